@@ -1,0 +1,36 @@
+# rankbook: `make book` builds the site, `make test` runs the test suite.
+# Both bootstrap .venv from requirements.lock on first use (Python 3.11, no conda needed).
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.rankbook-installed
+
+.PHONY: book test test-browser bench lock clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml requirements.lock
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/rankbook build
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+# Regenerate the lock file from pyproject.toml in a throw-away environment.
+lock:
+	rm -rf .lockenv && $(PYTHON) -m venv .lockenv
+	.lockenv/bin/python -m pip install --quiet -e ".[test]"
+	.lockenv/bin/python -m pip freeze --exclude-editable | grep -v '^rankbook' > requirements.lock
+	rm -rf .lockenv
+
+clean:
+	rm -rf _build book/generated runs

@@ -1,0 +1,229 @@
+"""The papermill pipeline: parameters, cache, failure handling, determinism (issue 2)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from rankbook import cli, pipeline
+
+TINY_SOURCE = '''import numpy as np
+import pandas as pd
+import matplotlib
+matplotlib.use("agg")
+import matplotlib.pyplot as plt
+from rankbook import outputs, paths
+
+if fail:
+    raise RuntimeError("asked to fail")
+rng = np.random.default_rng(seed)
+df = pd.DataFrame({"x": np.arange(n), "y": rng.random(n)})
+extra = (paths.data_dir() / "input.txt").read_text().strip()
+outputs.save_table(df, "values", title=f"Values ({extra})")
+fig, ax = plt.subplots()
+ax.plot(df.x, df.y, "o-")
+outputs.save_figure(fig, "plot", caption="A plot.", alt="Dots joined by lines.")
+outputs.record_result("Tiny table", "A", "reproduced exactly", matched=n, total=n)
+'''
+
+
+def make_notebook(path: Path, n_default: int = 4, fail_default: bool = False) -> None:
+    params = new_code_cell(
+        f"n = {n_default}  # number of rows\nseed = 7  # random seed\n"
+        f"fail = {fail_default}  # raise on purpose\nlabel = 'tiny'  # a string"
+    )
+    params.metadata["tags"] = ["parameters"]
+    nb = new_notebook(cells=[new_markdown_cell("# Tiny notebook\n\nFor tests."), params,
+                             new_code_cell(TINY_SOURCE)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.metadata["rankbook"] = {"description": "a tiny test notebook", "smoke": {"n": 2}}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "proj"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "src" / "rankbook").mkdir(parents=True)
+    (root / "src" / "rankbook" / "code.py").write_text("X = 1\n")
+    (root / "data").mkdir()
+    (root / "data" / "input.txt").write_text("from data\n")
+    make_notebook(root / "notebooks" / "tiny.ipynb")
+    monkeypatch.setenv("RANKBOOK_ROOT", str(root))
+    return root
+
+
+def build(root: Path) -> pipeline.BuildReport:
+    return pipeline.execute_all(root, jobs=1, progress=False, log=lambda *a: None)
+
+
+def file_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+# ------------------------------------------------------------------ parameters
+def test_parameters_are_read_with_types_and_comments(project):
+    spec = pipeline.read_spec(project / "notebooks" / "tiny.ipynb")
+    assert spec.defaults() == {"n": 4, "seed": 7, "fail": False, "label": "tiny"}
+    assert spec.parameters["n"].comment == "number of rows"
+    assert spec.parameters["fail"].type_name == "bool"
+    assert spec.smoke == {"n": 2}
+    assert spec.title == "Tiny notebook"
+
+
+@pytest.mark.parametrize(
+    "key,text,expected",
+    [("n", "12", 12), ("n", "1e3", 1000), ("fail", "true", True), ("fail", "0", False),
+     ("label", "hello world", "hello world"), ("seed", "-3", -3)],
+)
+def test_values_parse_to_the_default_type(project, key, text, expected):
+    spec = pipeline.find("tiny", project)
+    assert pipeline.resolve_parameters(spec, [(key, text)]) == {key: expected}
+
+
+def test_list_parameters_accept_commas_or_literals():
+    p = pipeline.Parameter("ns", [5, 10])
+    assert pipeline.parse_value(p, "3,4, 5") == [3, 4, 5]
+    assert pipeline.parse_value(p, "[6, 7]") == [6, 7]
+    with pytest.raises(ValueError, match="not an int"):
+        pipeline.parse_value(p, "3,x")
+    q = pipeline.Parameter("ps", [0.9, 0.5])
+    assert pipeline.parse_value(q, "1,0.25") == [1.0, 0.25]
+
+
+@pytest.mark.parametrize("key,text", [("n", "3.5"), ("n", "ten"), ("fail", "maybe"),
+                                      ("seed", "[1]")])
+def test_bad_values_are_refused(project, key, text):
+    spec = pipeline.find("tiny", project)
+    with pytest.raises(pipeline.ParameterError, match="bad value") as info:
+        pipeline.resolve_parameters(spec, [(key, text)])
+    assert "n (int) = 4" in str(info.value)  # the usage lists every parameter
+
+
+def test_cli_unknown_parameter_exits_2_and_lists_parameters(project, capsys):
+    assert cli.main(["run", "tiny", "-p", "nope", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown parameter 'nope'" in err
+    for name in ("n (int) = 4", "seed (int) = 7", "fail (bool) = False", "label (str) = 'tiny'"):
+        assert name in err
+    assert not (project / "runs").exists()
+
+
+def test_cli_bad_type_and_unknown_notebook_exit_2(project, capsys):
+    assert cli.main(["run", "tiny", "-p", "n", "many"]) == 2
+    assert "is not an int" in capsys.readouterr().err
+    assert cli.main(["run", "nosuch"]) == 2
+    assert "valid notebooks: tiny" in capsys.readouterr().err
+
+
+def test_malformed_parameters_cell_is_reported(project):
+    nb = nbformat.read(project / "notebooks" / "tiny.ipynb", as_version=4)
+    nb.cells[1].source += "\nprint('side effect')"
+    nbformat.write(nb, project / "notebooks" / "tiny.ipynb")
+    with pytest.raises(ValueError, match="not a simple 'name = literal'"):
+        pipeline.discover(project)
+
+
+def test_slug_is_readable_and_bounded():
+    assert pipeline.slug({}) == "defaults"
+    assert pipeline.slug({"ns": [5, 6], "seed": 3}) == "ns-5,6_seed-3"
+    assert len(pipeline.slug({"x": list(range(200))})) <= 80
+
+
+# ------------------------------------------------------------------ run / outputs
+@pytest.mark.notebooks
+def test_run_writes_the_run_folder_with_notebook_tables_and_figures(project, capsys):
+    assert cli.main(["run", "tiny", "-p", "n", "3"]) == 0
+    folder = project / "runs" / "tiny" / "n-3"
+    assert capsys.readouterr().out.strip() == str(folder)
+    names = {p.name for p in folder.iterdir()}
+    assert {"tiny.ipynb", "values.csv", "plot.png", "plot.svg", "results.json"} <= names
+    assert not [n for n in names if n.startswith(".")]
+    nb = nbformat.read(folder / "tiny.ipynb", as_version=4)
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert injected and "remove-cell" in injected[0].metadata["tags"]
+    prov = [c for c in nb.cells if "rankbook-provenance" in c.metadata.get("tags", [])]
+    assert prov and "`n = 3` (changed from the default)" in prov[0].source
+    assert "Git commit" in prov[0].source and "Duration" in prov[0].source
+    assert (folder / "values.csv").read_text().count("\n") == 4  # header + 3 rows
+
+
+@pytest.mark.notebooks
+def test_two_runs_give_identical_bytes(project):
+    folder = pipeline.run_one("tiny", [("n", "5")], project)
+    first = file_bytes(folder)
+    pipeline.run_one("tiny", [("n", "5")], project)
+    second = file_bytes(folder)
+    for name in ("values.csv", "plot.png", "plot.svg", "results.json"):
+        assert first[name] == second[name], name
+
+
+@pytest.mark.notebooks
+def test_failure_keeps_last_good_output(project, capsys):
+    folder = pipeline.run_one("tiny", [], project)
+    before = file_bytes(folder)
+    assert cli.main(["run", "tiny", "-p", "fail", "true"]) == 1  # another folder
+    err = capsys.readouterr().err
+    assert "notebook 'tiny' failed" in err and "RuntimeError: asked to fail" in err
+    # failing in the build keeps book/generated intact
+    report = build(project)
+    assert report.ran == ["tiny"]
+    gen = project / "book" / "generated"
+    good_nb = (gen / "tiny.ipynb").read_bytes()
+    good_out = file_bytes(gen / "tiny")
+    make_notebook(project / "notebooks" / "tiny.ipynb", fail_default=True)
+    report = build(project)
+    assert report.failed == ["tiny"] and "asked to fail" in report.messages[0]
+    assert (gen / "tiny.ipynb").read_bytes() == good_nb
+    assert file_bytes(gen / "tiny") == good_out
+    assert (gen / "_failed" / "tiny.ipynb").exists()
+    assert not [p for p in gen.iterdir() if p.name.startswith((".stage", ".old"))]
+    assert file_bytes(folder) == before
+    # and the CLI reports it with a non-zero status
+    assert cli.main(["build", "--no-book", "--quiet"]) == 1
+    assert "failed" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ cache
+@pytest.mark.notebooks
+def test_cache_reuses_unchanged_and_reruns_on_any_change(project):
+    assert build(project).ran == ["tiny"]
+    second = build(project)
+    assert second.ran == [] and second.reused == ["tiny"]
+
+    (project / "src" / "rankbook" / "code.py").write_text("X = 2\n")
+    assert build(project).ran == ["tiny"]
+    assert build(project).ran == []
+
+    (project / "data" / "input.txt").write_text("changed data\n")
+    assert build(project).ran == ["tiny"]
+    csv = (project / "book" / "generated" / "tiny" / "values.csv").read_text()
+    assert build(project).ran == []
+
+    make_notebook(project / "notebooks" / "tiny.ipynb", n_default=6)  # a parameter default
+    assert build(project).ran == ["tiny"]
+    new_csv = (project / "book" / "generated" / "tiny" / "values.csv").read_text()
+    assert new_csv != csv and new_csv.count("\n") == 7
+
+    manifest = json.loads((project / "book" / "generated" / ".manifest.json").read_text())
+    assert set(manifest["tiny"]["key"]) == {"notebook", "parameters", "code", "data"}
+
+
+@pytest.mark.notebooks
+def test_missing_outputs_are_rebuilt_and_force_reruns(project):
+    build(project)
+    shutil.rmtree(project / "book" / "generated" / "tiny")
+    assert build(project).ran == ["tiny"]
+    assert pipeline.execute_all(project, force=True, jobs=1, progress=False,
+                                log=lambda *a: None).ran == ["tiny"]
+
+
+def test_cache_key_depends_on_parameters(project):
+    spec = pipeline.find("tiny", project)
+    assert pipeline.cache_key(spec, {}, project) != pipeline.cache_key(spec, {"n": 2}, project)

@@ -1,0 +1,916 @@
+"""Consensus of a set of rankings measured by their common subsequences (paper B).
+
+A ranking is read as a sequence of items, most preferred first. A *common subsequence* of a
+set of rankings is a sequence of distinct items that appears, in that order, in every ranking
+(items need not be adjacent). Lin, Li and Guo ``lin2017consensus`` use the common subsequences
+as the features the rankings share and measure consensus by counting them:
+
+* :func:`kappa` -- :math:`\\kappa(\\mathcal{R})`, the (weighted) number of common subsequences;
+* :func:`kappa_p` -- :math:`\\kappa_p(\\mathcal{R})`, the (weighted) number of length ``p``;
+* :func:`longest_common` -- :math:`\\ell(\\mathcal{R})`, the length of the longest one;
+* :func:`kappa_hat` -- the correction for duplicate rankings;
+* :func:`kappa_1_topk` -- the top-k weighting of the single items.
+
+The counts come from a directed acyclic graph on the items common to all rankings (Theorem 1
+of the paper): an edge ``j -> i`` joins two items when ``j`` precedes ``i`` in every ranking.
+Common subsequences of length ``p >= 2`` are the paths with ``p - 1`` edges, so with ``L`` the
+strictly lower-triangular adjacency matrix (items in the order of one of the rankings)
+
+.. math::
+
+    \\kappa_p = z^T L^{p-1} z, \\qquad
+    \\kappa = \\operatorname{tr}(A) + z^T (I - L)^{-1} z - n .
+
+Weights. An item ``s`` (a path of length 0) is weighted :math:`\\theta(s) = \\gamma^{d(s)}`
+where ``d`` is the spread of its positions over the rankings; an edge ``(s, t)`` is weighted
+:math:`\\psi(s, t) = \\lambda^{g(s, t)}` where ``g`` is the mean gap between the two positions.
+A subsequence of length ``p >= 2`` weighs the product of its edge weights (the item weights
+only enter :math:`\\kappa_1`), which is what Theorem 1 computes. The paper prints three
+different spreads ``d`` (see ``deviation`` and :data:`DEVIATIONS`); the population standard
+deviation is the one that reproduces its Tables IV and VI and is the default.
+
+Input. ``rankings`` is a non-empty sequence of rankings. A ranking is a non-empty sequence of
+hashable labels (a ``str`` is read as a sequence of one-character labels, so ``"abc"`` is the
+ranking a, b, c). An element that is a ``set``, ``frozenset``, ``tuple`` or ``list`` is a tie:
+all its labels share one position (Eq. 16 of the paper), and two tied items are in neither
+order, so no common subsequence holds both. Rankings may be partial (not every item in every
+ranking). Positions count tie groups: in ``["a", {"b", "c"}, "d"]`` the positions are 1, 2, 2, 3.
+
+Complexity. Finding the edges costs :math:`O(N n^2)` for ``N`` rankings whose common part has
+``n`` items; it runs over blocks of candidate pairs (bounded memory) and drops a pair as soon
+as one ranking contradicts it, so on rankings that disagree it is far below the worst case.
+:func:`kappa` then solves one sparse lower-triangular system (:math:`O(n + |E|)`),
+:func:`kappa_p` does ``ell - 1`` sparse matrix-vector products.
+
+Numbers. Results are floats. Unweighted counts are exact while below :math:`2^{53}`; beyond
+``2**1024`` they overflow to ``inf`` (``n`` identical rankings of more than 1023 items).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = [
+    "DEVIATIONS",
+    "ConsensusGraph",
+    "consensus_graph",
+    "consensus_matrix",
+    "kappa",
+    "kappa_p",
+    "longest_common",
+    "kappa_hat",
+    "kappa_1_topk",
+    "kappa_grid",
+    "compare_grid",
+    "read_rankings_csv",
+    "read_published_grid",
+    "draw_consensus_graph",
+]
+
+#: The readings of the item-position spread ``d`` in :math:`\theta(\sigma) = \gamma^d`.
+#:
+#: ``"std"``
+#:     population standard deviation :math:`\sqrt{\frac1N\sum_k(\eta_k-\mu)^2}`, as the heading
+#:     of Section IV-B1 says; it reproduces Tables IV and VI (default);
+#: ``"mad"``
+#:     mean absolute deviation :math:`\frac1N\sum_k|\eta_k-\mu|`, as Eq. (13) prints;
+#: ``"sqrt_mad"``
+#:     its square root, as line 5 of Algorithm 1 prints;
+#: ``"sample_std"``
+#:     standard deviation with divisor ``N - 1`` (not in the paper; shown for comparison;
+#:     ``nan`` for a single ranking).
+DEVIATIONS = ("std", "mad", "sqrt_mad", "sample_std")
+
+_TIE_TYPES = (set, frozenset, tuple, list)
+_DENSE_MAX = 256  # common items up to which the triangular solve uses a dense matrix
+_CHUNK_PAIRS = 1 << 21  # candidate pairs examined at once while building the graph
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+
+
+def _parse_ranking(ranking: Any, index: int) -> dict:
+    """Map each label of one ranking to its 1-based position (tie groups share a position)."""
+    if isinstance(ranking, str):
+        elements = list(ranking)
+    elif isinstance(ranking, (set, frozenset, dict)):
+        raise ValueError(
+            f"ranking {index} is a {type(ranking).__name__}, which has no order: a ranking must "
+            "be an ordered sequence (list, tuple, str or 1-d array) of labels, most preferred first"
+        )
+    elif isinstance(ranking, np.ndarray):
+        if ranking.ndim != 1:
+            raise ValueError(f"ranking {index} is a {ranking.ndim}-d array: a ranking must be 1-d")
+        elements = ranking.tolist()
+    else:
+        try:
+            elements = list(ranking)
+        except TypeError:
+            raise ValueError(
+                f"ranking {index} ({ranking!r}) is not a sequence: a ranking must be a list, "
+                "tuple, str or 1-d array of labels, most preferred first"
+            ) from None
+    if not elements:
+        raise ValueError(f"ranking {index} is empty: every ranking needs at least one item")
+    if not any(isinstance(e, _TIE_TYPES) for e in elements):
+        try:
+            pos = dict(zip(elements, range(1, len(elements) + 1)))
+        except TypeError:
+            bad = next(e for e in elements if not _hashable(e))
+            raise ValueError(
+                f"ranking {index} holds the unhashable label {bad!r} "
+                f"({type(bad).__name__}): labels must be hashable (str, int, ...)"
+            ) from None
+        if len(pos) != len(elements):
+            dup = next(x for x, c in Counter(elements).items() if c > 1)
+            raise ValueError(
+                f"item {dup!r} is repeated in ranking {index}: each item may appear once "
+                "(put tied items together in one set instead)"
+            )
+        return pos
+    pos: dict = {}
+    for j, element in enumerate(elements, start=1):
+        if isinstance(element, _TIE_TYPES):
+            if len(element) == 0:
+                raise ValueError(f"ranking {index} has an empty tie group at position {j}")
+            group = element
+        else:
+            group = (element,)
+        for label in group:
+            if isinstance(label, _TIE_TYPES):
+                raise ValueError(
+                    f"ranking {index} has a nested tie group {label!r} at position {j}: a tie "
+                    "group holds plain labels"
+                )
+            if not _hashable(label):
+                raise ValueError(
+                    f"ranking {index} holds the unhashable label {label!r} "
+                    f"({type(label).__name__}): labels must be hashable (str, int, ...)"
+                )
+            if label in pos:
+                raise ValueError(
+                    f"item {label!r} is repeated in ranking {index}: each item may appear once"
+                )
+            pos[label] = j
+    return pos
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _parse_rankings(rankings: Any) -> list[dict]:
+    if isinstance(rankings, (str, bytes)):
+        raise ValueError(
+            "rankings is a single str: pass a list of rankings, e.g. ['abc', 'bca']"
+        )
+    if isinstance(rankings, np.ndarray) and rankings.ndim == 2:
+        rankings = list(rankings)
+    try:
+        rankings = list(rankings)
+    except TypeError:
+        raise ValueError(
+            f"rankings must be a sequence of rankings, got {type(rankings).__name__}"
+        ) from None
+    if not rankings:
+        raise ValueError("the set of rankings is empty: give at least one ranking")
+    return [_parse_ranking(r, i) for i, r in enumerate(rankings)]
+
+
+def _check_unit(value: Any, name: str) -> np.ndarray:
+    """A float array with every value in (0, 1]."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1], got {value!r}") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: give a number in (0, 1]")
+    if not np.all((arr > 0) & (arr <= 1)):  # also rejects nan
+        bad = arr[~((arr > 0) & (arr <= 1))].ravel()[0]
+        raise ValueError(f"{name} must lie in (0, 1], got {bad!r}")
+    return arr
+
+
+def _check_deviation(deviation: str) -> str:
+    if deviation not in DEVIATIONS:
+        raise ValueError(f"unknown deviation {deviation!r}; valid choices: {list(DEVIATIONS)}")
+    return deviation
+
+
+def _check_base(base: Any, parsed: list[dict]) -> int:
+    if base is None:
+        lengths = [len(p) for p in parsed]
+        return int(np.argmin(lengths))  # the ranking with fewest items (paper, footnote 2)
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, (int, np.integer)):
+        raise ValueError(f"base must be None or the index of a ranking, got {base!r}")
+    if not -len(parsed) <= base < len(parsed):
+        raise ValueError(
+            f"base={base} is not the index of a ranking: valid 0..{len(parsed) - 1}"
+        )
+    return int(base) % len(parsed)
+
+
+# --------------------------------------------------------------------------------------------
+# the graph of Theorem 1
+
+
+@dataclass
+class ConsensusGraph:
+    """The items common to all rankings and the edges between them (Theorem 1).
+
+    Built by :func:`consensus_graph`; independent of ``gamma`` and ``lam``, which only set the
+    weights (:meth:`theta`, :meth:`edge_weights`).
+
+    Attributes
+    ----------
+    items : list
+        Labels of the items present in every ranking, in the order of the base ranking.
+    positions : numpy.ndarray of shape (N, n)
+        ``positions[k, i]`` is the 1-based position :math:`\\eta_k` of ``items[i]`` in ranking
+        ``k`` (tie groups count as one position).
+    rows, cols : numpy.ndarray of shape (E,)
+        Edge ``e`` goes from ``items[cols[e]]`` to ``items[rows[e]]``: the former precedes the
+        latter in every ranking. ``rows > cols``, so the adjacency matrix is lower triangular.
+    base : int
+        Index of the ranking that fixed the item order.
+    deviation : str
+        Reading of the position spread, one of :data:`DEVIATIONS`.
+    """
+
+    items: list
+    positions: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    base: int
+    deviation: str
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.rows.size)
+
+    @cached_property
+    def spread(self) -> np.ndarray:
+        """Spread ``d`` of each common item's positions (the exponent of gamma)."""
+        M = self.positions.astype(float)
+        n_rankings = M.shape[0]
+        if M.shape[1] == 0:
+            return np.zeros(0)
+        dev = M - M.mean(axis=0)
+        if self.deviation == "std":
+            return np.sqrt((dev**2).mean(axis=0))
+        if self.deviation == "mad":
+            return np.abs(dev).mean(axis=0)
+        if self.deviation == "sqrt_mad":
+            return np.sqrt(np.abs(dev).mean(axis=0))
+        if n_rankings < 2:  # sample_std of one value: 0/0
+            return np.full(M.shape[1], np.nan)
+        return np.sqrt((dev**2).sum(axis=0) / (n_rankings - 1))
+
+    @cached_property
+    def gaps(self) -> np.ndarray:
+        """Mean gap ``g`` of each edge (the exponent of lam).
+
+        :math:`g = \\frac1N \\sum_k |\\eta_k(t) - \\eta_k(s)|` for the edge ``s -> t``. On an
+        edge every ranking puts ``s`` before ``t``, so every term is positive and the sum is
+        the difference of the items' position totals: :math:`O(|E|)` instead of
+        :math:`O(N |E|)`.
+        """
+        totals = self.positions.sum(axis=0)
+        return (totals[self.rows] - totals[self.cols]) / max(self.positions.shape[0], 1)
+
+    def theta(self, gamma: float = 1.0) -> np.ndarray:
+        """Item weights :math:`\\gamma^{d}` (the diagonal of ``A`` on the common items)."""
+        with np.errstate(invalid="ignore"):
+            return float(gamma) ** self.spread
+
+    def edge_weights(self, lam: float = 1.0) -> np.ndarray:
+        """Edge weights :math:`\\lambda^{g}`, aligned with :attr:`rows` and :attr:`cols`."""
+        if lam == 1.0:
+            return np.ones(self.rows.size)
+        return float(lam) ** self.gaps
+
+    def lower(self, lam: float = 1.0):
+        """The strictly lower-triangular ``L`` on the common items, as ``scipy.sparse`` CSR."""
+        from scipy import sparse
+
+        n = self.n_items
+        return sparse.csr_matrix(
+            (self.edge_weights(lam), (self.rows, self.cols)), shape=(n, n)
+        )
+
+    @cached_property
+    def longest(self) -> int:
+        """Length of the longest path counted in items (0 when no item is common)."""
+        n = self.n_items
+        if n == 0:
+            return 0
+        if self.rows.size == 0:
+            return 1
+        L = self.lower(1.0)
+        indptr, indices = L.indptr, L.indices
+        depth = np.ones(n, dtype=np.int64)
+        # rows are in topological order (every edge points to a larger row index)
+        for i in np.flatnonzero(np.diff(indptr)):
+            depth[i] = 1 + depth[indices[indptr[i] : indptr[i + 1]]].max()
+        return int(depth.max())
+
+    def path_sum(self, lam: float = 1.0) -> float:
+        """Weighted number of paths with at least one edge: :math:`z^T (I-L)^{-1} z - n`."""
+        n = self.n_items
+        if self.rows.size == 0:
+            return 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            if n <= _DENSE_MAX:
+                from scipy.linalg import solve_triangular
+
+                M = np.eye(n)
+                M[self.rows, self.cols] = -self.edge_weights(lam)
+                v = solve_triangular(M, np.ones(n), lower=True, unit_diagonal=True,
+                                     check_finite=False)
+            else:
+                from scipy import sparse
+                from scipy.sparse.linalg import spsolve_triangular
+
+                M = (sparse.identity(n, format="csr") - self.lower(lam)).tocsr()
+                M.sort_indices()
+                v = spsolve_triangular(M, np.ones(n), lower=True, unit_diagonal=True)
+            total = float(v.sum() - n)
+        # all terms are positive, so nan can only come from inf - inf after an overflow
+        return float("inf") if np.isnan(total) else total
+
+    def level_sums(self, lam: float = 1.0) -> np.ndarray:
+        """``[z^T L^{p-1} z for p = 2..ell]`` by repeated sparse matrix-vector products."""
+        if self.longest < 2:
+            return np.zeros(0)
+        L = self.lower(lam)
+        out = np.empty(self.longest - 1)
+        y = np.ones(self.n_items)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for p in range(self.longest - 1):
+                y = L @ y
+                out[p] = y.sum()
+        return out
+
+
+def _edges(M: np.ndarray, chunk_pairs: int = _CHUNK_PAIRS) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs ``i > j`` with ``M[k, i] > M[k, j]`` for every ranking ``k``.
+
+    Candidate pairs are enumerated one block of rows at a time (at most about ``chunk_pairs``
+    pairs held at once); each ranking keeps only the pairs it orders the same way.
+    """
+    n_rankings, n = M.shape
+    idx = np.int32 if n < 2**31 - 1 else np.int64
+    rows_out, cols_out = [], []
+    # rows with the most discriminating rankings first does not matter for the result
+    start = 1
+    while start < n:
+        # rows start..stop-1 have start..stop-1 candidates each
+        stop = start + 1
+        total = start
+        while stop < n and total + stop <= chunk_pairs:
+            total += stop
+            stop += 1
+        counts = np.arange(start, stop, dtype=idx)
+        ii = np.repeat(counts, counts)
+        offsets = np.cumsum(counts) - counts
+        jj = (np.arange(ii.size, dtype=idx) - np.repeat(offsets, counts)).astype(idx)
+        for k in range(n_rankings):
+            row = M[k]
+            keep = row[ii] > row[jj]
+            ii, jj = ii[keep], jj[keep]
+            if ii.size == 0:
+                break
+        rows_out.append(ii)
+        cols_out.append(jj)
+        start = stop
+    if not rows_out:
+        return np.zeros(0, dtype=idx), np.zeros(0, dtype=idx)
+    return np.concatenate(rows_out), np.concatenate(cols_out)
+
+
+def _graph_from_parsed(parsed: list[dict], deviation: str, base: Any) -> ConsensusGraph:
+    deviation = _check_deviation(deviation)
+    b = _check_base(base, parsed)
+    base_pos = parsed[b]
+    others = sorted((p for i, p in enumerate(parsed) if i != b), key=len)
+    common = set(base_pos)
+    for p in others:
+        common.intersection_update(p)
+        if not common:
+            break
+    items = [x for x in base_pos if x in common]  # dict order is ranking order
+    if len(set(base_pos.values())) != len(base_pos):  # ties in the base: fix an order
+        items.sort(key=lambda x: (base_pos[x], repr(x)))
+    positions = np.array([[p[x] for x in items] for p in parsed], dtype=np.int64).reshape(
+        len(parsed), len(items)
+    )
+    rows, cols = _edges(positions)
+    return ConsensusGraph(items, positions, rows, cols, b, deviation)
+
+
+def consensus_graph(rankings, *, deviation: str = "std", base: int | None = None) -> ConsensusGraph:
+    """The graph of Theorem 1 of ``lin2017consensus`` for a set of rankings.
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        See the module docstring for the accepted forms (partial rankings and ties allowed).
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the item-position spread, see :data:`DEVIATIONS`.
+    base : int, optional
+        Index of the ranking whose order fixes the matrix rows. Default: the ranking with the
+        fewest items. The counts do not depend on it.
+
+    Returns
+    -------
+    ConsensusGraph
+
+    Examples
+    --------
+    >>> g = consensus_graph(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    >>> g.items
+    ['b', 'c', 'd', 'e', 'f']
+    >>> sorted((g.items[j] + g.items[i]) for i, j in zip(g.rows, g.cols))
+    ['bc', 'bd', 'be', 'bf', 'de', 'df', 'ef']
+    """
+    return _graph_from_parsed(_parse_rankings(rankings), deviation, base)
+
+
+def consensus_matrix(rankings, gamma: float = 1.0, lam: float = 1.0, *,
+                     deviation: str = "std", base: int | None = 0):
+    """The matrix ``A`` of Eq. (10) over all items of the base ranking, as a labelled frame.
+
+    ``A[i, i]`` is :math:`\\theta` of item ``i`` if it occurs in every ranking, else 0;
+    ``A[i, j]`` (``i > j``) is :math:`\\psi` of the pair when item ``j`` precedes item ``i``
+    in every ranking, else 0. Dense: meant for small examples (Example 1 of
+    ``lin2017consensus``). Tied items of the base ranking are listed in an arbitrary fixed order.
+
+    Examples
+    --------
+    >>> A = consensus_matrix(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    >>> A.to_numpy().astype(int).tolist()[4]
+    [0, 1, 0, 1, 1, 0]
+    """
+    import pandas as pd
+
+    parsed = _parse_rankings(rankings)
+    gamma = float(_check_unit(gamma, "gamma"))
+    lam = float(_check_unit(lam, "lam"))
+    g = _graph_from_parsed(parsed, deviation, 0 if base is None else base)
+    base_pos = parsed[g.base]
+    labels = sorted(base_pos, key=lambda x: (base_pos[x], repr(x)))
+    where = {x: i for i, x in enumerate(labels)}
+    at = np.array([where[x] for x in g.items], dtype=np.int64)
+    A = np.zeros((len(labels), len(labels)))
+    A[at, at] = g.theta(gamma)
+    A[at[g.rows], at[g.cols]] = g.edge_weights(lam)
+    names = [str(x) for x in labels]
+    return pd.DataFrame(A, index=names, columns=names)
+
+
+# --------------------------------------------------------------------------------------------
+# the measures
+
+
+def _grid_params(gamma, lam):
+    g = _check_unit(gamma, "gamma")
+    lm = _check_unit(lam, "lam")
+    g, lm = np.broadcast_arrays(g, lm)
+    return g, lm
+
+
+def kappa(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int | None = None):
+    """Weighted number of common subsequences :math:`\\kappa(\\mathcal{R})` (Corollary 2).
+
+    .. math::
+
+        \\kappa(\\mathcal{R}) = \\sum_{\\sigma} \\gamma^{d(\\sigma)}
+            + \\sum_{p \\ge 2} \\sum_{s \\in \\mathcal{S}_p(\\mathcal{R})}
+              \\prod_{i=1}^{p-1} \\lambda^{g(s_i, s_{i+1})}
+            = \\operatorname{tr}(A) + z^T (I - L)^{-1} z - n
+
+    where the first sum runs over the items common to all rankings, ``d`` is the spread of an
+    item's positions (``deviation``) and ``g`` the mean gap between consecutive items of the
+    subsequence. With ``gamma = lam = 1`` it is the plain count :math:`|\\mathcal{S}(\\mathcal{R})|`.
+    Reference: ``lin2017consensus``, Eq. (1), (7), Theorem 1 and Corollary 2.
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    gamma, lam : float or array_like, in (0, 1]
+        Weight bases for item positions and for gaps; arrays are broadcast against each other
+        and the result has their broadcast shape.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread ``d``; ``"std"`` reproduces the paper's tables.
+    base : int, optional
+        Ranking whose order fixes the matrix (default: the shortest); no effect on the value.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        0 when no item is common to all rankings. ``nan`` only with ``deviation="sample_std"``
+        and a single ranking and ``gamma < 1``.
+
+    Examples
+    --------
+    >>> kappa(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    17.0
+    >>> kappa(["abcd"])  # one ranking of 4 items: 2**4 - 1
+    15.0
+    >>> kappa(["ab", "ba"])  # only the single items are common
+    2.0
+    >>> # b and c sit at positions (2, 3) and (3, 2): spread 0.5 each; a at (1, 1): spread 0
+    >>> kappa(["abc", "acb"], gamma=[1.0, 0.25]).tolist()  # 1 + 2 * 0.25**0.5 + |{ab, ac}|
+    [5.0, 4.0]
+    """
+    parsed = _parse_rankings(rankings)
+    g_arr, l_arr = _grid_params(gamma, lam)
+    graph = _graph_from_parsed(parsed, deviation, base)
+    return _kappa_from_graph(graph, g_arr, l_arr)
+
+
+def _kappa_from_graph(graph: ConsensusGraph, g_arr: np.ndarray, l_arr: np.ndarray):
+    with np.errstate(invalid="ignore"):
+        k1 = (g_arr[..., None] ** graph.spread).sum(axis=-1)
+    uniq, inv = np.unique(l_arr, return_inverse=True)
+    paths = np.array([graph.path_sum(x) for x in uniq])[inv.reshape(l_arr.shape)]
+    out = k1 + paths
+    return float(out) if out.ndim == 0 else out
+
+
+def kappa_p(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int | None = None):
+    """Weighted numbers of common subsequences of each length, :math:`[\\kappa_1, ..., \\kappa_\\ell]`.
+
+    Theorem 1 of ``lin2017consensus``:
+
+    .. math::
+
+        \\kappa_1 = \\operatorname{tr}(A) = \\sum_\\sigma \\gamma^{d(\\sigma)}, \\qquad
+        \\kappa_p = z^T L^{p-1} z \\quad (p \\ge 2),
+
+    computed with ``ell - 1`` sparse matrix-vector products (Algorithm 1). ``ell`` is
+    :func:`longest_common`; it does not depend on the weights, so arrays of ``gamma``/``lam``
+    give an array of shape ``broadcast_shape + (ell,)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Empty (length 0) when no item is common to all rankings.
+
+    Examples
+    --------
+    >>> kappa_p(["abcdef", "bdcefa", "bcdeghijkf", "badefc"]).tolist()
+    [5.0, 7.0, 4.0, 1.0]
+    >>> kappa_p(["ab", "cd"]).tolist()
+    []
+    """
+    parsed = _parse_rankings(rankings)
+    g_arr, l_arr = _grid_params(gamma, lam)
+    graph = _graph_from_parsed(parsed, deviation, base)
+    return _kappa_p_from_graph(graph, g_arr, l_arr)
+
+
+def _kappa_p_from_graph(graph: ConsensusGraph, g_arr: np.ndarray, l_arr: np.ndarray):
+    ell = graph.longest
+    out = np.zeros(g_arr.shape + (ell,))
+    if ell == 0:
+        return out
+    with np.errstate(invalid="ignore"):
+        out[..., 0] = (g_arr[..., None] ** graph.spread).sum(axis=-1)
+    if ell > 1:
+        uniq, inv = np.unique(l_arr, return_inverse=True)
+        levels = np.stack([graph.level_sums(x) for x in uniq])
+        out[..., 1:] = levels[inv.reshape(l_arr.shape)]
+    return out
+
+
+def longest_common(rankings) -> int:
+    """Length :math:`\\ell(\\mathcal{R})` of the longest common subsequence (Corollary 1).
+
+    The longest path of the graph of Theorem 1, plus one, found in :math:`O(n + |E|)`; 0 when
+    no item is common to all rankings. Reference: ``lin2017consensus``, Corollary 1.
+
+    Examples
+    --------
+    >>> longest_common(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    4
+    >>> longest_common(["ab", "cd"])
+    0
+    """
+    return consensus_graph(rankings).longest
+
+
+def _ranking_key(pos: dict) -> frozenset:
+    return frozenset(pos.items())
+
+
+def kappa_hat(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int | None = None):
+    """:math:`\\hat\\kappa`, the consensus of a multiset of rankings with duplicates (Section IV-D2).
+
+    .. math::
+
+        \\hat\\kappa(\\mathcal{R}') = \\kappa(\\mathcal{R}') + \\frac{|\\mathcal{R}'|\\, s}{|\\mathcal{R}|}
+
+    where :math:`\\mathcal{R}'` is the given multiset, :math:`\\mathcal{R}` its distinct rankings
+    and ``s`` the largest number of copies of one ranking. :math:`\\kappa(\\mathcal{R}')` is
+    computed on the multiset as given, so with ``gamma`` or ``lam`` below 1 the duplicates also
+    shift the means behind the weights (with both equal to 1 it equals
+    :math:`\\kappa(\\mathcal{R})`). Two rankings are duplicates when they put every item at the
+    same position (ties included). Note that the correction is 1 when there are no duplicates.
+    Reference: ``lin2017consensus``, Section IV-D2.
+
+    Examples
+    --------
+    >>> R = ["abcdef", "bdcefa", "bcdeghijkf", "badefc"]
+    >>> kappa_hat(R + ["badefc"] * 3)  # 17 + 7 * 4 / 4
+    24.0
+    >>> kappa_hat(R)  # 17 + 4 * 1 / 4
+    18.0
+    """
+    parsed = _parse_rankings(rankings)
+    g_arr, l_arr = _grid_params(gamma, lam)
+    graph = _graph_from_parsed(parsed, deviation, base)
+    counts = Counter(_ranking_key(p) for p in parsed)
+    s = max(counts.values())
+    return _kappa_from_graph(graph, g_arr, l_arr) + len(parsed) * s / len(counts)
+
+
+def kappa_1_topk(rankings, zeta: float, p=1.0, gamma=1.0, *, deviation: str = "std"):
+    """Top-k weighted count of common items (Section IV-D4 of ``lin2017consensus``).
+
+    .. math::
+
+        \\kappa_1^{(\\zeta)}(\\mathcal{R}) = \\sum_{\\sigma}
+            H(\\zeta - \\mu(\\sigma) - d(\\sigma))\\, p^{\\mu(\\sigma)} \\gamma^{d(\\sigma)}
+
+    over the items common to all rankings, with :math:`\\mu` the mean position, ``d`` the
+    spread (``deviation``) and ``H(x) = 1`` for ``x > 0``, else 0 (Eq. 8). Items whose mean
+    position plus spread reaches the cut-off ``zeta`` are dropped; the rest are discounted by
+    ``p`` per position. The paper states ``0 < p < 1``; ``p = 1`` (no discount) is allowed
+    here. Contrary to the paper's remark, an item ranked below ``zeta`` in one ranking is not
+    always dropped (its mean plus spread can stay below ``zeta``); see the Paper B chapter.
+
+    Parameters
+    ----------
+    zeta : float
+        Cut-off position (for top-k rankings typically ``k``); any real number.
+    p, gamma : float or array_like in (0, 1]
+        Broadcast against each other.
+
+    Examples
+    --------
+    >>> kappa_1_topk(["abc", "abc"], zeta=3, p=0.5)  # a: 0.5**1, b: 0.5**2; c: 3 + 0 >= 3
+    0.75
+    """
+    parsed = _parse_rankings(rankings)
+    try:
+        zeta = float(zeta)
+    except (TypeError, ValueError):
+        raise ValueError(f"zeta must be a real number (a cut-off position), got {zeta!r}") from None
+    if not np.isfinite(zeta):
+        raise ValueError(f"zeta must be a finite cut-off position, got {zeta!r}")
+    p_arr, g_arr = np.broadcast_arrays(_check_unit(p, "p"), _check_unit(gamma, "gamma"))
+    graph = _graph_from_parsed(parsed, deviation, None)
+    mu = graph.positions.mean(axis=0) if graph.n_items else np.zeros(0)
+    d = graph.spread
+    keep = (zeta - mu - d) > 0
+    with np.errstate(invalid="ignore"):
+        terms = np.where(keep, p_arr[..., None] ** mu * g_arr[..., None] ** d, 0.0)
+    out = terms.sum(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------------------------
+# grids over gamma and lambda, and comparison with published grids
+
+
+def kappa_grid(rankings, gammas: Sequence[float], lams: Sequence[float], *,
+               deviation: str = "std", p: int | None = None):
+    """:math:`\\kappa` (or :math:`\\kappa_p` when ``p`` is given) over a grid of gamma x lam.
+
+    Returns a :class:`pandas.DataFrame` with one row per gamma (index ``gamma``) and one column
+    per lam, the layout of Tables IV and VI of ``lin2017consensus``. The graph is built once.
+    ``kappa_p`` beyond ``ell`` is 0.
+
+    Examples
+    --------
+    >>> kappa_grid(["abc", "acb"], [1.0, 0.25], [1.0]).to_numpy().tolist()
+    [[5.0], [4.0]]
+    """
+    import pandas as pd
+
+    parsed = _parse_rankings(rankings)
+    gam = _check_unit(list(gammas), "gammas").ravel()
+    lms = _check_unit(list(lams), "lams").ravel()
+    graph = _graph_from_parsed(parsed, deviation, None)
+    G, Lm = np.meshgrid(gam, lms, indexing="ij")
+    if p is None:
+        values = _kappa_from_graph(graph, G, Lm)
+    else:
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
+            raise ValueError(f"p must be a positive integer (a subsequence length), got {p!r}")
+        kp = _kappa_p_from_graph(graph, G, Lm)
+        values = kp[..., p - 1] if p <= kp.shape[-1] else np.zeros(G.shape)
+    frame = pd.DataFrame(np.asarray(values, dtype=float), index=pd.Index(gam, name="gamma"),
+                         columns=[_fmt(x) for x in lms])
+    return frame
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def compare_grid(reproduced, published, decimals: int = 3) -> dict:
+    """Cell-by-cell comparison of a reproduced grid with a published one.
+
+    Only the cells present in both (matching gamma rows and lam columns) are compared. A cell
+    matches when the reproduced value rounded half-up to ``decimals`` equals the printed value,
+    i.e. ``|reproduced - published| <= 0.5 * 10**-decimals`` (with a 1e-9 slack for binary
+    floating point).
+
+    Returns
+    -------
+    dict
+        ``matched``, ``total`` (cells compared), ``max_abs_diff``, ``diff`` (reproduced minus
+        published, a DataFrame of the common cells) and ``mismatches`` (a list of
+        ``(gamma, lam, reproduced, published)``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame([[1.0004, 2.0]], index=[1.0], columns=["1", "0.5"])
+    >>> b = pd.DataFrame([[1.0, 2.001]], index=[1.0], columns=["1", "0.5"])
+    >>> r = compare_grid(a, b)
+    >>> r["matched"], r["total"]
+    (1, 2)
+    """
+    rows = [g for g in reproduced.index if any(np.isclose(g, published.index))]
+    pub_rows = [published.index[np.isclose(g, published.index)][0] for g in rows]
+    cols = [c for c in reproduced.columns if c in published.columns]
+    rep = reproduced.loc[rows, cols].to_numpy(dtype=float)
+    pub = published.loc[pub_rows, cols].to_numpy(dtype=float)
+    diff = rep - pub
+    tol = 0.5 * 10.0**-decimals + 1e-9
+    ok = np.abs(diff) <= tol
+    mism = [
+        (float(rows[i]), cols[j], float(rep[i, j]), float(pub[i, j]))
+        for i, j in zip(*np.nonzero(~ok))
+    ]
+    import pandas as pd
+
+    return {
+        "matched": int(ok.sum()),
+        "total": int(ok.size),
+        "max_abs_diff": float(np.abs(diff).max()) if diff.size else float("nan"),
+        "diff": pd.DataFrame(diff, index=pd.Index(rows, name="gamma"), columns=cols),
+        "mismatches": mism,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# files
+
+
+def read_rankings_csv(path) -> dict[str, dict[str, list]]:
+    """Read rankings from a CSV file (format of ``data/rankings/``).
+
+    Format: ``#`` lines are comments. A column ``name`` names each ranking (one per row); an
+    optional column ``group`` splits the file into sets of rankings; every other column, in
+    file order, is a position (most preferred first). A cell holds one item label; tied items
+    share one cell separated by ``|`` (``b|c``). A partial ranking leaves its trailing cells
+    empty. Labels are read as text.
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}`` in file order; the group is ``"all"`` without a ``group``
+        column. A ranking is a list of labels, ties as ``frozenset``.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"rankings file not found: {path}")
+    df = pd.read_csv(path, comment="#", dtype=str, keep_default_na=False)
+    if "name" not in df.columns:
+        raise ValueError(
+            f"{path} has no 'name' column: the header must be name[,group],1,2,... "
+            f"(found columns {list(df.columns)})"
+        )
+    pos_cols = [c for c in df.columns if c not in ("name", "group")]
+    if not pos_cols:
+        raise ValueError(f"{path} has no position columns after 'name'/'group'")
+    out: dict[str, dict[str, list]] = {}
+    for line, row in enumerate(df.itertuples(index=False), start=1):
+        rec = dict(zip(df.columns, row))
+        cells = [str(rec[c]).strip() for c in pos_cols]
+        while cells and cells[-1] == "":
+            cells.pop()
+        if "" in cells:
+            raise ValueError(
+                f"{path}: ranking {rec['name']!r} has an empty cell before its last item; "
+                "only trailing cells may be empty (partial ranking)"
+            )
+        ranking = [
+            frozenset(s.strip() for s in c.split("|")) if "|" in c else c for c in cells
+        ]
+        group = str(rec.get("group", "all")) or "all"
+        names = out.setdefault(group, {})
+        name = str(rec["name"])
+        if name in names:
+            raise ValueError(f"{path}: ranking name {name!r} repeated in group {group!r}")
+        names[name] = ranking
+    return out
+
+
+def read_published_grid(path):
+    """Read a published gamma x lam grid (``data/published/paper_b/``) as a DataFrame.
+
+    Header ``gamma,<lam1>,<lam2>,...``; one row per gamma. Index: gamma (float); columns: the
+    lam values as text, as in :func:`kappa_grid`.
+    """
+    import pandas as pd
+
+    df = pd.read_csv(path, comment="#")
+    if df.columns[0] != "gamma":
+        raise ValueError(f"{path}: the first column must be 'gamma', found {df.columns[0]!r}")
+    df = df.set_index("gamma")
+    df.index = df.index.astype(float)
+    df.columns = [_fmt(float(c)) for c in df.columns]
+    return df.astype(float)
+
+
+# --------------------------------------------------------------------------------------------
+# drawing
+
+
+def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=None,
+                         deviation: str = "std", base: int | None = 0, title: str | None = None):
+    """Draw the graph of Theorem 1 (Figures 1 and 2 of ``lin2017consensus``) with matplotlib.
+
+    The items of the base ranking are placed left to right in its order; items common to all
+    rankings are filled and carry a dashed loop (their weight :math:`\\theta` is printed when
+    ``gamma < 1``); the others are hollow. Each edge is an arc from the earlier to the later
+    item, labelled with :math:`\\psi` when ``lam < 1``. Returns the axes.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Arc, FancyArrowPatch
+
+    A = consensus_matrix(rankings, gamma, lam, deviation=deviation, base=base)
+    labels = list(A.index)
+    M = A.to_numpy()
+    n = len(labels)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4.0, 1.2 * n), 3.2))
+    xs = np.arange(n, dtype=float)
+    weighted_nodes, weighted_edges = gamma < 1, lam < 1
+    for i in range(n):
+        common = M[i, i] > 0
+        ax.add_patch(plt.Circle((xs[i], 0), 0.22, facecolor="#4c72b0" if common else "white",
+                                edgecolor="#4c72b0", lw=1.5, zorder=3))
+        ax.text(xs[i], 0, labels[i], ha="center", va="center", zorder=4,
+                color="white" if common else "#4c72b0", fontsize=12)
+        if common:
+            ax.add_patch(Arc((xs[i], -0.42), 0.36, 0.44, theta1=-270, theta2=90, ls="--",
+                             lw=1.0, color="0.35"))
+            if weighted_nodes:
+                ax.text(xs[i], -0.78, f"{M[i, i]:.3f}", ha="center", va="top", fontsize=8,
+                        color="0.25")
+    top = 0.0
+    for i, j in zip(*np.nonzero(np.tril(M, -1))):
+        span = i - j
+        rad = -0.55
+        arrow = FancyArrowPatch((xs[j], 0.22), (xs[i], 0.22),
+                                connectionstyle=f"arc3,rad={rad}", arrowstyle="-|>",
+                                mutation_scale=12, lw=1.2, color="0.2", zorder=2,
+                                shrinkA=2, shrinkB=2)
+        ax.add_patch(arrow)
+        height = 0.22 + abs(rad) * span / 2
+        top = max(top, height)
+        if weighted_edges:
+            ax.text((xs[i] + xs[j]) / 2, height, f"{M[i, j]:.3f}", ha="center", va="bottom",
+                    fontsize=8, color="#c44e52",
+                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
+    ax.set_xlim(-0.6, n - 0.4)
+    ax.set_ylim(-1.1 if weighted_nodes else -0.95, top + 0.45)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return ax

@@ -22,6 +22,15 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# Headless Chromium over the built site. Installs Debian's chromium and chromium-driver if they
+# are missing (needs root, as on CI), builds the book if needed (cached), then runs the checks.
+test-browser: book
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  echo "installing chromium and chromium-driver"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	fi
+	$(BIN)/python -m pytest tests/browser -o addopts="-ra" -q
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 

@@ -1,0 +1,206 @@
+"""The built site in a real browser (issue 7): headless Chromium over `_build/html`.
+
+Run with `make test-browser`, which builds the book first. Every HTML page is opened; the test
+asserts no failed resource loads and no console errors, images that decoded, internal links and
+anchors that resolve, MathJax typeset from the local copy, and a working search. Screenshots of
+the landing page, the dashboard and a notebook page go to `test-artifacts/`.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+import time
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
+
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "_build" / "html"
+ARTIFACTS = ROOT / "test-artifacts"
+pytestmark = pytest.mark.browser
+
+SKIP_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
+
+
+def pages() -> list[Path]:
+    if not (SITE / "index.html").exists():
+        pytest.fail(f"{SITE / 'index.html'} is missing: run `make book` first")
+    return sorted(p for p in SITE.rglob("*.html")
+                  if "_static" not in p.parts and "_sources" not in p.parts)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test output readable
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not Path(chromium).exists() or not Path(driver_path).exists():
+        pytest.fail("chromium and chromedriver are required: apt-get install chromium chromium-driver")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync",
+                 "--window-size=1280,900"):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=opts)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def _open(driver, url: str) -> None:
+    driver.get(url)
+    for _ in range(100):
+        if driver.execute_script("return document.readyState") == "complete":
+            break
+        time.sleep(0.05)
+    # let MathJax and deferred scripts finish
+    driver.execute_script(
+        "return (window.MathJax && MathJax.startup && MathJax.startup.promise) || null")
+    time.sleep(0.2)
+
+
+def _mathjax_done(driver) -> None:
+    driver.set_script_timeout(30)
+    driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "if (window.MathJax && MathJax.startup && MathJax.startup.promise) {"
+        "  MathJax.startup.promise.then(() => done(true), () => done(false)); }"
+        "else { done(null); }")
+
+
+def test_every_page_loads_cleanly(server, browser):
+    problems = []
+    browser.get_log("browser")  # discard anything from before
+    for page in pages():
+        rel = page.relative_to(SITE).as_posix()
+        _open(browser, server + rel)
+        _mathjax_done(browser)
+        for entry in browser.get_log("browser"):
+            if entry["level"] == "SEVERE":
+                problems.append(f"{rel}: console error: {entry['message']}")
+        failed = browser.execute_script(
+            "return performance.getEntriesByType('resource')"
+            ".filter(e => e.responseStatus >= 400).map(e => e.name + ' ' + e.responseStatus)")
+        problems += [f"{rel}: failed resource {f}" for f in failed]
+        external = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+            ".filter(u => !u.startsWith(location.origin) && !u.startsWith('data:'))")
+        problems += [f"{rel}: loads from the network: {u}" for u in external]
+        broken = browser.execute_script(
+            "return Array.from(document.images)"
+            ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+        problems += [f"{rel}: image did not load: {src}" for src in broken]
+        no_alt = browser.execute_script(
+            "return Array.from(document.querySelectorAll('main img'))"
+            ".filter(i => !i.getAttribute('alt')).map(i => i.src)")
+        problems += [f"{rel}: image without alt text: {src}" for src in no_alt]
+    assert not problems, "\n".join(problems)
+
+
+def test_internal_links_and_anchors_resolve():
+    ids: dict[Path, set[str]] = {}
+
+    def anchors(path: Path) -> set[str]:
+        if path not in ids:
+            soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+            ids[path] = {t["id"] for t in soup.find_all(id=True)} | {
+                t["name"] for t in soup.find_all("a", attrs={"name": True})}
+        return ids[path]
+
+    problems = []
+    for page in pages():
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for a in soup.find_all("a", href=True):
+            href = a["href"]
+            parsed = urlparse(href)
+            if parsed.scheme in ("http", "https", "mailto", "javascript") or href.startswith("//"):
+                continue
+            target = page if not parsed.path else (page.parent / unquote(parsed.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            rel = page.relative_to(SITE).as_posix()
+            if not target.exists():
+                problems.append(f"{rel}: link to missing file {href}")
+                continue
+            if parsed.fragment and target.suffix == ".html":
+                if unquote(parsed.fragment) not in anchors(target):
+                    problems.append(f"{rel}: link to missing anchor {href}")
+    assert not problems, "\n".join(problems)
+
+
+def test_math_is_typeset_from_the_local_mathjax(server, browser):
+    math_pages = []
+    for page in pages():
+        html = page.read_text(encoding="utf-8")
+        if 'class="math' in html:
+            math_pages.append(page)
+        for src in BeautifulSoup(html, "html.parser").find_all("script", src=True):
+            assert not urlparse(src["src"]).scheme, f"{page.name} loads a script remotely: {src['src']}"
+    assert math_pages, "no page contains math"
+    untypeset = []
+    for page in math_pages:
+        rel = page.relative_to(SITE).as_posix()
+        _open(browser, server + rel)
+        _mathjax_done(browser)
+        src = browser.execute_script(
+            "const s = Array.from(document.scripts).find(s => /mathjax/i.test(s.src));"
+            "return s ? s.src : null")
+        assert src and src.startswith(server), f"{rel}: MathJax not loaded locally ({src})"
+        n = browser.execute_script("return document.querySelectorAll('mjx-container').length")
+        if not n:
+            untypeset.append(rel)
+    assert not untypeset, f"math not typeset on: {untypeset}"
+
+
+def test_search_finds_kendall(server, browser):
+    _open(browser, urljoin(server, "search.html?q=Kendall"))
+    hits = []
+    for _ in range(100):
+        hits = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#search-results li a'))"
+            ".map(a => a.textContent)")
+        if hits:
+            break
+        time.sleep(0.1)
+    assert hits, "the search page found nothing for 'Kendall'"
+
+
+def test_screenshots(server, browser):
+    ARTIFACTS.mkdir(exist_ok=True)
+    notebook_pages = sorted((SITE / "book" / "generated").glob("*.html"))
+    notebook = next((p for p in notebook_pages if p.stem not in {"dashboard", "errata"}), None)
+    targets = {"landing": SITE / "book" / "intro.html",
+               "dashboard": SITE / "book" / "generated" / "dashboard.html"}
+    if notebook is not None:
+        targets["notebook"] = notebook
+    for name, page in targets.items():
+        assert page.exists(), f"{page} is missing"
+        _open(browser, server + page.relative_to(SITE).as_posix())
+        _mathjax_done(browser)
+        out = ARTIFACTS / f"{name}.png"
+        browser.save_screenshot(str(out))
+        assert out.stat().st_size > 10_000, f"{out} looks empty"

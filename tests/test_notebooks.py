@@ -1,0 +1,45 @@
+"""Smoke run: every notebook executes with the small parameters it declares (issue 2).
+
+`make test` therefore fails when any notebook breaks. The notebooks' own `smoke` metadata keeps
+this within seconds per notebook.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rankbook import pipeline
+
+SPECS = pipeline.discover()
+
+
+def test_there_are_notebooks():
+    assert SPECS, "no notebooks found under notebooks/"
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_notebook_is_stored_clean_and_declares_what_the_pipeline_needs(spec):
+    nb = json.loads(spec.path.read_text())
+    dirty = [i for i, c in enumerate(nb["cells"])
+             if c.get("outputs") or c.get("execution_count") is not None]
+    assert not dirty, f"{spec.name}: cells {dirty} carry outputs; clear them before committing"
+    assert spec.parameters, f"{spec.name}: no cell tagged 'parameters'"
+    assert nb["metadata"].get("rankbook", {}).get("description"), f"{spec.name}: no description"
+    assert spec.smoke, f"{spec.name}: no smoke parameters in its metadata"
+    pipeline.check_parameters(spec, spec.smoke)  # smoke values have the defaults' types
+    titles = [c for c in nb["cells"] if c["cell_type"] == "markdown"
+              and "".join(c["source"]).lstrip().startswith("# ")]
+    assert titles, f"{spec.name}: the first Markdown cell must start with a '# Title'"
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_notebook_runs_with_smoke_parameters(spec, tmp_path):
+    out = tmp_path / "run"
+    pipeline.execute(spec, dict(spec.smoke), notebook_out=out / f"{spec.name}.ipynb",
+                     outputs_out=out)
+    produced = {p.suffix for p in out.iterdir()}
+    assert ".ipynb" in produced
+    assert ".csv" in produced, f"{spec.name} saved no table"

@@ -212,7 +212,7 @@ def test_cache_reuses_unchanged_and_reruns_on_any_change(project):
     assert new_csv != csv and new_csv.count("\n") == 7
 
     manifest = json.loads((project / "book" / "generated" / ".manifest.json").read_text())
-    assert set(manifest["tiny"]["key"]) == {"notebook", "parameters", "code", "data"}
+    assert set(manifest["tiny"]["key"]) == {"notebook", "inputs", "parameters", "code", "data"}
 
 
 @pytest.mark.notebooks
@@ -222,6 +222,17 @@ def test_missing_outputs_are_rebuilt_and_force_reruns(project):
     assert build(project).ran == ["tiny"]
     assert pipeline.execute_all(project, force=True, jobs=1, progress=False,
                                 log=lambda *a: None).ran == ["tiny"]
+
+
+def test_cache_key_depends_on_declared_inputs(project):
+    nb = nbformat.read(project / "notebooks" / "tiny.ipynb", as_version=4)
+    nb.metadata["rankbook"]["inputs"] = ["extra/results.json"]
+    nbformat.write(nb, project / "notebooks" / "tiny.ipynb")
+    spec = pipeline.find("tiny", project)
+    before = pipeline.cache_key(spec, {}, project)
+    (project / "extra").mkdir()
+    (project / "extra" / "results.json").write_text("{}")
+    assert pipeline.cache_key(spec, {}, project)["inputs"] != before["inputs"]
 
 
 def test_cache_key_depends_on_parameters(project):

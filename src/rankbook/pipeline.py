@@ -95,6 +95,9 @@ class NotebookSpec:
     description: str
     parameters: dict[str, Parameter]
     smoke: dict[str, Any] = field(default_factory=dict)
+    #: extra input files (relative to the project root) whose change re-executes the notebook,
+    #: from the notebook metadata ``rankbook.inputs`` (e.g. ``benchmarks/results.json``)
+    inputs: tuple[str, ...] = ()
 
     def defaults(self) -> dict[str, Any]:
         return {k: p.default for k, p in self.parameters.items()}
@@ -194,6 +197,7 @@ def read_spec(path: Path) -> NotebookSpec:
         description=meta.get("description", title),
         parameters=params,
         smoke=smoke,
+        inputs=tuple(meta.get("inputs", ())),
     )
 
 
@@ -334,8 +338,14 @@ def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None) -> str:
 
 def cache_key(spec: NotebookSpec, params: dict[str, Any], root: Path | None = None) -> dict:
     root = root or project_root()
+    extra = hashlib.sha256()
+    for rel in spec.inputs:
+        path = root / rel
+        extra.update(rel.encode() + b"\0")
+        extra.update(path.read_bytes() if path.is_file() else b"<missing>")
     return {
         "notebook": hashlib.sha256(spec.path.read_bytes()).hexdigest(),
+        "inputs": extra.hexdigest(),
         "parameters": hashlib.sha256(
             json.dumps(params, sort_keys=True, default=str).encode()
         ).hexdigest(),

@@ -127,3 +127,40 @@ def kendall_transposition_table(ns, kendall=None) -> pd.DataFrame:
             "tau": tau, "formula": formula, "abs_error": np.abs(tau - formula),
         }))
     return pd.concat(frames, ignore_index=True)
+
+
+def lemma_6_3_proof_check(n: int) -> pd.DataFrame:
+    """Evaluate the intermediate expressions printed in the proof of Lemma 6.3.
+
+    The proof writes the base case as
+    :math:`(\\binom{n}{2} - 1 + (\\binom{n}{2} - (\\binom{n}{2} - 1))) / \\binom{n}{2}` and the
+    induction step as
+    :math:`(\\binom{n}{2} - (2d+1) + (\\binom{n}{2} - (\\binom{n}{2} - (2d+1)))) / \\binom{n}{2}`.
+    Both add the number of discordant pairs where it must be subtracted, so both evaluate to 1,
+    not to the value they are said to equal. The lemma's final formula is right (see
+    :func:`kendall_transposition_table`); only the proof's arithmetic is wrong.
+
+    Returns one row per width ``d`` (the induction step proves width ``d + 1``) with the printed
+    expression, the value it claims, and the correct concordant-minus-discordant count.
+
+    Examples
+    --------
+    >>> t = lemma_6_3_proof_check(5)
+    >>> t.printed_value.tolist(), t.claimed_value.round(2).tolist()
+    ([1.0, 1.0, 1.0, 1.0], [0.8, 0.4, 0.0, -0.4])
+    """
+    n = _check_n(n)
+    c = n_pairs(n)
+    rows = []
+    for width in range(1, n):
+        disc = 2 * width - 1  # discordant pairs of a swap of this width
+        if width == 1:
+            printed = (c - 1 + (c - (c - 1))) / c
+            step = "base case d = 1"
+        else:
+            printed = (c - disc + (c - (c - disc))) / c
+            step = f"induction step to d = {width}"
+        rows.append({"n": n, "width": width, "step": step, "printed_value": printed,
+                     "claimed_value": (c - 4 * width + 2) / c,
+                     "correct_value": (c - disc - disc) / c})
+    return pd.DataFrame(rows)

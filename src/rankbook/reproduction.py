@@ -1,0 +1,587 @@
+"""Published against reproduced: the logic behind the paper A notebooks (Table 2, Table 3, Figure 1).
+
+Paper A (``paperA`` in ``book/references.bib``) reports, in Table 2, the mean absolute change of 33
+metrics under a small change of one ranking (Type I robustness, eq. 5 and eq. 6), over 1000 random
+pairs of rankings of length n = 10, 50 and 100. This module
+
+* simulates those cells (:func:`type_i_runs`, :func:`summarize_runs`), repeating the 1000-pair
+  experiment with independent seeds to estimate the spread of one run;
+* grades each published cell against its reproduction (:func:`cell_status`);
+* fits the number k of relevant (= retrieved) items, which the paper never states
+  (:func:`fit_k`);
+* explains the cells that do not reproduce: identities between metrics that every implementation
+  obeys but the published table violates (:func:`identity_violations`), cells copied between
+  rows (:func:`copied_cells`), and other readings of the metric or of the change
+  (:func:`alternative_readings`), all computed (:func:`explain_mismatches`);
+* recomputes Table 3 (:func:`indiscernibility_table`) and gives the family split of Figure 1.
+
+Conventions (those of :mod:`rankbook.permutations`): a ranking is a one-line array, ``r[i-1]`` the
+item at position i. The single swap of eq. 5 is ``nu o (i j)`` with a uniform pair of distinct
+*positions*; the slide of eq. 6 is ``nu o FC_n``, i.e. ``np.roll(nu, -1)``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import permutations
+
+__all__ = [
+    "CHANGES",
+    "K_DEPENDENT",
+    "FIGURE1_GROUPS",
+    "perturb",
+    "type_i_runs",
+    "summarize_runs",
+    "cell_status",
+    "fit_k",
+    "choose_k",
+    "IDENTITIES",
+    "identity_violations",
+    "copied_cells",
+    "alternative_readings",
+    "explain_mismatches",
+    "parse_cycle",
+    "indiscernibility_table",
+    "equivalence_kind",
+]
+
+#: The two small changes of Table 2: ``swap`` = I(a), eq. 5; ``slide`` = I(b), eq. 6.
+CHANGES = ("swap", "slide")
+
+#: Metrics of Table 2 whose value depends on k (the confusion-matrix metrics and the three
+#: rank-position metrics computed on the first k items of the ground truth).
+K_DEPENDENT = (
+    "recall", "fnr", "fallout", "tnr", "precision", "fdr", "npv", "for", "accuracy",
+    "balanced_accuracy", "f1", "fowlkes_mallows", "mcc", "jaccard", "markedness", "lr_minus",
+    "informedness", "prevalence_threshold", "lr_plus", "mrr", "gmr", "mean_rank",
+)
+
+#: Figure 1 (right) of paper A: the split of the metrics into ranking-aware metrics, flat
+#: metrics giving equal importance to every position, and flat set-based metrics.
+FIGURE1_GROUPS = {
+    "ranking aware": ("ndcg", "dcg", "mean_rank", "gmr", "mrr"),
+    "equal importance": ("smape", "mape", "mae", "rmse", "mse", "r2", "spearman_rho",
+                         "kendall_tau", "ndpm"),
+    "set based": ("markedness", "prevalence_threshold", "recall", "lr_plus", "jaccard", "f1",
+                  "accuracy", "fdr", "precision", "tnr", "fallout", "fnr", "lr_minus",
+                  "informedness", "npv", "for", "balanced_accuracy", "fowlkes_mallows", "mcc"),
+}
+
+#: Default grading tolerances of :func:`cell_status` (the issue's rule).
+ABS_TOL = 0.005
+N_SD = 2.5
+LOOSE_ABS = 0.02
+LOOSE_REL = 0.10
+
+
+def _evaluate_many(evaluate: Callable | None):
+    if evaluate is not None:
+        return evaluate
+    from . import metrics
+
+    return metrics.evaluate_many
+
+
+def _check_change(change: str) -> str:
+    if change not in CHANGES:
+        raise ValueError(f"unknown change {change!r}; valid: {list(CHANGES)}")
+    return change
+
+
+def perturb(nu: np.ndarray, change: str, rng: np.random.Generator | None = None,
+            side: str = "right") -> np.ndarray:
+    """Apply the small change of eq. 5 (``"swap"``) or eq. 6 (``"slide"``) to a batch of rankings.
+
+    ``side="right"`` (the paper's ``nu o (i j)`` and ``nu o FC_n``) acts on positions: a swap
+    exchanges the items at two uniformly drawn distinct positions, a slide moves every item up one
+    place and the top item to the bottom. ``side="left"`` (``(i j) o nu``, ``FC_n o nu``) relabels
+    items instead; it is one of the alternative readings tried for cells that do not reproduce.
+
+    Examples
+    --------
+    >>> perturb(np.array([3, 1, 2, 4]), "slide")
+    array([1, 2, 4, 3])
+    >>> perturb(np.array([3, 1, 2, 4]), "slide", side="left")
+    array([4, 2, 3, 1])
+    """
+    _check_change(change)
+    if side not in ("right", "left"):
+        raise ValueError(f"unknown side {side!r}; valid: ['right', 'left']")
+    nu = np.asarray(nu)
+    n = nu.shape[-1]
+    if change == "slide":
+        fc = permutations.full_cycle(n)
+        return np.roll(nu, -1, axis=-1) if side == "right" else fc[nu - 1]
+    if rng is None:
+        raise ValueError("a swap needs a random generator rng to draw the two positions")
+    if n < 2:
+        raise ValueError("a swap needs n >= 2")
+    batch = nu.shape[:-1]
+    i = rng.integers(1, n + 1, size=batch)
+    j = (i - 1 + rng.integers(1, n, size=batch)) % n + 1  # uniform j != i
+    t = permutations.transposition(n, i, j)
+    if side == "right":
+        return np.take_along_axis(nu, t - 1, axis=-1)  # nu o (i j)
+    return np.take_along_axis(t, nu - 1, axis=-1)  # (i j) o nu
+
+
+def _abs_changes(names, sigma, nu, k, change, rng, evaluate, side="right", swap_args=False):
+    ev = _evaluate_many(evaluate)
+    moved = perturb(nu, change, rng, side=side)
+    if swap_args:
+        before = ev(names, nu, sigma, k=k)
+        after = ev(names, moved, sigma, k=k)
+    else:
+        before = ev(names, sigma, nu, k=k)
+        after = ev(names, sigma, moved, k=k)
+    with np.errstate(invalid="ignore"):
+        return {m: np.abs(np.asarray(after[m], float) - np.asarray(before[m], float)) for m in names}
+
+
+def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000,
+                n_runs: int = 20, seed: int = 0, changes: Iterable[str] = CHANGES,
+                evaluate: Callable | None = None, side: str = "right",
+                swap_args: bool = False) -> pd.DataFrame:
+    """Mean |change| of each metric over ``n_runs`` independent runs of ``n_pairs`` random pairs.
+
+    Each run draws sigma and nu uniformly from S_n (seed ``[seed, n, run]``, so runs do not depend
+    on k or on the other sizes), applies the change to nu and averages
+    ``|m(sigma, nu') - m(sigma, nu)|`` over the pairs. Undefined values (nan, e.g. LR+ when no
+    false positive exists) are left out of that pair's average (``nanmean``); the column
+    ``defined`` gives the share of pairs kept. All runs are evaluated as one batch.
+
+    Returns a long table with columns ``metric, change, n, k, run, mean_abs_change, defined``.
+    """
+    if n_pairs < 1 or n_runs < 1:
+        raise ValueError(f"n_pairs and n_runs must be >= 1, got {n_pairs}, {n_runs}")
+    changes = [_check_change(c) for c in changes]
+    names = list(names)
+    gens = [np.random.default_rng([seed, n, r]) for r in range(n_runs)]
+    sigma = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
+    nu = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
+    frames = []
+    for c_index, change in enumerate(changes):
+        rng = np.random.default_rng([seed, n, 10_000 + c_index])
+        diffs = _abs_changes(names, sigma, nu, k, change, rng, evaluate, side, swap_args)
+        for m in names:
+            d = diffs[m].reshape(n_runs, n_pairs)
+            ok = np.isfinite(d)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = np.where(ok.any(1), np.nansum(np.where(ok, d, 0), 1) / ok.sum(1), np.nan)
+            frames.append(pd.DataFrame({
+                "metric": m, "change": change, "n": n, "k": k if k is not None else -1,
+                "run": np.arange(n_runs), "mean_abs_change": means, "defined": ok.mean(1),
+            }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """Reproduced value (mean over runs) and sd (spread of one run) per metric, change, n, k."""
+    g = runs.groupby(["metric", "change", "n", "k"], sort=False)
+    out = g.agg(reproduced=("mean_abs_change", "mean"), sd=("mean_abs_change", "std"),
+                defined=("defined", "mean")).reset_index()
+    return out
+
+
+def cell_status(published, reproduced, sd, abs_tol: float = ABS_TOL, n_sd: float = N_SD,
+                loose_abs: float = LOOSE_ABS, loose_rel: float = LOOSE_REL) -> np.ndarray:
+    """Grade published cells: ``match``, ``loose`` or ``no``.
+
+    ``match`` when ``|published - reproduced| <= abs_tol + n_sd * sd`` (``abs_tol`` = 0.005 is
+    the rounding of a two-decimal number), ``loose`` when the difference is within
+    ``max(loose_abs, loose_rel * |published|)``, ``no`` otherwise (also when the reproduction is
+    undefined).
+
+    Examples
+    --------
+    >>> cell_status([0.07, 0.07, 0.07], [0.071, 0.085, 0.2], [0.002, 0.002, 0.002]).tolist()
+    ['match', 'loose', 'no']
+    """
+    p = np.asarray(published, float)
+    r = np.asarray(reproduced, float)
+    s = np.nan_to_num(np.asarray(sd, float), nan=0.0)
+    diff = np.abs(p - r)
+    match = diff <= abs_tol + n_sd * s
+    loose = diff <= np.maximum(loose_abs, loose_rel * np.abs(p))
+    out = np.where(match, "match", np.where(loose, "loose", "no"))
+    return np.where(np.isfinite(r), out, "no")
+
+
+def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int = 1000,
+          n_runs: int = 10, seed: int = 0, names: Sequence[str] = K_DEPENDENT,
+          evaluate: Callable | None = None) -> pd.DataFrame:
+    """How well each k reproduces the published k-dependent cells of size n.
+
+    For every k in ``k_grid`` the k-dependent metrics are simulated (:func:`type_i_runs`) and
+    graded (:func:`cell_status`) against the published swap and slide cells of size n. Returns
+    one row per k: ``n, k, match, loose, no, cells, score`` where ``score`` is the median over
+    the cells of ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match), the
+    tie-breaker of :func:`choose_k`.
+    """
+    pub = published[(published["n"] == n) & published["metric"].isin(names)]
+    rows = []
+    for k in k_grid:
+        k = int(k)
+        if not 1 <= k < n:
+            raise ValueError(f"k must lie in 1..n-1 = 1..{n - 1}, got {k}")
+        summ = summarize_runs(type_i_runs(names, n, k, n_pairs, n_runs, seed, evaluate=evaluate))
+        m = pub.merge(summ, on=["metric", "change", "n"], how="left")
+        st = cell_status(m["published"], m["reproduced"], m["sd"])
+        tol = ABS_TOL + N_SD * np.nan_to_num(m["sd"].to_numpy(float))
+        z = np.abs(m["published"].to_numpy(float) - m["reproduced"].to_numpy(float)) / tol
+        rows.append({"n": n, "k": k, "match": int((st == "match").sum()),
+                     "loose": int((st == "loose").sum()), "no": int((st == "no").sum()),
+                     "cells": len(m), "score": float(np.nanmedian(np.where(np.isfinite(z), z, np.inf)))})
+    return pd.DataFrame(rows)
+
+
+def choose_k(fit: pd.DataFrame) -> pd.DataFrame:
+    """The best k per n: most matching cells, ties broken by the smaller median score, then smaller k.
+
+    Also reports the range of k reaching the best match count (``tied_k``), so that a reader sees
+    how sharply the published numbers pin k down.
+    """
+    rows = []
+    for n, g in fit.groupby("n", sort=True):
+        best = int(g["match"].max())
+        tied = g[g["match"] == best].sort_values(["score", "k"])
+        ks = sorted(int(k) for k in tied["k"])
+        rows.append({"n": int(n), "k": int(tied.iloc[0]["k"]), "match": best,
+                     "cells": int(tied.iloc[0]["cells"]),
+                     "tied_k": ", ".join(map(str, ks))})
+    return pd.DataFrame(rows)
+
+
+# --- explaining the cells that do not reproduce ---------------------------------------------------
+
+#: Identities between the |change| of two metrics that hold for every pair of rankings whatever
+#: the implementation, given the paper's set-up (relevant = retrieved = k items, so FP = FN,
+#: TP + FP = k). Each entry: (metric a, metric b, factor, statement): |Δa| = factor(n) * |Δb|.
+IDENTITIES = (
+    ("fnr", "recall", lambda n: 1.0, "FNR = 1 - recall"),
+    ("precision", "recall", lambda n: 1.0, "precision = recall (= TP/k when relevant = retrieved)"),
+    ("fdr", "precision", lambda n: 1.0, "FDR = 1 - precision"),
+    ("f1", "recall", lambda n: 1.0, "F1 = 2TP/(2TP+FP+FN) = TP/k = recall when FP = FN"),
+    ("fowlkes_mallows", "recall", lambda n: 1.0, "FM = sqrt(precision * recall) = recall"),
+    ("tnr", "fallout", lambda n: 1.0, "TNR = 1 - fallout"),
+    ("npv", "tnr", lambda n: 1.0, "NPV = TNR (= TN/(n-k) when relevant = retrieved)"),
+    ("for", "npv", lambda n: 1.0, "FOR = 1 - NPV"),
+    ("markedness", "informedness", lambda n: 1.0,
+     "markedness = precision + NPV - 1 = recall + TNR - 1 = informedness"),
+    ("mcc", "informedness", lambda n: 1.0,
+     "MCC = (TP*TN - FP*FN)/(k(n-k)) = informedness when relevant = retrieved = k"),
+    ("balanced_accuracy", "informedness", lambda n: 0.5, "BA = (1 + informedness)/2"),
+    ("r2", "mse", lambda n: 12.0 / (n * n - 1),
+     "R2 = 1 - 12 MSE/(n^2 - 1) (sum of squares about the mean (n+1)/2 is n(n^2-1)/12)"),
+    ("spearman_rho", "r2", lambda n: 0.5, "R2 = 2 rho - 1 (rho = 1 - 6 MSE/(n^2 - 1))"),
+    ("ndpm", "kendall_tau", lambda n: 0.5, "NDPM = (1 - tau)/2 on permutations (discordant share)"),
+)
+
+#: Sums: |Δ informedness| = |Δ recall| + |Δ fallout| (informedness = TP/k - (k-TP)/(n-k), and
+#: TP moves both terms in the same direction).
+SUM_IDENTITIES = (
+    ("informedness", ("recall", "fallout"),
+     "informedness = recall - fallout and TP moves both terms in the same direction, so "
+     "|Δ informedness| = |Δ recall| + |Δ fallout|"),
+)
+
+#: Bounds: a metric with values in [lo, hi] cannot change by more than hi - lo.
+BOUNDS = {"ndpm": 1.0, "kendall_tau": 2.0, "spearman_rho": 2.0, "recall": 1.0, "precision": 1.0,
+          "ndcg": 1.0, "mrr": 1.0}
+
+_HALF = 0.005  # half a unit of the last printed decimal
+
+
+def _interval(v: float) -> tuple[float, float]:
+    return max(0.0, v - _HALF), v + _HALF
+
+
+def identity_violations(published: pd.DataFrame) -> pd.DataFrame:
+    """Places where the published table contradicts itself, allowing for two-decimal rounding.
+
+    A published value v stands for the interval [v - 0.005, v + 0.005]. For each identity
+    ``|Δa| = c |Δb|`` of :data:`IDENTITIES` (and the sum of :data:`SUM_IDENTITIES`) the intervals
+    of both sides must overlap; for each bound of :data:`BOUNDS` the value must not exceed it.
+    For rounded values of NDCG and DCG the ratio DCG/nDCG (= IDCG(n), one constant per n) must have
+    a common value for the swap and the slide row. Returns ``metric, change, n, identity, detail``,
+    one row per violated identity and per metric involved.
+
+    Examples
+    --------
+    >>> pub = pd.DataFrame({"metric": ["recall", "fnr"], "change": "swap", "n": 10,
+    ...                     "published": [0.07, 0.03]})
+    >>> identity_violations(pub)[["metric", "identity"]].values.tolist()
+    [['fnr', 'FNR = 1 - recall'], ['recall', 'FNR = 1 - recall']]
+    """
+    pub = published.set_index(["metric", "change", "n"])["published"].astype(float)
+    rows = []
+
+    def has(m, c, n):
+        return (m, c, n) in pub.index
+
+    for (change, n) in sorted({(c, n) for _, c, n in pub.index}):
+        for a, b, factor, text in IDENTITIES:
+            if not (has(a, change, n) and has(b, change, n)):
+                continue
+            va, vb = pub[(a, change, n)], pub[(b, change, n)]
+            lo_a, hi_a = _interval(va)
+            lo_b, hi_b = _interval(vb)
+            f = factor(n)
+            if hi_a < f * lo_b - 1e-12 or lo_a > f * hi_b + 1e-12:
+                detail = (f"{text}: published {a} = {va:.2f} but {b} = {vb:.2f} implies "
+                          f"{f * lo_b:.4g}..{f * hi_b:.4g} ({change}, n = {n})")
+                for m in (a, b):
+                    rows.append((m, change, n, text, detail))
+        for a, (b1, b2), text in SUM_IDENTITIES:
+            if not all(has(m, change, n) for m in (a, b1, b2)):
+                continue
+            va = pub[(a, change, n)]
+            lo = _interval(pub[(b1, change, n)])[0] + _interval(pub[(b2, change, n)])[0]
+            hi = _interval(pub[(b1, change, n)])[1] + _interval(pub[(b2, change, n)])[1]
+            lo_a, hi_a = _interval(va)
+            if hi_a < lo - 1e-12 or lo_a > hi + 1e-12:
+                detail = (f"{text}: published {a} = {va:.2f} but {b1} + {b2} = "
+                          f"{pub[(b1, change, n)]:.2f} + {pub[(b2, change, n)]:.2f} "
+                          f"({change}, n = {n})")
+                for m in (a, b1, b2):
+                    rows.append((m, change, n, "informedness = recall - fallout", detail))
+        for m, hi in BOUNDS.items():
+            if has(m, change, n) and pub[(m, change, n)] > hi + 1e-12:
+                rows.append((m, change, n, f"{m} has range width {hi:g}",
+                             f"published mean |Δ {m}| = {pub[(m, change, n)]:.2f} exceeds {hi:g}, "
+                             f"the largest change {m} can make ({change}, n = {n})"))
+    # DCG / nDCG share one constant per n
+    ns = sorted({n for _, _, n in pub.index})
+    for n in ns:
+        ratios = {}
+        for change in CHANGES:
+            if has("dcg", change, n) and has("ndcg", change, n):
+                lo_d, hi_d = _interval(pub[("dcg", change, n)])
+                lo_n, hi_n = _interval(pub[("ndcg", change, n)])
+                if lo_n > 0:
+                    ratios[change] = (lo_d / hi_n, hi_d / lo_n)
+        if len(ratios) == 2 and (ratios["swap"][1] < ratios["slide"][0]
+                                 or ratios["slide"][1] < ratios["swap"][0]):
+            detail = ("nDCG = DCG / IDCG(n) with one constant IDCG(n), so DCG/nDCG must agree "
+                      f"between the rows; published ratio swap {ratios['swap'][0]:.1f}.."
+                      f"{ratios['swap'][1]:.1f}, slide {ratios['slide'][0]:.1f}.."
+                      f"{ratios['slide'][1]:.1f} (n = {n})")
+            for change in CHANGES:
+                for m in ("dcg", "ndcg"):
+                    rows.append((m, change, n, "nDCG = DCG / IDCG(n)", detail))
+    return pd.DataFrame(rows, columns=["metric", "change", "n", "identity", "detail"])
+
+
+def copied_cells(published: pd.DataFrame, reproduced: pd.DataFrame, rel_change: float = 0.5
+                 ) -> pd.DataFrame:
+    """Published cells that repeat another size's value while the reproduction changes a lot.
+
+    A cell of size n > min(n) is flagged when it equals the published value of the same metric and
+    change at the smallest n, while the reproduced values of the two sizes differ by more than
+    ``rel_change`` (relative). A metric whose six published cells are all equal is flagged too
+    when its reproduced cells vary by more than that factor. Returns ``metric, change, n, detail``.
+    """
+    pub = published.set_index(["metric", "change", "n"])["published"].astype(float)
+    rep = reproduced.set_index(["metric", "change", "n"])["reproduced"].astype(float)
+    n0 = min(n for _, _, n in pub.index)
+    rows = []
+    for (m, c, n), v in pub.items():
+        if n == n0 or (m, c, n0) not in pub.index or (m, c, n) not in rep.index:
+            continue
+        r, r0 = rep[(m, c, n)], rep[(m, c, n0)]
+        if v == pub[(m, c, n0)] and v > 0 and abs(r - r0) > rel_change * max(abs(r), abs(r0)):
+            rows.append((m, c, n, f"likely copied cell: the published value {v:.2f} repeats the "
+                                  f"n = {n0} cell, while the reproduction falls from {r0:.4f} "
+                                  f"(n = {n0}) to {r:.4f} (n = {n})"))
+    for m, g in published.groupby("metric"):
+        vals = g["published"].astype(float)
+        if len(vals) > 1 and vals.nunique() == 1 and vals.iloc[0] > 0:
+            reps = [rep.get((m, c, n), np.nan) for c, n in zip(g["change"], g["n"])]
+            lo, hi = np.nanmin(reps), np.nanmax(reps)
+            if hi - lo > rel_change * hi:
+                for c, n in zip(g["change"], g["n"]):
+                    rows.append((m, c, n, f"likely copied cell: all {len(vals)} published cells of "
+                                          f"{m} read {vals.iloc[0]:.2f}, while the reproduction "
+                                          f"ranges from {lo:.4f} to {hi:.4f}"))
+    return pd.DataFrame(rows, columns=["metric", "change", "n", "detail"])
+
+
+def alternative_readings(metric: str, change: str, n: int, k: int | None, n_pairs: int = 1000,
+                         seed: int = 0, k_grid: Iterable[int] | None = None,
+                         evaluate: Callable | None = None) -> dict[str, float]:
+    """The mean |change| of one cell under other readings of the experiment (one run each).
+
+    Readings: the default (``nu o change``), the change applied on the left (``change o nu``,
+    relabelling items), the arguments exchanged (``m(nu, sigma)``: the first ranking taken as the
+    retrieved list), and, for k-dependent metrics, every k of ``k_grid`` (the closest is kept).
+    """
+    out = {}
+    base = dict(names=[metric], n=n, k=k, n_pairs=n_pairs, n_runs=1, seed=seed,
+                changes=[change], evaluate=evaluate)
+    out["default"] = float(type_i_runs(**base)["mean_abs_change"].iloc[0])
+    out["change on the left"] = float(type_i_runs(**base, side="left")["mean_abs_change"].iloc[0])
+    out["arguments exchanged"] = float(
+        type_i_runs(**base, swap_args=True)["mean_abs_change"].iloc[0])
+    if k_grid is not None and metric in K_DEPENDENT:
+        vals = {}
+        for kk in k_grid:
+            b = dict(base, k=int(kk))
+            vals[int(kk)] = float(type_i_runs(**b)["mean_abs_change"].iloc[0])
+        out["k range"] = vals
+    return out
+
+
+def _format_readings(readings: dict, published: float) -> str:
+    parts = []
+    for name, v in readings.items():
+        if name == "k range":
+            finite = {k: x for k, x in v.items() if np.isfinite(x)}
+            if finite:
+                kbest = min(finite, key=lambda kk: abs(finite[kk] - published))
+                lo, hi = min(finite.values()), max(finite.values())
+                parts.append(f"k in {min(v)}..{max(v)} gives {lo:.3f}..{hi:.3f} "
+                             f"(closest k = {kbest}: {finite[kbest]:.3f})")
+        else:
+            parts.append(f"{name} {v:.3f}")
+    return "; ".join(parts)
+
+
+def explain_mismatches(table: pd.DataFrame, published: pd.DataFrame,
+                       readings: Callable[[str, str, int], dict] | None = None) -> pd.Series:
+    """A computed reason for every row of ``table`` whose status is ``no`` (empty otherwise).
+
+    ``table`` has ``metric, change, n, published, reproduced, sd, status``. In order: identities
+    the published table violates (naming the identity), copied cells, and otherwise
+    ``no reading found`` followed by the readings tried (``readings(metric, change, n)`` returns a
+    dict as :func:`alternative_readings`).
+    """
+    viol = identity_violations(published)
+    copies = copied_cells(published, table)
+    reasons = []
+    for row in table.itertuples(index=False):
+        if row.status != "no":
+            reasons.append("")
+            continue
+        parts = []
+        if not np.isfinite(row.reproduced):
+            parts.append("the reproduction is undefined (nan) for every pair")
+        key = (viol.metric == row.metric) & (viol.change == row.change) & (viol.n == row.n)
+        for d in dict.fromkeys(viol.loc[key, "detail"]):
+            parts.append("internal contradiction: " + d)
+        key = (copies.metric == row.metric) & (copies.change == row.change) & (copies.n == row.n)
+        parts.extend(dict.fromkeys(copies.loc[key, "detail"]))
+        if not parts or all(p.startswith("the reproduction") for p in parts):
+            tried = ""
+            if readings is not None:
+                tried = _format_readings(readings(row.metric, row.change, row.n), row.published)
+            parts.append(f"no reading found (published {row.published:.2f}); readings tried: "
+                         + (tried or "the default reading only"))
+        reasons.append(" | ".join(parts))
+    return pd.Series(reasons, index=table.index, name="reason")
+
+
+# --- Table 3 --------------------------------------------------------------------------------------
+
+def parse_cycle(text: str, n: int) -> np.ndarray:
+    """A permutation of S_n in one-line notation from the paper's cycle notation.
+
+    ``"id"`` is the identity; ``"(1 2)"`` a transposition; ``"(1 2 3)(4 5)"`` products of cycles.
+    A cycle ``(a b c)`` sends position a to b, b to c and c to a, read as the one-line array
+    ``r[a-1] = b``; for transpositions both directions agree.
+
+    Examples
+    --------
+    >>> parse_cycle("(2 4)", 5).tolist()
+    [1, 4, 3, 2, 5]
+    >>> parse_cycle("id", 3).tolist()
+    [1, 2, 3]
+    """
+    r = permutations.identity(n)
+    text = text.strip()
+    if text == "id":
+        return r
+    if not (text.startswith("(") and text.endswith(")")):
+        raise ValueError(f"cannot read {text!r} as cycle notation: use 'id' or '(a b)(c d ...)'")
+    for cyc in text[1:-1].split(")("):
+        try:
+            items = [int(x) for x in cyc.split()]
+        except ValueError:
+            raise ValueError(f"cycle {cyc!r} in {text!r} holds a non-integer") from None
+        if len(set(items)) != len(items) or any(not 1 <= x <= n for x in items):
+            raise ValueError(f"cycle {cyc!r} must hold distinct positions in 1..{n}")
+        for a, b in zip(items, items[1:] + items[:1]):
+            r[a - 1] = b
+    return permutations.validate(r)
+
+
+def indiscernibility_table(rows: pd.DataFrame, names: Sequence[str], cmb: Sequence[str],
+                           rtol: float = 1e-12, evaluate: Callable | None = None) -> pd.DataFrame:
+    """Recompute Table 3: does m(baseline, sigma) differ from m(baseline, tau)?
+
+    ``rows`` has ``n, relevant, baseline, sigma, tau`` (cycle notation). For each row and metric
+    the two values are compared with relative tolerance ``rtol``. The ``cmb`` column of the paper
+    stands for the confusion-matrix metrics ``cmb``: it distinguishes when any of them does, and
+    ``note`` says whether they all agree. Returns ``n, relevant, baseline, sigma, tau, metric,
+    value_sigma, value_tau, distinguishes, note``.
+    """
+    ev = _evaluate_many(evaluate)
+    out = []
+    for r in rows.drop_duplicates(["n", "relevant", "baseline", "sigma", "tau"]).itertuples():
+        n, k = int(r.n), int(r.relevant)
+        base = parse_cycle(r.baseline, n)
+        s, t = parse_cycle(r.sigma, n), parse_cycle(r.tau, n)
+        allnames = list(dict.fromkeys([*names, *cmb]))
+        vs = ev(allnames, base, s, k=k)
+        vt = ev(allnames, base, t, k=k)
+        diff = {m: not np.isclose(float(vs[m]), float(vt[m]), rtol=rtol, atol=0.0)
+                for m in allnames}
+        desc = dict(n=n, relevant=k, baseline=r.baseline, sigma=r.sigma, tau=r.tau)
+        d_cmb = [m for m in cmb if diff[m]]
+        note = ("all confusion-matrix metrics agree" if len(d_cmb) in (0, len(cmb))
+                else f"only {', '.join(d_cmb)} distinguish")
+        out.append({**desc, "metric": "cmb", "value_sigma": np.nan, "value_tau": np.nan,
+                    "distinguishes": bool(d_cmb), "note": note})
+        for m in names:
+            out.append({**desc, "metric": m, "value_sigma": float(vs[m]),
+                        "value_tau": float(vt[m]), "distinguishes": diff[m], "note": ""})
+    return pd.DataFrame(out)
+
+
+# --- Figure 1 -------------------------------------------------------------------------------------
+
+def equivalence_kind(x, y, tol: float = 1e-9) -> str:
+    """How two samples of metric values are related: ``linear``, ``monotone`` or ``none``.
+
+    ``linear`` when y = a x + b exactly (up to ``tol``, relative to the spread) on the sample;
+    ``monotone`` when sorting by x sorts y (ascending or descending) with no reversed pair;
+    otherwise ``none``. Pairs with a nan in either sample are dropped.
+
+    Examples
+    --------
+    >>> x = np.array([0.1, 0.5, 0.2, 0.9])
+    >>> equivalence_kind(x, 1 - x), equivalence_kind(x, x ** 2), equivalence_kind(x, np.sin(9 * x))
+    ('linear', 'monotone', 'none')
+    """
+    x = np.asarray(x, float).ravel()
+    y = np.asarray(y, float).ravel()
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return "none"
+    a, b = np.polyfit(x, y, 1)
+    if np.max(np.abs(a * x + b - y)) <= tol * np.ptp(y):
+        return "linear"
+    order = np.argsort(x, kind="stable")
+    dx = np.diff(x[order])
+    dy = np.diff(y[order])
+    eps = tol * np.ptp(y)
+    tie = dx == 0
+    if np.any(np.abs(dy[tie]) > eps):  # equal x with different y: not a function of x
+        return "none"
+    if np.all(dy[~tie] >= -eps) or np.all(dy[~tie] <= eps):
+        return "monotone"
+    return "none"

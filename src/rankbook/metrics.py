@@ -766,7 +766,10 @@ def ndpm(sigma, nu, k=None):
     C(n, 2), as ``rexmex`` computes it. The discordant item pairs are the inversions of
     nu^-1 o sigma. Appendix C.2's printed sums over ordered pairs give a value equal to
     (1 - tau)/2 of a different pairing and do not reproduce Table 2. Under one slide
-    (nu -> nu o FC_n) NDPM changes by exactly 1/(n - 1). nan for n = 1.
+    (nu -> nu o FC_n) nu's top item x moves to the bottom and only the n - 1 pairs with x flip,
+    so NDPM changes by exactly (n + 1 - 2p) / C(n, 2), p the position of x in sigma; over
+    uniformly random pairs the mean absolute change is exactly 1/(n - 1) for even n and
+    (n + 1)/n^2 for odd n (Table 2's 1.11 for n = 10 is then 0.11). nan for n = 1.
 
     Examples
     --------
@@ -908,9 +911,10 @@ _SPECS = [
     ("spearman_rho", "Spearman ρ", "correlation", True, False, "Table 1; Appendix C.2",
      "n = 1 (0/0)", "Computed on the raw arrays: 1 - 6 sum d_i^2 / (n(n^2-1)), as scipy.stats.spearmanr."),
     ("ndpm", "NDPM", "correlation", False, False, "Table 1; Appendix C.2", "n = 1 (0/0)",
-     "Yao's count on item positions: discordant item pairs / C(n,2) (as rexmex). Its change under "
-     "one slide is exactly 1/(n-1); Appendix C.2's sign sums give 1/2 - tau-like values that do "
-     "not fit Table 2. Table 2's I(b) n=10 cell 1.11 > 1 is likely 0.11 = 1/(n-1)."),
+     "Yao's count on item positions: discordant item pairs / C(n,2) (as rexmex). Under one slide "
+     "it changes by (n+1-2p)/C(n,2), p = position in sigma of nu's top item, so its mean absolute "
+     "change over random pairs is exactly 1/(n-1) for even n ((n+1)/n^2 for odd n): Table 2's "
+     "I(b) n=10 cell 1.11 > 1 is then 0.11. Appendix C.2's sign sums do not fit Table 2."),
     ("dcg", "DCG", "cumulative_gain", False, False, "Table 1; Appendix C.3; Prop. 6.1", "never",
      "sum_i pi(i)/log2(i+1) with pi = nu^-1 o sigma (the paper's DCG of one permutation applied "
      "to the permutation relating the two rankings). Identity minimises it (lower is closer), as "

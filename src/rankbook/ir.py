@@ -64,7 +64,7 @@ __all__ = [
 #: ``2**rel - 1`` (Burges et al.; ranx ``ndcg_burges``, the blog note's NDCG@K).
 GAINS = ("linear", "exponential")
 #: How tied scores are resolved when :func:`dcg` / :func:`ndcg` rank items by ``scores``.
-TIES = ("average", "pessimistic", "optimistic", "order", "reverse")
+TIES = ("average", "pessimistic", "optimistic", "order")
 #: Where the ideal DCG of :func:`ndcg` is cut: at the same ``k`` as the DCG, or not at all.
 IDEAL_CUTS = ("k", "full")
 #: What the aggregation helpers do with undefined (nan) per-query values.
@@ -243,6 +243,8 @@ def _ap_kernel(values, mask, k, n_relevant):
 
 def _rr_kernel(values, mask, k):
     rel = (values > 0) & _cut_mask(mask, k)
+    if rel.shape[1] == 0:
+        return np.zeros(rel.shape[0])
     any_rel = rel.any(axis=1)
     first = np.argmax(rel, axis=1)
     return np.where(any_rel, 1.0 / (first + 1.0), 0.0)
@@ -497,9 +499,10 @@ def order_by_scores(relevance, scores, ties: str = "pessimistic") -> np.ndarray:
     """Relevance of the items ranked by decreasing ``scores``, with a rule for tied scores.
 
     ``ties``: ``"pessimistic"`` puts the least relevant of tied items first, ``"optimistic"``
-    the most relevant, ``"order"`` keeps input order (a stable sort), ``"reverse"`` the reverse
-    of input order (what scikit-learn's ``ignore_ties=True`` does, as it reverses an ascending
-    stable argsort). ``"average"`` has no single order; use it in :func:`dcg` / :func:`ndcg`.
+    the most relevant, ``"order"`` keeps input order (a stable sort). ``"average"`` has no
+    single order; use it in :func:`dcg` / :func:`ndcg`. (scikit-learn's ``ignore_ties=True``
+    leaves tied items in the order of numpy's default, unstable argsort, which none of these
+    rules reproduces in general; without ties all rules agree.)
 
     Examples
     --------
@@ -512,15 +515,8 @@ def order_by_scores(relevance, scores, ties: str = "pessimistic") -> np.ndarray:
     if sc.shape != rel.shape:
         raise ValueError(f"scores has {sc.shape[0]} entries but relevance has {rel.shape[0]}")
     idx = np.arange(rel.shape[0])
-    if ties == "pessimistic":
-        order = np.lexsort((rel, -sc))
-    elif ties == "optimistic":
-        order = np.lexsort((-rel, -sc))
-    elif ties == "order":
-        order = np.lexsort((idx, -sc))
-    else:
-        order = np.lexsort((-idx, -sc))
-    return rel[order]
+    secondary = {"pessimistic": rel, "optimistic": -rel, "order": idx}[ties]
+    return rel[np.lexsort((secondary, -sc))]
 
 
 def _tie_averaged_dcg(rel, scores, k, gain, log_base):
@@ -559,13 +555,13 @@ def dcg(relevance, k=None, gain: str = "linear", log_base: float = 2, scores=Non
     log_base : float > 1
     scores : sequence of float, optional
         Predicted scores; the items are then ranked by decreasing score.
-    ties : {"average", "pessimistic", "optimistic", "order", "reverse"}
+    ties : {"average", "pessimistic", "optimistic", "order"}
         Only used with ``scores``. ``"average"`` gives every item of a tie group the group's mean
         gain at each of its positions (McSherry and Najork {cite}`mcsherry2008computing`), the
         expected DCG over random tie orders: scikit-learn's default (``ignore_ties=False``).
-        ``"reverse"`` matches scikit-learn's ``ignore_ties=True``. trec_eval breaks ties by
-        descending document id: sort by it yourself and use ``"order"``. See
-        :func:`order_by_scores` for the others.
+        trec_eval (hence ir_measures) breaks ties by descending document id: sort by it
+        yourself and use ``"order"``. ``"pessimistic"``/``"optimistic"`` give the range over
+        all tie orders. See :func:`order_by_scores`.
 
     Returns
     -------

@@ -345,9 +345,14 @@ def test_kappa_1_topk_brute_force():
 
 
 def test_kappa_1_topk_claim_counterexample():
-    # item a is below the cut-off 10 in one ranking, yet its term is not 0
-    R = [["a"] + list("bcdefghijk")] * 9 + [list("bcdefghijklmnopqrs") + ["a"]]
-    assert c.kappa_1_topk(R, zeta=10, p=0.9) > 0
+    # item a (the only common item) is 19th, below the cut-off 10, in one ranking, yet counts
+    R = [["a"] + [f"x{k}.{i}" for i in range(10)] for k in range(9)]
+    R.append([f"x9.{i}" for i in range(18)] + ["a"])
+    assert c.consensus_graph(R).items == ["a"]
+    mu, d = 2.8, math.sqrt((9 * 1.8**2 + 16.2**2) / 10)  # 5.4
+    assert c.kappa_1_topk(R, zeta=10, p=0.9) == pytest.approx(0.9**mu)
+    assert c.kappa_1_topk(R, zeta=10, p=0.9, gamma=0.5) == pytest.approx(0.9**mu * 0.5**d)
+    assert c.kappa_1_topk(R, zeta=mu + d, p=0.9) == 0.0  # H(0) = 0
 
 
 # ------------------------------------------------------------------------------------------
@@ -394,7 +399,7 @@ def test_kappa_grid_p_matches_kappa_p():
     "rankings, kwargs, message",
     [
         ([], {}, "empty"),
-        (["abc", ""], {}, "ranking 1 is empty"),
+        (["abc", ""], {}, r"rankings\[1\] is empty"),
         (["abca"], {}, "repeated"),
         ([["a", {"a", "b"}]], {}, "repeated"),
         (["abc"], {"gamma": 0.0}, "gamma must lie in"),

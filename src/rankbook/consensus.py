@@ -71,6 +71,13 @@ __all__ = [
     "read_rankings_csv",
     "read_published_grid",
     "draw_consensus_graph",
+    "common_subsequences",
+    "format_ranking",
+    "reading_comparison",
+    "kappa_p_curves",
+    "sensitivity_table",
+    "plot_kappa_p_curves",
+    "plot_difference_heatmaps",
 ]
 
 #: The readings of the item-position spread ``d`` in :math:`\theta(\sigma) = \gamma^d`.
@@ -102,36 +109,36 @@ def _parse_ranking(ranking: Any, index: int) -> dict:
         elements = list(ranking)
     elif isinstance(ranking, (set, frozenset, dict)):
         raise ValueError(
-            f"ranking {index} is a {type(ranking).__name__}, which has no order: a ranking must "
+            f"rankings[{index}] is a {type(ranking).__name__}, which has no order: a ranking must "
             "be an ordered sequence (list, tuple, str or 1-d array) of labels, most preferred first"
         )
     elif isinstance(ranking, np.ndarray):
         if ranking.ndim != 1:
-            raise ValueError(f"ranking {index} is a {ranking.ndim}-d array: a ranking must be 1-d")
+            raise ValueError(f"rankings[{index}] is a {ranking.ndim}-d array: a ranking must be 1-d")
         elements = ranking.tolist()
     else:
         try:
             elements = list(ranking)
         except TypeError:
             raise ValueError(
-                f"ranking {index} ({ranking!r}) is not a sequence: a ranking must be a list, "
+                f"rankings[{index}] ({ranking!r}) is not a sequence: a ranking must be a list, "
                 "tuple, str or 1-d array of labels, most preferred first"
             ) from None
     if not elements:
-        raise ValueError(f"ranking {index} is empty: every ranking needs at least one item")
+        raise ValueError(f"rankings[{index}] is empty: every ranking needs at least one item")
     if not any(isinstance(e, _TIE_TYPES) for e in elements):
         try:
             pos = dict(zip(elements, range(1, len(elements) + 1)))
         except TypeError:
             bad = next(e for e in elements if not _hashable(e))
             raise ValueError(
-                f"ranking {index} holds the unhashable label {bad!r} "
+                f"rankings[{index}] holds the unhashable label {bad!r} "
                 f"({type(bad).__name__}): labels must be hashable (str, int, ...)"
             ) from None
         if len(pos) != len(elements):
             dup = next(x for x, c in Counter(elements).items() if c > 1)
             raise ValueError(
-                f"item {dup!r} is repeated in ranking {index}: each item may appear once "
+                f"item {dup!r} is repeated in rankings[{index}]: each item may appear once "
                 "(put tied items together in one set instead)"
             )
         return pos
@@ -139,24 +146,24 @@ def _parse_ranking(ranking: Any, index: int) -> dict:
     for j, element in enumerate(elements, start=1):
         if isinstance(element, _TIE_TYPES):
             if len(element) == 0:
-                raise ValueError(f"ranking {index} has an empty tie group at position {j}")
+                raise ValueError(f"rankings[{index}] has an empty tie group at position {j}")
             group = element
         else:
             group = (element,)
         for label in group:
             if isinstance(label, _TIE_TYPES):
                 raise ValueError(
-                    f"ranking {index} has a nested tie group {label!r} at position {j}: a tie "
+                    f"rankings[{index}] has a nested tie group {label!r} at position {j}: a tie "
                     "group holds plain labels"
                 )
             if not _hashable(label):
                 raise ValueError(
-                    f"ranking {index} holds the unhashable label {label!r} "
+                    f"rankings[{index}] holds the unhashable label {label!r} "
                     f"({type(label).__name__}): labels must be hashable (str, int, ...)"
                 )
             if label in pos:
                 raise ValueError(
-                    f"item {label!r} is repeated in ranking {index}: each item may appear once"
+                    f"item {label!r} is repeated in rankings[{index}]: each item may appear once"
                 )
             pos[label] = j
     return pos
@@ -787,6 +794,35 @@ def compare_grid(reproduced, published, decimals: int = 3) -> dict:
 # files
 
 
+def _resolve(path) -> Path:
+    """An absolute path as is; a relative one under the project's ``data/`` folder."""
+    from .paths import data_path
+
+    p = Path(path)
+    if p.is_absolute():
+        if not p.exists():
+            raise FileNotFoundError(f"file not found: {p}")
+        return p
+    return data_path(*p.parts)
+
+
+def format_ranking(ranking) -> str:
+    """A ranking as text: labels separated by spaces, tie groups in braces (sorted).
+
+    Examples
+    --------
+    >>> format_ranking(["a", {"c", "b"}, "d"])
+    'a {b c} d'
+    """
+    parts = []
+    for el in (list(ranking) if isinstance(ranking, str) else ranking):
+        if isinstance(el, _TIE_TYPES):
+            parts.append("{" + " ".join(sorted(str(x) for x in el)) + "}")
+        else:
+            parts.append(str(el))
+    return " ".join(parts)
+
+
 def read_rankings_csv(path) -> dict[str, dict[str, list]]:
     """Read rankings from a CSV file (format of ``data/rankings/``).
 
@@ -794,7 +830,8 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
     optional column ``group`` splits the file into sets of rankings; every other column, in
     file order, is a position (most preferred first). A cell holds one item label; tied items
     share one cell separated by ``|`` (``b|c``). A partial ranking leaves its trailing cells
-    empty. Labels are read as text.
+    empty. Labels are read as text. ``path`` is absolute or relative to the project's
+    ``data/`` folder.
 
     Returns
     -------
@@ -804,9 +841,7 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
     """
     import pandas as pd
 
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"rankings file not found: {path}")
+    path = _resolve(path)
     df = pd.read_csv(path, comment="#", dtype=str, keep_default_na=False)
     if "name" not in df.columns:
         raise ValueError(
@@ -843,10 +878,11 @@ def read_published_grid(path):
     """Read a published gamma x lam grid (``data/published/paper_b/``) as a DataFrame.
 
     Header ``gamma,<lam1>,<lam2>,...``; one row per gamma. Index: gamma (float); columns: the
-    lam values as text, as in :func:`kappa_grid`.
+    lam values as text, as in :func:`kappa_grid`. ``path`` is absolute or relative to ``data/``.
     """
     import pandas as pd
 
+    path = _resolve(path)
     df = pd.read_csv(path, comment="#")
     if df.columns[0] != "gamma":
         raise ValueError(f"{path}: the first column must be 'gamma', found {df.columns[0]!r}")
@@ -914,3 +950,162 @@ def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=N
     if title:
         ax.set_title(title)
     return ax
+
+
+# --------------------------------------------------------------------------------------------
+# helpers for the paper-B notebooks: enumeration, readings, curves and their figures
+
+
+def common_subsequences(rankings, *, limit: int = 10_000) -> list[tuple]:
+    """List the common subsequences (as tuples of labels), shortest first.
+
+    Walks the paths of the graph of Theorem 1, so it is meant for small examples; raises
+    ``ValueError`` when there are more than ``limit``.
+
+    Examples
+    --------
+    >>> [''.join(s) for s in common_subsequences(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    ...  if len(s) == 3]
+    ['bde', 'bdf', 'bef', 'def']
+    """
+    graph = consensus_graph(rankings)
+    total = _kappa_from_graph(graph, np.ones(()), np.ones(()))
+    if total > limit:
+        raise ValueError(
+            f"there are {total:.0f} common subsequences, more than limit={limit}; "
+            "raise the limit or count them with kappa_p"
+        )
+    succ: dict[int, list[int]] = {}
+    for i, j in sorted(zip(graph.rows.tolist(), graph.cols.tolist())):
+        succ.setdefault(j, []).append(i)
+    level = [(i,) for i in range(graph.n_items)]
+    out = []
+    while level:
+        out.extend(level)
+        level = [path + (k,) for path in level for k in succ.get(path[-1], [])]
+    return sorted((tuple(graph.items[i] for i in path) for path in out),
+                  key=lambda s: (len(s), [graph.items.index(x) for x in s]))
+
+
+def reading_comparison(sets: dict, gammas, lams, deviations=DEVIATIONS, decimals: int = 3):
+    """Cells of published grids matched by each reading of the position spread.
+
+    ``sets`` maps a table name to ``(rankings, published_grid)``. Returns a DataFrame with one
+    row per (table, deviation): ``matched``, ``total`` and ``max_abs_diff``.
+    """
+    import pandas as pd
+
+    rows = []
+    for dev in deviations:
+        _check_deviation(dev)
+        for name, (rankings, published) in sets.items():
+            res = compare_grid(kappa_grid(rankings, gammas, lams, deviation=dev), published,
+                               decimals=decimals)
+            rows.append({"table": name, "deviation": dev, "matched": res["matched"],
+                         "total": res["total"], "max_abs_diff": res["max_abs_diff"]})
+    return pd.DataFrame(rows)
+
+
+def kappa_p_curves(rankings, gammas, lams, ps=(1, 2, 3), *, deviation: str = "std"):
+    """:math:`\\kappa_p` against its own weight parameter, as a tidy DataFrame.
+
+    :math:`\\kappa_1` depends on gamma only and :math:`\\kappa_p` (``p >= 2``) on lam only, so
+    each curve has one free parameter. Columns: ``p``, ``parameter`` (``"gamma"`` or
+    ``"lam"``), ``value`` and ``kappa_p`` (0 beyond the longest common subsequence).
+    """
+    import pandas as pd
+
+    parsed = _parse_rankings(rankings)
+    graph = _graph_from_parsed(parsed, deviation, None)
+    gam = _check_unit(list(gammas), "gammas").ravel()
+    lms = _check_unit(list(lams), "lams").ravel()
+    rows = []
+    for p in ps:
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
+            raise ValueError(f"p must be a positive integer (a subsequence length), got {p!r}")
+        free, values = ("gamma", gam) if p == 1 else ("lam", lms)
+        G = values if p == 1 else np.ones_like(values)
+        Lm = values if p > 1 else np.ones_like(values)
+        kp = _kappa_p_from_graph(graph, G, Lm)
+        col = kp[:, p - 1] if p <= kp.shape[-1] else np.zeros(values.size)
+        rows += [{"p": int(p), "parameter": free, "value": float(v), "kappa_p": float(k)}
+                 for v, k in zip(values, col)]
+    return pd.DataFrame(rows)
+
+
+def plot_kappa_p_curves(curves: dict, ps=(1, 2, 3)):
+    """One panel per ``p``: :math:`\\kappa_p` of each named set against gamma (p = 1) or lam.
+
+    ``curves`` maps a set name to the output of :func:`kappa_p_curves`. Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(ps), figsize=(3.6 * len(ps), 3.4), squeeze=False)
+    markers = "osd^v<>"
+    for ax, p in zip(axes[0], ps):
+        for k, (name, frame) in enumerate(curves.items()):
+            sub = frame[frame.p == p].sort_values("value")
+            ax.plot(sub.value, sub.kappa_p, marker=markers[k % len(markers)], ms=4, lw=1.3,
+                    label=name)
+        free = "\\gamma" if p == 1 else "\\lambda"
+        ax.set_xlabel(f"${free}$")
+        ax.set_ylabel(f"$\\kappa_{p}$")
+        ax.set_title(f"$\\kappa_{p}$ against ${free}$")
+        ax.invert_xaxis()
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_difference_heatmaps(diffs: dict, decimals: int = 3):
+    """Heat maps of reproduced minus published grids, in units of the last printed decimal.
+
+    ``diffs`` maps a title to a DataFrame (rows gamma, columns lam) such as ``compare_grid``'s
+    ``diff``. The colour scale spans plus or minus one unit; a cell within half a unit (shown
+    as its value) matches the printed number. Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    unit = 10.0**-decimals
+    fig, axes = plt.subplots(1, len(diffs), figsize=(5.6 * len(diffs), 5.0), squeeze=False)
+    for ax, (title, diff) in zip(axes[0], diffs.items()):
+        values = diff.to_numpy(dtype=float) / unit
+        im = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1)
+        ax.set_xticks(range(diff.shape[1]), [str(c) for c in diff.columns], rotation=90,
+                      fontsize=7)
+        ax.set_yticks(range(diff.shape[0]), [f"{g:g}" for g in diff.index], fontsize=7)
+        ax.set_xlabel("$\\lambda$")
+        ax.set_ylabel("$\\gamma$")
+        bad = np.abs(values) > 0.5 + 1e-6
+        for i, j in zip(*np.nonzero(np.ones_like(values, dtype=bool))):
+            ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=5,
+                    color="black" if not bad[i, j] else "#b00000",
+                    fontweight="bold" if bad[i, j] else "normal")
+        ax.set_title(f"{title}: {int((~bad).sum())} of {bad.size} cells within 0.5e-{decimals}",
+                     fontsize=9)
+        fig.colorbar(im, ax=ax, shrink=0.75, label=f"reproduced - published (units of 1e-{decimals})")
+    fig.tight_layout()
+    return fig
+
+
+def sensitivity_table(curves: dict):
+    """How much each :math:`\\kappa_p` falls from the largest to the smallest weight of a curve.
+
+    ``curves`` maps a set name to the output of :func:`kappa_p_curves`. Returns one row per
+    (set, p): the parameter range (``largest``, ``smallest``; 1 and 0.45 in the paper), the
+    values at both ends (``at_largest``, ``at_smallest``) and the relative decline
+    ``1 - at_smallest / at_largest`` (``nan`` when ``at_largest`` is 0).
+    """
+    import pandas as pd
+
+    rows = []
+    for name, frame in curves.items():
+        for p, sub in frame.groupby("p", sort=True):
+            sub = sub.sort_values("value")
+            lo, hi = float(sub.kappa_p.iloc[0]), float(sub.kappa_p.iloc[-1])
+            rows.append({"set": name, "p": int(p), "parameter": sub.parameter.iloc[0],
+                         "largest": float(sub.value.iloc[-1]), "smallest": float(sub.value.iloc[0]),
+                         "at_largest": hi, "at_smallest": lo,
+                         "relative_decline": 1 - lo / hi if hi else float("nan")})
+    return pd.DataFrame(rows)

@@ -363,9 +363,19 @@ def rbo_weight(p: float, d):
     darr = _check_d(d)
     flat = darr.ravel()
     out = np.empty(flat.shape, dtype=float)
-    for i, di in enumerate(flat):  # one closed form per requested depth (not a hot path)
+    n_terms = math.ceil(-45.0 / math.log(p)) + 1
+    for i, di in enumerate(flat):  # one series per requested depth (not a hot path)
         di = int(di)
-        out[i] = 1.0 - p ** (di - 1) + (1.0 - p) / p * di * _log_tail(p, di - 1)
+        if n_terms <= 2_000_000:
+            # 1 - W(1:d) is the weight of the ranks below d: (1-p)/p sum_{i>d} (1 - d/i) p^i,
+            # a series of positive terms, summed directly to avoid cancellation near 1
+            j = np.arange(n_terms, dtype=float)
+            rest = (1.0 - p) / p * math.exp((di + 1) * math.log(p)) * np.sum(
+                (j + 1) / (di + 1 + j) * np.exp(j * math.log(p))
+            )
+            out[i] = 1.0 - rest
+        else:  # p extremely close to 1: the closed form of the notes
+            out[i] = 1.0 - p ** (di - 1) + (1.0 - p) / p * di * _log_tail(p, di - 1)
     out = out.reshape(darr.shape)
     return float(out) if out.ndim == 0 else out
 

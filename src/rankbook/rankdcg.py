@@ -36,6 +36,8 @@ __all__ = [
     "poster_kendall_tau",
     "poster_average_precision",
     "poster_ndcg",
+    "poster_table",
+    "truncate",
 ]
 
 #: Rules for items with equal ``hypothesis`` scores. ``"pessimistic"`` (the default) ranks the
@@ -206,3 +208,47 @@ def poster_ndcg(reference, hypothesis) -> float:
     disc = 1.0 / np.log2(np.arange(2, ref.shape[0] + 2))
     den = float(ref @ disc)
     return float(hyp @ disc) / den if den != 0 else float("nan")
+
+
+def truncate(x: float, decimals: int = 3) -> float:
+    """``x`` cut (not rounded) to ``decimals`` places, towards zero, as the poster's table is.
+
+    A tolerance of 1e-9 absorbs binary noise (0.975 is stored as 0.97499999...).
+
+    Examples
+    --------
+    >>> truncate(0.45464), truncate(-0.7999999999), round(0.45464, 3)
+    (0.454, -0.8, 0.455)
+    """
+    if x != x:
+        return x
+    scale = 10**decimals
+    return math.copysign(math.floor(abs(x) * scale + 1e-9) / scale, x)
+
+
+#: The columns of the poster's test table, in order, with the function computing each.
+POSTER_COLUMNS = {
+    "kendall_tau": poster_kendall_tau,
+    "avep": poster_average_precision,
+    "ndcg": poster_ndcg,
+    "rankdcg": rankdcg,
+}
+
+
+def poster_table(reference, hypotheses, ties: str = "pessimistic"):
+    """The poster's four columns for each hypothesis list, as a ``pandas.DataFrame``.
+
+    Examples
+    --------
+    >>> ref = [9, 4, 4, 2, 2, 2, 1, 1, 1, 1]
+    >>> poster_table(ref, [ref]).round(3).to_dict("records")
+    [{'kendall_tau': 1.0, 'avep': 1.0, 'ndcg': 1.0, 'rankdcg': 1.0}]
+    """
+    import pandas as pd
+
+    rows = []
+    for hyp in hypotheses:
+        row = {name: f(reference, hyp) for name, f in POSTER_COLUMNS.items() if name != "rankdcg"}
+        row["rankdcg"] = rankdcg(reference, hyp, ties=ties)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(POSTER_COLUMNS))

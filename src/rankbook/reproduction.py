@@ -43,6 +43,7 @@ __all__ = [
     "identity_violations",
     "copied_cells",
     "alternative_readings",
+    "typo_candidates",
     "explain_mismatches",
     "parse_cycle",
     "indiscernibility_table",
@@ -239,16 +240,28 @@ def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int =
     return pd.DataFrame(rows)
 
 
-def choose_k(fit: pd.DataFrame) -> pd.DataFrame:
-    """The best k per n: most matching cells, ties broken by the smaller median score, then smaller k.
+def choose_k(fit: pd.DataFrame, ratio: float = 0.25) -> pd.DataFrame:
+    """The best k per n: the most matching cells; among ties, the k closest to ``ratio * n``.
 
-    Also reports the range of k reaching the best match count (``tied_k``), so that a reader sees
-    how sharply the published numbers pin k down.
+    The published cells pin k down sharply at n = 10 but only to a range at larger n, where many
+    k-dependent cells are near zero and several k reach the same count. Ties are broken by
+    closeness to ``ratio * n`` (default n/4, the proportion that the sharp fits share and the
+    default of :func:`rankbook.properties.default_k`), then by the smaller k. ``tied_k`` lists
+    every k that reaches the best count, so the reader sees how sharp the fit is.
+
+    Examples
+    --------
+    >>> fit = pd.DataFrame({"n": 100, "k": [20, 24, 27, 30], "match": [30, 30, 30, 27],
+    ...                     "cells": 44, "score": 0.9})
+    >>> choose_k(fit)[["n", "k", "match", "tied_k"]].values.tolist()
+    [[100, 24, 30, '20, 24, 27']]
     """
     rows = []
     for n, g in fit.groupby("n", sort=True):
         best = int(g["match"].max())
-        tied = g[g["match"] == best].sort_values(["score", "k"])
+        tied = g[g["match"] == best].copy()
+        tied["_dist"] = (tied["k"] - ratio * n).abs()
+        tied = tied.sort_values(["_dist", "k"])
         ks = sorted(int(k) for k in tied["k"])
         rows.append({"n": int(n), "k": int(tied.iloc[0]["k"]), "match": best,
                      "cells": int(tied.iloc[0]["cells"]),
@@ -450,12 +463,38 @@ def _format_readings(readings: dict, published: float) -> str:
     return "; ".join(parts)
 
 
+def typo_candidates(value: float) -> dict[str, float]:
+    """Values a two-decimal number could have had before a one-keystroke slip.
+
+    Edits of the printed string that keep two decimals: exchanging two adjacent digits
+    (``0.31`` -> ``0.13``) and, for values of 1 or more, dropping the leading digit
+    (``1.11`` -> ``0.11``). Candidates equal to the value or to 0 are left out.
+
+    Examples
+    --------
+    >>> typo_candidates(1.11)
+    {'leading digit dropped': 0.11}
+    >>> typo_candidates(0.31)
+    {'digits 3 and 1 exchanged': 0.13}
+    """
+    text = f"{value:.2f}"
+    out: dict[str, float] = {}
+    if abs(value) >= 1:
+        out["leading digit dropped"] = float("0" + text[1:] if text[1] == "." else text[1:])
+    for a in range(len(text) - 1):
+        if text[a].isdigit() and text[a + 1].isdigit() and text[a] != text[a + 1]:
+            t = text[:a] + text[a + 1] + text[a] + text[a + 2:]
+            out[f"digits {text[a]} and {text[a + 1]} exchanged"] = float(t)
+    return {k: v for k, v in out.items() if np.isfinite(v) and v not in (value, 0.0)}
+
+
 def explain_mismatches(table: pd.DataFrame, published: pd.DataFrame,
                        readings: Callable[[str, str, int], dict] | None = None) -> pd.Series:
     """A computed reason for every row of ``table`` whose status is ``no`` (empty otherwise).
 
     ``table`` has ``metric, change, n, published, reproduced, sd, status``. In order: identities
-    the published table violates (naming the identity), copied cells, and otherwise
+    the published table violates (naming the identity), copied cells, one-keystroke typos that
+    would make the cell reproduce (:func:`typo_candidates`), and otherwise
     ``no reading found`` followed by the readings tried (``readings(metric, change, n)`` returns a
     dict as :func:`alternative_readings`).
     """
@@ -474,12 +513,24 @@ def explain_mismatches(table: pd.DataFrame, published: pd.DataFrame,
             parts.append("internal contradiction: " + d)
         key = (copies.metric == row.metric) & (copies.change == row.change) & (copies.n == row.n)
         parts.extend(dict.fromkeys(copies.loc[key, "detail"]))
-        if not parts or all(p.startswith("the reproduction") for p in parts):
+        fixes = []
+        if not copies.loc[key].shape[0]:
+            fixes = [f"{edit} gives {v:.2f}" for edit, v in typo_candidates(row.published).items()
+                     if cell_status(v, row.reproduced, row.sd)[()] == "match"]
+        explained = bool(parts) and not all(p.startswith("the reproduction") for p in parts)
+        if fixes and explained:
+            parts.append(f"likely typo: {' or '.join(fixes)}, which reproduces "
+                         f"({row.reproduced:.4f} +- {row.sd:.4f})")
+        if not explained:
             tried = ""
             if readings is not None:
                 tried = _format_readings(readings(row.metric, row.change, row.n), row.published)
-            parts.append(f"no reading found (published {row.published:.2f}); readings tried: "
-                         + (tried or "the default reading only"))
+            text = (f"no reading found (published {row.published:.2f}); readings tried: "
+                    + (tried or "the default reading only"))
+            if fixes:
+                text += (f"; a one-keystroke slip would explain it ({' or '.join(fixes)}, "
+                         f"reproduced {row.reproduced:.4f} +- {row.sd:.4f})")
+            parts.append(text)
         reasons.append(" | ".join(parts))
     return pd.Series(reasons, index=table.index, name="reason")
 
@@ -523,7 +574,8 @@ def indiscernibility_table(rows: pd.DataFrame, names: Sequence[str], cmb: Sequen
     """Recompute Table 3: does m(baseline, sigma) differ from m(baseline, tau)?
 
     ``rows`` has ``n, relevant, baseline, sigma, tau`` (cycle notation). For each row and metric
-    the two values are compared with relative tolerance ``rtol``. The ``cmb`` column of the paper
+    the two values are compared with relative tolerance ``rtol`` (two nan count as equal: the
+    metric returns the same "undefined" for both rankings). The ``cmb`` column of the paper
     stands for the confusion-matrix metrics ``cmb``: it distinguishes when any of them does, and
     ``note`` says whether they all agree. Returns ``n, relevant, baseline, sigma, tau, metric,
     value_sigma, value_tau, distinguishes, note``.
@@ -537,7 +589,7 @@ def indiscernibility_table(rows: pd.DataFrame, names: Sequence[str], cmb: Sequen
         allnames = list(dict.fromkeys([*names, *cmb]))
         vs = ev(allnames, base, s, k=k)
         vt = ev(allnames, base, t, k=k)
-        diff = {m: not np.isclose(float(vs[m]), float(vt[m]), rtol=rtol, atol=0.0)
+        diff = {m: not np.isclose(float(vs[m]), float(vt[m]), rtol=rtol, atol=0.0, equal_nan=True)
                 for m in allnames}
         desc = dict(n=n, relevant=k, baseline=r.baseline, sigma=r.sigma, tau=r.tau)
         d_cmb = [m for m in cmb if diff[m]]

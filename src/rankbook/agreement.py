@@ -45,7 +45,6 @@ the tau-b computation. :func:`agreement_ratio_bruteforce` is the O(|T|^2) refere
 
 from __future__ import annotations
 
-import itertools
 from typing import Iterable, Optional, Sequence
 
 import numpy as np
@@ -311,10 +310,8 @@ def agreement_ratio_bruteforce(x, y, ties="def1", reverse="none", orient=(True, 
     off = ~np.eye(t, dtype=bool)
 
     def ratio(yy):
-        ok = np.zeros((t, t), dtype=bool)
-        for i, j in itertools.product(range(t), repeat=2):  # the literal double sum
-            if i != j:
-                ok[i, j] = _consistent_from_diffs(x[i] - x[j], yy[i] - yy[j], ties)
+        # the literal double sum over ordered pairs (i, j), i != j, as a T x T table
+        ok = _consistent_from_diffs(x[:, None] - x[None, :], yy[:, None] - yy[None, :], ties)
         return ok[off].sum() / (t * (t - 1))
 
     r = ratio(y)
@@ -352,6 +349,7 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
     if r.ndim != 2:
         raise ValueError(f"rankings must have shape (T, n), got {r.shape}")
     ref = _reference(reference, r.shape[-1])
+    _metric_func(m1), _metric_func(m2)
     orient = tuple(
         _metrics.REGISTRY[m].higher_is_closer if isinstance(m, str) else True for m in (m1, m2)
     )

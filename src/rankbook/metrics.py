@@ -377,7 +377,8 @@ def _k_ndpm(p):
 
 
 def _k_dcg(p):
-    return p._get("dcg", lambda: p.rel @ _discount(p.n))
+    # elementwise product then a sum over the last axis: the same bits whatever the batch shape
+    return p._get("dcg", lambda: (p.rel * _discount(p.n)).sum(axis=-1))
 
 
 def _idcg(n: int) -> float:

@@ -1,0 +1,202 @@
+"""Tests for rankbook.agreement: Def. 1 on triples, the agreement ratio against the O(T^2)
+definition and against scipy's tau-b counts, tie rules, reversal, and the Figure 1 matrix."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankbook import agreement as A
+from rankbook import metrics as M
+from rankbook import permutations as P
+
+
+def tied_values(rng, size, levels):
+    return rng.integers(0, levels, size).astype(float)
+
+
+@pytest.mark.parametrize("ties", A.TIES)
+@pytest.mark.parametrize("reverse", ["none", "auto"])
+def test_sorting_equals_bruteforce_with_many_ties(ties, reverse):
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        t = int(rng.integers(2, 40))
+        x = tied_values(rng, t, int(rng.integers(1, 6)))
+        y = tied_values(rng, t, int(rng.integers(1, 6)))
+        if trial % 5 == 0:
+            y[rng.integers(0, t)] = np.nan
+        fast = A.agreement_ratio_from_values(x, y, ties=ties, reverse=reverse)
+        slow = A.agreement_ratio_bruteforce(x, y, ties=ties, reverse=reverse)
+        assert fast == pytest.approx(slow, abs=1e-12) or (math.isnan(fast) and math.isnan(slow))
+
+
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=30),
+       st.sampled_from(A.TIES), st.sampled_from(A.REVERSE), st.booleans(), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_sorting_equals_bruteforce_property(xy, ties, reverse, o1, o2):
+    x = [a for a, _ in xy]
+    y = [b for _, b in xy]
+    fast = A.agreement_ratio_from_values(x, y, ties=ties, reverse=reverse, orient=(o1, o2))
+    slow = A.agreement_ratio_bruteforce(x, y, ties=ties, reverse=reverse, orient=(o1, o2))
+    assert fast == pytest.approx(slow, abs=1e-12)
+
+
+def test_concordance_counts_match_scipy_tau_b():
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        t = int(rng.integers(3, 300))
+        x = tied_values(rng, t, int(rng.integers(2, 20)))
+        y = tied_values(rng, t, int(rng.integers(2, 20)))
+        c = A.concordance_counts(x, y)
+        assert c["concordant"] + c["discordant"] + c["tied_x"] + c["tied_y"] + c["tied_both"] == c["pairs"]
+        tx, ty = c["tied_x"] + c["tied_both"], c["tied_y"] + c["tied_both"]
+        if tx == c["pairs"] or ty == c["pairs"]:
+            continue
+        tau_b = (c["concordant"] - c["discordant"]) / math.sqrt((c["pairs"] - tx) * (c["pairs"] - ty))
+        assert tau_b == pytest.approx(scipy.stats.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_symmetric_tie_rules_are_symmetric_and_ordered_rule_is_not():
+    x = [1, 1, 2, 3]
+    y = [1, 2, 3, 4]
+    for ties in ("def1", "lenient"):
+        assert A.agreement_ratio_from_values(x, y, ties=ties) == A.agreement_ratio_from_values(y, x, ties=ties)
+    # tie in m1 against a strict order in m2 is a disagreement, the reverse is not (literal eq. 1)
+    assert A.agreement_ratio_from_values(x, y, ties="def1_ordered") == pytest.approx(5 / 6)
+    assert A.agreement_ratio_from_values(y, x, ties="def1_ordered") == 1.0
+    assert A.agreement_ratio_from_values(x, y, ties="def1") == pytest.approx(5 / 6)
+    assert A.agreement_ratio_from_values(x, y, ties="lenient") == 1.0
+
+
+def test_reversal_rules():
+    x = np.arange(10.0)
+    assert A.agreement_ratio_from_values(x, -x) == 0.0
+    assert A.agreement_ratio_from_values(x, -x, reverse="auto") == 1.0
+    assert A.agreement_ratio_from_values(x, -x, reverse="orient", orient=(True, False)) == 1.0
+    assert A.agreement_ratio_from_values(x, -x, reverse="orient", orient=(False, False)) == 0.0
+
+
+def test_triple_definition_brute_force_s4():
+    """Def. 1 is decided by are_consistent exactly as by enumerating all triples of S_4."""
+    allp = P.all_permutations(4)
+    for m1, m2 in [("mse", "rmse"), ("mse", "kendall_tau"), ("dcg", "ndcg"), ("precision", "recall"),
+                   ("recall", "mse"), ("mse", "recall"), ("spearman_rho", "r2")]:
+        x = M.evaluate(m1, P.identity(4), allp, k=2)
+        y = M.evaluate(m2, P.identity(4), allp, k=2)
+        witness = False
+        for s, mu, nu in itertools.product(range(24), repeat=3):
+            if x[s] <= x[mu] and y[s] <= y[mu] and x[s] <= x[nu] and y[s] > y[nu]:
+                witness = True
+                break
+        assert A.are_consistent(m1, m2, 4, k=2) == (not witness), (m1, m2)
+    # vectorised triple check agrees with the scalar definition on a few triples
+    s, mu, nu = allp[3], allp[3], allp[17]
+    expect = bool(M.mse(P.identity(4), s) <= M.mse(P.identity(4), nu)
+                  and M.kendall_tau(P.identity(4), s) > M.kendall_tau(P.identity(4), nu))
+    assert bool(A.triple_inconsistent("mse", "kendall_tau", s, mu, nu)) == expect
+    batch = A.triple_inconsistent("mse", "kendall_tau", allp[:, None], allp[:, None], allp[None, :])
+    assert batch.shape == (24, 24) and batch.any() and not batch.all()
+
+
+def test_constant_metric_breaks_symmetry_of_def1():
+    """Recall with k = n is constant: by eq. 1 read literally, (recall, mse) is inconsistent but
+    (mse, recall) is consistent."""
+    assert A.are_consistent("recall", "mse", 4, k=4) is False
+    assert A.are_consistent("mse", "recall", 4, k=4) is True
+
+
+def test_pair_consistent_indicator():
+    ref = P.identity(5)
+    T = P.random(5, size=30, rng=2)
+    f = A.pair_consistent("mse", "dcg", T[:, None], T[None, :])
+    assert f.shape == (30, 30)
+    x, y = M.mse(ref, T), M.dcg(ref, T)
+    off = ~np.eye(30, dtype=bool)
+    assert f[off].mean() == pytest.approx(A.agreement_ratio_from_values(x, y))
+
+
+def test_agreement_ratio_equals_reference_on_samples():
+    rng = np.random.default_rng(3)
+    T = P.random(7, size=60, rng=rng)
+    for m1, m2 in itertools.combinations(["recall", "mcc", "mse", "mape", "kendall_tau", "ndpm",
+                                          "dcg", "mrr", "gmr", "lr_plus"], 2):
+        x, y = M.evaluate(m1, P.identity(7), T, k=2), M.evaluate(m2, P.identity(7), T, k=2)
+        for ties in A.TIES:
+            fast = A.agreement_ratio(m1, m2, T, k=2, ties=ties, reverse="auto")
+            slow = A.agreement_ratio_bruteforce(x, y, ties=ties, reverse="auto")
+            assert fast == pytest.approx(slow, abs=1e-12), (m1, m2, ties)
+
+
+def test_agreement_matrix_small_equals_reference():
+    names = ["precision", "recall", "mcc", "lr_plus", "mse", "rmse", "kendall_tau", "ndpm", "dcg",
+             "ndcg", "mean_rank"]
+    for protocol in A.PROTOCOLS:
+        for reverse in A.REVERSE:
+            df = A.agreement_matrix(names, n=12, n_pairs=80, k=3, seed=5, protocol=protocol,
+                                    reverse=reverse)
+            refs, rankings = A.sample(12, 80, seed=5, protocol=protocol)
+            vals = M.evaluate_many(names, refs, rankings, k=3)
+            for a, b in itertools.product(names, repeat=2):
+                orient = (M.REGISTRY[a].higher_is_closer, M.REGISTRY[b].higher_is_closer)
+                slow = A.agreement_ratio_bruteforce(vals[a], vals[b], reverse=reverse, orient=orient)
+                assert df.loc[a, b] == pytest.approx(slow, abs=1e-12), (protocol, reverse, a, b)
+
+
+def test_agreement_matrix_expected_entries():
+    df = A.agreement_matrix(n=30, n_pairs=500, k=8, seed=0)
+    assert list(df.index) == list(M.NAMES) == list(df.columns)
+    assert np.array_equal(df.values, df.values.T)
+    assert np.all(np.diag(df.values) == 1.0)
+    assert ((df.values >= 0) & (df.values <= 1)).all()
+    for a, b in [("dcg", "ndcg"), ("mse", "rmse"), ("precision", "recall"), ("spearman_rho", "r2")]:
+        assert df.loc[a, b] == 1.0
+    # with the identity as reference, tau on the raw arrays and NDPM on item positions count the
+    # inversions of the same permutation (reversed); with independent pairs they differ
+    assert df.loc["kendall_tau", "ndpm"] == 1.0 and df.attrs["reversed"].loc["kendall_tau", "ndpm"]
+    ind = A.agreement_matrix(["kendall_tau", "ndpm"], n=30, n_pairs=500, seed=0, protocol="independent")
+    assert ind.loc["kendall_tau", "ndpm"] < 1.0
+    assert df.attrs["protocol"] == "reference" and df.attrs["reverse"] == "auto"
+    rev = df.attrs["reversed"]
+    assert rev.loc["mse", "kendall_tau"] and not rev.loc["mse", "rmse"]
+
+
+def test_agreement_matrix_deterministic_and_protocols_differ():
+    a = A.agreement_matrix(["mse", "recall", "kendall_tau", "dcg"], n=20, n_pairs=400, k=5, seed=9)
+    b = A.agreement_matrix(["mse", "recall", "kendall_tau", "dcg"], n=20, n_pairs=400, k=5, seed=9)
+    pd.testing.assert_frame_equal(a, b)
+    c = A.agreement_matrix(["mse", "recall", "kendall_tau", "dcg"], n=20, n_pairs=400, k=5, seed=9,
+                           protocol="independent")
+    assert not np.allclose(a.values, c.values)
+
+
+def test_sample_protocols():
+    ref, r = A.sample(6, 5, seed=1)
+    assert (ref == P.identity(6)).all() and r.shape == (5, 6)
+    ref2, r2 = A.sample(6, 5, seed=1, protocol="independent")
+    assert not (ref2 == P.identity(6)).all()
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="protocol must be one of 'reference', 'independent'"):
+        A.agreement_matrix(["mse"], n=5, n_pairs=10, protocol="pairs")
+    with pytest.raises(ValueError, match="reverse must be one of"):
+        A.agreement_matrix(["mse"], n=5, n_pairs=10, reverse="yes")
+    with pytest.raises(ValueError, match="ties must be one of"):
+        A.agreement_ratio_from_values([1, 2], [1, 2], ties="strict")
+    with pytest.raises(ValueError, match="unknown metric 'msa'"):
+        A.agreement_matrix(["msa"], n=5, n_pairs=10)
+    with pytest.raises(ValueError, match="needs k"):
+        A.agreement_matrix(["recall"], n=5, n_pairs=10, k=None)
+    with pytest.raises(ValueError, match="n_pairs must be an integer >= 2"):
+        A.agreement_matrix(["mse"], n=5, n_pairs=1)
+    with pytest.raises(ValueError, match="same number of values"):
+        A.concordance_counts([1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match="metric must be a callable or one of the names"):
+        A.agreement_ratio("mse", "nope", [[1, 2], [2, 1]])
+    with pytest.raises(ValueError, match="n must be an integer in 1..8"):
+        A.are_consistent("mse", "rmse", 9)

@@ -215,6 +215,15 @@ def test_adding_a_ranking_never_increases_kappa():
         assert c.longest_common(R + [extra]) <= c.longest_common(R)
 
 
+def test_weighted_kappa_can_grow_when_a_ranking_is_added():
+    # Eq. (3) is about counts: a new ranking can pull an item's positions together
+    R = ["ab", "xa"]  # a at positions 1, 2: spread 0.5
+    grown = R + ["ya"]  # a at 1, 2, 2: spread sqrt(2)/3 < 0.5
+    assert c.kappa(grown) <= c.kappa(R)
+    assert c.kappa(grown, gamma=0.5) == pytest.approx(0.5 ** (math.sqrt(2) / 3))
+    assert c.kappa(grown, gamma=0.5) > c.kappa(R, gamma=0.5) == pytest.approx(0.5**0.5)
+
+
 def test_kappa_independent_of_base_and_order():
     rng = np.random.default_rng(3)
     for _ in range(100):

@@ -38,6 +38,8 @@ __all__ = [
     "poster_ndcg",
     "poster_table",
     "truncate",
+    "reading_comparison",
+    "other_measures",
 ]
 
 #: Rules for items with equal ``hypothesis`` scores. ``"pessimistic"`` (the default) ranks the
@@ -252,3 +254,79 @@ def poster_table(reference, hypotheses, ties: str = "pessimistic"):
         row["rankdcg"] = rankdcg(reference, hyp, ties=ties)
         rows.append(row)
     return pd.DataFrame(rows, columns=list(POSTER_COLUMNS))
+
+
+def reading_comparison(reference, hypotheses):
+    """The poster's lists scored under the readings its text suggests but its table rules out.
+
+    Columns (one row per hypothesis list):
+
+    ``rankdcg_as_printed``
+        ``(max - DCG') / (max - min)``, the normalisation as printed (aligned reading).
+    ``rankdcg_as_ordering``
+        rankDCG when the hypothesis list is read as the reference values in the system's rank
+        order (position ``i`` holds the true value of the item ranked ``i``), not as scores.
+    ``tau_a``
+        the printed Kendall formula ``(c - d) / (n(n-1)/2)``, without the tie correction.
+    ``ndcg_aligned``
+        :func:`rankbook.ir.ndcg` of the reference values ranked by the hypothesis scores, tied
+        scores averaged (scikit-learn's convention).
+    ``ap_binary``
+        :func:`rankbook.ir.average_precision` with "relevant" = above the lowest reference level,
+        items ranked by the hypothesis scores with pessimistic tie-breaking: an AP of the form
+        the poster prints, sum of P(k) dR(k).
+    """
+    import pandas as pd
+
+    from . import ir
+
+    ref = np.asarray(reference, dtype=float)
+    rows = []
+    for hyp in hypotheses:
+        h = np.asarray(hyp, dtype=float)
+        value, lo, hi = rankdcg_components(ref, h)
+        c = _pair_counts(ref, h)
+        n0 = ref.shape[0] * (ref.shape[0] - 1) / 2
+        binary = (ref > ref.min()).astype(float)
+        rows.append(
+            {
+                "rankdcg_as_printed": (hi - value) / (hi - lo),
+                "rankdcg_as_ordering": rankdcg(h, -np.arange(h.shape[0])),
+                "tau_a": (c["concordant"] - c["discordant"]) / n0,
+                "ndcg_aligned": ir.ndcg(ref, scores=h, ties="average"),
+                "ap_binary": ir.average_precision(ir.order_by_scores(binary, h, "pessimistic")),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def other_measures(reference, hypotheses, p: float = 0.9):
+    """The poster's lists scored by other measures of this book (aligned reading).
+
+    ``ndcg_linear`` / ``ndcg_exponential``: :func:`rankbook.ir.ndcg` of the reference values
+    ranked by the hypothesis, ties averaged; ``ndpm`` and ``fcp`` (ties counted as discordant):
+    :func:`rankbook.ir.ndpm`, :func:`rankbook.ir.fcp`; ``rbo_ext``: :func:`rankbook.rbo.rbo_ext`
+    of the item orders given by the reference and by the hypothesis, ties in either broken by
+    item index (RBO refuses ties).
+    """
+    import pandas as pd
+
+    from . import ir
+    from .rbo import rbo_ext
+
+    ref = np.asarray(reference, dtype=float)
+    idx = np.arange(ref.shape[0])
+    ref_order = np.lexsort((idx, -ref)).tolist()
+    rows = []
+    for hyp in hypotheses:
+        h = np.asarray(hyp, dtype=float)
+        rows.append(
+            {
+                "ndcg_linear": ir.ndcg(ref, scores=h),
+                "ndcg_exponential": ir.ndcg(ref, scores=h, gain="exponential"),
+                "ndpm": ir.ndpm(ref, h),
+                "fcp": ir.fcp(ref, h),
+                "rbo_ext": rbo_ext(ref_order, np.lexsort((idx, -h)).tolist(), p),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -487,7 +487,7 @@ def consensus_matrix(rankings, gamma: float = 1.0, lam: float = 1.0, *,
     A[at, at] = g.theta(gamma)
     A[at[g.rows], at[g.cols]] = g.edge_weights(lam)
     names = [str(x) for x in labels]
-    return pd.DataFrame(A, index=names, columns=names)
+    return pd.DataFrame(A, index=pd.Index(names, name="item"), columns=names)
 
 
 # --------------------------------------------------------------------------------------------
@@ -658,7 +658,7 @@ def kappa_hat(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int
     return _kappa_from_graph(graph, g_arr, l_arr) + len(parsed) * s / len(counts)
 
 
-def kappa_1_topk(rankings, zeta: float, p=1.0, gamma=1.0, *, deviation: str = "std"):
+def kappa_1_topk(rankings, zeta: float, p, gamma=1.0, *, deviation: str = "std"):
     """Top-k weighted count of common items (Section IV-D4 of ``lin2017consensus``).
 
     .. math::

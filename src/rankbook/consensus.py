@@ -377,31 +377,42 @@ class ConsensusGraph:
 def _edges(M: np.ndarray, chunk_pairs: int = _CHUNK_PAIRS) -> tuple[np.ndarray, np.ndarray]:
     """All pairs ``i > j`` with ``M[k, i] > M[k, j]`` for every ranking ``k``.
 
-    Candidate pairs are enumerated one block of rows at a time (at most about ``chunk_pairs``
-    pairs held at once); each ranking keeps only the pairs it orders the same way.
+    Works on one block of rows at a time (about ``chunk_pairs`` candidate pairs, at least one
+    row), so memory stays bounded. Within a block the rankings are applied one after another:
+    as a dense boolean mask while many pairs survive, then, once fewer than 1/16 remain, on
+    the list of surviving index pairs, so the work shrinks as soon as the rankings disagree.
+    Worst case (rankings that all agree) :math:`O(N n^2)`.
     """
     n_rankings, n = M.shape
     idx = np.int32 if n < 2**31 - 1 else np.int64
+    # triangular[m] = number of candidate pairs in rows 0..m-1 = m (m - 1) / 2
+    m = np.arange(n + 1, dtype=np.int64)
+    triangular = m * (m - 1) // 2
     rows_out, cols_out = [], []
-    # rows with the most discriminating rankings first does not matter for the result
     start = 1
     while start < n:
-        # rows start..stop-1 have start..stop-1 candidates each
-        stop = start + 1
-        total = start
-        while stop < n and total + stop <= chunk_pairs:
-            total += stop
-            stop += 1
-        counts = np.arange(start, stop, dtype=idx)
-        ii = np.repeat(counts, counts)
-        offsets = np.cumsum(counts) - counts
-        jj = (np.arange(ii.size, dtype=idx) - np.repeat(offsets, counts)).astype(idx)
-        for k in range(n_rankings):
+        stop = int(np.searchsorted(triangular, triangular[start] + chunk_pairs, side="right")) - 1
+        stop = min(max(stop, start + 1), n)
+        # dense phase: mask[i - start, j] for rows start..stop-1 and columns j < i
+        mask = np.arange(stop)[None, :] < np.arange(start, stop)[:, None]
+        alive = int(triangular[stop] - triangular[start])
+        k = 0
+        while k < n_rankings and alive * 16 >= mask.size:
+            row = M[k]
+            mask &= row[start:stop, None] > row[None, :stop]
+            alive = int(np.count_nonzero(mask))
+            k += 1
+        ii, jj = np.nonzero(mask)
+        ii = (ii + start).astype(idx)
+        jj = jj.astype(idx)
+        del mask
+        # sparse phase on the surviving pairs
+        for k in range(k, n_rankings):
+            if ii.size == 0:
+                break
             row = M[k]
             keep = row[ii] > row[jj]
             ii, jj = ii[keep], jj[keep]
-            if ii.size == 0:
-                break
         rows_out.append(ii)
         cols_out.append(jj)
         start = stop
@@ -426,7 +437,9 @@ def _graph_from_parsed(parsed: list[dict], deviation: str, base: Any) -> Consens
     positions = np.array([[p[x] for x in items] for p in parsed], dtype=np.int64).reshape(
         len(parsed), len(items)
     )
-    rows, cols = _edges(positions)
+    # the base ranking orders every candidate pair already (it only drops its own ties): last
+    order = [k for k in range(len(parsed)) if k != b] + [b]
+    rows, cols = _edges(positions[order])
     return ConsensusGraph(items, positions, rows, cols, b, deviation)
 
 

@@ -57,6 +57,7 @@ __all__ = [
     "mean_reciprocal_rank",
     "mean_ndcg",
     "order_by_scores",
+    "CONVENTIONS",
 ]
 
 #: Gain functions of (n)DCG: ``"linear"`` uses the relevance itself (Järvelin and Kekäläinen;
@@ -938,3 +939,22 @@ def mean_ndcg(
     values, lengths, mask = _pad(batch, lengths, "batch")
     per_query = _ndcg_kernel(values, mask, k, gain, log_base, ideal, ideal_lengths, ideal_cut, values.shape[0])
     return _reduce(per_query, nan_policy, reduce)
+
+
+#: Which library each setting of this module reproduces; every "matches" entry is checked by
+#: tests/test_ir.py against the installed library (scikit-learn 1.9, ir_measures 0.4 with
+#: pytrec_eval, ranx 0.3).
+CONVENTIONS = [
+    ("gain", '"linear"', "trec_eval ndcg / ndcg_cut, ir_measures nDCG@k, ranx ndcg@k, scikit-learn dcg_score / ndcg_score"),
+    ("gain", '"exponential"', "ranx ndcg_burges@k; ir_measures nDCG(gains={g: 2**g - 1})@k; the blog note's NDCG@K"),
+    ("ideal", "None (the list's own values)", "scikit-learn ndcg_score: only the scored items exist"),
+    ("ideal", "all judged relevances of the query", "trec_eval, ir_measures, ranx: relevant items not returned lower nDCG"),
+    ("ideal_cut", '"k"', "all four libraries: the ideal DCG is cut at the same k"),
+    ("ideal_cut", '"full"', "none of the four; some papers normalise DCG@k by the uncut ideal DCG"),
+    ("ties (with scores)", '"average"', "scikit-learn default (ignore_ties=False): McSherry-Najork tie averaging"),
+    ("ties (with scores)", '"order" after sorting by score, then document id descending', "trec_eval and ir_measures (they break score ties by descending document id)"),
+    ("ties (with scores)", "any rule, on tie-free scores", "scikit-learn ignore_ties=True (its order among ties is numpy's unstable argsort)"),
+    ("undefined nDCG", "nan; nan_policy='zero' in mean_ndcg", "nan: trec_eval skips queries without relevant items; 0: scikit-learn"),
+    ("AP divisor", "n_relevant (all relevant judged)", "trec_eval map / map_cut, ir_measures AP and AP@k, ranx map@k"),
+    ("P@k of a short list", "divide by k", "trec_eval, ir_measures, ranx"),
+]

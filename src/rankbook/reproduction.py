@@ -364,7 +364,7 @@ def identity_violations(published: pd.DataFrame) -> pd.DataFrame:
                     rows.append((m, change, n, "informedness = recall - fallout", detail))
         for m, hi in BOUNDS.items():
             if has(m, change, n) and pub[(m, change, n)] > hi + 1e-12:
-                rows.append((m, change, n, f"{m} has range width {hi:g}",
+                rows.append((m, change, n, f"|Δ {m}| <= {hi:g} (the width of its range)",
                              f"published mean |Δ {m}| = {pub[(m, change, n)]:.2f} exceeds {hi:g}, "
                              f"the largest change {m} can make ({change}, n = {n})"))
     # DCG / nDCG share one constant per n

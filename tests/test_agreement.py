@@ -103,6 +103,18 @@ def test_triple_definition_brute_force_s4():
     assert batch.shape == (24, 24) and batch.any() and not batch.all()
 
 
+def test_confusion_metrics_pairwise_consistent_exhaustive():
+    cm = [m for m in M.NAMES if M.REGISTRY[m].family == "confusion"]
+    for m1, m2 in [("recall", "mcc"), ("prevalence_threshold", "jaccard"), ("lr_minus", "accuracy"),
+                   ("markedness", "fowlkes_mallows")]:
+        assert m1 in cm and m2 in cm
+        x = M.evaluate(m1, P.identity(6), P.all_permutations(6), k=2)
+        y = M.evaluate(m2, P.identity(6), P.all_permutations(6), k=2)
+        flip = M.REGISTRY[m1].higher_is_closer != M.REGISTRY[m2].higher_is_closer
+        assert A.are_consistent(m1, m2 if not flip else (lambda r, s, k=None: -M.evaluate(m2, r, s, k=k)), 6, k=2)
+        assert A.agreement_ratio_from_values(x, y, reverse="auto") == 1.0
+
+
 def test_constant_metric_breaks_symmetry_of_def1():
     """Recall with k = n is constant: by eq. 1 read literally, (recall, mse) is inconsistent but
     (mse, recall) is consistent."""
@@ -155,6 +167,10 @@ def test_agreement_matrix_expected_entries():
     assert ((df.values >= 0) & (df.values <= 1)).all()
     for a, b in [("dcg", "ndcg"), ("mse", "rmse"), ("precision", "recall"), ("spearman_rho", "r2")]:
         assert df.loc[a, b] == 1.0
+    # with |R| = |S| = k every confusion-matrix metric is a monotone function of TP alone
+    # (e.g. MCC = (n TP - k^2) / (k (n - k))), so the 19 agree perfectly once reversed
+    cm = [m for m in M.NAMES if M.REGISTRY[m].family == "confusion"]
+    assert (df.loc[cm, cm].values == 1.0).all()
     # with the identity as reference, tau on the raw arrays and NDPM on item positions count the
     # inversions of the same permutation (reversed); with independent pairs they differ
     assert df.loc["kendall_tau", "ndpm"] == 1.0 and df.attrs["reversed"].loc["kendall_tau", "ndpm"]

@@ -309,6 +309,15 @@ def test_inversion_count_against_brute_force():
         ]
         assert P.inversion_count(p).tolist() == expected
     assert P.inversion_count(np.arange(1000, 0, -1)) == 1000 * 999 // 2
+    # several chunks: the result must not depend on how the batch is split
+    many = P.random(300, size=500, rng=6)
+    whole = P.inversion_count(many)
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(P, "_CHUNK_ELEMENTS", 1000)
+    try:
+        assert np.array_equal(P.inversion_count(many), whole)
+    finally:
+        monkey.undo()
     big = P.random(1000, size=3, rng=5)
     tau = [scipy.stats.kendalltau(np.arange(1000), r).statistic for r in big]
     assert np.allclose(1 - 4 * P.inversion_count(big) / (1000 * 999), tau)

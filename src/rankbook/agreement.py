@@ -37,6 +37,11 @@ Readings chosen here (the book shows them)
 - *Undefined values.* Pairs where either metric is nan (LR+ when FPR = 0) are left out of both
   numerator and denominator.
 
+A consequence worth knowing when reading Figure 1: with as many relevant as retrieved items
+(|R| = |S| = k, the paper's setting) every confusion-matrix metric is a monotone function of TP
+alone (e.g. MCC = (n TP - k^2) / (k (n - k))), so any two of the 19 are consistent and their
+agreement ratio is exactly 1 after reversal, whatever the sample.
+
 The agreement ratio is a concordance count: after sorting the sample by (m1, m2), the strictly
 discordant pairs are the inversions of m2's order (counted in O(|T| log |T|) with
 :func:`rankbook.permutations.inversion_count`), and the tie counts come from group sizes, as in

@@ -221,6 +221,7 @@ def _pairs_brute(ref, sys_):
     return agree, disagree, compatible
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=0, max_size=15))
 def test_ndpm_and_fcp_with_ties_brute_force(pairs):
     ref = [p[0] for p in pairs]
@@ -316,7 +317,7 @@ def test_ideal_cut_full_lowers_ndcg_at_k():
 # properties
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(relevance_lists, ks, st.integers(0, 6))
 def test_bounded_measures_lie_in_unit_interval(rel, k, extra):
     m = sum(r > 0 for r in rel) + extra
@@ -339,7 +340,7 @@ def test_bounded_measures_lie_in_unit_interval(rel, k, extra):
         assert math.isnan(v) or 0.0 <= v <= 1.0
 
 
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None)
 @given(nonempty_relevance, ks)
 def test_ndcg_is_one_for_the_ideal_order(rel, k):
     ideal = sorted(rel, reverse=True)
@@ -347,7 +348,7 @@ def test_ndcg_is_one_for_the_ideal_order(rel, k):
     assert math.isnan(v) or v == pytest.approx(1.0)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(relevance_lists, min_size=1, max_size=6), st.one_of(st.none(), ks))
 def test_batch_padded_and_list_agree_with_single_list_functions(batch, k):
     per_q_ap = ir.mean_average_precision(batch, k=k, reduce=False)

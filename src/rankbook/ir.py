@@ -877,6 +877,9 @@ def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_pol
     reduce : bool
         False returns the per-query values.
 
+    Ties: none; each list is an order (see :func:`average_precision`). The padded path is
+    vectorised over queries (no Python loop per query).
+
     Examples
     --------
     >>> mean_average_precision([[1, 0, 1], [0, 1]])  # (5/6 + 1/2) / 2
@@ -897,7 +900,7 @@ def mean_reciprocal_rank(batch, lengths=None, k=None, reduce: bool = True):
     .. math:: MRR = \frac{1}{|Q|} \sum_{q \in Q} \frac{1}{\mathrm{rank}_q}
 
     A query without a relevant item contributes 0. ``batch`` and ``lengths`` as in
-    :func:`mean_average_precision`.
+    :func:`mean_average_precision`. Ties: none; each list is an order.
 
     Examples
     --------
@@ -926,7 +929,8 @@ def mean_ndcg(
     ``ideal`` is a batch like ``batch`` (a list of lists, or a padded array with
     ``ideal_lengths``) holding every judged relevance per query; default: each list's own
     values. ``nan_policy="zero"`` scores queries without relevant items 0, as scikit-learn's
-    ``ndcg_score`` does.
+    ``ndcg_score`` does. Ties: none; each list is an order (use :func:`ndcg` with ``scores`` to
+    average over tied scores).
 
     Examples
     --------

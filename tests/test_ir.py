@@ -413,3 +413,15 @@ def test_bad_input_raises_value_error_naming_the_problem(call, words):
         call()
     for w in words:
         assert w in str(info.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3)), min_size=1, max_size=14),
+       st.one_of(st.none(), ks), st.sampled_from(ir.TIES), st.sampled_from(ir.GAINS))
+def test_ndcg_from_tied_scores_stays_in_unit_interval(pairs, k, ties, gain):
+    rel = [p[0] for p in pairs]
+    scores = [p[1] for p in pairs]
+    v = ir.ndcg(rel, k=k, scores=scores, ties=ties, gain=gain)
+    assert math.isnan(v) or 0.0 <= v <= 1.0
+    if len(set(rel)) == 1 and rel[0] > 0:  # every order is ideal
+        assert v == 1.0

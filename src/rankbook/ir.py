@@ -304,7 +304,23 @@ def _ndcg_kernel(values, mask, k, gain, log_base, ideal, ideal_lengths, ideal_cu
     num = _dcg_kernel(values, mask, k, gain, log_base)
     den = _ideal_dcg(ideal_values, ideal_mask, k, gain, log_base, ideal_cut)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        return _unit_ratio(num, den)
+
+
+def _unit_ratio(num, den):
+    """``num / den`` for DCG over ideal DCG (nan where den == 0).
+
+    DCG <= IDCG holds exactly (the ideal dominates the list), so a ratio above 1 can only be
+    rounding in the two sums; it is at most a few ulp and is returned as 1. Anything larger is a
+    bug and raises.
+    """
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    over = ratio > 1.0
+    if np.any(ratio[over] - 1.0 > 1e-12):
+        raise RuntimeError("nDCG above 1 beyond rounding: please report this as a bug")
+    return np.where(over, 1.0, ratio)
 
 
 def _one(relevance, name="relevance"):
@@ -632,7 +648,9 @@ def ndcg(
     Returns
     -------
     float in [0, 1]; ``nan`` when the ideal DCG is 0 (no relevant item). scikit-learn returns 0
-    there; use ``nan_policy="zero"`` in :func:`mean_ndcg` to mimic it.
+    there; use ``nan_policy="zero"`` in :func:`mean_ndcg` to mimic it. The two sums are rounded
+    separately, so a list as good as the ideal can come out a few ulp above 1 (with tie
+    averaging, say); that rounding excess is returned as exactly 1.
 
     Examples
     --------
@@ -654,7 +672,7 @@ def ndcg(
         _check_ideal_dominates(rel[None, :], np.ones((1, rel.shape[0]), bool), ideal_arr[None, :], np.ones((1, ideal_arr.shape[0]), bool))
     ordered = -np.sort(-ideal_arr)
     den = dcg(ordered, k=k if ideal_cut == "k" else None, gain=gain, log_base=log_base)
-    return num / den if den > 0 else float("nan")
+    return float(_unit_ratio(num, den))
 
 
 def r_score(ratings, d: float, alpha: float, normalize: bool = False) -> float:

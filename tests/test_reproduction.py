@@ -1,0 +1,184 @@
+"""rankbook.reproduction: grading, identities, k fit, explanations and the Table 3 recomputation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankbook import metrics, permutations, reproduction as R
+from rankbook.paths import data_path
+
+
+@pytest.fixture(scope="module")
+def published():
+    return pd.read_csv(data_path("published", "paper_a", "table2_robustness.csv"), comment="#")
+
+
+# --- grading ----------------------------------------------------------------------------------
+
+def test_cell_status_boundaries():
+    # tolerance for match is 0.005 + 2.5 sd
+    assert R.cell_status(1.0, 1.0 + 0.005 + 2.5 * 0.01 - 1e-9, 0.01).item() == "match"
+    assert R.cell_status(1.0, 1.0 + 0.005 + 2.5 * 0.01 + 1e-6, 0.01).item() == "loose"
+    # loose: within max(0.02, 10 %) of the published value
+    assert R.cell_status(1.00, 1.09, 0.0).item() == "loose"
+    assert R.cell_status(1.00, 1.11, 0.0).item() == "no"
+    assert R.cell_status(0.05, 0.069, 0.0).item() == "loose"
+    assert R.cell_status(0.05, 0.071, 0.0).item() == "no"
+    assert R.cell_status(0.05, np.nan, 0.0).item() == "no"
+
+
+def test_choose_k_prefers_most_matches_then_ratio():
+    fit = pd.DataFrame({"n": [10] * 3 + [100] * 4, "k": [2, 3, 4, 20, 24, 27, 30],
+                        "match": [26, 32, 15, 30, 30, 30, 27], "cells": 44, "score": 1.0})
+    out = R.choose_k(fit).set_index("n")
+    assert out.loc[10, "k"] == 3 and out.loc[10, "tied_k"] == "3"
+    assert out.loc[100, "k"] == 24 and out.loc[100, "tied_k"] == "20, 24, 27"
+
+
+def test_fit_k_rejects_bad_k(published):
+    with pytest.raises(ValueError, match="k must lie in 1..n-1"):
+        R.fit_k(published, 10, [0, 3], n_pairs=10, n_runs=2)
+
+
+# --- the simulation ----------------------------------------------------------------------------
+
+def test_perturb_swap_and_slide():
+    rng = np.random.default_rng(1)
+    nu = permutations.random(9, 500, rng=rng)
+    swapped = R.perturb(nu, "swap", np.random.default_rng(2))
+    permutations.validate(swapped)
+    assert ((swapped != nu).sum(axis=1) == 2).all()
+    np.testing.assert_array_equal(R.perturb(nu, "slide"), np.roll(nu, -1, axis=1))
+    # the left action relabels items: the positions that change hold the two swapped labels
+    left = R.perturb(nu, "swap", np.random.default_rng(2), side="left")
+    changed = left != nu
+    assert (changed.sum(axis=1) == 2).all()
+    assert (np.sort(left[changed].reshape(-1, 2), 1) == np.sort(nu[changed].reshape(-1, 2), 1)).all()
+    with pytest.raises(ValueError, match="unknown change"):
+        R.perturb(nu, "shuffle")
+    with pytest.raises(ValueError, match="needs a random generator"):
+        R.perturb(nu, "swap")
+
+
+def test_type_i_runs_deterministic_and_k_independent_pairs():
+    a = R.type_i_runs(["mse", "recall"], 12, 3, n_pairs=50, n_runs=3, seed=7)
+    b = R.type_i_runs(["mse", "recall"], 12, 3, n_pairs=50, n_runs=3, seed=7)
+    pd.testing.assert_frame_equal(a, b)
+    c = R.type_i_runs(["mse", "recall"], 12, 5, n_pairs=50, n_runs=3, seed=7)
+    # the pairs do not depend on k, so a k-free metric gives the same numbers
+    np.testing.assert_array_equal(a[a.metric == "mse"]["mean_abs_change"],
+                                  c[c.metric == "mse"]["mean_abs_change"])
+    assert len(a) == 2 * 2 * 3
+    s = R.summarize_runs(a)
+    assert set(s.columns) >= {"metric", "change", "n", "k", "reproduced", "sd"}
+
+
+def test_slide_ndpm_matches_closed_form():
+    # under nu o FC_n the top item of nu drops to the bottom: if it sits at position p of sigma,
+    # NDPM changes by (n + 1 - 2p) / C(n, 2), with p uniform on 1..n.
+    n = 10
+    exact = np.mean([abs(n + 1 - 2 * p) for p in range(1, n + 1)]) / math.comb(n, 2)
+    s = R.summarize_runs(R.type_i_runs(["ndpm"], n, None, n_pairs=1000, n_runs=8, seed=3,
+                                       changes=["slide"]))
+    assert abs(s["reproduced"].item() - exact) < 4 * s["sd"].item() / math.sqrt(8) + 1e-3
+
+
+@pytest.mark.parametrize("change", ["swap", "slide"])
+def test_identities_hold_for_the_library(change):
+    """Every identity used to call a published cell contradictory holds pair by pair."""
+    n, k = 20, 5
+    rng = np.random.default_rng(11)
+    sigma = permutations.random(n, 400, rng=rng)
+    nu = permutations.random(n, 400, rng=rng)
+    moved = R.perturb(nu, change, rng)
+    names = list(metrics.NAMES)
+    before = metrics.evaluate_many(names, sigma, nu, k=k)
+    after = metrics.evaluate_many(names, sigma, moved, k=k)
+    d = {m: np.abs(after[m] - before[m]) for m in names}
+    for a, b, factor, text in R.IDENTITIES:
+        np.testing.assert_allclose(d[a], factor(n) * d[b], atol=1e-9, err_msg=text)
+    for a, (b1, b2), text in R.SUM_IDENTITIES:
+        np.testing.assert_allclose(d[a], d[b1] + d[b2], atol=1e-9, err_msg=text)
+    for m, hi in R.BOUNDS.items():
+        assert np.nanmax(d[m]) <= hi + 1e-12
+    moved_any = d["ndcg"] > 0
+    ratio = d["dcg"][moved_any] / d["ndcg"][moved_any]  # IDCG(n), one constant
+    np.testing.assert_allclose(ratio, ratio[0], rtol=1e-9)
+
+
+def test_no_violation_in_a_rounded_consistent_table():
+    runs = R.type_i_runs(list(metrics.NAMES), 12, 3, n_pairs=300, n_runs=1, seed=5)
+    table = R.summarize_runs(runs)
+    table["published"] = table["reproduced"].round(2)
+    assert R.identity_violations(table).empty
+
+
+def test_violations_found_in_the_published_table(published):
+    v = R.identity_violations(published)
+    def has(metric, change, n, word):
+        sub = v[(v.metric == metric) & (v.change == change) & (v.n == n)]
+        return sub["identity"].str.contains(word, regex=False).any()
+    assert has("fdr", "swap", 10, "FDR = 1 - precision")
+    assert has("spearman_rho", "swap", 50, "R2 = 2 rho - 1")
+    assert has("spearman_rho", "slide", 100, "R2 = 2 rho - 1")
+    assert has("ndpm", "slide", 10, "<= 1")
+    assert has("mcc", "swap", 50, "informedness")
+    assert not has("recall", "swap", 10, "FNR")  # recall and FNR agree at 0.07
+
+
+def test_copied_cells_and_typos():
+    pub = pd.DataFrame({"metric": "x", "change": "swap", "n": [10, 50, 100],
+                        "published": [0.10, 0.10, 0.01]})
+    rep = pub.assign(reproduced=[0.10, 0.015, 0.008])
+    c = R.copied_cells(pub, rep)
+    assert c["n"].tolist() == [50]
+    assert R.typo_candidates(2.19) == {"leading digit dropped": 0.19, "digits 1 and 9 exchanged": 2.91}
+
+
+def test_explain_gives_every_no_cell_a_reason(published):
+    fake = published.assign(reproduced=published["published"] * 0.5 + 0.05, sd=0.001)
+    fake["status"] = R.cell_status(fake["published"], fake["reproduced"], fake["sd"])
+    reasons = R.explain_mismatches(fake, published)
+    assert (reasons[fake["status"] == "no"].str.len() > 0).all()
+    assert (reasons[fake["status"] != "no"] == "").all()
+    assert reasons.str.contains("no reading found").any()
+
+
+# --- Table 3 and Figure 1 helpers ----------------------------------------------------------------
+
+def test_parse_cycle():
+    assert R.parse_cycle("(1 2 3)", 4).tolist() == [2, 3, 1, 4]
+    assert R.parse_cycle("(1 2)(3 4)", 4).tolist() == [2, 1, 4, 3]
+    for bad in ["1 2", "(1 1)", "(1 9)", "(a b)"]:
+        with pytest.raises(ValueError):
+            R.parse_cycle(bad, 4)
+
+
+def test_indiscernibility_row():
+    rows = pd.DataFrame({"n": [10], "relevant": [5], "baseline": ["id"], "sigma": ["(1 2)"],
+                         "tau": ["(3 4)"]})
+    cmb = [m for m in metrics.NAMES if metrics.REGISTRY[m].family == "confusion"]
+    t = R.indiscernibility_table(rows, ["mse", "mape", "kendall_tau", "mrr"], cmb).set_index("metric")
+    # two width-1 swaps inside the top 5: same squared error and tau, different MAPE
+    assert not t.loc["mse", "distinguishes"] and not t.loc["kendall_tau", "distinguishes"]
+    assert t.loc["mape", "distinguishes"]
+    assert not t.loc["mrr", "distinguishes"] and not t.loc["cmb", "distinguishes"]
+
+
+def test_equivalence_kind():
+    x = np.linspace(0.1, 2, 50)
+    assert R.equivalence_kind(x, 3 - 2 * x) == "linear"
+    assert R.equivalence_kind(x, np.sqrt(x)) == "monotone"
+    assert R.equivalence_kind(x, -np.log(x)) == "monotone"
+    assert R.equivalence_kind(x, np.cos(5 * x)) == "none"
+    assert R.equivalence_kind(np.r_[x, x], np.r_[x, x + 1]) == "none"  # not a function of x
+
+
+def test_figure1_groups_cover_every_metric_once():
+    members = [m for ms in R.FIGURE1_GROUPS.values() for m in ms]
+    assert sorted(members) == sorted(metrics.NAMES)
+    assert set(R.K_DEPENDENT) == {m for m in metrics.NAMES if metrics.REGISTRY[m].needs_k}

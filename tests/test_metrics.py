@@ -540,3 +540,14 @@ def test_bad_rankings(sigma, nu, message):
         M.evaluate("mse", sigma, nu)
     with pytest.raises(ValueError, match=message):
         M.evaluate_many(M.NAMES, sigma, nu, k=1)
+
+
+def test_blocks_do_not_change_values(monkeypatch):
+    s = P.random(17, size=(3, 40), rng=11)
+    v = P.random(17, size=40, rng=12)
+    whole = M.evaluate_many(M.NAMES, s, v, k=4)
+    monkeypatch.setattr(M, "_CHUNK_ELEMENTS", 50)  # blocks of 2 rows
+    blocks = M.evaluate_many(M.NAMES, s, v, k=4)
+    for name in M.NAMES:
+        assert blocks[name].shape == (3, 40)
+        np.testing.assert_array_equal(blocks[name], whole[name])

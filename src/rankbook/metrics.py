@@ -136,25 +136,35 @@ def _div(a, b):
     return np.where(b == 0, np.nan, out)
 
 
-class _Pair:
-    """Validated rankings plus lazily computed intermediates shared by several metrics."""
+#: Rows evaluated together hold about this many entries: temporaries stay bounded (and in cache).
+_CHUNK_ELEMENTS = 1 << 18
 
-    def __init__(self, sigma, nu, k=None):
-        s = _perm._as_int_array(sigma, "sigma")
-        inv_s = _perm._check_perm(s, "sigma")
-        v = _perm._as_int_array(nu, "nu")
-        if v.shape[-1] != s.shape[-1]:
-            raise ValueError(
-                f"sigma and nu rank different numbers of items: sigma has n={s.shape[-1]}, "
-                f"nu has n={v.shape[-1]} (shapes {s.shape} and {v.shape})"
-            )
-        inv_v = _perm._check_perm(v, "nu")
-        try:
-            s, v, inv_s, inv_v = np.broadcast_arrays(s, v, inv_s, inv_v)
-        except ValueError:
-            raise ValueError(
-                f"the batch shapes of sigma {s.shape[:-1]} and nu {v.shape[:-1]} do not broadcast"
-            ) from None
+
+def _checked(sigma, nu):
+    """Validate both rankings once; return them, their 0-based inverses and the batch shape."""
+    s = _perm._as_int_array(sigma, "sigma")
+    inv_s = _perm._check_perm(s, "sigma")
+    v = _perm._as_int_array(nu, "nu")
+    if v.shape[-1] != s.shape[-1]:
+        raise ValueError(
+            f"sigma and nu rank different numbers of items: sigma has n={s.shape[-1]}, "
+            f"nu has n={v.shape[-1]} (shapes {s.shape} and {v.shape})"
+        )
+    inv_v = _perm._check_perm(v, "nu")
+    try:
+        batch = np.broadcast_shapes(s.shape[:-1], v.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"the batch shapes of sigma {s.shape[:-1]} and nu {v.shape[:-1]} do not broadcast"
+        ) from None
+    return s, v, inv_s, inv_v, batch
+
+
+class _Pair:
+    """A block of validated pairs (rows of shape (m, n)) plus lazily computed intermediates
+    shared by several metrics."""
+
+    def __init__(self, s, v, inv_s, inv_v, k=None):
         self.s, self.v = s, v
         self.inv_s, self.inv_v = inv_s, inv_v  # 0-based positions of items
         self.n = s.shape[-1]
@@ -409,8 +419,28 @@ def _unknown(name) -> ValueError:
     return ValueError(f"unknown metric {name!r}; valid names: {', '.join(NAMES)}")
 
 
-def _compute(name, p: "_Pair"):
-    return _finish(_KERNELS[name](p))
+def _evaluate(names, sigma, nu, k):
+    """Validate once, then evaluate the metrics block by block over the flattened batch."""
+    s, v, inv_s, inv_v, batch = _checked(sigma, nu)
+    n = s.shape[-1]
+    if any(REGISTRY[name].needs_k for name in names):
+        k = _check_k(k, n)
+    rows = int(np.prod(batch, dtype=np.int64))
+    arrays = []
+    for a in (s, v, inv_s, inv_v):
+        a = np.broadcast_to(a, batch + (n,))
+        arrays.append(a.reshape(rows, n))  # a view when the batch has at most one axis
+    out = {name: np.empty(rows, dtype=np.float64) for name in names}
+    step = max(1, _CHUNK_ELEMENTS // n)
+    for start in range(0, rows, step):
+        block = _Pair(*(a[start : start + step] for a in arrays), k=k)
+        for name in names:
+            out[name][start : start + step] = _KERNELS[name](block)
+    return {name: _finish(val.reshape(batch)) for name, val in out.items()}
+
+
+def _compute(name, sigma, nu, k):
+    return _evaluate([name], sigma, nu, k)[name]
 
 
 # --------------------------------------------------------------------------------------------
@@ -431,7 +461,7 @@ def recall(sigma, nu, k=None):
     >>> float(recall(sigma, nu, k=2))
     0.5
     """
-    return _compute("recall", _Pair(sigma, nu, k))
+    return _compute("recall", sigma, nu, k)
 
 
 def fnr(sigma, nu, k=None):
@@ -442,7 +472,7 @@ def fnr(sigma, nu, k=None):
     >>> float(fnr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fnr", _Pair(sigma, nu, k))
+    return _compute("fnr", sigma, nu, k)
 
 
 def fallout(sigma, nu, k=None):
@@ -453,7 +483,7 @@ def fallout(sigma, nu, k=None):
     >>> float(fallout([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("fallout", _Pair(sigma, nu, k))
+    return _compute("fallout", sigma, nu, k)
 
 
 def tnr(sigma, nu, k=None):
@@ -464,7 +494,7 @@ def tnr(sigma, nu, k=None):
     >>> float(tnr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.75
     """
-    return _compute("tnr", _Pair(sigma, nu, k))
+    return _compute("tnr", sigma, nu, k)
 
 
 def precision(sigma, nu, k=None):
@@ -475,7 +505,7 @@ def precision(sigma, nu, k=None):
     >>> float(precision([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("precision", _Pair(sigma, nu, k))
+    return _compute("precision", sigma, nu, k)
 
 
 def fdr(sigma, nu, k=None):
@@ -486,7 +516,7 @@ def fdr(sigma, nu, k=None):
     >>> float(fdr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fdr", _Pair(sigma, nu, k))
+    return _compute("fdr", sigma, nu, k)
 
 
 def npv(sigma, nu, k=None):
@@ -497,7 +527,7 @@ def npv(sigma, nu, k=None):
     >>> float(npv([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.75
     """
-    return _compute("npv", _Pair(sigma, nu, k))
+    return _compute("npv", sigma, nu, k)
 
 
 def for_(sigma, nu, k=None):
@@ -508,7 +538,7 @@ def for_(sigma, nu, k=None):
     >>> float(for_([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("for", _Pair(sigma, nu, k))
+    return _compute("for", sigma, nu, k)
 
 
 def accuracy(sigma, nu, k=None):
@@ -519,7 +549,7 @@ def accuracy(sigma, nu, k=None):
     >>> round(float(accuracy([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.6667
     """
-    return _compute("accuracy", _Pair(sigma, nu, k))
+    return _compute("accuracy", sigma, nu, k)
 
 
 def balanced_accuracy(sigma, nu, k=None):
@@ -530,7 +560,7 @@ def balanced_accuracy(sigma, nu, k=None):
     >>> float(balanced_accuracy([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.625
     """
-    return _compute("balanced_accuracy", _Pair(sigma, nu, k))
+    return _compute("balanced_accuracy", sigma, nu, k)
 
 
 def f1(sigma, nu, k=None):
@@ -545,7 +575,7 @@ def f1(sigma, nu, k=None):
     >>> float(f1([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("f1", _Pair(sigma, nu, k))
+    return _compute("f1", sigma, nu, k)
 
 
 def fowlkes_mallows(sigma, nu, k=None):
@@ -556,7 +586,7 @@ def fowlkes_mallows(sigma, nu, k=None):
     >>> float(fowlkes_mallows([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fowlkes_mallows", _Pair(sigma, nu, k))
+    return _compute("fowlkes_mallows", sigma, nu, k)
 
 
 def mcc(sigma, nu, k=None):
@@ -571,7 +601,7 @@ def mcc(sigma, nu, k=None):
     >>> float(mcc([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("mcc", _Pair(sigma, nu, k))
+    return _compute("mcc", sigma, nu, k)
 
 
 def jaccard(sigma, nu, k=None):
@@ -582,7 +612,7 @@ def jaccard(sigma, nu, k=None):
     >>> round(float(jaccard([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.3333
     """
-    return _compute("jaccard", _Pair(sigma, nu, k))
+    return _compute("jaccard", sigma, nu, k)
 
 
 def markedness(sigma, nu, k=None):
@@ -593,7 +623,7 @@ def markedness(sigma, nu, k=None):
     >>> float(markedness([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("markedness", _Pair(sigma, nu, k))
+    return _compute("markedness", sigma, nu, k)
 
 
 def lr_minus(sigma, nu, k=None):
@@ -604,7 +634,7 @@ def lr_minus(sigma, nu, k=None):
     >>> round(float(lr_minus([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.6667
     """
-    return _compute("lr_minus", _Pair(sigma, nu, k))
+    return _compute("lr_minus", sigma, nu, k)
 
 
 def informedness(sigma, nu, k=None):
@@ -615,7 +645,7 @@ def informedness(sigma, nu, k=None):
     >>> float(informedness([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("informedness", _Pair(sigma, nu, k))
+    return _compute("informedness", sigma, nu, k)
 
 
 def prevalence_threshold(sigma, nu, k=None):
@@ -632,7 +662,7 @@ def prevalence_threshold(sigma, nu, k=None):
     >>> round(float(prevalence_threshold([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.4142
     """
-    return _compute("prevalence_threshold", _Pair(sigma, nu, k))
+    return _compute("prevalence_threshold", sigma, nu, k)
 
 
 def lr_plus(sigma, nu, k=None):
@@ -648,7 +678,7 @@ def lr_plus(sigma, nu, k=None):
     >>> import math; math.isnan(lr_plus([1, 2, 3], [2, 1, 3], k=2))
     True
     """
-    return _compute("lr_plus", _Pair(sigma, nu, k))
+    return _compute("lr_plus", sigma, nu, k)
 
 
 def mse(sigma, nu, k=None):
@@ -663,7 +693,7 @@ def mse(sigma, nu, k=None):
     >>> float(mse([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5]))
     2.0
     """
-    return _compute("mse", _Pair(sigma, nu, k))
+    return _compute("mse", sigma, nu, k)
 
 
 def rmse(sigma, nu, k=None):
@@ -674,7 +704,7 @@ def rmse(sigma, nu, k=None):
     >>> round(float(rmse([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     1.4142
     """
-    return _compute("rmse", _Pair(sigma, nu, k))
+    return _compute("rmse", sigma, nu, k)
 
 
 def mae(sigma, nu, k=None):
@@ -685,7 +715,7 @@ def mae(sigma, nu, k=None):
     >>> round(float(mae([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     1.3333
     """
-    return _compute("mae", _Pair(sigma, nu, k))
+    return _compute("mae", sigma, nu, k)
 
 
 def mape(sigma, nu, k=None):
@@ -701,7 +731,7 @@ def mape(sigma, nu, k=None):
     >>> round(float(mape([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     61.6667
     """
-    return _compute("mape", _Pair(sigma, nu, k))
+    return _compute("mape", sigma, nu, k)
 
 
 def smape(sigma, nu, k=None):
@@ -712,7 +742,7 @@ def smape(sigma, nu, k=None):
     >>> round(float(smape([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     47.8451
     """
-    return _compute("smape", _Pair(sigma, nu, k))
+    return _compute("smape", sigma, nu, k)
 
 
 def r2(sigma, nu, k=None):
@@ -726,7 +756,7 @@ def r2(sigma, nu, k=None):
     >>> round(float(r2([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.3143
     """
-    return _compute("r2", _Pair(sigma, nu, k))
+    return _compute("r2", sigma, nu, k)
 
 
 def kendall_tau(sigma, nu, k=None):
@@ -742,7 +772,7 @@ def kendall_tau(sigma, nu, k=None):
     >>> round(float(kendall_tau([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.4667
     """
-    return _compute("kendall_tau", _Pair(sigma, nu, k))
+    return _compute("kendall_tau", sigma, nu, k)
 
 
 def spearman_rho(sigma, nu, k=None):
@@ -756,7 +786,7 @@ def spearman_rho(sigma, nu, k=None):
     >>> round(float(spearman_rho([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.6571
     """
-    return _compute("spearman_rho", _Pair(sigma, nu, k))
+    return _compute("spearman_rho", sigma, nu, k)
 
 
 def ndpm(sigma, nu, k=None):
@@ -777,7 +807,7 @@ def ndpm(sigma, nu, k=None):
     >>> round(float(ndpm([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.2667
     """
-    return _compute("ndpm", _Pair(sigma, nu, k))
+    return _compute("ndpm", sigma, nu, k)
 
 
 def dcg(sigma, nu, k=None):
@@ -795,7 +825,7 @@ def dcg(sigma, nu, k=None):
     >>> round(float(dcg([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     10.2921
     """
-    return _compute("dcg", _Pair(sigma, nu, k))
+    return _compute("dcg", sigma, nu, k)
 
 
 def ndcg(sigma, nu, k=None):
@@ -809,7 +839,7 @@ def ndcg(sigma, nu, k=None):
     >>> round(float(ndcg([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.7581
     """
-    return _compute("ndcg", _Pair(sigma, nu, k))
+    return _compute("ndcg", sigma, nu, k)
 
 
 def mrr(sigma, nu, k=None):
@@ -822,7 +852,7 @@ def mrr(sigma, nu, k=None):
     >>> round(float(mrr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.4167
     """
-    return _compute("mrr", _Pair(sigma, nu, k))
+    return _compute("mrr", sigma, nu, k)
 
 
 def gmr(sigma, nu, k=None):
@@ -833,7 +863,7 @@ def gmr(sigma, nu, k=None):
     >>> round(float(gmr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     2.4495
     """
-    return _compute("gmr", _Pair(sigma, nu, k))
+    return _compute("gmr", sigma, nu, k)
 
 
 def mean_rank(sigma, nu, k=None):
@@ -844,7 +874,7 @@ def mean_rank(sigma, nu, k=None):
     >>> float(mean_rank([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     2.5
     """
-    return _compute("mean_rank", _Pair(sigma, nu, k))
+    return _compute("mean_rank", sigma, nu, k)
 
 
 # --------------------------------------------------------------------------------------------
@@ -980,14 +1010,15 @@ def evaluate(name: str, sigma, nu, k: Optional[int] = None):
     """
     if not isinstance(name, str) or name not in REGISTRY:
         raise _unknown(name)
-    return _compute(name, _Pair(sigma, nu, k))
+    return _compute(name, sigma, nu, k)
 
 
 def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None) -> Dict[str, np.ndarray]:
     """Evaluate several metrics on the same rankings, sharing the work between them.
 
     Validation, inverse permutations, confusion counts, squared differences and the two
-    inversion counts are computed once. This is the entry point for batches.
+    inversion counts are computed once per block of rows; the batch is processed in blocks of
+    about 262 144 entries so temporaries stay bounded. This is the entry point for batches.
 
     Parameters
     ----------
@@ -1008,8 +1039,4 @@ def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None) -> D
     >>> {name: round(float(v), 4) for name, v in out.items()}
     {'mse': 0.5, 'rmse': 0.7071, 'recall': 1.0}
     """
-    names = _check_names(names)
-    pair = _Pair(sigma, nu, k)
-    if any(REGISTRY[name].needs_k for name in names):
-        pair.k  # validate k once, up front
-    return {name: _compute(name, pair) for name in names}
+    return _evaluate(_check_names(names), sigma, nu, k)

@@ -329,6 +329,7 @@ def test_bounded_measures_lie_in_unit_interval(rel, k, extra):
         ir.average_precision(rel, n_relevant=m, k=k),
         ir.average_precision(rel, n_relevant=m),
         ir.reciprocal_rank(rel, k=k),
+        ir.r_score(rel, d=1, alpha=1 + k / 3, normalize=True),
     ]
     for gain in ir.GAINS:
         values += [

@@ -115,7 +115,9 @@ __all__ = [
     "dcg_exact",
     "dcg_exact_compare",
     "dcg_collisions",
+    "dcg_distinct_values",
     "precompute",
+    "stability_curves",
     "MATRIX_MAX_N",
 ]
 
@@ -1285,6 +1287,80 @@ def stability(
     )
 
 
+def stability_curves(
+    names: Optional[Sequence[str]] = None,
+    n: int = 1000,
+    ks: Optional[Sequence[int]] = None,
+    *,
+    n_pairs: int = 1000,
+    seed: int = 0,
+    threshold: float = 0.975,
+):
+    """Pass rates of Def. 10 with eps_k = 1/k for many registered metrics and many k at once.
+
+    The same pairs as :func:`stability` with the same ``seed`` (so each row equals
+    ``stability(name, n, k=k, ...)``), but every ``m@k`` is computed once for all metrics with
+    :func:`rankbook.metrics.evaluate_many`. ``ks`` defaults to ``1..n-1``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``metric, family, k, pass_rate, mean_abs_diff, n_valid, n_undefined, stable``
+        (``stable`` = ``pass_rate >= threshold``), one row per metric and k.
+
+    Examples
+    --------
+    >>> t = stability_curves(["recall", "mse"], n=50, ks=[2, 10], n_pairs=100)
+    >>> t.shape, bool(t[t.metric == "mse"].stable.all())
+    ((4, 8), True)
+    """
+    import pandas as pd
+
+    from . import metrics as _metrics
+
+    n = _check_n(n)
+    seed = _check_seed(seed)
+    _check_int(n_pairs, "n_pairs", 1)
+    if not (isinstance(threshold, (int, float)) and 0 <= threshold <= 1):
+        raise ValueError(f"threshold must be a share in [0, 1], got {threshold!r}")
+    names = list(_metrics.NAMES if names is None else names)
+    for name in names:
+        if name not in _metrics.REGISTRY:
+            raise ValueError(f"unknown metric {name!r}; valid: {list(_metrics.NAMES)}")
+    ks = tuple(range(1, n)) if ks is None else tuple(ks)
+    if not ks:
+        raise ValueError("ks must be a non-empty sequence of ints")
+    ks = tuple(_check_int(x, "k", 1, n - 1) for x in ks)
+    rng = _rng(seed)
+    sigma = _perm.random(n, n_pairs, rng)
+    nu = _perm.random(n, n_pairs, rng)
+    need = [name for name in names if _metrics.REGISTRY[name].needs_k]
+    cache: dict = {}
+
+    def at(kk):
+        if kk not in cache:
+            cache[kk] = _metrics.evaluate_many(need, sigma, nu, k=kk) if need else {}
+        return cache[kk]
+
+    rows = []
+    for kk in ks:
+        lo, hi = at(kk), at(kk + 1)
+        for name in names:
+            if name in need:
+                d = np.abs(np.asarray(lo[name], dtype=float) - np.asarray(hi[name], dtype=float))
+            else:
+                d = np.zeros(n_pairs)
+            ok = ~np.isnan(d)
+            rate = float((d[ok] < 1.0 / kk).mean()) if ok.any() else float("nan")
+            rows.append((name, _metrics.REGISTRY[name].family, kk, rate,
+                         float(d[ok].mean()) if ok.any() else float("nan"), int(ok.sum()),
+                         int((~ok).sum()), bool(rate >= threshold)))
+        for key in [x for x in cache if x < kk]:
+            del cache[key]
+    cols = ["metric", "family", "k", "pass_rate", "mean_abs_diff", "n_valid", "n_undefined", "stable"]
+    return pd.DataFrame(rows, columns=cols)
+
+
 # --------------------------------------------------------------------------------------------
 # distance: triangle inequality and Def. 11/12
 
@@ -1986,38 +2062,69 @@ def dcg_exact(pi) -> dict:
     return out
 
 
+@lru_cache(maxsize=16)
+def _decimal_discounts(n: int, digits: int) -> tuple:
+    with localcontext() as ctx:
+        ctx.prec = digits + 5
+        two = Decimal(2).ln()
+        return tuple(two / Decimal(i + 1).ln() for i in range(1, n + 1))
+
+
 def _dcg_decimal(p, digits: int = 60) -> Decimal:
+    disc = _decimal_discounts(len(p), digits)
     with localcontext() as ctx:
         ctx.prec = digits
-        two = Decimal(2).ln()
-        return sum((Decimal(int(v)) * two / Decimal(i + 1).ln() for i, v in enumerate(p, start=1)),
-                   Decimal(0))
+        return sum((Decimal(int(v)) * d for v, d in zip(p, disc)), Decimal(0))
+
+
+def _equal_certificate(p, q) -> str:
+    """Why two permutations with equal exact forms have equal DCG, position group by group."""
+    p, q = np.asarray(p).tolist(), np.asarray(q).tolist()
+    differ = [i for i in range(1, len(p) + 1) if p[i - 1] != q[i - 1]]
+    groups: dict = {}
+    for i in differ:
+        g, key = _log2_form(i + 1)
+        groups.setdefault(key, []).append((i, g))
+    parts = [f"the items differ at positions {', '.join(map(str, differ))} only"]
+    for key, members in groups.items():
+        pos = ", ".join(str(i) for i, _ in members)
+        tp = " + ".join(f"{p[i - 1]}/{g}" for i, g in members)
+        tq = " + ".join(f"{q[i - 1]}/{g}" for i, g in members)
+        vp = sum((Fraction(p[i - 1], g) for i, g in members), Fraction(0))
+        vq = sum((Fraction(q[i - 1], g) for i, g in members), Fraction(0))
+        if key == ((2, 1),):
+            parts.append(f"positions {pos} have the rational discounts 1/log2(i+1) = "
+                         f"{', '.join(f'1/{g}' for _, g in members)}: {tp} = {vp} and {tq} = {vq}")
+        else:
+            L = _form_text(key)
+            parts.append(f"positions {pos} share the factor 1/({L}) (log2(i+1) = "
+                         f"{', '.join(f'{g}*({L})' if g != 1 else f'({L})' for _, g in members)}): "
+                         f"({tp})/({L}) and ({tq})/({L}), both {vp}/({L})")
+    return "; ".join(parts)
 
 
 def dcg_exact_compare(p, q) -> tuple[str, str]:
     """Compare the DCG of two permutations exactly: ``("equal" | "different" | "undecided", why)``.
 
-    ``"equal"``: the exact forms of :func:`dcg_exact` coincide, a proof. ``"different"``: a
-    60-digit evaluation of the difference is larger than 1e-40 in absolute value (far beyond the
-    rounding error of that evaluation, about 1e-57). ``"undecided"`` otherwise.
+    ``"equal"``: the exact forms of :func:`dcg_exact` coincide, a proof; ``why`` spells out the
+    sums over the positions where the two differ. ``"different"``: a 60-digit evaluation of the
+    difference is larger than 1e-40 in absolute value (far beyond the rounding error of that
+    evaluation, about 1e-57). ``"undecided"`` otherwise.
 
     Examples
     --------
-    >>> dcg_exact_compare([4, 2, 5, 3, 6, 7, 1], [5, 2, 1, 3, 6, 7, 4])[0]
+    >>> verdict, why = dcg_exact_compare([4, 2, 5, 3, 6, 7, 1], [5, 2, 1, 3, 6, 7, 4])
+    >>> verdict
     'equal'
+    >>> print(why)
+    the items differ at positions 1, 3, 7 only; positions 1, 3, 7 have the rational discounts 1/log2(i+1) = 1/1, 1/2, 1/3: 4/1 + 5/2 + 1/3 = 41/6 and 5/1 + 1/2 + 4/3 = 41/6
     >>> dcg_exact_compare([1, 2, 3], [2, 1, 3])[0]
     'different'
     """
     a, b = dcg_exact(p), dcg_exact(q)
     keys = sorted(set(a) | set(b))
     if all(a.get(key, 0) == b.get(key, 0) for key in keys):
-        parts = []
-        for key in keys:
-            if key == ((2, 1),):
-                parts.append(f"rational part {a.get(key, 0)} = {b.get(key, 0)}")
-            elif a.get(key, 0) != 0:
-                parts.append(f"coefficient of 1/({_form_text(key)}) {a[key]} in both")
-        return "equal", "; ".join(parts)
+        return "equal", _equal_certificate(p, q)
     diff = _dcg_decimal(np.asarray(p).tolist()) - _dcg_decimal(np.asarray(q).tolist())
     if abs(diff) > Decimal("1e-40"):
         return "different", f"DCG difference {float(diff):.3e} at 60 digits"
@@ -2043,55 +2150,109 @@ def _dcg_pair_certificate(m: _Resolved, s, t, v) -> tuple[bool, str]:
                   f"nu^-1 o sigma = {pv.tolist()}: {why}")
 
 
-def dcg_collisions(n: int, *, max_groups: Optional[int] = None):
+def _exact_weights(n: int):
+    """Integer weights W (n, G) with DCG = sum_g (P @ W)[g] / (lcm_g * L_g), and the group keys."""
+    forms = [_log2_form(i + 1) for i in range(1, n + 1)]
+    keys = []
+    for _, key in forms:
+        if key not in keys:
+            keys.append(key)
+    lcm = {key: math.lcm(*[g for g, k2 in forms if k2 == key]) for key in keys}
+    W = np.zeros((n, len(keys)), dtype=np.int64)
+    for i, (g, key) in enumerate(forms):
+        W[i, keys.index(key)] = lcm[key] // g
+    return W, keys
+
+
+def _exact_classes(n: int):
+    P, _ = _sn(n)
+    W, _ = _exact_weights(n)
+    _, cls, counts = np.unique(P @ W, axis=0, return_inverse=True, return_counts=True)
+    return P, cls.ravel(), counts
+
+
+def dcg_distinct_values(n: int) -> int:
+    """How many distinct values the one-argument DCG takes on S_n, counted exactly.
+
+    Permutations are grouped by the integer vectors of :func:`dcg_collisions` (equal vectors:
+    equal DCG, proved). Groups with different vectors are counted as different values, which
+    the float comparison in :func:`dcg_collisions` confirms up to n = 9 (no float near-miss
+    there).
+
+    Examples
+    --------
+    >>> dcg_distinct_values(6), dcg_distinct_values(7)
+    (720, 4896)
+    """
+    n = _check_n(n, 1)
+    if n > 10:
+        raise ValueError(f"dcg_distinct_values enumerates S_n and is limited to n <= 10, got n={n}")
+    return int(len(_exact_classes(n)[2]))
+
+
+def dcg_collisions(n: int, *, certificates: bool = True):
     """All pairs of distinct permutations of S_n with equal one-argument DCG, exhaustively.
 
-    Sorts the ``n!`` values of :func:`dcg_single`, takes every run of values equal within the
-    float tolerance, and decides each candidate pair in exact arithmetic
-    (:func:`dcg_exact_compare`). Feasible up to n = 10 (n = 9: 362,880 permutations).
+    Exact part: with :math:`\\log_2(i+1) = g_i L_i` as in :func:`dcg_exact`, the DCG of
+    :math:`\\pi` is :math:`\\sum_L Z_L(\\pi) / (c_L L)` with integers
+    :math:`Z_L(\\pi) = \\sum_{i: L_i = L} \\pi(i)\\, c_L / g_i` (:math:`c_L` the lcm of the
+    :math:`g_i` of the group). Permutations with the same integer vector ``Z`` have exactly the
+    same DCG (a proof, no floating point involved); they are found by sorting the ``n!`` integer
+    vectors. Float part, for the converse: the ``n!`` float DCG values are sorted and every
+    pair of neighbours within the tolerance whose ``Z`` differ is decided at 60 digits
+    (:func:`dcg_exact_compare`) and reported as a near-miss; pairs farther apart than the
+    tolerance differ by far more than the float error. Feasible up to n = 10 (n = 9: 362,880
+    permutations in a few seconds).
+
+    Parameters
+    ----------
+    n : int
+        1 <= n <= 10.
+    certificates : bool
+        Spell out each equality (``certificate`` column); False leaves it empty (faster).
 
     Returns
     -------
     pandas.DataFrame
-        One row per candidate pair with columns ``n, first, second, dcg_first, dcg_second,
-        float_diff, verdict, certificate``; ``verdict`` is ``"equal"`` (proved), ``"different"``
-        (a float near-miss) or ``"undecided"``.
+        One row per pair with columns ``n, first, second, dcg_first, dcg_second, float_diff,
+        verdict, certificate``; ``verdict`` is ``"equal"`` (proved), ``"different"`` (a float
+        near-miss) or ``"undecided"``.
 
     Examples
     --------
     >>> t = dcg_collisions(7)
-    >>> int((t.verdict == "equal").sum()) > 0, int((dcg_collisions(6).verdict == "equal").sum())
-    (True, 0)
+    >>> int((t.verdict == "equal").sum()), int((dcg_collisions(6).verdict == "equal").sum())
+    (144, 0)
     """
     import pandas as pd
 
     n = _check_n(n, 1)
     if n > 10:
         raise ValueError(f"dcg_collisions enumerates S_n and is limited to n <= 10, got n={n}")
-    P, _ = _sn(n)
+    P, cls, counts = _exact_classes(n)
     vals = dcg_single(P)
-    order = np.argsort(vals, kind="stable")
-    sv = vals[order]
-    eq = _close(sv[:-1], sv[1:])
     rows = []
-    # runs of consecutive (tolerance-)equal values; every pair inside a run is a candidate
-    p = 0
-    L = len(sv)
-    while p < L - 1:
-        if not eq[p]:
-            p += 1
-            continue
-        q = p
-        while q < L - 1 and eq[q]:
-            q += 1
-        members = order[p : q + 1]
-        for a, b in itertools.combinations(sorted(members.tolist()), 2):
-            verdict, why = dcg_exact_compare(P[a], P[b])
-            rows.append(dict(n=n, first=P[a].tolist(), second=P[b].tolist(), dcg_first=float(vals[a]),
-                             dcg_second=float(vals[b]), float_diff=float(vals[a] - vals[b]),
-                             verdict=verdict, certificate=why))
-            if max_groups is not None and len(rows) >= max_groups:
-                return pd.DataFrame(rows)
-        p = q + 1
+    shared = np.flatnonzero(counts[cls] > 1)
+    order = shared[np.argsort(cls[shared], kind="stable")]
+    bounds = np.flatnonzero(np.diff(cls[order])) + 1
+    pairs = [ab for members in (np.split(order, bounds) if len(order) else [])
+             for ab in itertools.combinations(members.tolist(), 2)]
+    if pairs:
+        ia, ib = np.array(pairs).T
+        if not _close(vals[ia], vals[ib]).all():  # pragma: no cover - would be a float bug
+            raise AssertionError("exactly equal DCG forms but float values differ")
+    for a, b in pairs:
+        rows.append((a, b, "equal", _equal_certificate(P[a], P[b]) if certificates else ""))
+    fo = np.argsort(vals, kind="stable")
+    near = np.flatnonzero(_close(vals[fo[:-1]], vals[fo[1:]]) & (cls[fo[:-1]] != cls[fo[1:]]))
+    for p in near:
+        a, b = sorted((int(fo[p]), int(fo[p + 1])))
+        verdict, why = dcg_exact_compare(P[a], P[b])
+        rows.append((a, b, verdict, why))
     cols = ["n", "first", "second", "dcg_first", "dcg_second", "float_diff", "verdict", "certificate"]
-    return pd.DataFrame(rows, columns=cols)
+    out = pd.DataFrame(
+        [(n, P[a].tolist(), P[b].tolist(), float(vals[a]), float(vals[b]), float(vals[a] - vals[b]), v, c)
+         for a, b, v, c in rows],
+        columns=cols,
+    )
+    return out

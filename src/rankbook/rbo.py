@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 _TIE_TYPES = (set, frozenset, list, dict)
+_FAR = np.iinfo(np.int64).max  # position of an item absent from a list
 
 
 # --------------------------------------------------------------------------------------------
@@ -73,32 +74,34 @@ def _as_items(values, name: str) -> list:
         items = list(values)
     except TypeError:
         raise ValueError(f"{name} must be a sequence of items (list, tuple, array or str)") from None
-    for i, item in enumerate(items):
-        if isinstance(item, _TIE_TYPES):
-            raise ValueError(
-                f"{name}[{i}] is a {type(item).__name__}: tied items are not supported; break the "
-                "tie (for example by item id) so that each position holds one item"
-            )
+    if any(issubclass(t, _TIE_TYPES) for t in set(map(type, items))):
+        i = next(i for i, item in enumerate(items) if isinstance(item, _TIE_TYPES))
+        raise ValueError(
+            f"{name}[{i}] is a {type(items[i]).__name__}: tied items are not supported; break the "
+            "tie (for example by item id) so that each position holds one item"
+        )
     return items
 
 
 def _codes(S, T):
     """Integer codes for the items of S and T (shared dictionary), with repeats refused."""
-    mapping: dict = {}
     try:
-        cs = np.fromiter((mapping.setdefault(x, len(mapping)) for x in S), dtype=np.int64, count=len(S))
-        ct = np.fromiter((mapping.setdefault(x, len(mapping)) for x in T), dtype=np.int64, count=len(T))
+        keys = dict.fromkeys(S)
+        n_s = len(keys)
+        keys.update(dict.fromkeys(T))
     except TypeError as exc:
         raise ValueError(f"list items must be hashable: {exc}") from None
-    for name, c, items in (("S", cs, S), ("T", ct, T)):
-        counts = np.bincount(c, minlength=len(mapping)) if c.size else np.zeros(0, int)
-        if np.any(counts > 1):
-            code = int(np.flatnonzero(counts > 1)[0])
-            item = next(x for x, k in zip(items, c) if k == code)
+    for name, items, n_unique in (("S", S, n_s), ("T", T, len(dict.fromkeys(T)))):
+        if n_unique != len(items):
+            seen: set = set()
+            item = next(x for x in items if x in seen or seen.add(x))
             raise ValueError(
                 f"item {item!r} occurs more than once in {name}: a ranking lists each item once"
             )
-    return cs, ct, len(mapping)
+    index = dict(zip(keys, range(len(keys))))
+    cs = np.fromiter(map(index.__getitem__, S), dtype=np.int64, count=len(S))
+    ct = np.fromiter(map(index.__getitem__, T), dtype=np.int64, count=len(T))
+    return cs, ct, len(keys)
 
 
 def _check_depth(depth, longest: int):
@@ -130,8 +133,8 @@ def overlaps(S, T, depth=None) -> np.ndarray:
 
 def _overlaps(S, T, depth: int) -> np.ndarray:
     cs, ct, n_items = _codes(S, T)
-    pos_s = np.full(n_items, np.iinfo(np.int64).max)
-    pos_t = np.full(n_items, np.iinfo(np.int64).max)
+    pos_s = np.full(n_items, _FAR)
+    pos_t = np.full(n_items, _FAR)
     pos_s[cs] = np.arange(cs.size)
     pos_t[ct] = np.arange(ct.size)
     enters = np.maximum(pos_s, pos_t)  # 0-based depth at which the item is in both tops

@@ -551,3 +551,28 @@ def test_blocks_do_not_change_values(monkeypatch):
     for name in M.NAMES:
         assert blocks[name].shape == (3, 40)
         np.testing.assert_array_equal(blocks[name], whole[name])
+
+
+def test_appendix_c2_ndpm_sums_literally_give_half_minus_tau():
+    """The printed NDPM sums over ordered position pairs reduce to 1/2 - tau (documented reading)."""
+    for sigma, nu, _ in PAIRS[:60]:
+        n = len(sigma)
+        if n < 2:
+            continue
+        ss = np.sign(sigma[:, None] - sigma[None, :])
+        tt = np.sign(nu[:, None] - nu[None, :])
+        c_plus = (ss * tt).sum()
+        c_minus = (ss * -tt).sum()
+        c_u = (ss**2).sum()
+        c_u0 = c_u - c_plus - c_minus
+        literal = (c_minus + c_u0 / 2) / c_u
+        assert literal == pytest.approx(0.5 - M.kendall_tau(sigma, nu), abs=1e-12)
+
+
+def test_mcc_needs_the_square_root():
+    """Without the root (as printed in Appendix C.1) MCC(sigma, sigma) would be 1/(k(n-k))."""
+    n, k = 10, 3
+    s = P.identity(n)
+    tp, tn = k, n - k  # sigma = nu
+    printed_mcc = (tp * tn - 0) / (k * k * (n - k) * (n - k))
+    assert printed_mcc == pytest.approx(1 / (k * (n - k))) and M.mcc(s, s, k=k) == 1.0

@@ -33,7 +33,8 @@ and 6; the book's Table 2 page shows the comparison)
   defined in the paper, is 100 mean(|sigma - nu| / sigma) in percent.
 - Kendall's tau and Spearman's rho are computed on the raw arrays (as
   ``scipy.stats.kendalltau(sigma, nu)``); NDPM on item positions (Yao's count of discordant item
-  pairs over C(n, 2)); Appendix C.2's sign-sum form of NDPM does not fit the printed numbers.
+  pairs over C(n, 2)); Appendix C.2's sign sums, read literally, give 1/2 - tau, which does not
+  fit the printed numbers.
 - DCG applies the paper's DCG(pi) = sum_i pi(i) / log2(i + 1) to the relative permutation
   pi = nu^-1 o sigma (pi(i) = position in nu of sigma's i-th item); nDCG = DCG / IDCG with
   IDCG = sum_i (n + 1 - i) / log2(i + 1). With these gains the identity *minimises* DCG (the
@@ -567,8 +568,8 @@ def f1(sigma, nu, k=None):
     """F1 score: 2 TP / (2 TP + FP + FN), the harmonic mean of precision and recall.
 
     Appendix C.1 prints F_beta = (1 + beta^2)(precision + recall) / (beta^2 precision + recall),
-    whose numerator should be the product precision * recall (with the sum, F1 of two identical
-    rankings would be 2). Always defined for k >= 1.
+    whose numerator should be the product precision * recall (with the sum, F1 would be the
+    constant 2 for beta = 1). Always defined for k >= 1.
 
     Examples
     --------
@@ -795,8 +796,10 @@ def ndpm(sigma, nu, k=None):
     NDPM = (C- + C_u0 / 2) / C_u with item pairs compared by their positions in sigma and in nu;
     for two full rankings C_u0 = 0 and C_u = C(n, 2), so NDPM = (# discordant item pairs) /
     C(n, 2), as ``rexmex`` computes it. The discordant item pairs are the inversions of
-    nu^-1 o sigma. Appendix C.2's printed sums over ordered pairs give a value equal to
-    (1 - tau)/2 of a different pairing and do not reproduce Table 2. Under one slide
+    nu^-1 o sigma. Appendix C.2's printed sums, read literally over all ordered pairs (i, j)
+    of positions, give C- = -C+ and C_u0 = C_u, hence NDPM = 1/2 - tau (tau of the raw
+    arrays), which lies in [-1/2, 3/2] and changes twice as much as the printed Table 2 cells
+    (e.g. 0.12 instead of 0.06 for a swap at n = 10). Under one slide
     (nu -> nu o FC_n) nu's top item x moves to the bottom and only the n - 1 pairs with x flip,
     so NDPM changes by exactly (n + 1 - 2p) / C(n, 2), p the position of x in sigma; over
     uniformly random pairs the mean absolute change is exactly 1/(n - 1) for even n and
@@ -904,7 +907,7 @@ _SPECS = [
     ("balanced_accuracy", "BA", "confusion", True, True, _C1, _KN, ""),
     ("f1", "F1 score", "confusion", True, True, _C1, _NEVER,
      " F1 = 2TP/(2TP+FP+FN): the printed F-beta has precision + recall in the numerator where "
-     "the product belongs (with the sum, F1(sigma, sigma) would be 2)."),
+     "the product belongs (with the sum, F1 would be the constant 2)."),
     ("fowlkes_mallows", "FM", "confusion", True, True, _C1, _NEVER, ""),
     ("mcc", "MCC", "confusion", True, True, _C1, _KN,
      " MCC with the square root in the denominator, which Appendix C.1 omits (without it "
@@ -945,7 +948,8 @@ _SPECS = [
      "Yao's count on item positions: discordant item pairs / C(n,2) (as rexmex). Under one slide "
      "it changes by (n+1-2p)/C(n,2), p = position in sigma of nu's top item, so its mean absolute "
      "change over random pairs is exactly 1/(n-1) for even n ((n+1)/n^2 for odd n): Table 2's "
-     "I(b) n=10 cell 1.11 > 1 is then 0.11. Appendix C.2's sign sums do not fit Table 2."),
+     "I(b) n=10 cell 1.11 > 1 is then 0.11. Appendix C.2's sign sums, read literally, give "
+     "1/2 - tau (raw arrays), whose changes are twice the printed ones."),
     ("dcg", "DCG", "cumulative_gain", False, False, "Table 1; Appendix C.3; Prop. 6.1", "never",
      "sum_i pi(i)/log2(i+1) with pi = nu^-1 o sigma (the paper's DCG of one permutation applied "
      "to the permutation relating the two rankings). Identity minimises it (lower is closer), as "
@@ -964,12 +968,52 @@ _SPECS = [
 _FUNCS = {name: globals()[name] for name in NAMES if name != "for"}
 _FUNCS["for"] = for_
 
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    sigma : array_like of shape (n,) or (..., n)
+        Reference ranking(s), one-line notation with values 1..n.
+    nu : array_like of shape (n,) or (..., n)
+        Evaluated ranking(s); batch axes broadcast against sigma's.
+    k : int, optional
+        {k}
+
+    Returns
+    -------
+    float or ndarray of float64
+        One value per pair (batch shape); nan when undefined: {undefined}.
+
+    References
+    ----------
+    ``paperA`` ({defined_in}).{extra}
+
+"""
+
+
+def _complete_docstrings():
+    """Add the shared Parameters / Returns / References sections before each Examples section."""
+    extra_refs = {"kendall_tau": " ``kendall1938new``.", "spearman_rho": " ``spearman1904proof``.",
+                  "ndpm": " ``yao1995ndpm``.", "dcg": " ``jarvelin2002cumulated``.",
+                  "ndcg": " ``jarvelin2002cumulated``.", "mcc": " ``matthews1975comparison``.",
+                  "mrr": " ``rozemberczki2022rexmex``.", "gmr": " ``rozemberczki2022rexmex``.",
+                  "mean_rank": " ``rozemberczki2022rexmex``."}
+    for name, spec in zip(NAMES, _SPECS):
+        func = _FUNCS[name]
+        k_doc = ("Number of relevant (= retrieved) items, 1 <= k <= n; required."
+                 if spec[4] else "Ignored (accepted so that all 33 metrics share one call).")
+        section = _PARAMS_DOC.format(k=k_doc, undefined=spec[6], defined_in=spec[5],
+                                     extra=extra_refs.get(name, ""))
+        doc = func.__doc__
+        at = doc.index("\n    Examples\n")
+        func.__doc__ = doc[:at].rstrip() + "\n" + section + doc[at + 1 :]
+
 REGISTRY: Dict[str, Metric] = {}
 for _name, _label, _fam, _hic, _nk, _def, _und, _extra in _SPECS:
     _reading = (_CM_READING + _extra) if _fam == "confusion" else _extra
     REGISTRY[_name] = Metric(_name, _label, _fam, _hic, _nk, _def, _FUNCS[_name], _und, _reading)
 del _name, _label, _fam, _hic, _nk, _def, _und, _extra, _reading
 assert tuple(REGISTRY) == NAMES
+_complete_docstrings()
 
 
 # --------------------------------------------------------------------------------------------

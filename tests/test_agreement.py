@@ -216,3 +216,14 @@ def test_bad_arguments():
         A.agreement_ratio("mse", "nope", [[1, 2], [2, 1]])
     with pytest.raises(ValueError, match="n must be an integer in 1..8"):
         A.are_consistent("mse", "rmse", 9)
+
+
+def test_matrix_survives_pandas_reshaping():
+    df = A.agreement_matrix(["mse", "rmse", "kendall_tau"], n=10, n_pairs=50, seed=1)
+    long = df.melt(ignore_index=False)
+    assert len(long) == 9
+    assert pd.concat([df, df]).shape == (6, 3)
+    rev = df.attrs["reversed"]
+    assert rev.to_numpy().dtype == bool and rev.to_numpy().shape == (3, 3)
+    assert rev.to_frame().loc["mse", "kendall_tau"] == rev.loc["mse", "kendall_tau"]
+    assert rev == A.agreement_matrix(["mse", "rmse", "kendall_tau"], n=10, n_pairs=50, seed=1).attrs["reversed"]

@@ -71,6 +71,7 @@ __all__ = [
     "are_consistent",
     "sample",
     "agreement_matrix",
+    "ReversedMatrix",
 ]
 
 TIES = ("def1", "def1_ordered", "lenient")
@@ -390,6 +391,43 @@ def are_consistent(m1, m2, n, k=None, reference=None) -> bool:
 # ----------------------------------------------------------------------------------------------
 
 
+class ReversedMatrix:
+    """Which entries of an agreement matrix were computed with -m2 (``df.attrs["reversed"]``).
+
+    A small immutable object rather than a DataFrame, because pandas compares ``attrs`` with
+    ``==`` when it combines frames (``concat``, ``melt``), which a DataFrame cannot answer.
+
+    Examples
+    --------
+    >>> r = ReversedMatrix(["a", "b"], [[False, True], [True, False]])
+    >>> r.to_numpy().tolist(), bool(r.loc["a", "b"])
+    ([[False, True], [True, False]], True)
+    """
+
+    def __init__(self, names, mask):
+        self.names = tuple(names)
+        self._mask = tuple(tuple(bool(v) for v in row) for row in np.asarray(mask, dtype=bool))
+
+    def to_numpy(self) -> np.ndarray:
+        return np.array(self._mask, dtype=bool).reshape(len(self.names), len(self.names))
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.to_numpy(), index=list(self.names), columns=list(self.names))
+
+    @property
+    def loc(self):
+        return self.to_frame().loc
+
+    def __eq__(self, other):
+        return isinstance(other, ReversedMatrix) and (self.names, self._mask) == (other.names, other._mask)
+
+    def __hash__(self):
+        return hash((self.names, self._mask))
+
+    def __repr__(self):
+        return f"ReversedMatrix({sum(map(sum, self._mask))} of {len(self.names) ** 2} entries reversed)"
+
+
 def sample(n: int, n_pairs: int, seed=None, protocol: str = "reference"):
     """Draw the sample T of :func:`agreement_matrix`: (references, rankings), each (n_pairs, n).
 
@@ -448,8 +486,9 @@ def agreement_matrix(
     pandas.DataFrame
         Square, indexed and labelled by ``names``, values in [0, 1]. With ``ties`` "def1" or
         "lenient" it is symmetric with 1 on the diagonal. ``df.attrs`` records the parameters,
-        ``df.attrs["reversed"]`` which entries used -m2, and ``df.attrs["dropped"]`` how many
-        sample elements were left out as nan per metric.
+        ``df.attrs["reversed"]`` (a :class:`ReversedMatrix`, with ``to_numpy()``, ``to_frame()``
+        and ``loc``) which entries used -m2, and ``df.attrs["dropped"]`` how many sample
+        elements were left out as nan per metric.
 
     Examples
     --------
@@ -494,7 +533,7 @@ def agreement_matrix(
     df.attrs.update(
         n=int(n), n_pairs=int(n_pairs), k=k, seed=seed, protocol=protocol, reverse=reverse,
         ties=ties,
-        reversed=pd.DataFrame(rev, index=names, columns=names),
+        reversed=ReversedMatrix(names, rev),
         dropped=counts,
     )
     return df

@@ -50,7 +50,7 @@ the tau-b computation. :func:`agreement_ratio_bruteforce` is the O(|T|^2) refere
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional
 
 import numpy as np
 import pandas as pd

@@ -46,7 +46,6 @@ and 6; the book's Table 2 page shows the comparison)
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, Optional
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Optional, Tuple, Union
+from typing import Tuple, Union
 
 import numpy as np
 

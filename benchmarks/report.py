@@ -1,0 +1,318 @@
+"""Tables and figures of the benchmark results, shared by ``run.py`` (the printed table) and the
+book's benchmark page (notebooks/benchmarks.ipynb).
+
+Everything here reads the JSON written by ``benchmarks/run.py``; nothing is measured here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+CASE_TITLES = {
+    "metric_batch": "Metric batch (all 33 metrics) against n",
+    "metric_batch_B": "Metric batch (all 33 metrics) against B",
+    "kendall": "Kendall tau alone",
+    "agreement": "Agreement matrix",
+    "consensus": "Consensus kappa",
+    "consensus_brute": "Consensus kappa, small n (log time, linear n)",
+    "ir": "IR measures (nDCG@10 + AP + RR)",
+    "rbo": "Rank-biased overlap",
+}
+
+
+def load(path) -> dict | None:
+    """The results document, or None when the file does not exist."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text())
+
+
+def fmt_s(x) -> str:
+    """A duration in s, ms or us with three significant digits."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if x >= 100:
+        return f"{x:.0f} s"
+    if x >= 1:
+        return f"{x:.2f} s"
+    if x >= 1e-3:
+        return f"{x * 1e3:.1f} ms"
+    return f"{x * 1e6:.0f} us"
+
+
+def table_rows(cases: dict) -> list:
+    """(case, configuration, rankbook median, peer, peer median) for every comparison."""
+    rows = []
+    mb = cases.get("metric_batch")
+    if mb:
+        for r in mb["rows"]:
+            rows.append(("metric batch (33)", f"B={r['B']}, n={r['n']}", r["rankbook_s"],
+                         f"fastest per-pair loop (extrapolated from {r['fastest_loop_subsample']} pairs)",
+                         r["fastest_loop_s"]))
+        for r in mb["kendall"]:
+            rows.append(("Kendall tau", f"B={r['B']}, n={r['n']}", r["rankbook_s"],
+                         f"scipy kendalltau loop (extrapolated from {r['scipy_subsample']} pairs)",
+                         r["scipy_s"]))
+    ag = cases.get("agreement")
+    if ag:
+        rows.append(("agreement matrix", f"33x33, |T|={ag['T']}", ag["rankbook_s"],
+                     f"O(|T|^2) definition (extrapolated from |T|={ag['bruteforce_from_m']})",
+                     ag["bruteforce_s"]))
+    co = cases.get("consensus")
+    if co:
+        for r in co["rows"]:
+            rows.append((f"kappa ({r['kind']})", f"N={r['N']}, n={r['n']}", r["rankbook"]["median"],
+                         "dense numpy solve", r["dense"]["median"]))
+        for r in co["brute"]:
+            rows.append((f"kappa ({r['kind']})", f"N={r['N']}, n={r['n']}", r["rankbook"]["median"],
+                         "brute-force enumeration", r["brute"]["median"]))
+    ir = cases.get("ir")
+    if ir:
+        Q = str(ir["Q"])
+        rk = ir["rankbook"]
+        for key, label in (("ranx_dict", "ranx Qrels/Run"), ("ranx_numpy", "ranx numpy path")):
+            if key in ir:
+                rows.append(("nDCG@10+AP+RR", f"{Q} queries, first call", rk["cold_s"],
+                             f"{label}, first call (numba compile)", ir[key]["cold_s"]))
+                rows.append(("nDCG@10+AP+RR", f"{Q} queries, warm", rk["warm"][Q],
+                             f"{label}, warm", ir[key]["warm"][Q]))
+        rows.append(("nDCG@10+AP+RR", f"{Q} queries, warm", rk["warm"][Q],
+                     "ir_measures (pytrec_eval), warm", ir["ir_measures"]["warm"][Q]))
+        rb = ir.get("rbo")
+        if rb:
+            rows.append(("RBO + RBO_ext", f"{rb['pairs']} pairs, depth {rb['depth']}",
+                         rb["rankbook_s"], "rbo package", rb["rbo_package_s"]))
+    bk = cases.get("book")
+    if bk and not bk.get("skipped"):
+        rows.append(("book", "cold build", bk["cold"]["wall_s"], "-", None))
+        if bk.get("warm"):
+            rows.append(("book", "warm rebuild", bk["warm"]["wall_s"], "-", None))
+    return rows
+
+
+# ------------------------------------------------------------------------------------------
+# DataFrames for the page
+
+
+def summary_frame(doc: dict):
+    import pandas as pd
+
+    rows = []
+    for case, config, ours, peer, theirs in table_rows(doc["cases"]):
+        rows.append({"case": case, "configuration": config, "rankbook": fmt_s(ours),
+                     "peer": peer, "peer time": fmt_s(theirs),
+                     "peer / rankbook": f"{theirs / ours:,.1f}x" if theirs and ours else "-"})
+    return pd.DataFrame(rows)
+
+
+def targets_frame(doc: dict):
+    import pandas as pd
+
+    rows = []
+    for t in doc.get("targets", []):
+        if t["measured"] is None:
+            meas = "failed"
+        elif t["unit"] == "s":
+            meas = fmt_s(t["measured"])
+        elif t["unit"] == "MB":
+            meas = f"{t['measured']:.0f} MB"
+        else:
+            meas = f"{t['measured']:,.1f}x"
+        limit = (fmt_s(t["threshold"]) if t["unit"] == "s" else
+                 f"{t['threshold']:.0f} MB" if t["unit"] == "MB" else f"{t['threshold']:,.0f}x")
+        status = "not evaluated (quick run)" if t["met"] is None else ("met" if t["met"] else "MISSED")
+        rows.append({"target": t["description"], "limit": limit, "measured": meas,
+                     "status": status, "missed by": t.get("miss_by", ""),
+                     "why": t.get("why", "") if t["met"] is False else ""})
+    return pd.DataFrame(rows)
+
+
+def metric_rows_frame(doc: dict):
+    import pandas as pd
+
+    mb = doc["cases"]["metric_batch"]
+    rows = []
+    for r in mb["rows"]:
+        lib = r["per_library_s"]
+        cov = r["per_library_metrics"]
+        rows.append({
+            "B": r["B"], "n": r["n"], "k": r["k"], "rankbook (all 33)": fmt_s(r["rankbook_s"]),
+            "chunks": r["rankbook_chunks"],
+            "fastest per-pair loop": fmt_s(r["fastest_loop_s"]),
+            "per pair": fmt_s(r["fastest_loop_per_pair_s"]),
+            "speedup": f"{r['speedup']:,.0f}x",
+            **{f"{name} loop ({cov[name]} metrics)": fmt_s(v) for name, v in lib.items()},
+            "max rel. diff": f"{r['check']['max_rel_diff']:.1e}",
+        })
+    return pd.DataFrame(rows)
+
+
+def fastest_units_frame(doc: dict):
+    """Which peer function the fastest per-pair loop uses for each metric, at each n."""
+    import pandas as pd
+
+    mb = doc["cases"]["metric_batch"]
+    seen = {}
+    for r in mb["rows"]:
+        seen.setdefault(r["n"], r["fastest_loop_units"])
+    names = list(next(iter(seen.values())))
+    return pd.DataFrame({"metric": names,
+                         **{f"n={n}": [units[m] for m in names] for n, units in seen.items()}})
+
+
+def profile_frame(doc: dict):
+    import pandas as pd
+
+    p = doc["cases"]["metric_batch"].get("profile")
+    if not p:
+        return None
+    rows = [{"step": "validate sigma and nu (values, duplicates, inverses)",
+             "seconds": p["validate_both_s"]}]
+    rows += [{"step": f"metric {k} on its own", "seconds": v}
+             for k, v in p["metric_own_s"].items()]
+    df = pd.DataFrame(rows)
+    df["seconds"] = df["seconds"].map(lambda v: round(v, 4))
+    return df
+
+
+def consensus_frame(doc: dict):
+    import pandas as pd
+
+    co = doc["cases"]["consensus"]
+    rows = []
+    for r in co["rows"]:
+        rows.append({"rankings": r["kind"], "N": r["N"], "n": r["n"],
+                     "rankbook": fmt_s(r["rankbook"]["median"]),
+                     "rankbook peak RSS": f"{r['rankbook']['peak_rss_mb']:.0f} MB",
+                     "rankbook traced peak": f"{r['rankbook']['tracemalloc_peak_mb']:.1f} MB",
+                     "dense solve": fmt_s(r["dense"]["median"]),
+                     "dense peak RSS": f"{r['dense']['peak_rss_mb']:.0f} MB",
+                     "dense / rankbook": f"{r['speedup']:,.1f}x",
+                     "kappa": f"{r['rankbook']['kappa']:.6g}",
+                     "same value": {True: "yes", False: "NO", None: "overflow"}[r["agree"]]})
+    return pd.DataFrame(rows)
+
+
+def brute_frame(doc: dict):
+    import pandas as pd
+
+    co = doc["cases"]["consensus"]
+    return pd.DataFrame([{"rankings": r["kind"], "N": r["N"], "n": r["n"],
+                          "rankbook": fmt_s(r["rankbook"]["median"]),
+                          "brute force": fmt_s(r["brute"]["median"]),
+                          "brute / rankbook": f"{r['speedup']:,.1f}x",
+                          "kappa": int(r["rankbook"]["kappa"]),
+                          "same count": "yes" if r["agree"] else "NO"} for r in co["brute"]])
+
+
+def ir_frame(doc: dict):
+    import pandas as pd
+
+    ir = doc["cases"]["ir"]
+    Q = str(ir["Q"])
+    rows = [{"library": "rankbook (numpy)", "import": fmt_s(ir["rankbook"]["import_s"]),
+             "build inputs": "-", "first call": fmt_s(ir["rankbook"]["cold_s"]),
+             "first call, compiled cache": "-", "warm": fmt_s(ir["rankbook"]["warm"][Q]),
+             "max abs. diff of the means": "0 (reference)"}]
+    for key, label in (("ranx_dict", "ranx, Qrels/Run from dicts"), ("ranx_numpy", "ranx, numpy arrays"),
+                       ("ir_measures", "ir_measures (pytrec_eval)")):
+        if key not in ir:
+            continue
+        d = ir[key]
+        rows.append({"library": label, "import": fmt_s(d["import_s"]),
+                     "build inputs": fmt_s(d.get("build_s")) if d.get("build_s") else "-",
+                     "first call": fmt_s(d["cold_s"]),
+                     "first call, compiled cache": fmt_s(d.get("cold_cached_s")),
+                     "warm": fmt_s(d["warm"][Q]),
+                     "max abs. diff of the means": f"{ir['check'][key]:.1e}"})
+    return pd.DataFrame(rows)
+
+
+def book_frame(doc: dict):
+    import pandas as pd
+
+    bk = doc["cases"].get("book")
+    if not bk or bk.get("skipped"):
+        return None
+    cold, warm = bk["cold"], bk.get("warm") or {}
+    names = sorted(set(cold.get("notebooks", {})) | set(warm.get("notebooks", {})))
+    rows = [{"notebook": n, "cold: executed in": fmt_s(cold["notebooks"].get(n)),
+             "warm": "reused" if n in warm.get("reused", []) else
+             ("executed" if n in warm.get("executed", []) else "-")} for n in names]
+    rows.append({"notebook": "whole build (wall clock)", "cold: executed in": fmt_s(cold["wall_s"]),
+                 "warm": fmt_s(warm.get("wall_s"))})
+    return pd.DataFrame(rows)
+
+
+def scaling_frame(doc: dict):
+    import pandas as pd
+
+    rows = []
+    for s in doc.get("scaling", []):
+        rows.append({"case": CASE_TITLES.get(s["case"], s["case"]), "series": s["series"],
+                     "size": f"{s['x_name']} = {min(s['x'])} .. {max(s['x'])}",
+                     "points": len(s["x"]),
+                     "fitted slope": ("-" if s["slope"] is None else f"{s['slope']:.2f}")
+                     if s.get("axis") != "semilogy" else
+                     f"log2(time) grows {s['log2_time_per_item']:.2f} per item",
+                     "theory": s["theory"],
+                     "theoretical slope": f"{s['theory_slope']:.0f}" if s.get("theory_slope")
+                     else ("exponential: log2(time) +1 per item" if "2^n" in s["theory"] else "-"),
+                     "comment": s.get("comment", "")})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------
+# the scaling figure
+
+
+def scaling_figure(doc: dict):
+    """One log-log panel per case: measured times, the fitted line and the theoretical slope."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    series = [s for s in doc.get("scaling", []) if len(s["x"]) >= 2]
+    cases = [c for c in CASE_TITLES if any(s["case"] == c for s in series)]
+    ncols = 2
+    nrows = max(1, math.ceil(len(cases) / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(11, 3.6 * nrows), squeeze=False)
+    for ax in axes.flat[len(cases):]:
+        ax.set_visible(False)
+    for ax, case in zip(axes.flat, cases):
+        for i, s in enumerate([s for s in series if s["case"] == case]):
+            x, t = np.array(s["x"], float), np.array(s["t"], float)
+            color = f"C{i}"
+            if s.get("axis") == "semilogy":
+                g = s.get("log2_time_per_item")
+                label = s["series"] + ("" if g is None else f"  (log2 t: {g:+.2f} per item)")
+                ax.semilogy(x, t, "o", color=color, label=label)
+                if g is not None:
+                    b = np.log2(t).mean() - g * x.mean()
+                    ax.semilogy(x, 2.0 ** (b + g * x), "-", color=color, lw=1)
+                    if "brute" in s["series"]:
+                        ax.semilogy(x, t[0] * 2.0 ** (x - x[0]), ":", color=color, lw=1)
+                continue
+            slope = s["slope"]
+            label = s["series"] + ("" if slope is None else f"  (slope {slope:.2f})")
+            ax.loglog(x, t, "o", color=color, label=label)
+            if slope is not None:
+                lx, lt = np.log(x), np.log(t)
+                b = lt.mean() - slope * lx.mean()
+                xx = np.geomspace(x.min(), x.max(), 20)
+                ax.loglog(xx, np.exp(b) * xx ** slope, "-", color=color, lw=1)
+            if s.get("theory_slope"):
+                xx = np.geomspace(x.min(), x.max(), 20)
+                ax.loglog(xx, t[0] * (xx / x[0]) ** s["theory_slope"], ":", color=color, lw=1)
+        xname = next(s["x_name"] for s in series if s["case"] == case)
+        ax.set_xlabel(xname)
+        ax.set_ylabel("seconds")
+        if all(s.get("axis") == "semilogy" for s in series if s["case"] == case):
+            ax.set_xscale("linear")
+        ax.set_title(CASE_TITLES[case])
+        ax.legend(fontsize=7, loc="upper left")
+        ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,295 @@
+"""`make bench`: rankbook against the libraries users would otherwise pick, in one run.
+
+Usage::
+
+    .venv/bin/python benchmarks/run.py            # full sizes, writes benchmarks/results.json
+    .venv/bin/python benchmarks/run.py --quick    # every case at reduced size (about 2 minutes)
+    .venv/bin/python benchmarks/run.py --only consensus,ir   # re-run some cases, merge the rest
+
+Cases (one module each): ``metric_batch`` (bench_metrics), ``agreement`` (bench_agreement),
+``consensus`` (bench_consensus), ``ir`` (bench_ir, with RBO), ``book`` (bench_book). The run
+prints a table of medians and ratios and writes a JSON file read by the book's benchmark page
+(notebooks/benchmarks.ipynb). Each target of issue 8 is evaluated in ``targets`` with the
+measured figure, the threshold, whether it is met, and by how much and why where it is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# numba's on-disk cache goes to a private folder, never into the installed packages
+os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="rankbook-bench-numba-"))
+os.environ.setdefault("MPLBACKEND", "agg")
+
+from common import ROOT, log, strip_values  # noqa: E402
+from report import fmt_s, table_rows  # noqa: E402
+
+CASES = ("metric_batch", "agreement", "consensus", "ir", "book")
+
+
+def _machine() -> dict:
+    import numpy
+    import scipy
+    import sklearn
+
+    info = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+    }
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu_model"] = line.split(":", 1)[1].strip()
+                break
+        mem = Path("/proc/meminfo").read_text().splitlines()[0].split()[1]
+        info["memory_gb"] = round(int(mem) / 2**20, 1)
+    except OSError:
+        pass
+    from importlib import metadata
+
+    for pkg in ("ranx", "ir_measures", "rbo", "rexmex", "numba", "pytrec_eval-terrier"):
+        try:
+            info[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            info[pkg] = None
+    return info
+
+
+def _commit() -> str:
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                "src"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        return sha + (" (src/ has uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def run_case(name: str, quick: bool) -> dict:
+    t0 = time.perf_counter()
+    if name == "metric_batch":
+        import bench_metrics as m
+    elif name == "agreement":
+        import bench_agreement as m
+    elif name == "consensus":
+        import bench_consensus as m
+    elif name == "ir":
+        import bench_ir as m
+    elif name == "book":
+        import bench_book as m
+    else:
+        raise ValueError(f"unknown case {name!r}; valid: {', '.join(CASES)}")
+    out = m.run(quick=quick)
+    out["case_seconds"] = time.perf_counter() - t0
+    return strip_values(out)
+
+
+# ------------------------------------------------------------------------------------------
+# targets
+
+
+def _target(tid, description, measured, threshold, unit, met, why="", applies=True):
+    t = {"id": tid, "description": description, "measured": measured, "threshold": threshold,
+         "unit": unit, "met": bool(met) if applies else None, "why": why, "applies": applies}
+    if applies and not met and measured is not None and threshold:
+        if unit in ("s", "MB"):
+            t["miss_by"] = f"{measured / threshold:.2f}x the limit ({measured - threshold:+.3g} {unit})"
+        else:
+            t["miss_by"] = f"{threshold / measured:.2f}x short ({measured:.3g} against {threshold:.3g})"
+    return t
+
+
+def evaluate_targets(results: dict, quick: bool) -> list:
+    applies = not quick
+    targets = []
+    mb = results.get("metric_batch")
+    if mb:
+        row = max((r for r in mb["rows"]), key=lambda r: (r["B"], r["n"] == 100))
+        row = next((r for r in mb["rows"] if r["B"] == 100_000 and r["n"] == 100), row)
+        prof = mb.get("profile", {})
+        own = prof.get("metric_own_s", {})
+        top = list(own.items())[:4]
+        why = ""
+        if prof:
+            why = (f"At B={prof['B']}, n={prof['n']}: validating both batches (range, duplicates, "
+                   f"inverses) takes {prof['validate_both_s']:.2f} s; the costliest metrics on "
+                   "their own are " + ", ".join(f"{k} {v:.2f} s" for k, v in top) +
+                   " (Kendall and NDPM each run an O(n log n) inversion count over the batch).")
+        cfg = f"B={row['B']}, n={row['n']}"
+        targets.append(_target(
+            "metric_batch_speed", f"All 33 metrics, {cfg}: under 2 s",
+            row["rankbook_s"], 2.0, "s", row["rankbook_s"] < 2.0, why, applies))
+        targets.append(_target(
+            "metric_batch_ratio", f"All 33 metrics, {cfg}: at least 100x the fastest per-pair loop",
+            row["speedup"], 100.0, "x", row["speedup"] >= 100.0,
+            "" if row["speedup"] >= 100 else why, applies))
+    ag = results.get("agreement")
+    if ag:
+        why = (f"Of {ag['rankbook_s']:.2f} s, evaluating the 33 metrics on T takes "
+               f"{ag['metric_values_s']:.2f} s and the 561 concordance counts "
+               f"{ag['concordance_s']:.2f} s ({ag['concordance_s'] / 561 * 1e3:.1f} ms each: "
+               "three lexsorts for the tie counts, one lexsort and one inversion count per "
+               "pair of metrics; the per-metric sorts and tie counts are recomputed for every pair).")
+        targets.append(_target("agreement_speed", f"Agreement matrix 33x33 on |T|={ag['T']}: under 1 s",
+                               ag["rankbook_s"], 1.0, "s", ag["rankbook_s"] < 1.0,
+                               "" if ag["rankbook_s"] < 1.0 else why, applies))
+    co = results.get("consensus")
+    if co:
+        N, n = co["target"]["N"], co["target"]["n"]
+        for kind, label in (("uniform", "uniformly random rankings (issue 5's setting)"),
+                            ("correlated", "correlated rankings (dense graph, worst case; beyond the issue's wording)")):
+            r = next((r for r in co["rows"] if r["kind"] == kind and r["N"] == N and r["n"] == n), None)
+            if r is None:
+                continue
+            rb = r["rankbook"]
+            why = ""
+            if rb["median"] >= 2.0 or rb["peak_rss_mb"] >= 1024:
+                why = (f"kappa on {label}: the edge search examines all n(n-1)/2 = "
+                       f"{n * (n - 1) // 2} candidate pairs against up to N = {N} rankings.")
+            targets.append(_target(f"kappa_speed_{kind}", f"kappa, N={N}, n={n}, {label}: under 2 s",
+                                   rb["median"], 2.0, "s", rb["median"] < 2.0, why, applies))
+            targets.append(_target(f"kappa_memory_{kind}",
+                                   f"kappa, N={N}, n={n}, {label}: peak memory under 1 GB "
+                                   "(peak resident set size, VmHWM, of the whole child process)",
+                                   rb["peak_rss_mb"], 1024.0, "MB", rb["peak_rss_mb"] < 1024.0, "",
+                                   applies))
+    ir = results.get("ir")
+    if ir:
+        Q = ir["Q"]
+        rk = ir["rankbook"]
+        ranx_cold = min(ir[p]["cold_s"] for p in ("ranx_dict", "ranx_numpy") if p in ir)
+        targets.append(_target(
+            "ir_vs_ranx_cold", f"nDCG@10 + AP + RR on {Q} queries: at least as fast as ranx "
+            "including its compile time (first call in a fresh process on both sides)",
+            ranx_cold / rk["cold_s"], 1.0, "x", ranx_cold >= rk["cold_s"], "", applies))
+        ranx_warm = min(ir[p]["warm"][str(Q)] for p in ("ranx_dict", "ranx_numpy") if p in ir)
+        targets.append(_target(
+            "ir_vs_ranx_warm", f"nDCG@10 + AP + RR on {Q} queries: at least as fast as ranx "
+            "already compiled (stricter than the issue asks)",
+            ranx_warm / rk["warm"][str(Q)], 1.0, "x", ranx_warm >= rk["warm"][str(Q)],
+            "" if ranx_warm >= rk["warm"][str(Q)] else
+            "ranx's compiled kernels run on all cores; rankbook's numpy kernels on one.", applies))
+    bk = results.get("book")
+    if bk and not bk.get("skipped"):
+        cold = bk["cold"]
+        ok = cold["returncode"] == 0
+        slow = sorted(cold["notebooks"].items(), key=lambda kv: -(kv[1] or 0))[:3]
+        why = "" if ok else "the cold build failed: " + cold.get("stderr_tail", "")[-300:]
+        if ok and cold["wall_s"] >= 300:
+            why = "slowest notebooks: " + ", ".join(f"{k} {v:.0f} s" for k, v in slow)
+        targets.append(_target("book_cold", "Cold book build (nothing cached): under 5 minutes",
+                               cold["wall_s"] if ok else None, 300.0, "s",
+                               ok and cold["wall_s"] < 300, why, applies))
+        warm = bk.get("warm")
+        if warm:
+            okw = warm["returncode"] == 0
+            targets.append(_target("book_warm", "Warm rebuild (nothing changed): under 30 s",
+                                   warm["wall_s"] if okw else None, 30.0, "s",
+                                   okw and warm["wall_s"] < 30, "" if okw else warm.get("stderr_tail", ""),
+                                   applies))
+    return targets
+
+
+# ------------------------------------------------------------------------------------------
+# the printed table
+
+
+def print_table(results: dict) -> None:
+    rows = table_rows(results)
+    _fmt_s = fmt_s
+    head = ("case", "configuration", "rankbook", "peer", "peer time", "peer/rankbook")
+    body = [(a, b, _fmt_s(c), d, _fmt_s(e), f"{e / c:,.1f}x" if e and c else "-")
+            for a, b, c, d, e in rows]
+    widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
+    line = "  ".join("{:<%d}" % w for w in widths)
+    print(line.format(*head))
+    print("  ".join("-" * w for w in widths))
+    for r in body:
+        print(line.format(*r))
+    print()
+    for t in results.get("targets", []):
+        status = "n/a (quick)" if t["met"] is None else ("MET" if t["met"] else "MISSED")
+        extra = f"  [{t['miss_by']}]" if t.get("miss_by") else ""
+        meas = "-" if t["measured"] is None else f"{t['measured']:.3g} {t['unit']}"
+        print(f"{status:12s} {t['description']}: {meas}{extra}")
+        if t.get("why") and not t["met"]:
+            print(f"             why: {t['why']}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="every case at reduced size")
+    ap.add_argument("--only", default="", help=f"comma-separated cases ({', '.join(CASES)})")
+    ap.add_argument("--out", default=None,
+                    help="JSON output (default benchmarks/results.json, or "
+                         "benchmarks/results_quick.json with --quick)")
+    args = ap.parse_args(argv)
+    only = [c.strip() for c in args.only.split(",") if c.strip()] or list(CASES)
+    for c in only:
+        if c not in CASES:
+            ap.error(f"unknown case {c!r}; valid: {', '.join(CASES)}")
+    out = Path(args.out) if args.out else ROOT / "benchmarks" / (
+        "results_quick.json" if args.quick else "results.json")
+    results = {}
+    if args.only and out.exists():
+        previous = json.loads(out.read_text())
+        if previous.get("meta", {}).get("mode") == ("quick" if args.quick else "full"):
+            results = previous.get("cases", {})
+    t0 = time.perf_counter()
+    for case in only:
+        log(f"== {case} ==")
+        results[case] = run_case(case, args.quick)
+        log(f"== {case}: {results[case]['case_seconds']:.1f} s ==")
+    total = time.perf_counter() - t0
+    doc = {
+        "meta": {
+            "mode": "quick" if args.quick else "full",
+            "date_utc": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": _commit(),
+            "seconds": total,
+            "cases_run": only,
+            "machine": _machine(),
+            "timing": ("wall clock (time.perf_counter) around each call; medians of up to 3 "
+                       "repeats (fewer where one call takes longer than the case's budget; the "
+                       "individual times are kept); per-pair peer loops are timed on a "
+                       "subsample of pairs and extrapolated linearly (marked extrapolated)"),
+        },
+        "cases": results,
+    }
+    doc["targets"] = evaluate_targets(results, args.quick)
+    doc["scaling"] = [s for c in CASES if c in results for s in _scalings(results[c])]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=False, default=float) + "\n")
+    os.replace(tmp, out)
+    print_table({**results, "targets": doc["targets"]})
+    print(f"\nwrote {out} ({total:.0f} s)")
+    return 0
+
+
+def _scalings(case: dict) -> list:
+    out = list(case.get("scaling", []))
+    if "rbo" in case:
+        out += case["rbo"].get("scaling", [])
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

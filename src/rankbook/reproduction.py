@@ -130,17 +130,35 @@ def perturb(nu: np.ndarray, change: str, rng: np.random.Generator | None = None,
     return np.take_along_axis(t, nu - 1, axis=-1)  # (i j) o nu
 
 
-def _abs_changes(names, sigma, nu, k, change, rng, evaluate, side="right", swap_args=False):
-    ev = _evaluate_many(evaluate)
-    moved = perturb(nu, change, rng, side=side)
-    if swap_args:
-        before = ev(names, nu, sigma, k=k)
-        after = ev(names, moved, sigma, k=k)
-    else:
-        before = ev(names, sigma, nu, k=k)
-        after = ev(names, sigma, moved, k=k)
-    with np.errstate(invalid="ignore"):
-        return {m: np.abs(np.asarray(after[m], float) - np.asarray(before[m], float)) for m in names}
+def _draw(n: int, n_pairs: int, n_runs: int, seed: int):
+    """sigma and nu of shape (n_runs, n_pairs, n); run r uses the generator [seed, n, r]."""
+    gens = [np.random.default_rng([seed, n, r]) for r in range(n_runs)]
+    sigma = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
+    nu = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
+    return sigma, nu
+
+
+def _moved(nu, change: str, seed: int, side: str = "right"):
+    """nu after the change; the swap positions use the generator [seed, n, 10000 + change index]."""
+    rng = np.random.default_rng([seed, nu.shape[-1], 10_000 + CHANGES.index(change)])
+    return perturb(nu, change, rng, side=side)
+
+
+def _type_i_means(names, sigma, nu, moved: dict, k, ev, swap_args: bool = False):
+    """{(metric, change): (per-run mean |change|, per-run share of defined pairs)}."""
+    first, second = (nu, sigma) if swap_args else (sigma, nu)
+    before = ev(names, first, second, k=k)
+    out = {}
+    for change, nu2 in moved.items():
+        after = ev(names, nu2, sigma, k=k) if swap_args else ev(names, sigma, nu2, k=k)
+        for m in names:
+            with np.errstate(invalid="ignore"):
+                d = np.abs(np.asarray(after[m], float) - np.asarray(before[m], float))
+            ok = np.isfinite(d)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = np.where(ok.any(-1), np.where(ok, d, 0).sum(-1) / ok.sum(-1), np.nan)
+            out[(m, change)] = (means, ok.mean(-1))
+    return out
 
 
 def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000,
@@ -161,23 +179,18 @@ def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000
         raise ValueError(f"n_pairs and n_runs must be >= 1, got {n_pairs}, {n_runs}")
     changes = [_check_change(c) for c in changes]
     names = list(names)
-    gens = [np.random.default_rng([seed, n, r]) for r in range(n_runs)]
-    sigma = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
-    nu = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
-    frames = []
-    for c_index, change in enumerate(changes):
-        rng = np.random.default_rng([seed, n, 10_000 + c_index])
-        diffs = _abs_changes(names, sigma, nu, k, change, rng, evaluate, side, swap_args)
-        for m in names:
-            d = diffs[m].reshape(n_runs, n_pairs)
-            ok = np.isfinite(d)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                means = np.where(ok.any(1), np.nansum(np.where(ok, d, 0), 1) / ok.sum(1), np.nan)
-            frames.append(pd.DataFrame({
-                "metric": m, "change": change, "n": n, "k": k if k is not None else -1,
-                "run": np.arange(n_runs), "mean_abs_change": means, "defined": ok.mean(1),
-            }))
-    return pd.concat(frames, ignore_index=True)
+    sigma, nu = _draw(n, n_pairs, n_runs, seed)
+    moved = {c: _moved(nu, c, seed, side) for c in changes}
+    res = _type_i_means(names, sigma, nu, moved, k, _evaluate_many(evaluate), swap_args)
+    keys = [(m, c) for c in changes for m in names]
+    return pd.DataFrame({
+        "metric": np.repeat([m for m, _ in keys], n_runs),
+        "change": np.repeat([c for _, c in keys], n_runs),
+        "n": n, "k": k if k is not None else -1,
+        "run": np.tile(np.arange(n_runs), len(keys)),
+        "mean_abs_change": np.concatenate([res[key][0] for key in keys]),
+        "defined": np.concatenate([res[key][1] for key in keys]),
+    })
 
 
 def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
@@ -224,19 +237,27 @@ def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int =
     tie-breaker of :func:`choose_k`.
     """
     pub = published[(published["n"] == n) & published["metric"].isin(names)]
+    names = list(names)
+    ev = _evaluate_many(evaluate)
+    sigma, nu = _draw(n, n_pairs, n_runs, seed)
+    moved = {c: _moved(nu, c, seed) for c in CHANGES}
     rows = []
     for k in k_grid:
         k = int(k)
         if not 1 <= k < n:
             raise ValueError(f"k must lie in 1..n-1 = 1..{n - 1}, got {k}")
-        summ = summarize_runs(type_i_runs(names, n, k, n_pairs, n_runs, seed, evaluate=evaluate))
-        m = pub.merge(summ, on=["metric", "change", "n"], how="left")
-        st = cell_status(m["published"], m["reproduced"], m["sd"])
-        tol = ABS_TOL + N_SD * np.nan_to_num(m["sd"].to_numpy(float))
-        z = np.abs(m["published"].to_numpy(float) - m["reproduced"].to_numpy(float)) / tol
+        res = _type_i_means(names, sigma, nu, moved, k, ev)
+        keys = list(zip(pub["metric"], pub["change"]))
+        means = [res[key][0] for key in keys]
+        rep = np.array([np.mean(x) for x in means])
+        sd = np.array([np.std(x, ddof=1) if len(x) > 1 else np.nan for x in means])
+        pubv = pub["published"].to_numpy(float)
+        st = cell_status(pubv, rep, sd)
+        tol = ABS_TOL + N_SD * np.nan_to_num(sd)
+        z = np.abs(pubv - rep) / tol
         rows.append({"n": n, "k": k, "match": int((st == "match").sum()),
                      "loose": int((st == "loose").sum()), "no": int((st == "no").sum()),
-                     "cells": len(m), "score": float(np.nanmedian(np.where(np.isfinite(z), z, np.inf)))})
+                     "cells": len(pub), "score": float(np.nanmedian(np.where(np.isfinite(z), z, np.inf)))})
     return pd.DataFrame(rows)
 
 

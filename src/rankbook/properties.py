@@ -1210,6 +1210,15 @@ def sensitivity(
 # stability
 
 
+def _strictly_below(d: np.ndarray, eps: float) -> np.ndarray:
+    """``d < eps`` where a ``d`` equal to ``eps`` up to the tolerance counts as equal (not below).
+
+    Differences of confusion-matrix metrics often equal 1/k exactly (e.g. recall@999 - recall@1000
+    = 1/999), and float rounding would otherwise decide such cases either way.
+    """
+    return (d < eps) & ~_close(d, eps)
+
+
 def stability(
     metric: Metric,
     n: int = 1000,
@@ -1227,7 +1236,8 @@ def stability(
     when that share is at least ``threshold`` (the paper's 97.5 %); ``holds`` is true when it is
     stable at every ``k`` given. ``k`` is an int or a sequence (default ``max(1, n // 4)``), each
     in ``1..n-1``. Pairs where either value is undefined (nan) are left out of the share and
-    counted in ``n_undefined``. A registered metric that does not use ``k`` has
+    counted in ``n_undefined``. The inequality is strict and a difference equal to ``1/k`` within
+    the module tolerance counts as equal (it fails). A registered metric that does not use ``k`` has
     ``m@k = m@k+1`` identically (difference 0, share 1) and is not evaluated; a callable is
     always evaluated and must accept ``k=``.
 
@@ -1265,7 +1275,7 @@ def stability(
         else:
             d = np.zeros(n_pairs)
         ok = ~np.isnan(d)
-        passed = d[ok] < 1.0 / kk
+        passed = _strictly_below(d[ok], 1.0 / kk)
         rate = float(passed.mean()) if ok.any() else float("nan")
         rates.append(rate)
         means.append(float(d[ok].mean()) if ok.any() else float("nan"))
@@ -1351,7 +1361,7 @@ def stability_curves(
             else:
                 d = np.zeros(n_pairs)
             ok = ~np.isnan(d)
-            rate = float((d[ok] < 1.0 / kk).mean()) if ok.any() else float("nan")
+            rate = float(_strictly_below(d[ok], 1.0 / kk).mean()) if ok.any() else float("nan")
             rows.append((name, _metrics.REGISTRY[name].family, kk, rate,
                          float(d[ok].mean()) if ok.any() else float("nan"), int(ok.sum()),
                          int((~ok).sum()), bool(rate >= threshold)))

@@ -473,6 +473,35 @@ def _replace(src: Path, dst: Path) -> None:
         shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
 
 
+class _KernelLog:
+    """Send the kernel's own stderr chatter (it inherits ours) to a log file while executing.
+
+    ipykernel prints connection warnings and shutdown messages straight to the inherited file
+    descriptor 2, which garbles the progress bar; errors in cells are reported by papermill.
+    """
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.saved = None
+
+    def __enter__(self):
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            sys.stderr.flush()
+            self.saved = os.dup(2)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 2)
+            os.close(fd)
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            sys.stderr.flush()
+            os.dup2(self.saved, 2)
+            os.close(self.saved)
+        return False
+
+
 def execute(
     spec: NotebookSpec,
     params: dict[str, Any],
@@ -481,6 +510,7 @@ def execute(
     outputs_out: Path,
     root: Path | None = None,
     failed_dir: Path | None = None,
+    kernel_log: Path | None = None,
 ) -> dict:
     """Execute ``spec`` with ``params``; on success move the executed notebook to
     ``notebook_out`` and its outputs folder to ``outputs_out``.
@@ -509,10 +539,11 @@ def execute(
     os.environ.setdefault("MPLBACKEND", "agg")
     started = time.time()
     try:
-        papermill.execute_notebook(
-            str(spec.path), str(stage_nb), parameters=params, cwd=str(stage_nb_dir),
-            kernel_name="python3", progress_bar=False, log_output=False,
-        )
+        with _KernelLog(kernel_log):
+            papermill.execute_notebook(
+                str(spec.path), str(stage_nb), parameters=params, cwd=str(stage_nb_dir),
+                kernel_name="python3", progress_bar=False, log_output=False,
+            )
     except BaseException as exc:  # noqa: BLE001 - report any failure, keep old outputs
         cell, error = _error_from_papermill(exc)
         saved = None
@@ -550,6 +581,7 @@ def _execute_for_build(spec_path: str, root: str) -> dict:
         rec = execute(
             spec, {}, notebook_out=gen / f"{spec.name}.ipynb", outputs_out=gen / spec.name,
             root=rootp, failed_dir=gen / FAILED_DIR_NAME,
+            kernel_log=gen / "_logs" / f"{spec.name}.kernel.log",
         )
         return {"ok": True, **rec}
     except NotebookFailed as exc:
@@ -631,7 +663,8 @@ def run_one(name: str, overrides, root: Path | None = None) -> Path:
     params = resolve_parameters(spec, overrides)
     folder = runs_dir(root) / spec.name / slug(params)
     execute(spec, params, notebook_out=folder / f"{spec.name}.ipynb", outputs_out=folder,
-            root=root, failed_dir=runs_dir(root) / spec.name / FAILED_DIR_NAME)
+            root=root, failed_dir=runs_dir(root) / spec.name / FAILED_DIR_NAME,
+            kernel_log=runs_dir(root) / spec.name / "_logs" / "kernel.log")
     return folder
 
 

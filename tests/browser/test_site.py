@@ -204,3 +204,24 @@ def test_screenshots(server, browser):
         out = ARTIFACTS / f"{name}.png"
         browser.save_screenshot(str(out))
         assert out.stat().st_size > 10_000, f"{out} looks empty"
+
+
+def test_every_toc_entry_was_built():
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc.get("parts", []))
+    missing = [f for f in files if not (SITE / f"{f}.html").exists()]
+    assert not missing, f"pages listed in _toc.yml but not built: {missing}"

@@ -481,3 +481,31 @@ def test_results_are_frozen_and_summarised():
     assert "symmetry(dcg, n=4)" in r.summary()
     rr = pr.symmetry("dcg", 12, n_samples=50, seed=5)
     assert rr.method == "random" and rr.seed == 5 and "seed 5" in rr.method_detail
+
+
+def test_scan_paths_match_matrix_paths(monkeypatch):
+    # n = 7 runs without the (n!)^2 matrix; force that path on n = 5 and compare every verdict
+    names = ("kendall_tau", "mse", "precision", "dcg", "mape", "lr_plus")
+
+    def verdicts():
+        out = {}
+        for name in names:
+            mx = pr.maximal_agreement(name, 5, orientation="closeness")
+            mn = pr.minimal_agreement(name, 5)
+            out[name] = (
+                pr.symmetry(name, 5).holds,
+                pr.identity_of_indiscernibles(name, 5).holds,
+                mx.holds, mx.strict, mx.bound,
+                mn.bound, mn.attained_at_reverse,
+                pr.linearly_equivalent(name, "mse", 5).holds,
+            )
+        return out
+
+    expected = verdicts()
+    monkeypatch.setattr(pr, "MATRIX_MAX_N", 3)
+    got = verdicts()
+    for name in names:
+        a, b = expected[name], got[name]
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert x == y or (isinstance(x, float) and np.isnan(x) and np.isnan(y)), name

@@ -32,7 +32,8 @@ def test_pages_are_generated_from_records(generated):
     assert "| A | Table X | reproduced exactly | 10 / 10 |" in dash
     assert "[nb_two](nb_two.ipynb)" in dash
     summary = (gen / "summary.md").read_text()
-    assert "**3 published artifacts**" in summary and "**13 of 17 checked cells**" in summary
+    assert "**3 published artifacts**: 1 reproduced exactly, 1 partly, 1 claim false." in summary
+    assert "- Figure Y: 3 of 7 cells reproduced (partly)" in summary
     errata = (gen / "errata.md").read_text()
     assert "**Eq. 13** (typo): a finding" in errata and "computed evidence" in errata
 
@@ -45,7 +46,7 @@ def test_pages_change_when_a_notebook_output_changes(generated, monkeypatch):
     outputs.record_result("Figure Y", "B", "reproduced exactly", matched=7, total=7)
     site.write_generated_pages(generated)
     after = (gen / "summary.md").read_text()
-    assert after != before and "**17 of 17 checked cells**" in after
+    assert after != before and "- Figure Y: 7 of 7 cells reproduced (reproduced exactly)" in after
 
 
 def test_records_are_validated(tmp_path, monkeypatch):

@@ -103,14 +103,13 @@ def summary_markdown(results: list[dict]) -> str:
     """The short status summary included by the landing page."""
     if not results:
         return "No notebook has reported a result yet.\n"
+    # No grand total of cells: a "cell" is a printed number in one table and a checked
+    # transposition in another, so adding them up would mean nothing.
     lines = []
-    cells_m = sum(r["matched"] for r in results if r.get("total") is not None)
-    cells_t = sum(r["total"] for r in results if r.get("total") is not None)
     counts = {s: sum(r["status"] == s for r in results) for s in STATUSES}
     lines.append(
-        f"The notebooks check **{len(results)} published artifacts**; "
-        + ", ".join(f"{c} {s}" for s, c in counts.items() if c)
-        + f". Over all tables, **{cells_m} of {cells_t} checked cells** agree with the papers."
+        f"The notebooks check **{len(results)} published artifacts**: "
+        + ", ".join(f"{c} {s}" for s, c in counts.items() if c) + "."
     )
     lines.append("")
     for r in sorted(results, key=lambda r: (_paper_key(r), r["notebook"], r["artifact"])):

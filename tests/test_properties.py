@@ -509,3 +509,34 @@ def test_scan_paths_match_matrix_paths(monkeypatch):
         assert len(a) == len(b)
         for x, y in zip(a, b):
             assert x == y or (isinstance(x, float) and np.isnan(x) and np.isnan(y)), name
+
+
+def _batch(fn):
+    def wrapped(s, v):
+        s, v = np.broadcast_arrays(np.asarray(s), np.asarray(v))
+        flat = [fn(a, b) for a, b in zip(s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1]))]
+        return np.array(flat, dtype=float).reshape(s.shape[:-1])
+    wrapped.__name__ = fn.__name__
+    return wrapped
+
+
+def test_property_machinery_on_scipy_metrics():
+    # metrics we did not write: scipy's Kendall tau and Spearman rho, one pair at a time
+    from scipy import stats
+
+    def scipy_kendall(a, b):
+        return stats.kendalltau(a, b).statistic
+
+    def scipy_spearman(a, b):
+        return stats.spearmanr(a, b).statistic
+
+    for fn in (scipy_kendall, scipy_spearman):
+        f = _batch(fn)
+        r = pr.type_ii_robustness(f, 4)
+        assert r.holds and not r.left_invariant, fn.__name__
+        assert pr.symmetry(f, 4).holds
+        assert pr.linearly_equivalent(f, fn.__name__.replace("scipy_", "").replace("spearman", "spearman_rho")
+                                      .replace("kendall", "kendall_tau"), 4).holds
+    # 1 - tau is a distance (Kendall's distance, normalised); 1 - rho is not (a squared distance)
+    assert pr.is_distance(_batch(scipy_kendall), 4).holds
+    assert not pr.is_distance(_batch(scipy_spearman), 4).holds

@@ -540,3 +540,10 @@ def test_property_machinery_on_scipy_metrics():
     # 1 - tau is a distance (Kendall's distance, normalised); 1 - rho is not (a squared distance)
     assert pr.is_distance(_batch(scipy_kendall), 4).holds
     assert not pr.is_distance(_batch(scipy_spearman), 4).holds
+
+
+def test_dcg_ioi_n8_n9_found_in_identity_row():
+    for n in (8, 9):
+        r = pr.identity_of_indiscernibles("dcg", n)
+        assert r.holds is False and r.method == "exhaustive" and r.evidence.exact
+        assert np.array_equal(r.evidence.ranking("sigma"), P.identity(n))

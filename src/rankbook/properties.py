@@ -82,7 +82,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
@@ -850,7 +850,8 @@ def identity_of_indiscernibles(
     neighbours (tolerance: module docstring; two ``nan`` count as equal). The row ``sigma = id``
     comes first. Exhaustive when ``(n!)^2 <= max_cases`` (n <= 7 by default); otherwise the
     row ``sigma = id`` plus random rows (whole rows while n <= 9, random ``nu`` beyond), about
-    ``n_samples`` evaluations in all. For ``"dcg"`` and ``"ndcg"`` (and ``exact=True``) a
+    ``n_samples`` evaluations in all; a counterexample found in the full row ``sigma = id``
+    (n <= 9) is reported as ``"exhaustive"``, since that row is enumerated deterministically. For ``"dcg"`` and ``"ndcg"`` (and ``exact=True``) a
     colliding pair is confirmed in exact arithmetic (:func:`dcg_exact_compare`) and the
     certificate is stored in ``evidence.exact``; float near-misses are skipped.
 
@@ -894,17 +895,23 @@ def identity_of_indiscernibles(
             budget -= len(cand)
             yield s[None], cand
 
-    def found(s, t, v, a_val, b_val, cert, checked):
+    def found(s, t, v, a_val, b_val, cert, checked, first_row=False):
         ev = Evidence.make(
             "two distinct rankings get the same value against sigma",
             {"sigma": s, "tau": t, "nu": v},
             {"m(sigma, tau)": a_val, "m(sigma, nu)": b_val},
             cert,
         )
+        # a counterexample in the row sigma = id, searched in full before any random row, is a
+        # deterministic exhaustive find even when the design is random
+        how_found = "exhaustive" if (how == "exhaustive" or (first_row and n <= 9)) else how
+        note = "; ".join(x for x in (
+            _nm(near_misses),
+            "found in the row sigma = id, searched in full" if how_found != how else "") if x)
         return PropertyResult(
             property="identity_of_indiscernibles", metric=m.name, n=n, k=m.k, holds=False,
-            method=how, checked=checked, seed=None if how == "exhaustive" else seed,
-            evidence=ev, note=_nm(near_misses),
+            method=how_found, checked=checked, seed=None if how_found == "exhaustive" else seed,
+            evidence=ev, note=note,
         )
 
     if _matrix_ok(n, how):
@@ -928,7 +935,7 @@ def identity_of_indiscernibles(
             method=how, checked=M.size, note=_nm(near_misses),
         )
 
-    for sig_block, cand in rows():
+    for row_no, (sig_block, cand) in enumerate(rows()):
         vals = m(sig_block[:, None, :], cand[None, :, :])
         checked += vals.size
         for r in range(len(sig_block)):
@@ -947,7 +954,8 @@ def identity_of_indiscernibles(
                         near_misses += 1
                         skip.add((a, b))
                         continue
-                return found(s, t, v, row[a], row[b], cert, checked)
+                return found(s, t, v, row[a], row[b], cert, checked,
+                             first_row=row_no == 0 and how == "random")
     return PropertyResult(
         property="identity_of_indiscernibles", metric=m.name, n=n, k=m.k, holds=True, method=how,
         checked=checked, seed=None if how == "exhaustive" else seed, note=_nm(near_misses),

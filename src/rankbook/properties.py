@@ -817,18 +817,21 @@ def type_ii_robustness(
 # identity of indiscernibles
 
 
-def _row_collision(vals: np.ndarray, cand: np.ndarray):
+def _row_collision(vals: np.ndarray, cand: np.ndarray, skip=()):
     """First pair of distinct candidates with equal values (tolerance), or None.
 
-    ``vals`` (M,) values, ``cand`` (M, n) the rankings they belong to.
+    ``vals`` (M,) values, ``cand`` (M, n) the rankings they belong to; index pairs in ``skip``
+    (already rejected, e.g. float near-misses refuted in exact arithmetic) are passed over.
     """
     order = np.argsort(vals, kind="stable")
     sv = vals[order]
     eq = _close(sv[:-1], sv[1:])
     for p in np.flatnonzero(eq):
-        a, b = order[p], order[p + 1]
+        a, b = int(order[p]), int(order[p + 1])
+        if (a, b) in skip:
+            continue
         if not np.array_equal(cand[a], cand[b]):
-            return int(a), int(b)
+            return a, b
     return None
 
 
@@ -942,7 +945,7 @@ def identity_of_indiscernibles(
             row = vals[r]
             skip = set()
             while True:
-                hit = _row_collision_excluding(row, cand, skip)
+                hit = _row_collision(row, cand, skip)
                 if hit is None:
                     break
                 a, b = hit
@@ -964,21 +967,6 @@ def identity_of_indiscernibles(
 
 def _nm(near_misses: int) -> str:
     return f"{near_misses} float near-misses rejected in exact arithmetic" if near_misses else ""
-
-
-def _row_collision_excluding(vals, cand, skip):
-    if not skip:
-        return _row_collision(vals, cand)
-    order = np.argsort(vals, kind="stable")
-    sv = vals[order]
-    eq = _close(sv[:-1], sv[1:])
-    for p in np.flatnonzero(eq):
-        a, b = int(order[p]), int(order[p + 1])
-        if (a, b) in skip:
-            continue
-        if not np.array_equal(cand[a], cand[b]):
-            return a, b
-    return None
 
 
 # --------------------------------------------------------------------------------------------

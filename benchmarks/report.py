@@ -216,6 +216,7 @@ def ir_frame(doc: dict):
     rows = [{"library": "rankbook (numpy)", "import": fmt_s(ir["rankbook"]["import_s"]),
              "build inputs": "-", "first call": fmt_s(ir["rankbook"]["cold_s"]),
              "first call, compiled cache": "-", "warm": fmt_s(ir["rankbook"]["warm"][Q]),
+             "warm, one thread": fmt_s(ir["rankbook"]["warm"][Q]),
              "max abs. diff of the means": "0 (reference)"}]
     for key, label in (("ranx_dict", "ranx, Qrels/Run from dicts"), ("ranx_numpy", "ranx, numpy arrays"),
                        ("ir_measures", "ir_measures (pytrec_eval)")):
@@ -227,6 +228,7 @@ def ir_frame(doc: dict):
                      "first call": fmt_s(d["cold_s"]),
                      "first call, compiled cache": fmt_s(d.get("cold_cached_s")),
                      "warm": fmt_s(d["warm"][Q]),
+                     "warm, one thread": fmt_s(d.get("warm_1thread")),
                      "max abs. diff of the means": f"{ir['check'][key]:.1e}"})
     return pd.DataFrame(rows)
 
@@ -242,8 +244,17 @@ def book_frame(doc: dict):
     rows = [{"notebook": n, "cold: executed in": fmt_s(cold["notebooks"].get(n)),
              "warm": "reused" if n in warm.get("reused", []) else
              ("executed" if n in warm.get("executed", []) else "-")} for n in names]
-    rows.append({"notebook": "whole build (wall clock)", "cold: executed in": fmt_s(cold["wall_s"]),
-                 "warm": fmt_s(warm.get("wall_s"))})
+    def status(b):
+        return "" if b.get("returncode", 0) == 0 else " (failed)"
+
+    rows.append({"notebook": "step 1: executing the notebooks (wall clock)",
+                 "cold: executed in": fmt_s(cold["notebooks_s"]) + status({"returncode": cold["notebooks_returncode"]}),
+                 "warm": fmt_s(warm.get("notebooks_s"))})
+    rows.append({"notebook": "step 2: jupyter-book (wall clock)",
+                 "cold: executed in": fmt_s(cold["site_s"]) + status({"returncode": cold["site_returncode"] or 0}),
+                 "warm": fmt_s(warm.get("site_s")) + (status({"returncode": warm.get("site_returncode") or 0}) if warm else "")})
+    rows.append({"notebook": "whole build", "cold: executed in": fmt_s(cold["wall_s"]) + status(cold),
+                 "warm": fmt_s(warm.get("wall_s")) + (status(warm) if warm else "")})
     return pd.DataFrame(rows)
 
 

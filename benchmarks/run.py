@@ -96,8 +96,12 @@ def run_case(name: str, quick: bool) -> dict:
         import bench_book as m
     else:
         raise ValueError(f"unknown case {name!r}; valid: {', '.join(CASES)}")
+    load0 = os.getloadavg()[0]
+    started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     out = m.run(quick=quick)
     out["case_seconds"] = time.perf_counter() - t0
+    out["measured_utc"] = started
+    out["load_average_1min"] = {"start": round(load0, 2), "end": round(os.getloadavg()[0], 2)}
     return strip_values(out)
 
 

@@ -227,3 +227,97 @@ def test_matrix_survives_pandas_reshaping():
     assert rev.to_numpy().dtype == bool and rev.to_numpy().shape == (3, 3)
     assert rev.to_frame().loc["mse", "kendall_tau"] == rev.loc["mse", "kendall_tau"]
     assert rev == A.agreement_matrix(["mse", "rmse", "kendall_tau"], n=10, n_pairs=50, seed=1).attrs["reversed"]
+
+
+# ----------------------------------------------------------------------------------------------
+# the counting engine: contingency-table and sorting paths, and the shared per-class counts
+# ----------------------------------------------------------------------------------------------
+
+
+def brute_counts(x, y):
+    """concordance_counts by the definition: every unordered pair of defined values."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    keep = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[keep], y[keep]
+    i, j = np.triu_indices(x.size, 1)
+    sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    return dict(pairs=int(i.size), concordant=int(((sx * sy) > 0).sum()),
+                discordant=int(((sx * sy) < 0).sum()), tied_x=int(((sx == 0) & (sy != 0)).sum()),
+                tied_y=int(((sx != 0) & (sy == 0)).sum()), tied_both=int(((sx == 0) & (sy == 0)).sum()),
+                dropped=int((~keep).sum()))
+
+
+@pytest.mark.parametrize("path", ["table", "sort"])
+@given(xy=st.lists(st.tuples(st.one_of(st.integers(-3, 3).map(float), st.just(float("nan"))),
+                             st.one_of(st.integers(0, 5).map(float), st.just(float("nan")),
+                                       st.floats(-1e3, 1e3))),
+                   min_size=0, max_size=40))
+@settings(max_examples=150, deadline=None)
+def test_both_counting_paths_equal_the_definition(path, xy):
+    x = [a for a, _ in xy]
+    y = [b for _, b in xy]
+    old = A._TABLE_CELLS
+    A._TABLE_CELLS = 10**9 if path == "table" else 0
+    try:
+        assert A.concordance_counts(x, y) == brute_counts(x, y)
+        assert A.concordance_counts(y, x) == brute_counts(y, x)
+    finally:
+        A._TABLE_CELLS = old
+
+
+@pytest.mark.parametrize("cells", [0, 1 << 18, 10**9])
+def test_counting_paths_on_large_tied_samples(cells, monkeypatch):
+    """Few levels against many, both ways round, with nan: both paths give the definition's counts."""
+    monkeypatch.setattr(A, "_TABLE_CELLS", cells)
+    rng = np.random.default_rng(11)
+    for levels in (1, 2, 18, 300):
+        x = rng.integers(0, levels, 1500).astype(float)
+        y = np.round(rng.normal(size=1500), 2)
+        y[rng.integers(0, 1500, 20)] = np.nan
+        assert A.concordance_counts(x, y) == brute_counts(x, y)
+        assert A.concordance_counts(y, x) == brute_counts(y, x)
+        assert A.concordance_counts(x, x) == brute_counts(x, x)
+
+
+@given(base=st.lists(st.integers(0, 4), min_size=2, max_size=30),
+       other=st.lists(st.integers(0, 6), min_size=30, max_size=30),
+       nan_at=st.sets(st.integers(0, 29), max_size=4))
+@settings(max_examples=60, deadline=None)
+def test_pair_counts_share_work_exactly(base, other, nan_at):
+    """_PairCounts (one class per distinct/reversed code vector) equals concordance_counts on
+    every ordered pair, including the diagonal, monotone copies, reversed copies and nan."""
+    t = len(base)
+    x = np.array(base, dtype=float)
+    y = np.array(other[:t], dtype=float)
+    x_nan = x.copy()
+    x_nan[[i for i in nan_at if i < t]] = np.nan
+    arrays = [x, -x, 2 * x + 1, np.exp(-x), x_nan, -x_nan, y, -y, x * y, (x - 2) ** 2, np.zeros(t),
+              np.full(t, np.nan)]
+    pc = A._PairCounts(arrays)
+    for i, j in itertools.product(range(len(arrays)), repeat=2):
+        assert pc(i, j) == A.concordance_counts(arrays[i], arrays[j]), (i, j)
+    assert len(pc._codes) < len(arrays)  # monotone and reversed copies share a class
+
+
+@pytest.mark.parametrize("ties", A.TIES)
+@pytest.mark.parametrize("protocol", A.PROTOCOLS)
+def test_agreement_matrix_every_option_equals_definition(ties, protocol):
+    """Every tie rule x reversal rule x protocol, with nan-producing metrics (LR+, small n):
+    each entry, diagonal included, is exactly (==) the O(|T|^2) double sum of Def. 2."""
+    names = ["precision", "recall", "mcc", "lr_plus", "lr_minus", "prevalence_threshold", "mse",
+             "rmse", "r2", "mae", "kendall_tau", "ndpm", "dcg", "ndcg", "mrr", "mean_rank"]
+    for n, k, n_pairs in [(6, 2, 90), (12, 3, 150)]:
+        refs, rankings = A.sample(n, n_pairs, seed=7, protocol=protocol)
+        vals = M.evaluate_many(names, refs, rankings, k=k)
+        if n == 6:
+            assert np.isnan(vals["lr_plus"]).any()  # the nan path is exercised
+        for reverse in A.REVERSE:
+            df = A.agreement_matrix(names, n=n, n_pairs=n_pairs, k=k, seed=7, protocol=protocol,
+                                    reverse=reverse, ties=ties)
+            for a, b in itertools.product(names, repeat=2):
+                orient = (M.REGISTRY[a].higher_is_closer, M.REGISTRY[b].higher_is_closer)
+                slow = A.agreement_ratio_bruteforce(vals[a], vals[b], ties=ties, reverse=reverse,
+                                                    orient=orient)
+                assert df.loc[a, b] == slow, (n, reverse, a, b)
+            assert df.attrs["dropped"] == {m: int(np.isnan(vals[m]).sum()) for m in names}

@@ -42,10 +42,17 @@ A consequence worth knowing when reading Figure 1: with as many relevant as retr
 alone (e.g. MCC = (n TP - k^2) / (k (n - k))), so any two of the 19 are consistent and their
 agreement ratio is exactly 1 after reversal, whatever the sample.
 
-The agreement ratio is a concordance count: after sorting the sample by (m1, m2), the strictly
-discordant pairs are the inversions of m2's order (counted in O(|T| log |T|) with
-:func:`rankbook.permutations.inversion_count`), and the tie counts come from group sizes, as in
-the tau-b computation. :func:`agreement_ratio_bruteforce` is the O(|T|^2) reference.
+The agreement ratio is a concordance count, computed without looking at pairs of sample
+elements. Each metric's values are replaced once by their dense ranks. When both metrics take
+few distinct values (any of the 19 confusion-matrix metrics takes about 18 on Figure 1's sample)
+the concordant, discordant and tied pairs are read off their contingency table with cumulative
+sums, in O(|T| + D1 D2) and without sorting. Otherwise the sample is sorted by (m1, m2) and by
+(m2, m1) and the discordant pairs are the inversions between the two orders, counted in
+O(|T| log |T|) with :func:`rankbook.permutations.inversion_count`; ties come from group sizes, as
+in the tau-b computation. In :func:`agreement_matrix`, metrics whose dense ranks coincide (or
+coincide reversed), such as the TP-only metrics or MSE, RMSE, R2 and Spearman's rho, share their
+counts, which are integers, so the ratios are exactly those of the pair-by-pair computation.
+:func:`agreement_ratio_bruteforce` is the O(|T|^2) reference.
 """
 
 from __future__ import annotations
@@ -185,22 +192,74 @@ def pair_consistent(m1, m2, mu, nu, k=None, reference=None, ties="def1"):
 # ----------------------------------------------------------------------------------------------
 
 
-def _tie_pairs(*cols) -> int:
-    """Number of unordered pairs equal in all the given columns."""
-    order = np.lexsort(cols[::-1])
-    stacked = np.stack([c[order] for c in cols])
-    change = np.any(stacked[:, 1:] != stacked[:, :-1], axis=0)
-    bounds = np.flatnonzero(np.r_[True, change, True])
-    sizes = np.diff(bounds).astype(np.int64)
-    return int((sizes * (sizes - 1) // 2).sum())
+#: Largest contingency table (levels of x times levels of y) counted without sorting; above it
+#: the pair is sorted. Either path gives the same integer counts.
+_TABLE_CELLS = 1 << 18
+
+
+def _dense_codes(x: np.ndarray):
+    """Dense ranks 0..D-1 of the values of x (equal values share a code), -1 where x is nan."""
+    nan = np.isnan(x)
+    codes = np.full(x.size, -1, dtype=np.int64)
+    levels, inv = np.unique(x[~nan], return_inverse=True)
+    codes[~nan] = inv.ravel()
+    return codes, int(levels.size)
+
+
+def _pairs_in(counts: np.ndarray) -> int:
+    counts = counts.astype(np.int64, copy=False)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _counts_from_codes(a: np.ndarray, da: int, b: np.ndarray, db: int) -> dict:
+    """concordance_counts on dense codes a in 0..da-1 and b in 0..db-1 (no missing values).
+
+    Two exact paths. When da * db is small (e.g. a metric of TP alone, ~18 levels) a da x db
+    contingency table N is built with one bincount; the concordant (discordant) pairs are
+    sum N[l, m] times the number of elements with a smaller level of a and a smaller (larger)
+    level of b, read off exclusive cumulative sums: O(t + da db), no sort. Otherwise the sample
+    is sorted by (a, b) and by (b, a), and the discordant pairs are the inversions of the
+    permutation mapping one order to the other (pairs tied in a or in b keep their relative
+    order in both sorts, so they are never inversions): O(t log t).
+    """
+    t = int(a.size)
+    pairs = t * (t - 1) // 2
+    if t < 2:
+        return dict(pairs=pairs, concordant=0, discordant=0, tied_x=0, tied_y=0, tied_both=0)
+    if da * db <= _TABLE_CELLS:
+        table = np.bincount(a * db + b, minlength=da * db).reshape(da, db)
+        below = np.cumsum(table, axis=0)
+        below -= table  # elements with a smaller level of a, per level of b
+        lower = np.cumsum(below, axis=1)
+        lower -= below  # ... and a smaller level of b
+        discordant = int((table * (below.sum(axis=1, keepdims=True) - lower - below)).sum())
+        tx = _pairs_in(table.sum(axis=1))
+        ty = _pairs_in(table.sum(axis=0))
+        txy = _pairs_in(table.ravel())
+    else:
+        key = a * db + b
+        order = np.argsort(key, kind="stable")
+        pos = np.empty(t, dtype=np.int64)
+        pos[np.argsort(b * da + a, kind="stable")] = np.arange(1, t + 1)
+        discordant = int(_perm._inversions_unchecked(pos[order][None, :])[0])
+        sk = key[order]
+        bounds = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1], True])
+        txy = _pairs_in(np.diff(bounds))
+        tx = _pairs_in(np.bincount(a, minlength=da))
+        ty = _pairs_in(np.bincount(b, minlength=db))
+    concordant = pairs - discordant - tx - ty + txy
+    return dict(pairs=pairs, concordant=concordant, discordant=discordant, tied_x=tx - txy,
+                tied_y=ty - txy, tied_both=txy)
 
 
 def concordance_counts(x, y) -> dict:
     """Pair counts of two value arrays: concordant, discordant and tied pairs.
 
-    Pairs where x or y is nan are dropped first. O(T log T): sort by (x, y), count the strict
-    inversions of y in that order with :func:`rankbook.permutations.inversion_count`, and count
-    ties from group sizes.
+    Pairs where x or y is nan are dropped first. The values are replaced by their dense ranks;
+    when both take few distinct values the pairs are counted from their contingency table
+    without sorting, otherwise in O(T log T) by sorting on (x, y) and (y, x) and counting the
+    inversions between the two orders with :func:`rankbook.permutations.inversion_count`.
+    Tie counts come from group sizes.
 
     Returns
     -------
@@ -220,24 +279,72 @@ def concordance_counts(x, y) -> dict:
         raise ValueError(f"x and y must have the same number of values, got {x.size} and {y.size}")
     keep = ~(np.isnan(x) | np.isnan(y))
     dropped = int(x.size - keep.sum())
-    x, y = x[keep], y[keep]
-    t = x.size
-    pairs = t * (t - 1) // 2
-    if t < 2:
-        return dict(pairs=pairs, concordant=0, discordant=0, tied_x=0, tied_y=0, tied_both=0,
-                    dropped=dropped)
-    order = np.lexsort((y, x))  # by x, then y
-    ys = y[order]
-    # ranks of y, ties broken by position in this order: tied y values are never inversions
-    ranks = np.empty(t, dtype=np.int64)
-    ranks[np.argsort(ys, kind="stable")] = np.arange(1, t + 1)
-    discordant = int(_perm._inversions_unchecked(ranks[None, :])[0])
-    tx = _tie_pairs(x)
-    ty = _tie_pairs(y)
-    txy = _tie_pairs(x, y)
-    concordant = pairs - discordant - tx - ty + txy
-    return dict(pairs=pairs, concordant=concordant, discordant=discordant, tied_x=tx - txy,
-                tied_y=ty - txy, tied_both=txy, dropped=dropped)
+    a, da = _dense_codes(x[keep])
+    b, db = _dense_codes(y[keep])
+    c = _counts_from_codes(a, da, b, db)
+    c["dropped"] = dropped
+    return c
+
+
+class _PairCounts:
+    """:func:`concordance_counts` for all pairs of a list of value arrays, sharing the work.
+
+    Each array is reduced once to dense ranks (its codes). Arrays whose codes are equal, or
+    equal after reversing the order of the levels, with the same nan positions, form one class:
+    their counts with any other array are the same, with concordant and discordant swapped for
+    a reversed member (e.g. the 19 confusion-matrix metrics, all functions of TP, or MSE, RMSE,
+    R2 and Spearman's rho). The counts are computed once per pair of classes, and within a
+    class they are known in closed form (no discordant pair, ties from group sizes).
+    """
+
+    def __init__(self, arrays):
+        self._codes, self._levels, self._cls, self._flip = [], [], [], []
+        seen = {}
+        for x in arrays:
+            codes, d = _dense_codes(np.asarray(x, dtype=np.float64).ravel())
+            key = codes.tobytes()
+            rkey = np.where(codes >= 0, d - 1 - codes, -1).tobytes()
+            if key in seen:
+                self._cls.append(seen[key]), self._flip.append(False)
+            elif rkey in seen:
+                self._cls.append(seen[rkey]), self._flip.append(True)
+            else:
+                seen[key] = len(self._codes)
+                self._cls.append(len(self._codes)), self._flip.append(False)
+                self._codes.append(codes), self._levels.append(d)
+        self._cache = {}
+
+    def _class_counts(self, ci, cj) -> dict:
+        if (ci, cj) not in self._cache:
+            a, b = self._codes[ci], self._codes[cj]
+            da, db = self._levels[ci], self._levels[cj]
+            if ci == cj:
+                keep = a >= 0
+                t = int(keep.sum())
+                pairs = t * (t - 1) // 2
+                tied = _pairs_in(np.bincount(a[keep], minlength=da))
+                c = dict(pairs=pairs, concordant=pairs - tied, discordant=0, tied_x=0, tied_y=0,
+                         tied_both=tied)
+            else:
+                keep = (a >= 0) & (b >= 0)
+                if not keep.all():
+                    a, b = a[keep], b[keep]
+                c = _counts_from_codes(a, da, b, db)
+            c["dropped"] = int(keep.size - keep.sum())
+            self._cache[ci, cj] = c
+        return self._cache[ci, cj]
+
+    def __call__(self, i, j) -> dict:
+        """The counts of concordance_counts(arrays[i], arrays[j])."""
+        ci, cj = self._cls[i], self._cls[j]
+        if ci <= cj:
+            c = dict(self._class_counts(ci, cj))
+        else:
+            c = dict(self._class_counts(cj, ci))
+            c["tied_x"], c["tied_y"] = c["tied_y"], c["tied_x"]
+        if self._flip[i] != self._flip[j]:
+            c["concordant"], c["discordant"] = c["discordant"], c["concordant"]
+        return c
 
 
 def _ratio(c: dict, ties: str, flip: bool) -> float:
@@ -510,12 +617,14 @@ def agreement_matrix(
     m = len(names)
     out = np.full((m, m), np.nan)
     rev = np.zeros((m, m), dtype=bool)
+    counts_of = _PairCounts([values[name] for name in names])
 
-    def entry(a, b):
-        c = concordance_counts(values[a], values[b])
+    def entry(i, j):
+        c = counts_of(i, j)
         flip = False
         if reverse == "orient":
-            flip = _metrics.REGISTRY[a].higher_is_closer != _metrics.REGISTRY[b].higher_is_closer
+            flip = (_metrics.REGISTRY[names[i]].higher_is_closer
+                    != _metrics.REGISTRY[names[j]].higher_is_closer)
         r = _ratio(c, ties, flip)
         if reverse == "auto" and r < 0.5:
             r, flip = _ratio(c, ties, True), True
@@ -523,9 +632,9 @@ def agreement_matrix(
 
     for i in range(m):
         for j in range(i, m):
-            out[i, j], rev[i, j] = entry(names[i], names[j])
+            out[i, j], rev[i, j] = entry(i, j)
             if ties == "def1_ordered" and i != j:  # the literal rule is one-sided
-                out[j, i], rev[j, i] = entry(names[j], names[i])
+                out[j, i], rev[j, i] = entry(j, i)
             else:
                 out[j, i], rev[j, i] = out[i, j], rev[i, j]
     counts = {name: int(np.isnan(values[name]).sum()) for name in names}

@@ -553,6 +553,54 @@ def test_blocks_do_not_change_values(monkeypatch):
         np.testing.assert_array_equal(blocks[name], whole[name])
 
 
+@pytest.mark.parametrize("chunk", [1, 50, 333, 1 << 18])
+def test_block_size_never_changes_values_or_errors(chunk, monkeypatch):
+    """Blocks of 1 row up to the whole batch: identical values for broadcast multi-axis batches,
+    one-axis batches and float input; an invalid row in a late block gives the same error as
+    whole-array validation (global row index, sigma's problems before nu's, rankings before k)."""
+    s = P.random(9, size=(4, 1, 30), rng=21)
+    v = P.random(9, size=(5, 30), rng=22)
+    flat_s, flat_v = P.random(9, size=70, rng=23), P.random(9, size=70, rng=24)
+    whole = M.evaluate_many(M.NAMES, s, v, k=3)
+    whole_flat = M.evaluate_many(M.NAMES, flat_s, flat_v, k=3)
+    monkeypatch.setattr(M, "_CHUNK_ELEMENTS", chunk)
+    blocks = M.evaluate_many(M.NAMES, s, v, k=3)
+    blocks_flat = M.evaluate_many(M.NAMES, flat_s.astype(float), flat_v.astype(np.int32), k=3)
+    for name in M.NAMES:
+        assert blocks[name].shape == (4, 5, 30)
+        np.testing.assert_array_equal(blocks[name], whole[name])
+        np.testing.assert_array_equal(blocks_flat[name], whole_flat[name])
+    bad_v = flat_v.copy()
+    bad_v[60, 1] = bad_v[60, 0]
+    with pytest.raises(ValueError, match=r"nu has duplicate values .*\(row \(60,\)\)"):
+        M.evaluate_many(["mse"], flat_s, bad_v)
+    bad_s = flat_s.copy()
+    bad_s[65, 3] = 10
+    with pytest.raises(ValueError, match="sigma has value 10 outside 1..9"):
+        M.evaluate_many(["mse"], bad_s, bad_v)
+    with pytest.raises(ValueError, match="sigma has value 10 outside 1..9"):
+        M.evaluate_many(["recall"], bad_s, flat_v, k=None)
+    with pytest.raises(ValueError, match="non-integer floats"):
+        M.evaluate_many(["mse"], flat_s + np.where(np.arange(70) == 69, 0.5, 0.0)[:, None], flat_v)
+
+
+def test_memory_beyond_inputs_is_bounded_by_the_block(monkeypatch):
+    """Validation, inverses and intermediates are per block: the extra memory does not grow
+    with the batch (whole-array validation alone would allocate several times the inputs)."""
+    import tracemalloc
+
+    s, v = P.random(400, size=2000, rng=31), P.random(400, size=2000, rng=32)  # 6.4 MB each
+    monkeypatch.setattr(M, "_CHUNK_ELEMENTS", 1 << 14)
+    tracemalloc.start()
+    try:
+        out = M.evaluate_many(M.NAMES, s, v, k=100)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    outputs = sum(x.nbytes for x in out.values())
+    assert peak - outputs < 0.25 * s.nbytes, (peak, outputs)
+
+
 def test_appendix_c2_ndpm_sums_literally_give_half_minus_tau():
     """The printed NDPM sums over ordered position pairs reduce to 1/2 - tau (documented reading)."""
     for sigma, nu, _ in PAIRS[:60]:

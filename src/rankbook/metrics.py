@@ -420,22 +420,55 @@ def _unknown(name) -> ValueError:
 
 
 def _evaluate(names, sigma, nu, k):
-    """Validate once, then evaluate the metrics block by block over the flattened batch."""
-    s, v, inv_s, inv_v, batch = _checked(sigma, nu)
-    n = s.shape[-1]
+    """Evaluate the metrics block by block over the flattened batch.
+
+    Conversion, validation and the inverse permutations are done per block as well, so the
+    memory used beyond the inputs and the outputs is bounded by the block size (about
+    ``_CHUNK_ELEMENTS`` entries per array, i.e. ``_CHUNK_ELEMENTS // n`` rows), whatever the batch
+    size and n. Whenever anything is invalid, :func:`_checked` runs on the whole input so the
+    error (and which problem is reported first) is the same as for a whole-array validation.
+    """
+    try:
+        s_raw, v_raw = np.asarray(sigma), np.asarray(nu)
+        if min(s_raw.ndim, v_raw.ndim, s_raw.size, v_raw.size) == 0:
+            raise ValueError
+        n = s_raw.shape[-1]
+        if v_raw.shape[-1] != n:
+            raise ValueError
+        batch = np.broadcast_shapes(s_raw.shape[:-1], v_raw.shape[:-1])
+    except ValueError:
+        _checked(sigma, nu)  # raises the precise message
+        raise
     if any(REGISTRY[name].needs_k for name in names):
-        k = _check_k(k, n)
+        try:
+            k = _check_k(k, n)
+        except ValueError:
+            _checked(sigma, nu)  # invalid rankings are reported before an invalid k
+            raise
     rows = int(np.prod(batch, dtype=np.int64))
-    arrays = []
-    for a in (s, v, inv_s, inv_v):
-        a = np.broadcast_to(a, batch + (n,))
-        arrays.append(a.reshape(rows, n))  # a view when the batch has at most one axis
+    full = [np.broadcast_to(x, batch + (n,)) for x in (s_raw, v_raw)]
+    if len(batch) <= 1:
+        full = [x.reshape(rows, n) for x in full]  # views
     out = {name: np.empty(rows, dtype=np.float64) for name in names}
     step = max(1, _CHUNK_ELEMENTS // n)
     for start in range(0, rows, step):
-        block = _Pair(*(a[start : start + step] for a in arrays), k=k)
+        stop = min(rows, start + step)
+        if len(batch) <= 1:
+            raw = [x[start:stop] for x in full]
+        else:  # gather the block's rows without materialising the whole broadcast batch
+            where = np.unravel_index(np.arange(start, stop), batch)
+            raw = [x[where] for x in full]
+        try:
+            s_blk = _perm._as_int_array(raw[0], "sigma")
+            inv_s = _perm._check_perm(s_blk, "sigma")
+            v_blk = _perm._as_int_array(raw[1], "nu")
+            inv_v = _perm._check_perm(v_blk, "nu")
+        except ValueError:
+            _checked(sigma, nu)  # the error as whole-array validation reports it
+            raise
+        block = _Pair(s_blk, v_blk, inv_s, inv_v, k=k)
         for name in names:
-            out[name][start : start + step] = _KERNELS[name](block)
+            out[name][start:stop] = _KERNELS[name](block)
     return {name: _finish(val.reshape(batch)) for name, val in out.items()}
 
 
@@ -1061,7 +1094,9 @@ def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None) -> D
 
     Validation, inverse permutations, confusion counts, squared differences and the two
     inversion counts are computed once per block of rows; the batch is processed in blocks of
-    about 262 144 entries so temporaries stay bounded. This is the entry point for batches.
+    about 262 144 entries (``262144 // n`` rows, validation and inverses included) so the memory
+    used beyond the inputs and outputs stays bounded (tens of MB) whatever the batch size and n.
+    This is the entry point for batches.
 
     Parameters
     ----------

@@ -43,10 +43,11 @@ alone (e.g. MCC = (n TP - k^2) / (k (n - k))), so any two of the 19 are consiste
 agreement ratio is exactly 1 after reversal, whatever the sample.
 
 The agreement ratio is a concordance count, computed without looking at pairs of sample
-elements. Each metric's values are replaced once by their dense ranks. When both metrics take
-few distinct values (any of the 19 confusion-matrix metrics takes about 18 on Figure 1's sample)
-the concordant, discordant and tied pairs are read off their contingency table with cumulative
-sums, in O(|T| + D1 D2) and without sorting. Otherwise the sample is sorted by (m1, m2) and by
+elements. Each metric's values are replaced once by their dense ranks. When the product of the
+two metrics' numbers of distinct values D1 D2 is small compared with |T| (a confusion-matrix
+metric takes about 18 values on Figure 1's sample, MAE, Kendall's tau and the mean rank a few
+hundred), the concordant, discordant and tied pairs are read off their contingency table with
+cumulative sums, in O(|T| + D1 D2) and without sorting. Otherwise the sample is sorted by (m1, m2) and by
 (m2, m1) and the discordant pairs are the inversions between the two orders, counted in
 O(|T| log |T|) with :func:`rankbook.permutations.inversion_count`; ties come from group sizes, as
 in the tau-b computation. In :func:`agreement_matrix`, metrics whose dense ranks coincide (or
@@ -216,10 +217,11 @@ def _pairs_in(counts: np.ndarray) -> int:
 def _counts_from_codes(a: np.ndarray, da: int, b: np.ndarray, db: int) -> dict:
     """concordance_counts on dense codes a in 0..da-1 and b in 0..db-1 (no missing values).
 
-    Two exact paths. When da * db is small compared with t (e.g. two metrics of TP alone, or one
-    against a metric with a few hundred levels) a da x db contingency table N is built with one bincount; the concordant (discordant) pairs are
-    sum N[l, m] times the number of elements with a smaller level of a and a smaller (larger)
-    level of b, read off exclusive cumulative sums: O(t + da db), no sort. Otherwise the sample
+    Two exact paths. When da * db is small compared with t (e.g. a metric of TP alone against
+    one with a few hundred levels) a da x db contingency table N is built with one bincount; the
+    concordant (discordant) pairs are sum N[l, m] times the number of elements with a smaller
+    level of a and a smaller (larger) level of b, read off exclusive cumulative sums:
+    O(t + da db), no sort. Otherwise the sample
     is sorted by (a, b) and by (b, a), and the discordant pairs are the inversions of the
     permutation mapping one order to the other (pairs tied in a or in b keep their relative
     order in both sorts, so they are never inversions): O(t log t).
@@ -307,13 +309,16 @@ class _PairCounts:
             key = codes.tobytes()
             rkey = np.where(codes >= 0, d - 1 - codes, -1).tobytes()
             if key in seen:
-                self._cls.append(seen[key]), self._flip.append(False)
+                cls, flip = seen[key], False
             elif rkey in seen:
-                self._cls.append(seen[rkey]), self._flip.append(True)
+                cls, flip = seen[rkey], True
             else:
-                seen[key] = len(self._codes)
-                self._cls.append(len(self._codes)), self._flip.append(False)
-                self._codes.append(codes), self._levels.append(d)
+                cls, flip = len(self._codes), False
+                seen[key] = cls
+                self._codes.append(codes)
+                self._levels.append(d)
+            self._cls.append(cls)
+            self._flip.append(flip)
         self._cache = {}
 
     def _class_counts(self, ci, cj) -> dict:

@@ -590,7 +590,7 @@ def test_memory_beyond_inputs_is_bounded_by_the_block(monkeypatch):
     import tracemalloc
 
     s, v = P.random(400, size=2000, rng=31), P.random(400, size=2000, rng=32)  # 6.4 MB each
-    monkeypatch.setattr(M, "_CHUNK_ELEMENTS", 1 << 14)
+    monkeypatch.setattr(M, "_CHUNK_ELEMENTS", 1 << 12)  # blocks of 10 rows: ~0.4 MB extra
     tracemalloc.start()
     try:
         out = M.evaluate_many(M.NAMES, s, v, k=100)

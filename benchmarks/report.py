@@ -140,7 +140,6 @@ def metric_rows_frame(doc: dict):
         cov = r["per_library_metrics"]
         rows.append({
             "B": r["B"], "n": r["n"], "k": r["k"], "rankbook (all 33)": fmt_s(r["rankbook_s"]),
-            "chunks": r["rankbook_chunks"],
             "fastest per-pair loop": fmt_s(r["fastest_loop_s"]),
             "per pair": fmt_s(r["fastest_loop_per_pair_s"]),
             "speedup": f"{r['speedup']:,.0f}x",

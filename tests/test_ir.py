@@ -378,6 +378,153 @@ def test_nan_policies():
 
 
 # ------------------------------------------------------------------------------------------
+# evaluate: several batch measures in one call equal the individual helpers exactly
+
+
+def _random_batch(rng, n_q, width, kind):
+    """A ragged batch (list of lists, some empty, some all zero) of one of three value kinds."""
+    lengths = rng.integers(0, width + 1, size=n_q)
+    lengths[rng.random(n_q) < 0.15] = 0  # empty lists
+    batch = []
+    for n in lengths:
+        if kind == "grades":  # whole grades: the counting path of the ideal top-k
+            rel = rng.choice([0, 0, 0, 1, 2, 3], size=n).astype(float)
+        elif kind == "many grades":  # whole numbers above the counting limit: sorted instead
+            rel = rng.integers(0, 40, size=n) * (rng.random(n) < 0.4).astype(float)
+        else:  # fractional relevance (e.g. averaged judgements): sorted
+            rel = np.round(rng.random(n) * 3, 2) * (rng.random(n) < 0.4)
+        if rng.random() < 0.2:
+            rel[:] = 0.0  # all-zero relevance: AP and nDCG undefined
+        batch.append(rel)
+    return batch, lengths
+
+
+def _padded(batch, lengths, extra, fill):
+    out = np.full((len(batch), max(lengths, default=0) + extra), fill)
+    for q, rel in enumerate(batch):
+        out[q, : len(rel)] = rel
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_evaluate_equals_the_individual_helpers_exactly(seed):
+    rng = np.random.default_rng(RNG_SEED + 500 + seed)
+    kind = ("grades", "many grades", "fractional")[seed % 3]
+    batch, lengths = _random_batch(rng, int(rng.integers(1, 40)), int(rng.integers(0, 25)), kind)
+    fill = (np.nan, -3.0, 7.0, np.inf)[seed % 4]  # whatever the padding holds is ignored
+    padded = _padded(batch, lengths, extra=int(rng.integers(0, 4)), fill=fill)
+    n_rel = np.array([int((r > 0).sum()) for r in batch]) + rng.integers(0, 3, size=len(batch))
+    ideal = [np.concatenate([r, rng.integers(0, 4, size=int(rng.integers(0, 4)))]) for r in batch]
+    measures = ["ndcg", "ndcg@1", "ndcg@5", "ndcg@10", "ap", "ap@3", "ap@10", "rr", "rr@2", "rr@10"]
+    for nan_policy in ir.NAN_POLICIES:
+        for gain in ir.GAINS:
+            for ideal_cut in ir.IDEAL_CUTS:
+                for use_ideal in (False, True):
+                    extra = dict(ideal=ideal) if use_ideal else {}
+                    for reduce in (True, False):
+                        for data, lens in ((batch, None), (padded, lengths)):
+                            opts = dict(nan_policy=nan_policy, reduce=reduce)
+                            got = ir.evaluate(data, measures, lengths=lens, n_relevant=n_rel, gain=gain,
+                                              ideal_cut=ideal_cut, **extra, **opts)
+                            assert list(got) == measures
+                            for name in measures:
+                                base, _, cut = name.partition("@")
+                                k = int(cut) if cut else None
+                                if base == "ap":
+                                    want = ir.mean_average_precision(data, lengths=lens, n_relevant=n_rel, k=k, **opts)
+                                elif base == "rr":
+                                    want = ir.mean_reciprocal_rank(data, lengths=lens, k=k, reduce=reduce)
+                                else:
+                                    want = ir.mean_ndcg(data, lengths=lens, k=k, gain=gain, ideal_cut=ideal_cut,
+                                                        **extra, **opts)
+                                # same kernels on the same arrays: equal to the last bit
+                                np.testing.assert_array_equal(got[name], want, err_msg=name)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(relevance_lists, min_size=0, max_size=7), st.one_of(st.none(), ks),
+       st.sampled_from(ir.NAN_POLICIES), st.sampled_from(ir.GAINS))
+def test_evaluate_agrees_with_single_list_functions(batch, k, nan_policy, gain):
+    measures = ["ap", "rr", "ndcg"] if k is None else [f"ap@{k}", f"rr@{k}", f"ndcg@{k}"]
+    per_q = ir.evaluate(batch, measures, gain=gain, reduce=False)
+    for q, rel in enumerate(batch):
+        np.testing.assert_allclose(per_q[measures[0]][q], ir.average_precision(rel, k=k))
+        np.testing.assert_allclose(per_q[measures[1]][q], ir.reciprocal_rank(rel, k=k))
+        np.testing.assert_allclose(per_q[measures[2]][q], ir.ndcg(rel, k=k, gain=gain))
+    means = ir.evaluate(batch, measures, gain=gain, nan_policy=nan_policy)
+    for name, values in per_q.items():
+        values = np.asarray(values)
+        if nan_policy == "zero":
+            values = np.nan_to_num(values, nan=0.0)
+        elif nan_policy == "omit" or name.startswith("rr"):
+            values = values[~np.isnan(values)]
+        want = values.mean() if values.size else math.nan
+        if math.isnan(want):
+            assert math.isnan(means[name])
+        else:
+            assert means[name] == pytest.approx(want, rel=1e-12)
+
+
+def test_evaluate_edge_cases():
+    # no queries, only empty lists, only zero relevance
+    assert all(math.isnan(v) for v in ir.evaluate([], ["ap", "rr", "ndcg@3"]).values())
+    out = ir.evaluate([[], []], ["ap", "rr", "ndcg@3"], reduce=False)
+    assert np.isnan(out["ap"]).all() and (out["rr"] == 0).all() and np.isnan(out["ndcg@3"]).all()
+    out = ir.evaluate(np.zeros((3, 4)), ["ap", "rr", "ndcg"], nan_policy="zero")
+    assert out == {"ap": 0.0, "rr": 0.0, "ndcg": 0.0}
+    assert math.isnan(ir.evaluate(np.zeros((3, 4)), "ndcg", nan_policy="omit")["ndcg"])
+    assert ir.evaluate(np.zeros((0, 5)), "rr", reduce=False)["rr"].shape == (0,)
+    # a single name is accepted; a cut beyond the list length is the whole list
+    assert ir.evaluate([[0, 2, 1]], "ndcg@50") == {"ndcg@50": ir.mean_ndcg([[0, 2, 1]])}
+    # the caller's array is neither copied into nor written to
+    rel = np.array([[3.0, 0.0, 1.0], [0.0, 0.0, 2.0]])
+    before = rel.copy()
+    ir.evaluate(rel, ["ap", "rr", "ndcg@2"], gain="exponential")
+    np.testing.assert_array_equal(rel, before)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ideal_top_k_counting_path_equals_sorting(seed):
+    rng = np.random.default_rng(RNG_SEED + 600 + seed)
+    top = 1 + seed * 3  # grades 0..top: counted up to the limit, sorted above it
+    values = rng.integers(0, top + 1, size=(50, 30)).astype(float)
+    values[rng.random(values.shape) < 0.5] = 0.0
+    expected = -np.sort(-values, axis=1)
+    for k in (None, 1, 5, 30, 100):
+        got = ir._top_k(values, k)
+        np.testing.assert_array_equal(got, expected[:, : (30 if k is None else min(k, 30))])
+        np.testing.assert_array_equal(ir._top_k(values + 0.25 * (values > 0), k),
+                                      (expected + 0.25 * (expected > 0))[:, : got.shape[1]])
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: ir.evaluate([[1, 0]], ["map"]), ["'map'", "'ap'", "'rr'", "'ndcg'", "ndcg@10"]),
+        (lambda: ir.evaluate([[1, 0]], ["ndcg@0"]), ["'ndcg@0'", "k >= 1"]),
+        (lambda: ir.evaluate([[1, 0]], ["ndcg@x"]), ["'ndcg@x'"]),
+        (lambda: ir.evaluate([[1, 0]], [10]), ["10", "string"]),
+        (lambda: ir.evaluate([[1, 0]], []), ["empty", "'ap'"]),
+        (lambda: ir.evaluate([[1, 0]], ["ap"], nan_policy="drop"), ["nan_policy", "omit"]),
+        (lambda: ir.evaluate([[1, 0]], ["ndcg"], gain="exp"), ["gain='exp'", "linear"]),
+        (lambda: ir.evaluate([[1, 0]], ["ndcg"], ideal_cut="none"), ["ideal_cut", "'full'"]),
+        (lambda: ir.evaluate([[3, 0]], ["ndcg"], ideal=[[1, 1]]), ["not a valid ideal"]),
+        (lambda: ir.evaluate([[1, 1]], ["ap"], n_relevant=[1]), ["smaller than the 2 relevant"]),
+        (lambda: ir.evaluate(np.array([[1.0, np.nan]]), ["rr"]), ["finite"]),
+        (lambda: ir.evaluate(np.array([[1.0, np.inf]]), ["rr"]), ["finite"]),
+        (lambda: ir.evaluate(np.array([[1.0, -0.5]]), ["rr"]), ["must be >= 0", "-0.5"]),
+        (lambda: ir.evaluate(np.array([[1.0, -0.5, 2.0]]), ["rr"], lengths=[3]), ["must be >= 0"]),
+        (lambda: ir.mean_reciprocal_rank(np.array([[np.nan, 1.0]]), lengths=[1]), ["finite"]),
+    ],
+)
+def test_evaluate_bad_input_raises_value_error_naming_the_problem(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    for w in words:
+        assert w in str(info.value)
+
+
+# ------------------------------------------------------------------------------------------
 # bad input
 
 

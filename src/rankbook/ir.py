@@ -23,7 +23,8 @@ is ``None`` the list is assumed to contain all of them.
 Undefined values (a zero denominator) are ``nan`` and are documented per function. The
 aggregation helpers :func:`mean_average_precision`, :func:`mean_reciprocal_rank` and
 :func:`mean_ndcg` take a batch of lists of different lengths, either as a list of sequences or as
-a padded 2-D array with ``lengths``; the padded path is vectorised over queries.
+a padded 2-D array with ``lengths``; the padded path is vectorised over queries. :func:`evaluate`
+computes several of them in one call and validates the batch once.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ __all__ = [
     "mean_average_precision",
     "mean_reciprocal_rank",
     "mean_ndcg",
+    "evaluate",
+    "BATCH_MEASURES",
     "order_by_scores",
     "CONVENTIONS",
 ]
@@ -72,6 +75,8 @@ IDEAL_CUTS = ("k", "full")
 NAN_POLICIES = ("propagate", "omit", "zero")
 #: How :func:`fcp` counts pairs that the reference orders but the system ties.
 FCP_TIES = ("discordant", "half", "omit")
+#: Measures of :func:`evaluate`; each may be cut at k as ``"name@k"`` (``"ndcg@10"``).
+BATCH_MEASURES = ("ap", "rr", "ndcg")
 
 _PAIR_CHUNK = 1024  # rows per block in the pairwise counts: memory is _PAIR_CHUNK * n
 
@@ -153,7 +158,13 @@ def _check_n_relevant(n_relevant, n_queries: int, name: str = "n_relevant"):
 
 
 def _pad(batch, lengths, name: str):
-    """Return (values, lengths, mask) for a batch of lists; padding is set to 0."""
+    """Return ``(values, lengths)`` for a batch of lists, padded with 0 to a 2-D float array.
+
+    Every measure of the batch helpers treats a 0 exactly like a missing position (not
+    relevant, zero gain), so once the padding holds 0 no mask is needed. A full float64 array
+    without ``lengths`` (or with every length equal to the width) is returned as it is, without
+    a copy: the kernels below never write into ``values``.
+    """
     if isinstance(batch, np.ndarray) and batch.ndim == 2:
         values = np.asarray(batch, dtype=float)
         n_q, width = values.shape
@@ -168,6 +179,9 @@ def _pad(batch, lengths, name: str):
             if np.any((lengths < 0) | (lengths > width)):
                 raise ValueError(f"lengths must lie in 0..{width} (the padded width of {name})")
             lengths = lengths.astype(np.int64)
+            if np.any(lengths < width):
+                mask = np.arange(width)[None, :] < lengths[:, None]
+                values = np.where(mask, values, 0.0)
     else:
         if isinstance(batch, np.ndarray) and batch.ndim != 1:
             raise ValueError(f"{name} must be a list of 1-D lists or a 2-D padded array")
@@ -189,20 +203,18 @@ def _pad(batch, lengths, name: str):
             starts = np.cumsum(lengths) - lengths
             col_id = np.arange(flat.shape[0]) - np.repeat(starts, lengths)
             values[row_id, col_id] = flat
-    mask = np.arange(values.shape[1])[None, :] < lengths[:, None]
-    inside = values[mask]
-    if not np.all(np.isfinite(inside)):
-        raise ValueError(f"{name} must hold finite numbers inside each list's length")
-    if np.any(inside < 0):
-        raise ValueError(f"{name} must be >= 0 (graded relevance: 0 = not relevant); found {inside[inside < 0][0]}")
-    values = np.where(mask, values, 0.0)
-    return values, lengths, mask
-
-
-def _cut_mask(mask: np.ndarray, k):
-    if k is None:
-        return mask
-    return mask & (np.arange(mask.shape[1])[None, :] < k)
+    # the padding is 0 now, so checking the whole array checks every list; two reductions
+    # decide the common case (min is nan if any value is nan, max is inf if any is inf)
+    if values.size:
+        lo, hi = values.min(), values.max()
+        if not (lo >= 0 and hi < np.inf):
+            if not np.all(np.isfinite(values)):
+                raise ValueError(f"{name} must hold finite numbers inside each list's length")
+            raise ValueError(
+                f"{name} must be >= 0 (graded relevance: 0 = not relevant); "
+                f"found {values[values < 0][0]}"
+            )
+    return values, lengths
 
 
 def _reduce(per_query: np.ndarray, nan_policy: str, reduce: bool):
@@ -217,19 +229,21 @@ def _reduce(per_query: np.ndarray, nan_policy: str, reduce: bool):
     return float(per_query.mean()) if per_query.size else float("nan")
 
 
+def _cut_mask(mask: np.ndarray, k):
+    if k is None:
+        return mask
+    return mask & (np.arange(mask.shape[1])[None, :] < k)
+
+
 # --------------------------------------------------------------------------------------------
-# vectorised kernels over a padded batch (values already masked to 0 outside lengths)
+# vectorised kernels over a padded batch (values >= 0, and 0 outside each list's length, so a
+# cut at k is a slice of the first k columns)
 
 
-def _binary(values):
-    return (values > 0).astype(float)
-
-
-def _ap_kernel(values, mask, k, n_relevant):
-    rel = _binary(values) * _cut_mask(mask, k)
-    ranks = np.arange(1, values.shape[1] + 1, dtype=float)
-    prec_at_i = np.cumsum(rel, axis=1) / ranks
-    total_rel_in_list = _binary(values).sum(axis=1)
+def _ap_kernel(values, k, n_relevant, relevant=None):
+    """AP per query; ``relevant`` is ``values > 0`` if the caller already has it."""
+    relevant = values > 0 if relevant is None else relevant
+    total_rel_in_list = relevant.sum(axis=1, dtype=np.int64).astype(float)
     m = total_rel_in_list if n_relevant is None else n_relevant.astype(float)
     if n_relevant is not None and np.any(total_rel_in_list > m):
         q = int(np.flatnonzero(total_rel_in_list > m)[0])
@@ -237,13 +251,21 @@ def _ap_kernel(values, mask, k, n_relevant):
             f"n_relevant={int(m[q])} is smaller than the {int(total_rel_in_list[q])} relevant "
             f"items present in list {q}: n_relevant counts all relevant items judged for the query"
         )
-    num = (prec_at_i * rel).sum(axis=1)
+    rel = relevant if k is None else relevant[:, :k]
+    # precision at each rank times the relevance of that rank; the relevant count so far is an
+    # exact integer, so dividing it by the rank rounds once, as P@i = hits / i does
+    # (an int32 running count is several times faster than int64 and exact below 2**31 items)
+    hits = np.cumsum(rel, axis=1, dtype=np.int32 if rel.shape[1] < 2**31 else np.int64)
+    prec_at_i = hits / np.arange(1, rel.shape[1] + 1, dtype=float)
+    num = np.multiply(prec_at_i, rel, out=prec_at_i).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(m > 0, num / np.where(m > 0, m, 1.0), np.nan)
 
 
-def _rr_kernel(values, mask, k):
-    rel = (values > 0) & _cut_mask(mask, k)
+def _rr_kernel(values, k, relevant=None):
+    rel = values > 0 if relevant is None else relevant
+    if k is not None:
+        rel = rel[:, :k]
     if rel.shape[1] == 0:
         return np.zeros(rel.shape[0])
     any_rel = rel.any(axis=1)
@@ -262,24 +284,49 @@ def _discounts(n: int, log_base: float) -> np.ndarray:
     return np.log(log_base) / np.log(np.arange(2, n + 2, dtype=float))
 
 
-def _dcg_kernel(values, mask, k, gain, log_base):
-    g = _gain(values, gain) * _cut_mask(mask, k)
-    return g @ _discounts(values.shape[1], log_base) if values.shape[1] else np.zeros(values.shape[0])
+def _dcg_kernel(values, k, gain, log_base):
+    if k is not None:
+        values = values[:, :k]
+    if not values.shape[1]:
+        return np.zeros(values.shape[0])
+    return _gain(values, gain) @ _discounts(values.shape[1], log_base)
 
 
-def _ideal_dcg(ideal_values, ideal_mask, k, gain, log_base, ideal_cut):
-    ordered = -np.sort(-np.where(ideal_mask, ideal_values, 0.0), axis=1)
-    full = np.ones_like(ordered, dtype=bool)
-    return _dcg_kernel(ordered, full, k if ideal_cut == "k" else None, gain, log_base)
+#: Largest integer grade for which :func:`_top_k` counts grades instead of sorting.
+_COUNT_GRADES = 16
 
 
-def _check_ideal_dominates(values, mask, ideal_values, ideal_mask):
+def _top_k(values, k):
+    """The ``k`` largest values of each row, in decreasing order (0 where a row runs out).
+
+    For whole-number grades up to ``_COUNT_GRADES`` (the usual qrels) this is a counting sort:
+    with ``C_g`` the number of values >= g in a row, the j-th largest value is the number of
+    grades g >= 1 with ``C_g > j``. Otherwise the rows are sorted. Both give the same array.
+    """
+    n_q, width = values.shape
+    k = width if k is None else min(k, width)
+    if not values.size or k == 0:
+        return np.zeros((n_q, k))
+    hi = values.max()
+    if hi <= _COUNT_GRADES:
+        grades = values.astype(np.uint8)
+        if np.array_equal(grades, values):
+            j = np.arange(k)
+            top = np.zeros((n_q, k))
+            for g in range(1, int(hi) + 1):
+                at_least = (grades >= g).sum(axis=1, dtype=np.int64)
+                top += at_least[:, None] > j
+            return top
+    return np.sort(values, axis=1)[:, : -k - 1 : -1]
+
+
+def _check_ideal_dominates(values, ideal_values):
     """Each i-th largest ideal relevance must be >= the list's i-th largest (else DCG > IDCG)."""
     width = max(values.shape[1], ideal_values.shape[1])
     a = np.zeros((values.shape[0], width))
     b = np.zeros((values.shape[0], width))
-    a[:, : values.shape[1]] = -np.sort(-np.where(mask, values, 0.0), axis=1)
-    b[:, : ideal_values.shape[1]] = -np.sort(-np.where(ideal_mask, ideal_values, 0.0), axis=1)
+    a[:, : values.shape[1]] = -np.sort(-values, axis=1)
+    b[:, : ideal_values.shape[1]] = -np.sort(-ideal_values, axis=1)
     bad = np.any(a > b + 1e-12, axis=1)
     if np.any(bad):
         q = int(np.flatnonzero(bad)[0])
@@ -290,21 +337,24 @@ def _check_ideal_dominates(values, mask, ideal_values, ideal_mask):
         )
 
 
-def _ndcg_kernel(values, mask, k, gain, log_base, ideal, ideal_lengths, ideal_cut, n_q):
-    _check_choice(ideal_cut, "ideal_cut", IDEAL_CUTS)
+def _ideal_batch(values, ideal, ideal_lengths, n_q):
+    """The padded ideal batch: the lists themselves, or ``ideal`` checked against them."""
     if ideal is None:
         if ideal_lengths is not None:
             raise ValueError("ideal_lengths is only meaningful together with ideal")
-        ideal_values, ideal_mask = values, mask
-    else:
-        ideal_values, _, ideal_mask = _pad(ideal, ideal_lengths, "ideal")
-        if ideal_values.shape[0] != n_q:
-            raise ValueError(f"ideal must hold one list per query ({n_q}), got {ideal_values.shape[0]}")
-        _check_ideal_dominates(values, mask, ideal_values, ideal_mask)
-    num = _dcg_kernel(values, mask, k, gain, log_base)
-    den = _ideal_dcg(ideal_values, ideal_mask, k, gain, log_base, ideal_cut)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return _unit_ratio(num, den)
+        return values
+    ideal_values, _ = _pad(ideal, ideal_lengths, "ideal")
+    if ideal_values.shape[0] != n_q:
+        raise ValueError(f"ideal must hold one list per query ({n_q}), got {ideal_values.shape[0]}")
+    _check_ideal_dominates(values, ideal_values)
+    return ideal_values
+
+
+def _ndcg_kernel(values, k, gain, log_base, ideal_values, ideal_cut):
+    num = _dcg_kernel(values, k, gain, log_base)
+    ordered = _top_k(ideal_values, k if ideal_cut == "k" else None)
+    den = _dcg_kernel(ordered, None, gain, log_base)
+    return _unit_ratio(num, den)
 
 
 def _unit_ratio(num, den):
@@ -472,7 +522,7 @@ def average_precision(relevance, n_relevant=None, k=None) -> float:
     """
     k = _check_k(k)
     values, mask = _one(relevance)
-    return float(_ap_kernel(values, mask, k, _check_n_relevant(n_relevant, 1))[0])
+    return float(_ap_kernel(values, k, _check_n_relevant(n_relevant, 1))[0])
 
 
 def reciprocal_rank(relevance, k=None) -> float:
@@ -492,7 +542,7 @@ def reciprocal_rank(relevance, k=None) -> float:
     """
     k = _check_k(k)
     values, mask = _one(relevance)
-    return float(_rr_kernel(values, mask, k)[0])
+    return float(_rr_kernel(values, k)[0])
 
 
 def cg(relevance, k=None) -> float:
@@ -606,7 +656,7 @@ def dcg(relevance, k=None, gain: str = "linear", log_base: float = 2, scores=Non
             return _tie_averaged_dcg(rel, sc, k, gain, log_base)
         relevance = order_by_scores(rel, sc, ties)
     values, mask = _one(relevance)
-    return float(_dcg_kernel(values, mask, k, gain, log_base)[0])
+    return float(_dcg_kernel(values, k, gain, log_base)[0])
 
 
 def ndcg(
@@ -669,7 +719,7 @@ def ndcg(
     rel = _check_relevance(relevance)
     ideal_arr = rel if ideal is None else _check_relevance(ideal, "ideal")
     if ideal is not None:
-        _check_ideal_dominates(rel[None, :], np.ones((1, rel.shape[0]), bool), ideal_arr[None, :], np.ones((1, ideal_arr.shape[0]), bool))
+        _check_ideal_dominates(rel[None, :], ideal_arr[None, :])
     ordered = -np.sort(-ideal_arr)
     den = dcg(ordered, k=k if ideal_cut == "k" else None, gain=gain, log_base=log_base)
     return float(_unit_ratio(num, den))
@@ -907,8 +957,9 @@ def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_pol
     0.6666666666666666
     """
     k = _check_k(k)
-    values, lengths, mask = _pad(batch, lengths, "batch")
-    per_query = _ap_kernel(values, mask, k, _check_n_relevant(n_relevant, values.shape[0]))
+    _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    values, _ = _pad(batch, lengths, "batch")
+    per_query = _ap_kernel(values, k, _check_n_relevant(n_relevant, values.shape[0]))
     return _reduce(per_query, nan_policy, reduce)
 
 
@@ -926,8 +977,8 @@ def mean_reciprocal_rank(batch, lengths=None, k=None, reduce: bool = True):
     0.5
     """
     k = _check_k(k)
-    values, lengths, mask = _pad(batch, lengths, "batch")
-    return _reduce(_rr_kernel(values, mask, k), "propagate", reduce)
+    values, _ = _pad(batch, lengths, "batch")
+    return _reduce(_rr_kernel(values, k), "propagate", reduce)
 
 
 def mean_ndcg(
@@ -958,9 +1009,100 @@ def mean_ndcg(
     k = _check_k(k)
     log_base = _check_log_base(log_base)
     _check_choice(gain, "gain", GAINS)
-    values, lengths, mask = _pad(batch, lengths, "batch")
-    per_query = _ndcg_kernel(values, mask, k, gain, log_base, ideal, ideal_lengths, ideal_cut, values.shape[0])
+    _check_choice(ideal_cut, "ideal_cut", IDEAL_CUTS)
+    _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    values, _ = _pad(batch, lengths, "batch")
+    ideal_values = _ideal_batch(values, ideal, ideal_lengths, values.shape[0])
+    per_query = _ndcg_kernel(values, k, gain, log_base, ideal_values, ideal_cut)
     return _reduce(per_query, nan_policy, reduce)
+
+
+def _parse_measure(name):
+    if not isinstance(name, str):
+        raise ValueError(f"measure {name!r} must be a string such as 'ndcg@10'; "
+                         f"choose from {list(BATCH_MEASURES)}, optionally cut as 'name@k'")
+    base, at, cut = name.partition("@")
+    if base not in BATCH_MEASURES or (at and not (cut.isdigit() and cut.isascii() and int(cut) >= 1)):
+        raise ValueError(
+            f"measure {name!r} is not valid; choose one of {list(BATCH_MEASURES)}, optionally cut "
+            "at an integer k >= 1 as in 'ndcg@10'"
+        )
+    return base, (int(cut) if at else None)
+
+
+def evaluate(
+    batch,
+    measures,
+    lengths=None,
+    n_relevant=None,
+    gain: str = "linear",
+    ideal=None,
+    ideal_lengths=None,
+    ideal_cut: str = "k",
+    log_base: float = 2,
+    nan_policy: str = "propagate",
+    reduce: bool = True,
+) -> dict:
+    r"""Several batch measures of the same queries in one call, validating the batch once.
+
+    Each entry of ``measures`` is ``"ap"``, ``"rr"`` or ``"ndcg"``, optionally cut at ``k`` as
+    ``"ndcg@10"``. The result for ``"ap@k"`` equals
+    ``mean_average_precision(batch, lengths, n_relevant=n_relevant, k=k, nan_policy=nan_policy,
+    reduce=reduce)`` exactly (same kernels, same rounding), ``"rr@k"`` equals
+    :func:`mean_reciprocal_rank` and ``"ndcg@k"`` equals :func:`mean_ndcg` with the same
+    ``gain``, ``ideal``, ``ideal_lengths``, ``ideal_cut``, ``log_base`` and ``nan_policy``.
+    Parameters a measure does not use are ignored by it (``n_relevant`` only affects AP, the
+    nDCG options only nDCG; RR is never nan, so ``nan_policy`` does not change it).
+
+    What is shared: the batch is converted, padded and checked once (instead of once per
+    measure); the relevant/not-relevant matrix is computed once for AP and RR; ``ideal`` is
+    padded and checked once for all nDCG cut-offs.
+
+    Parameters
+    ----------
+    batch : list of sequences, or 2-D array
+        Relevance lists in rank order, as in :func:`mean_average_precision`.
+    measures : str or iterable of str
+        Measure names, e.g. ``["ndcg@10", "ap", "rr"]`` (see :data:`BATCH_MEASURES`).
+    lengths, n_relevant, gain, ideal, ideal_lengths, ideal_cut, log_base, nan_policy, reduce
+        As in :func:`mean_average_precision` and :func:`mean_ndcg`.
+
+    Returns
+    -------
+    dict
+        ``{name: value}`` in the order of ``measures``: a float, or the per-query array if
+        ``reduce`` is False.
+
+    Examples
+    --------
+    >>> out = evaluate([[3, 2, 3, 0, 1, 2], [0, 1]], ["ndcg@3", "ap", "rr"])
+    >>> {name: round(v, 4) for name, v in out.items()}
+    {'ndcg@3': 0.8044, 'ap': 0.7133, 'rr': 0.75}
+    """
+    names = [measures] if isinstance(measures, str) else list(measures)
+    if not names:
+        raise ValueError(f"measures is empty; give at least one of {list(BATCH_MEASURES)}")
+    parsed = {name: _parse_measure(name) for name in names}
+    log_base = _check_log_base(log_base)
+    _check_choice(gain, "gain", GAINS)
+    _check_choice(ideal_cut, "ideal_cut", IDEAL_CUTS)
+    _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    values, _ = _pad(batch, lengths, "batch")
+    n_q = values.shape[0]
+    n_rel = _check_n_relevant(n_relevant, n_q)
+    kinds = {base for base, _ in parsed.values()}
+    relevant = values > 0 if kinds & {"ap", "rr"} else None
+    ideal_values = _ideal_batch(values, ideal, ideal_lengths, n_q) if "ndcg" in kinds else None
+    out = {}
+    for name, (base, k) in parsed.items():
+        if base == "ap":
+            per_query = _ap_kernel(values, k, n_rel, relevant)
+        elif base == "rr":
+            per_query = _rr_kernel(values, k, relevant)
+        else:
+            per_query = _ndcg_kernel(values, k, gain, log_base, ideal_values, ideal_cut)
+        out[name] = _reduce(per_query, nan_policy, reduce)
+    return out
 
 
 #: Which library each setting of this module reproduces; every "matches" entry is checked by

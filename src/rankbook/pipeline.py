@@ -221,6 +221,13 @@ _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
 
+def _literal_or_none(text: str) -> Any:
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        return None
+
+
 def _parse_scalar(text: str, like: Any, name: str) -> Any:
     if isinstance(like, bool):
         low = text.strip().lower()
@@ -230,20 +237,14 @@ def _parse_scalar(text: str, like: Any, name: str) -> Any:
             return False
         raise ValueError(f"{name}: {text!r} is not a bool (use true or false)")
     if isinstance(like, int):
-        try:
-            value = ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError):
-            value = None
+        value = _literal_or_none(text)
         if isinstance(value, int) and not isinstance(value, bool):
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
         raise ValueError(f"{name}: {text!r} is not an int")
     if isinstance(like, float):
-        try:
-            value = ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError):
-            value = None
+        value = _literal_or_none(text)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
         raise ValueError(f"{name}: {text!r} is not a float")

@@ -62,7 +62,7 @@ def _build(clone: Path, timeout: float) -> dict:
     if nb.returncode != 0:
         out["stderr_tail"] = nb.stderr[-1500:]
     else:
-        t_site, site = _step([PYTHON, "-c", "from rankbook import pipeline; pipeline.build_site()"],
+        t_site, site = _step([PYTHON, "-c", "from rankbook.book import pipeline; pipeline.build_site()"],
                              clone, timeout)
         out["site_s"], out["site_returncode"] = t_site, site.returncode
         if site.returncode != 0:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
 from rankbook import consensus as c
-from rankbook.paths import data_path
+from rankbook.book.paths import data_path
 
 EXAMPLE_1 = ["abcdef", "bdcefa", "bcdeghijkf", "badefc"]
 GRID = [1.0, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45]
@@ -471,7 +471,9 @@ def test_draw_consensus_graph():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ax = c.draw_consensus_graph(EXAMPLE_1, 0.9, 0.8)
+    from rankbook import plotting
+
+    ax = plotting.draw_consensus_graph(EXAMPLE_1, 0.9, 0.8)
     texts = [t.get_text() for t in ax.texts]
     assert "a" in texts and "f" in texts
     assert len([p for p in ax.patches if type(p).__name__ == "FancyArrowPatch"]) == 7

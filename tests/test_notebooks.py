@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from rankbook import pipeline
+from rankbook.book import pipeline
 
 SPECS = pipeline.discover()
 

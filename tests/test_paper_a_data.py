@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rankbook.paths import data_path, project_root
+from rankbook.book.paths import data_path, project_root
 
 SEED = project_root().parent / "shared" / "seeds" / "000_9346a01f2f0164d8.txt"
 

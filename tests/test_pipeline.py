@@ -10,14 +10,14 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from rankbook import cli, pipeline
+from rankbook.book import cli, pipeline
 
 TINY_SOURCE = '''import numpy as np
 import pandas as pd
 import matplotlib
 matplotlib.use("agg")
 import matplotlib.pyplot as plt
-from rankbook import outputs, paths
+from rankbook.book import outputs, paths
 
 if fail:
     raise RuntimeError("asked to fail")

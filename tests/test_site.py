@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rankbook import outputs, site
+from rankbook.book import outputs, site
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""rankbook.reproduction: grading, identities, k fit, explanations and the Table 3 recomputation."""
+"""rankbook.paper_a_tables: grading, identities, k fit, explanations and the Table 3 recomputation."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankbook import metrics, permutations, reproduction as R
-from rankbook.paths import data_path
+from rankbook import metrics, permutations, paper_a_tables as R
+from rankbook.book.paths import data_path
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Pages generated from the executed notebooks' outputs: dashboard, errata, summary, parameters.
 
 Every number on these pages comes from the JSON records the notebooks wrote with
-:func:`rankbook.outputs.record_result` and :func:`rankbook.outputs.record_erratum`, and from the
+:func:`rankbook.book.outputs.record_result` and :func:`rankbook.book.outputs.record_erratum`, and from the
 notebooks' parameter cells. Nothing is typed in: rerun a notebook and the pages change.
 """
 
@@ -41,7 +41,7 @@ def dashboard_markdown(results: list[dict]) -> str:
         "# Reproducibility dashboard",
         "",
         "One row per published artifact. This page is generated at build time from the records",
-        "each notebook writes (`rankbook.outputs.record_result`); rerunning a notebook updates it.",
+        "each notebook writes (`rankbook.book.outputs.record_result`); rerunning a notebook updates it.",
         "Statuses: " + "; ".join(f"*{s}*" for s in STATUSES) + ".",
         "",
     ]
@@ -78,7 +78,7 @@ def errata_markdown(errata: list[dict]) -> str:
         "",
         "Every discrepancy the notebooks found in the source papers, grouped by paper. Each entry",
         "names where in the paper it sits, what is wrong, the evidence computed by the notebook",
-        "(nothing here is typed in; the page is generated from `rankbook.outputs.record_erratum`",
+        "(nothing here is typed in; the page is generated from `rankbook.book.outputs.record_erratum`",
         "records at build time) and a link to the notebook that shows it.",
         "",
     ]
@@ -123,7 +123,7 @@ def summary_markdown(results: list[dict]) -> str:
 
 
 def parameters_markdown(root: Path) -> str:
-    from .pipeline import discover
+    from .specs import discover
 
     lines = ["Every notebook, with its parameters, their types and defaults (the papers' settings).",
              "This list is generated from the notebooks' `parameters` cells, like `rankbook list`.",

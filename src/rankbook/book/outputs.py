@@ -1,7 +1,7 @@
 """The one way notebooks save what they show: tables as CSV, figures as PNG and SVG.
 
 Every table a notebook shows goes through :func:`save_table`, every figure through
-:func:`save_figure`. Both write into :func:`rankbook.paths.output_dir` (``book/generated/NAME/``
+:func:`save_figure`. Both write into :func:`rankbook.book.paths.output_dir` (``book/generated/NAME/``
 during a build, the run folder with ``rankbook run``) and display the result in the page with a
 title or a caption and alt text.
 

@@ -298,7 +298,7 @@ def choose_k(fit: pd.DataFrame, ratio: float = 0.25) -> pd.DataFrame:
 #: Each entry: (metric a, metric b, factor, statement): |Δa| = factor(n) * |Δb|. Not included:
 #: NDPM = (1 - tau)/2, which needs both computed on the same representation; the published
 #: slide cells of tau and NDPM are reproduced with tau on the arrays and NDPM on item positions,
-#: where no such identity holds (tests/test_reproduction.py checks every identity listed here).
+#: where no such identity holds (tests/test_paper_a_tables.py checks every identity listed here).
 IDENTITIES = (
     ("fnr", "recall", lambda n: 1.0, "FNR = 1 - recall"),
     ("precision", "recall", lambda n: 1.0, "precision = recall (= TP/k when relevant = retrieved)"),

@@ -1,6 +1,6 @@
 """Where the project keeps its inputs (``data/``) and where a notebook writes its outputs.
 
-The pipeline (:mod:`rankbook.pipeline`) tells an executing notebook where to write through
+The pipeline (:mod:`rankbook.book.pipeline`) tells an executing notebook where to write through
 two environment variables:
 
 ``RANKBOOK_OUTPUT_DIR``
@@ -28,8 +28,8 @@ def project_root() -> Path:
     if env:
         return Path(env).resolve()
     here = Path(__file__).resolve()
-    # src/rankbook/paths.py -> repository root
-    return here.parents[2]
+    # src/rankbook/book/paths.py -> repository root
+    return here.parents[3]
 
 
 def data_dir() -> Path:

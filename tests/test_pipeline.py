@@ -28,7 +28,7 @@ outputs.save_table(df, "values", title=f"Values ({extra})")
 fig, ax = plt.subplots()
 ax.plot(df.x, df.y, "o-")
 outputs.save_figure(fig, "plot", caption="A plot.", alt="Dots joined by lines.")
-outputs.record_result("Tiny table", "A", "reproduced exactly", matched=n, total=n)
+outputs.record_result("Tiny table", "A", claim="a tiny claim", published=str(n), reproduced=str(n), comparison="exact", matched=n, total=n)
 '''
 
 

@@ -1,26 +1,34 @@
-"""Generated pages (issue 7): the dashboard, errata and summary come from notebook records."""
+"""Generated pages: the dashboard, errata, summary and verdict boxes come from notebook records,
+and every status follows one rule (issue 11)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
+import nbformat
 import pytest
 
-from rankbook.book import outputs, site
+from rankbook.book import outputs, present, site
+
+
+def _result(artifact, paper, comparison, matched=None, total=None, holds=None, section=None):
+    return outputs.record_result(
+        artifact, paper, claim=f"claim of {artifact}", published="p", reproduced="r",
+        comparison=comparison, matched=matched, total=total, holds=holds, detail="d",
+        section=section)
 
 
 @pytest.fixture
 def generated(tmp_path, monkeypatch):
     gen = tmp_path / "book" / "generated"
-    for name, records in {
-        "nb_one": [("Table X", "A", "reproduced exactly", 10, 10)],
-        "nb_two": [("Figure Y", "B", "partly", 3, 7), ("Example Z", "B", "claim false", None, None)],
-    }.items():
-        monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / name))
-        for artifact, paper, status, m, t in records:
-            outputs.record_result(artifact, paper, status, matched=m, total=t, detail="d")
+    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_one"))
+    _result("Table X", "A", "exact", 10, 10, section="The table")
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_two"))
-    outputs.record_erratum("B", "Eq. 13", "a finding", "computed evidence", kind="typo")
+    _result("Figure Y", "B", "noise", 3, 7)
+    _result("Example Z", "B", "claim", holds=False)
+    outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "line one\nline two",
+                           kind="typo")  # severity= once record_erratum takes it
     (tmp_path / "notebooks").mkdir()
     return tmp_path
 
@@ -29,13 +37,16 @@ def test_pages_are_generated_from_records(generated):
     site.write_generated_pages(generated)
     gen = generated / "book" / "generated"
     dash = (gen / "dashboard.md").read_text()
-    assert "| A | Table X | reproduced exactly | 10 / 10 |" in dash
-    assert "[nb_two](nb_two.ipynb)" in dash
+    assert "[Table X](nb_one.ipynb#the-table)" in dash
+    assert "{bdg-success}`reproduced exactly`<br>10 of 10 cells" in dash
+    assert "{bdg-warning}`partly`" in dash and "{bdg-danger}`claim false`" in dash
     summary = (gen / "summary.md").read_text()
-    assert "**3 published artifacts**: 1 reproduced exactly, 1 partly, 1 claim false." in summary
-    assert "- Figure Y: 3 of 7 cells reproduced (partly)" in summary
+    assert "**3 published artifacts**" in summary
+    assert "[Figure Y](generated/nb_two.ipynb) (3 of 7 cells)" in summary
     errata = (gen / "errata.md").read_text()
-    assert "**Eq. 13** (typo): a finding" in errata and "computed evidence" in errata
+    assert ":class: errata-summary" in errata and "| Paper B |" in errata
+    assert r"TP\*TN - FP\*FN" in errata  # no Markdown emphasis eats the products
+    assert "- line one\n- line two" in errata and "{dropdown} Evidence" in errata
 
 
 def test_pages_change_when_a_notebook_output_changes(generated, monkeypatch):
@@ -43,25 +54,105 @@ def test_pages_change_when_a_notebook_output_changes(generated, monkeypatch):
     gen = generated / "book" / "generated"
     before = (gen / "summary.md").read_text()
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_two"))
-    outputs.record_result("Figure Y", "B", "reproduced exactly", matched=7, total=7)
+    _result("Figure Y", "B", "noise", 7, 7)
     site.write_generated_pages(generated)
     after = (gen / "summary.md").read_text()
-    assert after != before and "- Figure Y: 7 of 7 cells reproduced (reproduced exactly)" in after
+    assert after != before and "`within sampling noise` Paper B: [Figure Y]" in after
+
+
+def test_status_rule():
+    assert outputs.status_for("exact", 4, 4) == "reproduced exactly"
+    assert outputs.status_for("noise", 4, 4) == "within sampling noise"
+    assert outputs.status_for("exact", 1, 4) == "partly"
+    assert outputs.status_for("noise", 0, 4) == "not reproduced"
+    assert outputs.status_for("claim", holds=True) == "claim holds"
+    assert outputs.status_for("claim", 3, 4) == "claim false"
+    assert outputs.status_for("none") == "recomputed"
+    assert outputs.status_for("unavailable") == "not checkable"
+    # "reproduced exactly" only when published numbers existed and all matched
+    for comparison, m, t in itertools.product(outputs.COMPARISONS, range(4), range(1, 4)):
+        if m > t:
+            continue
+        try:
+            status = outputs.status_for(comparison, m, t)
+        except ValueError:
+            continue
+        assert (status == "reproduced exactly") == (comparison == "exact" and m == t)
+        assert (status == "partly") == (comparison in ("exact", "noise") and 0 < m < t)
+    with pytest.raises(ValueError, match="compares nothing"):
+        outputs.status_for("none", 1, 2)
+    with pytest.raises(ValueError, match="contradicts"):
+        outputs.status_for("claim", 1, 2, holds=True)
+
+
+def test_a_stale_status_fails_the_build(generated):
+    path = generated / "book" / "generated" / "nb_one" / "results.json"
+    records = json.loads(path.read_text())
+    records[0]["status"] = "partly"
+    path.write_text(json.dumps(records))
+    with pytest.raises(ValueError, match="status rule gives 'reproduced exactly'"):
+        site.write_generated_pages(generated)
 
 
 def test_records_are_validated(tmp_path, monkeypatch):
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
-    with pytest.raises(ValueError, match="unknown status"):
-        outputs.record_result("x", "A", "fine")
+    with pytest.raises(ValueError, match="unknown comparison"):
+        _result("x", "A", "fine")
     with pytest.raises(ValueError, match="unknown paper"):
-        outputs.record_result("x", "Z", "partly")
+        _result("x", "Z", "exact", 1, 1)
     with pytest.raises(ValueError, match="matched=8 must lie in 0..total=7"):
-        outputs.record_result("x", "A", "partly", matched=8, total=7)
+        _result("x", "A", "exact", 8, 7)
+    with pytest.raises(ValueError, match="non-empty claim"):
+        outputs.record_result("x", "A", claim="", published="p", reproduced="r",
+                              comparison="none")
     with pytest.raises(ValueError, match="needs both a caption and alt text"):
         outputs.save_figure(object(), "fig", caption="", alt="")
     with pytest.raises(ValueError, match="not a plain file stem"):
         outputs.save_table(None, "../escape", title="t")
     # re-recording the same artifact replaces it instead of duplicating it
-    outputs.record_result("x", "A", "partly", matched=1, total=2)
-    outputs.record_result("x", "A", "partly", matched=2, total=2)
+    _result("x", "A", "exact", 1, 2)
+    _result("x", "A", "exact", 2, 2)
     assert len(json.loads((tmp_path / "results.json").read_text())) == 1
+
+
+def _page(*cells):
+    nb = nbformat.v4.new_notebook(cells=list(cells))
+    return nb
+
+
+def test_present_folds_code_drops_raw_values_and_leads_with_the_verdict():
+    code = nbformat.v4.new_code_cell("x = 1\nx")
+    code.outputs = [
+        nbformat.v4.new_output("execute_result", data={"text/plain": "PosixPath('/x/.stage-1')"}),
+        nbformat.v4.new_output("display_data", data={"text/html": "<b>t</b>",
+                                                     "text/plain": "t"}),
+        nbformat.v4.new_output("stream", name="stderr", text="a warning"),
+    ]
+    shown = nbformat.v4.new_code_cell("consensus.kappa(R)")
+    shown.metadata["tags"] = ["show-input"]
+    nb = _page(nbformat.v4.new_markdown_cell("# Title\n\nFraming.\n\nMore text."), code, shown)
+    rec = {"artifact": "Table 1", "claim": "a claim", "published": "1", "reproduced": "1",
+           "status": "reproduced exactly", "matched": 1, "total": 1, "unit": "cells",
+           "detail": "why", "section": "The table"}
+    present.present(nb, [rec], provenance="PROVENANCE")
+    sources = [c.source for c in nb.cells]
+    assert sources[0].strip() == "# Title\n\nFraming."
+    assert ":class: verdict" in sources[1] and "[Table 1](#the-table)" in sources[1]
+    assert sources[2] == "More text." and sources[-1] == "PROVENANCE"
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    assert code_cells[0].metadata["tags"] == ["hide-input"]
+    assert [o.get("output_type") for o in code_cells[0].outputs] == ["display_data"]
+    assert code_cells[1].metadata["tags"] == ["show-input"]
+    too_many = _page(*[nbformat.v4.new_code_cell("x") for _ in range(3)])
+    for c in too_many.cells:
+        c.metadata["tags"] = ["show-input"]
+    with pytest.raises(ValueError, match="at most 2 open"):
+        present.present(too_many)
+
+
+def test_slugs_match_myst():
+    from myst_parser.mdit_to_docutils.base import default_slugify
+
+    for title in ["The yes/no rows", "Which k gives the published row?",
+                  "Table 2, rob II row vs Proposition 6.2", "Published beside recomputed"]:
+        assert present.slugify(title) == default_slugify(title)

@@ -25,23 +25,105 @@ from typing import Any, Callable
 
 from .paths import notebook_dir, output_dir
 
-#: The statuses a published artifact can have on the dashboard.
+#: The statuses a published artifact can have. They are never chosen by hand: :func:`status_for`
+#: derives each from what was compared (see :data:`COMPARISONS`) and how much of it matched.
 STATUSES = (
     "reproduced exactly",
     "within sampling noise",
     "partly",
-    "not reproducible",
+    "not reproduced",
+    "claim holds",
     "claim false",
+    "recomputed",
+    "not checkable",
 )
 
-#: The papers of ../shared/seeds, keyed as the book names them.
+#: What a record compared, which decides its status:
+#:
+#: ``"exact"``
+#:     published numbers or symbols, compared value by value (to the printed precision);
+#: ``"noise"``
+#:     published numbers from a random experiment, compared within the spread of a rerun;
+#: ``"claim"``
+#:     a stated claim (a proposition, a sentence of the text), checked true or false;
+#: ``"none"``
+#:     nothing published to compare point by point (a figure without numbers, curves): the
+#:     artifact was recomputed and its checkable statements are reported separately;
+#: ``"unavailable"``
+#:     the inputs behind the published numbers are not available, so nothing can be rerun.
+COMPARISONS = ("exact", "noise", "claim", "none", "unavailable")
+
+#: The units a record counts in (``matched`` of ``total`` ...).
+UNITS = ("cells", "values", "symbols", "entries", "statements", "transpositions", "rows",
+         "curves", "claims")
+
+#: The sources, keyed as the records name them, with the short name the book uses.
 PAPERS = {
     "A": "Paper A: ranking evaluation metrics from a group-theoretic perspective",
     "B": "Paper B: Lin, Li and Guo, consensus measure of rankings",
-    "notes": "Notes on ranking metrics (seed 001)",
-    "rankdcg": "Katerenchuk and Rosenberg, RankDCG poster (seed 002)",
-    "blog": "Metrics in learning-to-rank problems (seed 004)",
+    "notes": "Notes on ranking metrics",
+    "rankdcg": "Katerenchuk and Rosenberg, the RankDCG poster",
+    "blog": "The note on metrics in learning-to-rank problems",
 }
+
+
+def check_status(record: dict) -> str:
+    """Re-apply :func:`status_for` to a stored result record; ValueError when it disagrees."""
+    want = status_for(record.get("comparison", "?"), record.get("matched"), record.get("total"),
+                      record.get("holds"))
+    if record.get("status") != want:
+        raise ValueError(
+            f"record {record.get('key')!r} has status {record.get('status')!r} but the status "
+            f"rule gives {want!r}"
+        )
+    return want
+
+
+def status_for(comparison: str, matched: int | None = None, total: int | None = None,
+               holds: bool | None = None) -> str:
+    """The one status rule of the book, applied to every record.
+
+    * ``"none"`` -> ``recomputed`` (nothing published to compare point by point);
+    * ``"unavailable"`` -> ``not checkable`` (the inputs are not published);
+    * ``"claim"`` -> ``claim holds`` or ``claim false`` (``holds``, or every counted
+      statement matched);
+    * ``"exact"`` / ``"noise"`` -> ``reproduced exactly`` / ``within sampling noise`` when every
+      compared value matched, ``partly`` when some did, ``not reproduced`` when none did.
+
+    Examples
+    --------
+    >>> status_for("exact", 5, 5), status_for("noise", 3, 5), status_for("exact", 0, 4)
+    ('reproduced exactly', 'partly', 'not reproduced')
+    >>> status_for("claim", holds=False), status_for("none")
+    ('claim false', 'recomputed')
+    """
+    if comparison not in COMPARISONS:
+        raise ValueError(f"unknown comparison {comparison!r}; valid: {list(COMPARISONS)}")
+    if (matched is None) != (total is None):
+        raise ValueError("give both matched and total, or neither")
+    if total is not None:
+        matched, total = int(matched), int(total)
+        if not 0 <= matched <= total or total == 0:
+            raise ValueError(f"matched={matched} must lie in 0..total={total}, total > 0")
+    if comparison in ("none", "unavailable"):
+        if total is not None or holds is not None:
+            raise ValueError(f"comparison {comparison!r} compares nothing: "
+                             "give no matched/total/holds")
+        return "recomputed" if comparison == "none" else "not checkable"
+    if comparison == "claim":
+        if holds is None:
+            if total is None:
+                raise ValueError("a claim needs holds=True/False, or matched and total")
+            holds = matched == total
+        elif total is not None and bool(holds) != (matched == total):
+            raise ValueError(f"holds={holds} contradicts matched={matched} of total={total}")
+        return "claim holds" if holds else "claim false"
+    if total is None:
+        raise ValueError(f"comparison {comparison!r} needs matched and total")
+    if matched == total:
+        return "reproduced exactly" if comparison == "exact" else "within sampling noise"
+    return "partly" if matched > 0 else "not reproduced"
+
 
 RESULTS_FILE = "results.json"
 ERRATA_FILE = "errata.json"
@@ -224,32 +306,73 @@ def _jsonable(value):
 def record_result(
     artifact: str,
     paper: str,
-    status: str,
+    *,
+    claim: str,
+    published: str,
+    reproduced: str,
+    comparison: str,
     matched: int | None = None,
     total: int | None = None,
+    unit: str = "cells",
+    holds: bool | None = None,
     detail: str = "",
+    section: str | None = None,
 ) -> dict:
-    """Report one published artifact (a figure, table, proposition or example) for the dashboard.
+    """Report one published artifact (a figure, table, proposition or example).
 
-    ``status`` is one of :data:`STATUSES`; ``matched`` of ``total`` cells agreed with the paper.
-    ``detail`` is one short sentence, computed from the notebook's results.
+    The record feeds the page's verdict box, the dashboard and the landing summary. Its status
+    is not an argument: :func:`status_for` derives it from ``comparison``, ``matched``,
+    ``total`` and ``holds``, so the same rule applies everywhere.
+
+    Parameters
+    ----------
+    artifact : str
+        The paper's name for it, e.g. ``"Table 2, robustness rows"``.
+    paper : str
+        A key of :data:`PAPERS`.
+    claim : str
+        What the paper states or shows, in one short sentence (Markdown, math in ``$...$``).
+    published, reproduced : str
+        The published value(s) and the reproduced value(s), short (``"κ = 17"``,
+        ``"198 cells"``, ``"149 match, 12 close, 37 differ"``). Computed, never typed in.
+    comparison : str
+        One of :data:`COMPARISONS`.
+    matched, total : int, optional
+        How many of the compared ``unit`` agreed.
+    unit : str
+        One of :data:`UNITS`.
+    holds : bool, optional
+        For ``comparison="claim"``: whether the claim holds.
+    detail : str
+        One line of why, computed from the notebook's results.
+    section : str, optional
+        The heading text of the page section that shows the artifact; the dashboard links to
+        it.
     """
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}; valid: {sorted(PAPERS)}")
-    if status not in STATUSES:
-        raise ValueError(f"unknown status {status!r}; valid: {list(STATUSES)}")
-    if (matched is None) != (total is None):
-        raise ValueError("give both matched and total, or neither")
-    if total is not None and not 0 <= int(matched) <= int(total):
-        raise ValueError(f"matched={matched} must lie in 0..total={total}")
+    if unit not in UNITS:
+        raise ValueError(f"unknown unit {unit!r}; valid: {list(UNITS)}")
+    for name, value in (("artifact", artifact), ("claim", claim), ("published", published),
+                        ("reproduced", reproduced)):
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError(f"record_result needs a non-empty {name} string, got {value!r}")
+    status = status_for(comparison, matched, total, holds)
     record = {
         "key": f"{paper}:{artifact}",
         "artifact": artifact,
         "paper": paper,
+        "claim": claim,
+        "published": published,
+        "reproduced": reproduced,
+        "comparison": comparison,
         "status": status,
         "matched": None if matched is None else int(matched),
         "total": None if total is None else int(total),
+        "unit": unit,
+        "holds": None if holds is None else bool(holds),
         "detail": detail,
+        "section": section,
     }
     _append_record(RESULTS_FILE, record)
     return record

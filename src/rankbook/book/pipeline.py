@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -176,26 +175,19 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
 
 def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, duration: float,
                 commit: str) -> None:
-    """Hide the injected-parameters cell and add the provenance box after the title cell."""
+    """Hide the injected-parameters cell, then present the page (:mod:`rankbook.book.present`):
+    code folded, raw values dropped, the verdict box first and the provenance box last."""
     import nbformat
 
+    from .present import _results_for, present
+
     nb = nbformat.read(nb_path, as_version=4)
-    insert_at = 0
-    for i, cell in enumerate(nb.cells):
+    for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
-        if not tags:
-            del cell.metadata["tags"]
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown" and re.search(r"^#\s", cell.source, flags=re.M):
-            insert_at = i + 1
-            break
-    box = nbformat.v4.new_markdown_cell(
-        _provenance_markdown(params, defaults, started, duration, commit)
-    )
-    box.metadata["tags"] = ["rankbook-provenance"]
-    nb.cells.insert(insert_at, box)
+    present(nb, _results_for(nb_path),
+            _provenance_markdown(params, defaults, started, duration, commit))
     nbformat.write(nb, nb_path)
 
 

@@ -286,9 +286,9 @@ def scaling_figure(doc: dict):
 
     series = [s for s in doc.get("scaling", []) if len(s["x"]) >= 2]
     cases = [c for c in CASE_TITLES if any(s["case"] == c for s in series)]
-    ncols = 2
+    ncols = 1  # one panel per row: the legends stay readable in the book's column
     nrows = max(1, math.ceil(len(cases) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(11, 3.6 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.2, 3.4 * nrows), squeeze=False)
     for ax in axes.flat[len(cases):]:
         ax.set_visible(False)
     for ax, case in zip(axes.flat, cases):
@@ -322,7 +322,7 @@ def scaling_figure(doc: dict):
         if all(s.get("axis") == "semilogy" for s in series if s["case"] == case):
             ax.set_xscale("linear")
         ax.set_title(CASE_TITLES[case])
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=9, loc="upper left")
         ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     return fig

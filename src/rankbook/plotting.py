@@ -9,7 +9,8 @@ matplotlib is imported inside each function, only when it is called, so importin
 - :func:`plot_kappa_p_curves`: :math:`\\kappa_p` against its weight parameter
   (:func:`rankbook.consensus.kappa_p_curves`);
 - :func:`plot_difference_heatmaps`: reproduced minus published grids
-  (:func:`rankbook.consensus.compare_grid`).
+  (:func:`rankbook.consensus.compare_grid`);
+- :func:`curve_panels`: small multiples of many curves, one panel per distinct curve.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 
 from . import consensus as _consensus
 
-__all__ = ["draw_consensus_graph", "plot_kappa_p_curves", "plot_difference_heatmaps"]
+__all__ = ["draw_consensus_graph", "plot_kappa_p_curves", "plot_difference_heatmaps",
+           "curve_panels"]
 
 
 def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=None,
@@ -84,9 +86,9 @@ def plot_kappa_p_curves(curves: dict, ps=(1, 2, 3)):
     """
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(ps), figsize=(3.6 * len(ps), 3.4), squeeze=False)
+    fig, axes = plt.subplots(len(ps), 1, figsize=(6.8, 2.4 * len(ps)), squeeze=False)
     markers = "osd^v<>"
-    for ax, p in zip(axes[0], ps):
+    for ax, p in zip(axes[:, 0], ps):
         for k, (name, frame) in enumerate(curves.items()):
             sub = frame[frame.p == p].sort_values("value")
             ax.plot(sub.value, sub.kappa_p, marker=markers[k % len(markers)], ms=4, lw=1.3,
@@ -97,7 +99,7 @@ def plot_kappa_p_curves(curves: dict, ps=(1, 2, 3)):
         ax.set_title(f"$\\kappa_{p}$ against ${free}$")
         ax.invert_xaxis()
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=9, loc="best")
     fig.tight_layout()
     return fig
 
@@ -131,3 +133,66 @@ def plot_difference_heatmaps(diffs: dict, decimals: int = 3):
         fig.colorbar(im, ax=ax, shrink=0.75, label=f"reproduced - published (units of 1e-{decimals})")
     fig.tight_layout()
     return fig
+
+
+def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
+                 reference: float | None = None, ncols: int = 4, logx: bool = False,
+                 xlabel: str | None = None, ylabel: str | None = None, panel_size=(1.9, 1.55)):
+    """Small multiples: one panel per distinct curve, metrics with identical curves sharing one.
+
+    ``curves`` is a tidy DataFrame with columns ``x``, ``y`` and ``by`` (e.g. ``k``,
+    ``pass_rate``, ``metric``). Curves that are equal at every ``x`` are drawn once, titled with
+    all their names; curves that are constant are not drawn but returned, so that the caller can
+    name them (a flat panel tells the reader nothing). ``reference`` draws a dashed horizontal
+    line (a threshold). Returns ``(figure, flat)`` where ``flat`` maps each constant value to
+    the names whose curve is constant at it; the figure is ``None`` when every curve is flat.
+    """
+    import matplotlib.pyplot as plt
+
+    labels = labels or {}
+    wide = curves.pivot(index=by, columns=x, values=y)
+    order = list(dict.fromkeys(curves[by]))
+    wide = wide.reindex(order)
+    values = wide.to_numpy(dtype=float)
+    flat: dict[float, list[str]] = {}
+    groups: list[list[str]] = []
+    keys: list[np.ndarray] = []
+    for name, row in zip(order, values):
+        finite = row[np.isfinite(row)]
+        if finite.size and np.all(finite == finite[0]) and finite.size == row.size:
+            flat.setdefault(float(finite[0]), []).append(labels.get(name, name))
+            continue
+        for g, key in zip(groups, keys):
+            if np.array_equal(key, row, equal_nan=True):
+                g.append(name)
+                break
+        else:
+            groups.append([name])
+            keys.append(row)
+    if not groups:
+        return None, flat
+    ncols = max(1, min(ncols, len(groups)))
+    nrows = -(-len(groups) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows),
+                             sharex=True, sharey=True, squeeze=False)
+    xs = wide.columns.to_numpy()
+    for ax, g, key in zip(axes.flat, groups, keys):
+        ax.plot(xs, key, lw=1.4, color="#0072B2")
+        if reference is not None:
+            ax.axhline(reference, color="black", ls="--", lw=0.8)
+        names = [labels.get(m, m) for m in g]
+        title = " = ".join(names) if len(names) <= 3 else f"{names[0]} (+{len(names) - 1} equal)"
+        ax.set_title(title, fontsize=9.5)
+        if logx:
+            ax.set_xscale("log")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.axis("off")
+    if xlabel:
+        for ax in axes[-1]:
+            ax.set_xlabel(xlabel)
+    if ylabel:
+        for ax in axes[:, 0]:
+            ax.set_ylabel(ylabel)
+    fig.tight_layout()
+    return fig, flat

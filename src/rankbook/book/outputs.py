@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from .paths import notebook_dir, output_dir
+from .paths import output_dir
 
 #: The statuses a published artifact can have. They are never chosen by hand: :func:`status_for`
 #: derives each from what was compared (see :data:`COMPARISONS`) and how much of it matched.
@@ -155,9 +155,23 @@ def _in_kernel() -> bool:
     return get_ipython() is not None
 
 
-def _markdown_cell_text(value: Any) -> str:
+def md_escape(value: Any) -> str:
+    """Text for one Markdown table cell or line: ``|`` escaped, newlines joined, and ``*`` kept
+    literal outside ``$...$`` maths, so ``TP*TN - FP*FN`` is not read as emphasis."""
     text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    parts = re.split(r"(\$[^$]+\$)", text)
+    out = [part if i % 2 else part.replace("*", r"\*") for i, part in enumerate(parts)]
+    return "".join(out).replace("|", "\\|").replace("\n", " ")
+
+
+_markdown_cell_text = md_escape
+
+
+def _shown_value(value: Any) -> Any:
+    """How a value reads in a page table: booleans as yes / no, never ``True`` / ``False``."""
+    if isinstance(value, (bool,)) or type(value).__name__ == "bool_":
+        return "yes" if value else "no"
+    return value
 
 
 def table_markdown(df, title: str, index: bool = False) -> str:
@@ -182,6 +196,7 @@ def save_table(
     index: bool = False,
     style: Callable | None = None,
     float_format: str | None = None,
+    collapse: bool = False,
 ) -> Path:
     """Write ``df`` to ``NAME.csv`` in the output folder and show it in the page with a title.
 
@@ -202,6 +217,9 @@ def save_table(
         title as its caption. Without it, the table is shown as a MyST table directive.
     float_format : str, optional
         Format for floats in the page, e.g. ``"{:.3f}"``.
+    collapse : bool
+        Show the table folded in a dropdown titled ``title`` (for long lists a reader opens on
+        demand: reasons, per-pair rows). Booleans always read as yes / no in the page.
     """
     _check_name(name)
     if show and not title:
@@ -220,18 +238,121 @@ def save_table(
             styler = style(styler).set_caption(title).set_uuid(name)
             from IPython.display import HTML
 
-            _display(HTML(styler.to_html()))
+            html = styler.to_html()
+            if collapse:
+                html = (f"<details class=\"rb-table\"><summary>{title}</summary>"
+                        f"<div class=\"rb-scroll\">{html}</div></details>")
+            _display(HTML(html))
         else:
-            shown = df
+            shown = df.map(_shown_value) if hasattr(df, "map") else df
             if float_format:
-                shown = df.copy()
+                shown = shown.copy()
                 for col in shown.select_dtypes("float").columns:
                     shown[col] = shown[col].map(
                         lambda v: "" if v != v else float_format.format(v)  # nan -> empty
                     )
             from IPython.display import Markdown
 
-            _display(Markdown(table_markdown(shown, title, index=index)))
+            text = table_markdown(shown, title, index=index)
+            if collapse:
+                text = f"::::{{dropdown}} {md_escape(title)}\n\n{text}\n::::\n"
+            _display(Markdown(text))
+    return path
+
+
+#: CSS class of a grid cell by how far the reproduced value is from the published one.
+GRID_CLASSES = {"match": "rb-ok", "close": "rb-close", "differs": "rb-off", "not in the paper": "rb-na"}
+
+
+def grid_status(reproduced, published, decimals: int):
+    """``match`` within half a unit of the last printed decimal, ``close`` within 1.5 units,
+    ``differs`` beyond, ``not in the paper`` where nothing was published."""
+    import numpy as np
+    import pandas as pd
+
+    rep = reproduced.to_numpy(dtype=float)
+    pub = published.reindex(index=reproduced.index, columns=reproduced.columns).to_numpy(dtype=float)
+    unit = 10.0 ** -decimals
+    diff = np.abs(rep - pub)
+    out = np.where(np.isnan(pub), "not in the paper",
+                   np.where(diff <= 0.5 * unit + 1e-12, "match",
+                            np.where(diff <= 1.5 * unit + 1e-12, "close", "differs")))
+    return pd.DataFrame(out, index=reproduced.index, columns=reproduced.columns)
+
+
+def save_comparison_grid(
+    reproduced,
+    published,
+    name: str,
+    title: str,
+    *,
+    decimals: int = 3,
+    status=None,
+    row_name: str = "",
+    legend: dict | None = None,
+    collapse: bool = False,
+) -> Path:
+    """Show a grid with the published value beside the reproduced one in every cell.
+
+    Each cell shows the reproduced value, coloured by how far it is from the published value,
+    with the published value in small type below it; one table per grid, not one grid for
+    each. ``reproduced`` and ``published`` are DataFrames on the same rows and columns
+    (``published`` may miss cells: "not in the paper"). ``status`` (same shape, values keys of
+    :data:`GRID_CLASSES`) overrides the colour rule of :func:`grid_status`, for grids graded
+    within sampling noise. Writes ``NAME.csv`` in tidy form: row, column, reproduced,
+    published, difference, status.
+    """
+    import html as _html
+
+    import pandas as pd
+
+    _check_name(name)
+    pub = published.reindex(index=reproduced.index, columns=reproduced.columns)
+    state = grid_status(reproduced, pub, decimals) if status is None else status.reindex(
+        index=reproduced.index, columns=reproduced.columns).fillna("not in the paper")
+    bad = set(state.to_numpy().ravel()) - set(GRID_CLASSES)
+    if bad:
+        raise ValueError(f"unknown grid status {sorted(bad)}; valid: {list(GRID_CLASSES)}")
+    tidy = pd.DataFrame({
+        "row": [r for r in reproduced.index for _ in reproduced.columns],
+        "column": [c for _ in reproduced.index for c in reproduced.columns],
+        "reproduced": reproduced.to_numpy(dtype=float).ravel(),
+        "published": pub.to_numpy(dtype=float).ravel(),
+        "status": state.to_numpy().ravel(),
+    })
+    tidy.insert(4, "difference", tidy["reproduced"] - tidy["published"])
+    path = output_dir() / f"{name}.csv"
+    tmp = path.with_suffix(".csv.tmp")
+    tidy.to_csv(tmp, index=False, lineterminator="\n")
+    os.replace(tmp, path)
+    if _in_kernel():
+        fmt = f"{{:.{decimals}f}}"
+        esc = _html.escape
+        head = "".join(f"<th>{esc(str(c))}</th>" for c in reproduced.columns)
+        rows = []
+        for r in reproduced.index:
+            cells = []
+            for c in reproduced.columns:
+                v, p, st = reproduced.at[r, c], pub.at[r, c], state.at[r, c]
+                shown = "" if v != v else fmt.format(v)
+                small = "" if p != p else f"<span class=\"rb-pub\">{fmt.format(p)}</span>"
+                cells.append(f"<td class=\"{GRID_CLASSES[st]}\" title=\"{esc(st)}\">{shown}{small}</td>")
+            rows.append(f"<tr><th class=\"rb-row\">{esc(str(r))}</th>{''.join(cells)}</tr>")
+        counts = state.stack().value_counts()
+        words = legend or {"match": "matches the printed value", "close": "off by about one unit "
+                           "of the last printed decimal", "differs": "differs",
+                           "not in the paper": "not in the paper"}
+        key = " ".join(f"<span class=\"{GRID_CLASSES[k]}\">{esc(words.get(k, k))}: "
+                       f"{int(counts.get(k, 0))}</span>" for k in GRID_CLASSES if counts.get(k, 0))
+        table = (f"<table class=\"rb-grid\"><caption>{esc(title)}</caption>"
+                 f"<thead><tr><th class=\"rb-row\">{esc(row_name)}</th>{head}</tr></thead>"
+                 f"<tbody>{''.join(rows)}</tbody></table>"
+                 f"<p class=\"rb-legend\">Each cell: reproduced value, published value below. {key}</p>")
+        if collapse:
+            table = f"<details class=\"rb-table\"><summary>{esc(title)}</summary>{table}</details>"
+        from IPython.display import HTML
+
+        _display(HTML(f"<div class=\"rb-scroll\">{table}</div>"))
     return path
 
 
@@ -248,6 +369,77 @@ def _deterministic_savefig(fig, path: Path, fmt: str, dpi: int) -> None:
     os.replace(tmp, path)
 
 
+#: Width of the book's text column (CSS pixels at 1400 px), where a figure is shown at 100 %.
+COLUMN_PX = 768
+#: Smallest text size, in points as the reader sees it in the column, that a figure may use.
+MIN_DISPLAY_PT = 9.0
+#: A PNG is written with at least this many pixels per displayed pixel (sharp on HiDPI screens).
+PNG_OVERSAMPLE = 2.0
+
+#: The book's figure style: readable sizes and the Okabe-Ito palette, safe for colour-blind
+#: readers. Applied when this module is imported, before a notebook draws.
+BOOK_STYLE = {
+    "figure.figsize": (7.0, 4.0),
+    "font.size": 10.0,
+    "axes.titlesize": 11.0,
+    "axes.labelsize": 10.0,
+    "xtick.labelsize": 9.5,
+    "ytick.labelsize": 9.5,
+    "legend.fontsize": 9.5,
+    "axes.prop_cycle": None,  # filled in by _apply_book_style
+    "image.cmap": "viridis",
+}
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
+             "#000000")
+
+
+def _apply_book_style() -> None:
+    try:
+        import matplotlib
+        from cycler import cycler
+    except ImportError:  # pragma: no cover - matplotlib comes with the book extra
+        return
+    style = dict(BOOK_STYLE, **{"axes.prop_cycle": cycler(color=list(OKABE_ITO))})
+    matplotlib.rcParams.update(style)
+
+
+_apply_book_style()
+
+
+def _tight_width_in(fig) -> float:
+    renderer = fig.canvas.get_renderer()
+    return float(fig.get_tightbbox(renderer).width)
+
+
+def check_figure_text(fig, name: str = "figure") -> float:
+    """Refuse a figure whose smallest text would show below :data:`MIN_DISPLAY_PT` points.
+
+    A figure is shown at the column's width (:data:`COLUMN_PX` CSS pixels, 96 per inch), so
+    a figure ``W`` inches wide is scaled by ``COLUMN_PX / (96 W)``: its text must be at least
+    ``MIN_DISPLAY_PT`` divided by that scale. Returns the figure's width in inches.
+    """
+    import matplotlib.text
+
+    width = _tight_width_in(fig)
+    scale = COLUMN_PX / (96.0 * width)
+    small = []
+    for t in fig.findobj(matplotlib.text.Text):
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        shown = t.get_fontsize() * scale
+        if shown < MIN_DISPLAY_PT - 1e-6:
+            small.append((shown, t.get_fontsize(), t.get_text()))
+    if small:
+        shown, size, text = min(small)
+        need = MIN_DISPLAY_PT / scale
+        raise ValueError(
+            f"figure {name!r}: {len(small)} text(s) would show below {MIN_DISPLAY_PT:g} pt in the "
+            f"{COLUMN_PX} px column, e.g. {text[:40]!r} at {size:g} pt shows as {shown:.1f} pt; "
+            f"the figure is {width:.1f} in wide, so use at least {need:.1f} pt or a narrower figure"
+        )
+    return width
+
+
 def save_figure(
     fig,
     name: str,
@@ -255,31 +447,49 @@ def save_figure(
     alt: str,
     *,
     show: bool = True,
-    dpi: int = 110,
+    wide: bool = False,
 ) -> Path:
     """Save ``fig`` as ``NAME.png`` and ``NAME.svg`` and show it in the page as a captioned figure.
 
-    The figure is closed afterwards so that the notebook does not display it a second time.
     ``caption`` is MyST Markdown (math allowed); ``alt`` is the plain-text description for
-    screen readers. Both are required.
+    screen readers. Both are required; a caption that reproduces a paper's figure names it
+    ("Paper A, Figure 1, recomputed"), because the book does not number its own figures.
+
+    The figure is shown as a real image output (so the executed notebook shows it in Jupyter
+    too); the page turns it into a captioned figure (:mod:`rankbook.book.present`). Its text
+    must stay readable in the column (:func:`check_figure_text`); the PNG is written at twice
+    the displayed size. ``wide=True`` keeps a dense figure (a heat map) at a readable size on
+    a phone, in its own horizontal scroll box. The figure is closed afterwards.
     """
     _check_name(name)
     if not caption or not alt:
         raise ValueError(f"figure {name!r} needs both a caption and alt text")
+    width = check_figure_text(fig, name)
+    dpi = max(100, int(-(-PNG_OVERSAMPLE * COLUMN_PX // width)) + 1)
     out = output_dir()
     png = out / f"{name}.png"
     _deterministic_savefig(fig, png, "png", dpi)
     _deterministic_savefig(fig, out / f"{name}.svg", "svg", dpi)
     if show and _in_kernel():
+        import base64
+
         import matplotlib.pyplot as plt
+        from IPython.display import display
 
         plt.close(fig)
-        rel = os.path.relpath(png, notebook_dir()).replace(os.sep, "/")
         alt_text = " ".join(str(alt).split())
-        from IPython.display import Markdown
-
-        _display(Markdown(f":::{{figure}} {rel}\n:alt: {alt_text}\n:width: 100%\n\n{caption}\n:::\n"))
+        display(
+            {"image/png": base64.b64encode(png.read_bytes()).decode("ascii"),
+             "text/plain": f"[figure {name}: {alt_text}]"},
+            raw=True,
+            metadata={FIGURE_KEY: {"name": name, "caption": caption, "alt": alt_text,
+                                   "wide": bool(wide)}},
+        )
     return png
+
+
+#: Output metadata key that marks a figure shown by :func:`save_figure`.
+FIGURE_KEY = "rankbook_figure"
 
 
 def _append_record(filename: str, record: dict) -> None:

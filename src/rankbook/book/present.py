@@ -22,7 +22,7 @@ import json
 import re
 from pathlib import Path
 
-from .outputs import RESULTS_FILE
+from .outputs import FIGURE_KEY, RESULTS_FILE, md_escape  # noqa: F401 - md_escape re-exported
 
 #: Code cells a page may leave open (tag ``show-input`` in the source notebook).
 MAX_OPEN_CELLS = 2
@@ -45,15 +45,6 @@ BADGE = {
 def badge(status: str) -> str:
     """A coloured MyST badge for a status (sphinx-design's ``bdg-*`` roles)."""
     return f"{{bdg-{BADGE.get(status, 'secondary')}}}`{status}`"
-
-
-def md_escape(text) -> str:
-    """Text for a Markdown table cell: ``|`` escaped, newlines joined, and ``*`` kept literal
-    outside ``$...$`` maths (so ``TP*TN - FP*FN`` is not read as emphasis)."""
-    text = "" if text is None else str(text)
-    parts = re.split(r"(\$[^$]+\$)", text)
-    out = [part if i % 2 else part.replace("*", r"\*") for i, part in enumerate(parts)]
-    return "".join(out).replace("|", "\\|").replace("\n", " ")
 
 
 def slugify(title: str) -> str:
@@ -128,6 +119,49 @@ def _split_after_framing(source: str) -> tuple[str, str]:
     return "\n".join(lines[:i]).rstrip() + "\n", "\n".join(lines[i:]).strip("\n")
 
 
+def _figure_cell(output):
+    """A code cell of its own (input removed) that shows one figure with caption and alt text."""
+    import nbformat
+
+    info = output.get("metadata", {}).get(FIGURE_KEY, {})
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [output]
+    figure = {"caption": info.get("caption", ""), "name": f"fig-{info.get('name', 'figure')}"}
+    if info.get("wide"):
+        figure["classes"] = "rb-wide"
+    cell.metadata["tags"] = ["remove-input"]
+    cell.metadata["mystnb"] = {"figure": figure,
+                               "image": {"alt": info.get("alt", ""), "width": "100%"}}
+    return cell
+
+
+def _split_figures(cells: list) -> list:
+    """Give every figure shown by ``save_figure`` a cell of its own, so that the page renders it
+    as a captioned figure (myst-nb's cell-level ``figure`` options apply to a whole cell)."""
+    out = []
+    for cell in cells:
+        if cell.cell_type != "code" or not any(
+                FIGURE_KEY in o.get("metadata", {}) for o in cell.get("outputs", [])):
+            out.append(cell)
+            continue
+        outputs, cell.outputs = list(cell.outputs), []
+        out.append(cell)
+        current = cell
+        for o in outputs:
+            if FIGURE_KEY in o.get("metadata", {}):
+                out.append(_figure_cell(o))
+                current = None
+            else:
+                if current is None:
+                    import nbformat
+
+                    current = nbformat.v4.new_code_cell("")
+                    current.metadata["tags"] = ["remove-input"]
+                    out.append(current)
+                current.outputs.append(o)
+    return out
+
+
 def present(nb, results: list[dict] | None = None, provenance: str | None = None):
     """Fold code, drop raw values, add the verdict box and the provenance box (see module doc).
 
@@ -136,6 +170,7 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
     """
     import nbformat
 
+    nb.cells = _split_figures(nb.cells)
     open_cells = 0
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])

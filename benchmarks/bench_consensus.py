@@ -12,7 +12,7 @@ kappa = sum of the solution.
 Brute force: every non-empty subset of the first ranking's items, taken in that ranking's order,
 is tested against every ranking (O(2^n N n)).
 
-Two kinds of input: ``uniform`` (independent uniformly random permutations, as issue 5's "50
+Two kinds of input: ``uniform`` (independent uniformly random permutations, as the consensus target's "50
 random rankings of 2000 items"; very few pairs survive all rankings, so the graph is sparse) and
 ``correlated`` (each ranking is the order of i + noise with noise ~ Normal(0, n/20): most pairs
 keep their order in every ranking, the graph is dense and the count overflows to inf for large

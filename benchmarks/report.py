@@ -30,6 +30,41 @@ def load(path) -> dict | None:
     return json.loads(path.read_text())
 
 
+def freshness(doc: dict, root) -> str:
+    """One Markdown block: the commit and date of the numbers, and a warning when the code that
+    is timed has changed since (the book is built from a newer commit than the measurement)."""
+    import subprocess
+
+    meta = doc["meta"]
+    measured, when = meta.get("commit", "unknown"), meta.get("date_utc", "unknown date")
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return None
+
+    head = git("rev-parse", "--short=12", "HEAD")
+    line = f"These numbers were measured at commit `{measured}` on {when}."
+    if head is None or measured == "unknown":
+        return line + " The book's own commit is unknown, so their age cannot be checked.\n"
+    if head.startswith(measured) or measured.startswith(head):
+        return line + " The book is built from the same commit.\n"
+    behind = git("rev-list", "--count", f"{measured}..HEAD")
+    changed = git("diff", "--name-only", measured, "HEAD", "--", "src/rankbook", "benchmarks")
+    if behind is None:
+        return (f":::{{warning}}\n{line} The book is built from commit `{head}`, and that "
+                "measurement commit is not in this checkout's history: rerun `make bench`.\n:::\n")
+    files = [f for f in (changed or "").splitlines() if f.endswith(".py")]
+    what = (f"{len(files)} file(s) of the timed code or the benchmark changed since, so some "
+            "numbers may be out of date: rerun `make bench` to refresh them"
+            if files else "no timed code changed since, so the numbers still describe this code")
+    kind = "warning" if files else "note"
+    return (f":::{{{kind}}} Measured {behind} commit(s) before this book\n{line} The book is built "
+            f"from commit `{head}`; {what}.\n:::\n")
+
+
 def fmt_s(x) -> str:
     """A duration in s, ms or us with three significant digits."""
     if x is None or (isinstance(x, float) and math.isnan(x)):

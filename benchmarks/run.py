@@ -159,7 +159,7 @@ def evaluate_targets(results: dict, quick: bool) -> list:
     co = results.get("consensus")
     if co:
         N, n = co["target"]["N"], co["target"]["n"]
-        for kind, label in (("uniform", "uniformly random rankings (issue 5's setting)"),
+        for kind, label in (("uniform", "uniformly random rankings (the setting of the consensus target)"),
                             ("correlated", "correlated rankings (dense graph, worst case; beyond the issue's wording)")):
             r = next((r for r in co["rows"] if r["kind"] == kind and r["N"] == N and r["n"] == n), None)
             if r is None:

@@ -95,6 +95,8 @@ def dashboard_markdown(results: list[dict]) -> str:
     lines += [f"**{len(results)} artifacts:** {_status_line(results)}", ""]
     for paper in sorted({r["paper"] for r in results}, key=lambda p: _paper_key({"paper": p})):
         lines += [f"## {PAPERS.get(paper, paper)}", "",
+                  "::::{div} full-width",  # the theme's wide layout: six columns stay readable
+                  "",
                   "| Artifact | Paper's claim | Published | Reproduced | Status | Why |",
                   "|---|---|---|---|---|---|"]
         for r in _sorted_results([r for r in results if r["paper"] == paper]):
@@ -105,7 +107,7 @@ def dashboard_markdown(results: list[dict]) -> str:
                 f"| {badge(r['status'])}{'<br>' + counts if counts else ''} "
                 f"| {_cell(r.get('detail'))} |"
             )
-        lines.append("")
+        lines += ["", "::::", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -61,8 +61,8 @@ def freshness(doc: dict, root) -> str:
             "numbers may be out of date: rerun `make bench` to refresh them"
             if files else "no timed code changed since, so the numbers still describe this code")
     kind = "warning" if files else "note"
-    return (f":::{{{kind}}} Measured {behind} commit(s) before this book\n{line} The book is built "
-            f"from commit `{head}`; {what}.\n:::\n")
+    return (f":::{{admonition}} Measured {behind} commit(s) before this book\n:class: {kind}\n\n"
+            f"{line} The book is built from commit `{head}`; {what}.\n:::\n")
 
 
 def fmt_s(x) -> str:

@@ -144,12 +144,12 @@ def test_run_writes_the_run_folder_with_notebook_tables_and_figures(project, cap
     assert capsys.readouterr().out.strip() == str(folder)
     names = {p.name for p in folder.iterdir()}
     assert {"tiny.ipynb", "values.csv", "plot.png", "plot.svg", "results.json"} <= names
-    assert not [n for n in names if n.startswith(".")]
+    assert not [n for n in names if n.startswith(".") and n != pipeline.KEY_FILE]
     nb = nbformat.read(folder / "tiny.ipynb", as_version=4)
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert injected and "remove-cell" in injected[0].metadata["tags"]
     prov = [c for c in nb.cells if "rankbook-provenance" in c.metadata.get("tags", [])]
-    assert prov and "`n = 3` (changed from the default)" in prov[0].source
+    assert prov and "<code>n = 3</code> (changed from the default)" in prov[0].source
     assert "Git commit" in prov[0].source and "Duration" in prov[0].source
     assert (folder / "values.csv").read_text().count("\n") == 4  # header + 3 rows
 

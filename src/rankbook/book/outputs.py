@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from .paths import output_dir
+from .paths import notebook_dir, output_dir
 
 #: The statuses a published artifact can have. They are never chosen by hand: :func:`status_for`
 #: derives each from what was compared (see :data:`COMPARISONS`) and how much of it matched.
@@ -197,6 +197,7 @@ def save_table(
     style: Callable | None = None,
     float_format: str | None = None,
     collapse: bool = False,
+    max_rows: int = 40,
 ) -> Path:
     """Write ``df`` to ``NAME.csv`` in the output folder and show it in the page with a title.
 
@@ -220,6 +221,9 @@ def save_table(
     collapse : bool
         Show the table folded in a dropdown titled ``title`` (for long lists a reader opens on
         demand: reasons, per-pair rows). Booleans always read as yes / no in the page.
+    max_rows : int
+        The page shows at most this many rows, then says how many more the CSV holds and
+        links to it; the CSV always holds every row. A page never grows with the input.
     """
     _check_name(name)
     if show and not title:
@@ -229,6 +233,11 @@ def save_table(
     df.to_csv(tmp, index=index, lineterminator="\n")
     os.replace(tmp, path)
     if show and _in_kernel():
+        total = len(df)
+        more = ""
+        if total > max_rows:
+            df = df.head(max_rows)
+            more = f"Showing the first {max_rows} of {total} rows; all rows are in {name}.csv."
         if style is not None:
             styler = df.style
             if not index:
@@ -239,6 +248,8 @@ def save_table(
             from IPython.display import HTML
 
             html = styler.to_html()
+            if more:
+                html += f"<p class=\"rb-legend\">{more}</p>"
             if collapse:
                 html = (f"<details class=\"rb-table\"><summary>{title}</summary>"
                         f"<div class=\"rb-scroll\">{html}</div></details>")
@@ -254,6 +265,10 @@ def save_table(
             from IPython.display import Markdown
 
             text = table_markdown(shown, title, index=index)
+            if more:
+                rel = os.path.relpath(path, notebook_dir()).replace(os.sep, "/")
+                text += (f"\n{more.removesuffix(f'{name}.csv.')}"
+                         f"{{download}}`{name}.csv <{rel}>`.\n")
             if collapse:
                 text = f"::::{{dropdown}} {md_escape(title)}\n\n{text}\n::::\n"
             _display(Markdown(text))

@@ -81,7 +81,7 @@ def all_transpositions(n: int) -> np.ndarray:
 
 #: Elements (of a comparison matrix or a block of permutations) handled at once; keeps the
 #: memory of the exhaustive checks bounded whatever ``n`` is.
-CHUNK_ELEMENTS = 1 << 23
+CHUNK_ELEMENTS = 1 << 21
 
 
 def count_inversions_bruteforce(perms: np.ndarray) -> np.ndarray:

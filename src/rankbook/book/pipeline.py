@@ -378,12 +378,12 @@ def _failing_cell(executed: Path) -> int | None:
     position = 0
     for cell in cells:
         tags = cell.get("metadata", {}).get("tags", [])
-        if "injected-parameters" in tags:
-            continue
+        if "injected-parameters" in tags or "papermill-error-cell-tag" in tags:
+            continue  # cells papermill adds: parameters, and the error banners
         position += 1
-        status = cell.get("metadata", {}).get("papermill", {}).get("status")
-        if status == "running" or any(o.get("output_type") == "error"
-                                      for o in cell.get("outputs", [])):
+        pm = cell.get("metadata", {}).get("papermill", {})
+        if pm.get("status") in ("running", "failed") or pm.get("exception") or any(
+                o.get("output_type") == "error" for o in cell.get("outputs", [])):
             return position
     return None
 
@@ -510,11 +510,10 @@ def execute(
                 )
         except (Interrupted, KeyboardInterrupt):
             raise
-        except OSError as exc:
-            if exc.errno is not None and getattr(exc, "filename", None):
-                raise _os_error(exc, str(stage)) from None
-            raise NotebookFailed(spec.name, None, f"{type(exc).__name__}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 - report any failure, keep old outputs
+            if (isinstance(exc, OSError) and not isinstance(exc, TimeoutError)
+                    and exc.errno is not None and getattr(exc, "filename", None)):
+                raise _os_error(exc, str(stage)) from None  # papermill could not write
             cell, error = _error_from_papermill(exc, stage_nb, timeout)
             saved = note = None
             if failed_dir is not None and stage_nb.exists():

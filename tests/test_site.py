@@ -28,7 +28,7 @@ def generated(tmp_path, monkeypatch):
     _result("Figure Y", "B", "noise", 3, 7)
     _result("Example Z", "B", "claim", holds=False)
     outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "line one\nline two",
-                           kind="typo")  # severity= once record_erratum takes it
+                           severity="typo")
     (tmp_path / "notebooks").mkdir()
     return tmp_path
 

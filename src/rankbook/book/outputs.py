@@ -603,24 +603,79 @@ def record_result(
     return record
 
 
-def record_erratum(paper: str, where: str, finding: str, evidence: str, kind: str = "") -> dict:
+#: How grave an erratum is, gravest first; the errata page is ranked and summarised by it.
+SEVERITIES = ("false claim", "wrong formula", "inconsistent table", "imprecise", "typo",
+              "convention")
+
+
+def record_erratum(
+    paper: str,
+    where: str,
+    finding: str,
+    evidence: str,
+    *,
+    severity: str,
+    readings=(),
+    under: dict | None = None,
+    section: str | None = None,
+    cells=None,
+) -> dict:
     """Report a discrepancy found in a paper, for the errata page.
 
-    ``where`` locates it (e.g. ``"Appendix C, MSE"``), ``finding`` says what is wrong in one
-    sentence and ``evidence`` gives the computed numbers that show it. ``kind`` is a short tag
-    such as ``"typo"``, ``"false claim"``, ``"formula"`` or ``"internal contradiction"``.
+    Parameters
+    ----------
+    paper : str
+        A key of :data:`PAPERS`.
+    where : str
+        Where it sits in the paper, e.g. ``"Appendix C, MCC"``.
+    finding : str
+        What is wrong, in one or two sentences that claim no more than the evidence shows.
+    evidence : str
+        The computed numbers that show it; one line per fact (newlines are kept).
+    severity : str
+        One of :data:`SEVERITIES`: a stated claim that is false; a printed formula that is
+        wrong; table entries that contradict each other, the paper's definitions or a
+        recomputation; a statement that is imprecise or overstated; a typo; a convention or
+        caveat the paper leaves unstated.
+    readings : sequence of str
+        The interpretation choices the verdict depends on (for example ``"k = 3, 12, 25
+        fitted per n"``); empty when it holds under every reading.
+    under : dict, optional
+        ``{reading: verdict}`` when another reading changes or reverses the verdict; the page
+        shows the verdict under each.
+    section : str, optional
+        The heading text of the notebook section that shows the evidence (the page links there).
+    cells : sequence of str, optional
+        The table cells one entry groups, when several cells break the same identity.
     """
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}; valid: {sorted(PAPERS)}")
     if not where or not finding or not evidence:
         raise ValueError("an erratum needs where, finding and evidence")
+    if severity not in SEVERITIES:
+        raise ValueError(f"unknown severity {severity!r}; valid: {list(SEVERITIES)}")
+    if isinstance(readings, str) or not all(isinstance(r, str) and r for r in readings):
+        raise ValueError(f"readings must be a list of non-empty strings, got {readings!r}")
+    if under is not None and not (isinstance(under, dict) and under
+                                  and all(isinstance(k, str) and isinstance(v, str)
+                                          for k, v in under.items())):
+        raise ValueError(f"under must map each reading (str) to its verdict (str), got {under!r}")
+    if under and not readings:
+        raise ValueError("an erratum whose verdict changes under another reading must name the "
+                         "readings it depends on")
+    if cells is not None and (isinstance(cells, str) or not all(isinstance(c, str) for c in cells)):
+        raise ValueError(f"cells must be a list of strings, got {cells!r}")
     record = {
         "key": f"{paper}:{where}:{finding[:60]}",
         "paper": paper,
         "where": where,
         "finding": finding,
         "evidence": evidence,
-        "kind": kind,
+        "severity": severity,
+        "readings": list(readings),
+        "under": dict(under) if under else None,
+        "section": section,
+        "cells": list(cells) if cells is not None else None,
     }
     _append_record(ERRATA_FILE, record)
     return record

@@ -43,3 +43,19 @@ def test_notebook_runs_with_smoke_parameters(spec, tmp_path):
     produced = {p.suffix for p in out.iterdir()}
     assert ".ipynb" in produced
     assert ".csv" in produced, f"{spec.name} saved no table"
+    check_records(out)
+
+
+def check_records(folder):
+    """Every record follows the status rule; every erratum has a severity and its readings."""
+    from rankbook.book import outputs
+
+    results = folder / outputs.RESULTS_FILE
+    for rec in json.loads(results.read_text()) if results.exists() else []:
+        outputs.check_status(rec)
+    errata = folder / outputs.ERRATA_FILE
+    for rec in json.loads(errata.read_text()) if errata.exists() else []:
+        assert rec["severity"] in outputs.SEVERITIES, rec
+        assert isinstance(rec["readings"], list), rec
+        if rec.get("under"):
+            assert rec["readings"], f"{rec['where']}: a verdict that changes must name its readings"

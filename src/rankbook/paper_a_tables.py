@@ -1130,3 +1130,27 @@ def rob2_readings(n: int, k: int | None = None) -> pd.DataFrame:
             rows.append({"metric": name, "reading": reading, "right": bool(r.holds),
                          "left": bool(r.left_invariant)})
     return pd.DataFrame(rows)
+
+
+def self_values(names: Sequence[str], ns: Iterable[int], n_samples: int = 200,
+                seed: int = 0) -> pd.DataFrame:
+    """``m(sigma, sigma)`` of each metric for each n, over ``n_samples`` random sigma (and the
+    identity), with ``k = max(1, n // 4)`` for the metrics that need it.
+
+    Returns ``metric, n, min, max``: a metric whose self-value is one constant for every sigma
+    and every n has the first interpretability property of Appendix A of :cite:`paperA`
+    (:math:`m(\\sigma, \\sigma) = m_{\\max}`, independent of the length).
+    """
+    from . import metrics as _metrics
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in ns:
+        sigma = np.vstack([permutations.identity(n), permutations.random(n, n_samples, rng=rng)])
+        values = _metrics.evaluate_many(list(names), sigma, sigma, k=max(1, n // 4))
+        for m in names:
+            v = np.asarray(values[m], dtype=float)
+            rows.append({"metric": m, "n": n, "min": float(np.nanmin(v)) if np.isfinite(v).any()
+                         else float("nan"), "max": float(np.nanmax(v)) if np.isfinite(v).any()
+                         else float("nan")})
+    return pd.DataFrame(rows)

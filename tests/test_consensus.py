@@ -424,7 +424,6 @@ def test_kappa_grid_p_matches_kappa_p():
         ([["a", {"x": 1}]], {}, "unhashable"),
         ([["a", ["b", {"c": 1}]]], {}, "unhashable"),
         ([["a", set()]], {}, "empty tie group"),
-        ("abc", {}, "single str"),
         ([{"a", "b"}], {}, "no order"),
         ([5], {}, "not a sequence"),
         (["abc"], {"deviation": "var"}, "valid choices"),
@@ -478,3 +477,60 @@ def test_draw_consensus_graph():
     assert "a" in texts and "f" in texts
     assert len([p for p in ax.patches if type(p).__name__ == "FancyArrowPatch"]) == 7
     plt.close(ax.figure)
+
+
+# ------------------------------------------------------------------ containers and the strict reader
+@pytest.mark.parametrize("rankings, message", [
+    ("abc", "single str"),
+    ({"all": {"r1": "abc", "r2": "bca"}}, r"list\(groups\['all'\].values\(\)\)"),
+    ({"r1": "abc", "r2": "bca"}, "pass a list of rankings"),
+])
+def test_the_wrong_container_is_a_type_error(rankings, message):
+    with pytest.raises(TypeError, match=message):
+        c.kappa(rankings)
+
+
+def test_the_reader_output_gives_the_right_kappa_when_passed_as_told(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("name,1,2,3,4,5,6\nr1,a,b,c,d,e,f\nr2,b,d,c,e,f,a\nr3,b,a,d,e,f,c\n")
+    groups = c.read_rankings_csv(path)
+    assert c.kappa(list(groups["all"].values())) == c.kappa(["abcdef", "bdcefa", "badefc"])
+
+
+BAD_FILES = [
+    ("comma.csv", "name,1,2,3\nr1,Smith, J.,b,c\n", r"line 2: 5 fields where the header has 4; quote labels"),
+    ("trailing.csv", "name,1,2,3\nr1,a,b,c,d\n", r"line 2: 5 fields where the header has 4"),
+    ("short.csv", "name,1,2,3\nr1,a,b\n", r"line 2: 3 fields where the header has 4"),
+    ("empty.csv", "", r"empty.csv is empty"),
+    ("comments_only.csv", "# only a comment\n\n", r"comments_only.csv is empty"),
+    ("header.csv", "name,1,2,3\n", r"header.csv holds only a header"),
+    ("dup.csv", "name,1,2,3\nr1,a,b,a\n", r"line 2: ranking 'r1' repeats item 'a'"),
+    ("tie.csv", "name,1,2\nr1,a,b|b\n", r"line 2: ranking 'r1' repeats item 'b' inside the tie group 'b\|b'"),
+    ("tie2.csv", "name,1,2\nr1,a|b,b\n", r"line 2: ranking 'r1' repeats item 'b'"),
+    ("gap.csv", "# c\nname,1,2,3\nr1,a,,c\n", r"line 3: ranking 'r1' has an empty cell"),
+    ("noname.csv", "who,1\nx,a\n", r"no 'name' column"),
+    ("names.csv", "name,1,2\nr1,a,b\nr1,b,a\n", r"line 3: ranking name 'r1' repeated"),
+]
+
+
+@pytest.mark.parametrize("name, content, message", BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_the_reader_refuses_malformed_files_naming_file_and_line(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(ValueError, match=message) as err:
+        c.read_rankings_csv(path)
+    assert str(path) in str(err.value)
+
+
+def test_the_reader_refuses_a_folder_and_a_missing_path(tmp_path):
+    with pytest.raises(ValueError, match="is a folder"):
+        c.read_rankings_csv(tmp_path)
+    with pytest.raises(ValueError, match="no such file"):
+        c.read_rankings_csv(tmp_path / "missing.csv")
+
+
+def test_the_reader_accepts_quoted_commas_ties_and_partial_rankings(tmp_path):
+    path = tmp_path / "ok.csv"
+    path.write_text('# a comment\nname,group,1,2,3\n"Smith, J.",g1,"x, y",b|c,\nr2,g2,a,b,c\n')
+    got = c.read_rankings_csv(path)
+    assert got == {"g1": {"Smith, J.": ["x, y", frozenset({"b", "c"})]}, "g2": {"r2": ["a", "b", "c"]}}

@@ -49,6 +49,7 @@ Numbers. Results are floats. Unweighted counts are exact while below :math:`2^{5
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -176,8 +177,19 @@ def _hashable(x: Any) -> bool:
 
 def _parse_rankings(rankings: Any) -> list[dict]:
     if isinstance(rankings, (str, bytes)):
-        raise ValueError(
+        raise TypeError(
             "rankings is a single str: pass a list of rankings, e.g. ['abc', 'bca']"
+        )
+    if isinstance(rankings, Mapping):
+        hint = ""
+        first = next(iter(rankings.values()), None)
+        if isinstance(first, Mapping):
+            key = next(iter(rankings))
+            hint = (f"; for the {{group: {{name: ranking}}}} of read_rankings_csv pass one "
+                    f"group's rankings, e.g. list(groups[{key!r}].values())")
+        raise TypeError(
+            f"rankings is a {type(rankings).__name__}: pass a list of rankings (iterating a "
+            f"mapping would give its keys, not its rankings){hint}"
         )
     if isinstance(rankings, np.ndarray) and rankings.ndim == 2:
         rankings = list(rankings)
@@ -834,54 +846,123 @@ def format_ranking(ranking) -> str:
 
 
 def read_rankings_csv(path) -> dict[str, dict[str, list]]:
-    """Read rankings from a CSV file (format of ``data/rankings/``).
+    """Read rankings from a CSV file (format of ``data/rankings/``), strictly.
 
-    Format: ``#`` lines are comments. A column ``name`` names each ranking (one per row); an
-    optional column ``group`` splits the file into sets of rankings; every other column, in
-    file order, is a position (most preferred first). A cell holds one item label; tied items
-    share one cell separated by ``|`` (``b|c``). A partial ranking leaves its trailing cells
-    empty. Labels are read as text. ``path`` is absolute or relative to the project's
-    ``data/`` folder.
+    Format: lines starting with ``#`` are comments. The header names a column ``name`` (one
+    ranking per row), an optional column ``group`` that splits the file into sets of rankings,
+    and then one column per position (most preferred first). A cell holds one item label; tied
+    items share one cell separated by ``|`` (``b|c``). A partial ranking leaves its trailing
+    cells empty. Labels are read as text; quote a label that contains a comma (``"Smith, J."``).
+    ``path`` is absolute, relative to the current folder, or relative to the project's ``data/``
+    folder.
+
+    Every row must have exactly as many fields as the header: a row with more or fewer fields
+    (an unquoted comma inside a label, a stray trailing cell) is refused, naming the file and
+    the line, instead of shifting the row's cells under the wrong positions.
 
     Returns
     -------
     dict
         ``{group: {name: ranking}}`` in file order; the group is ``"all"`` without a ``group``
-        column. A ranking is a list of labels, ties as ``frozenset``.
-    """
-    import pandas as pd
+        column. A ranking is a list of labels, ties as ``frozenset``. Pass one group's rankings
+        to the measures as a list: ``list(read_rankings_csv(path)["all"].values())``.
 
-    path = _resolve(path)
-    df = pd.read_csv(path, comment="#", dtype=str, keep_default_na=False)
-    if "name" not in df.columns:
+    Raises
+    ------
+    ValueError
+        naming the path (and the line) for a missing path, a directory, an empty or header-only
+        file, a row with the wrong number of fields, an empty cell before the last item, an item
+        repeated in one ranking or in one tie group, or a ranking name repeated in one group.
+    """
+    import csv
+    import io
+
+    path = _resolve_input(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise ValueError(f"{path} is empty: it needs a header (name[,group],1,2,...) and one row "
+                         "per ranking")
+    rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
+    header = [h.strip() for h in rows[0]]
+    if "name" not in header:
         raise ValueError(
             f"{path} has no 'name' column: the header must be name[,group],1,2,... "
-            f"(found columns {list(df.columns)})"
+            f"(found columns {header})"
         )
-    pos_cols = [c for c in df.columns if c not in ("name", "group")]
+    pos_cols = [i for i, h in enumerate(header) if h not in ("name", "group")]
     if not pos_cols:
         raise ValueError(f"{path} has no position columns after 'name'/'group'")
+    if len(rows) == 1:
+        raise ValueError(f"{path} holds only a header: add one row per ranking")
+    i_name, i_group = header.index("name"), header.index("group") if "group" in header else None
     out: dict[str, dict[str, list]] = {}
-    for line, row in enumerate(df.itertuples(index=False), start=1):
-        rec = dict(zip(df.columns, row))
-        cells = [str(rec[c]).strip() for c in pos_cols]
+    for (line, _), fields in zip(lines[1:], rows[1:]):
+        where = f"{path}, line {line}"
+        if len(fields) != len(header):
+            more = len(fields) > len(header)
+            hint = ("quote labels that contain commas (\"Smith, J.\") or remove the stray "
+                    "trailing cell" if more else "give every row as many cells as the header, "
+                    "leaving the trailing cells of a partial ranking empty")
+            raise ValueError(f"{where}: {len(fields)} fields where the header has "
+                             f"{len(header)}; {hint}")
+        name = fields[i_name].strip()
+        if not name:
+            raise ValueError(f"{where}: the ranking has no name")
+        cells = [fields[i].strip() for i in pos_cols]
         while cells and cells[-1] == "":
             cells.pop()
+        if not cells:
+            raise ValueError(f"{where}: ranking {name!r} is empty")
         if "" in cells:
             raise ValueError(
-                f"{path}: ranking {rec['name']!r} has an empty cell before its last item; "
+                f"{where}: ranking {name!r} has an empty cell before its last item; "
                 "only trailing cells may be empty (partial ranking)"
             )
-        ranking = [
-            frozenset(s.strip() for s in c.split("|")) if "|" in c else c for c in cells
-        ]
-        group = str(rec.get("group", "all")) or "all"
+        ranking, seen = [], set()
+        for cell in cells:
+            labels = [x.strip() for x in cell.split("|")] if "|" in cell else [cell]
+            if "" in labels:
+                raise ValueError(f"{where}: ranking {name!r} has an empty label in the tie group "
+                                 f"{cell!r}")
+            dup = next((x for x in labels if labels.count(x) > 1), None)
+            if dup is not None:
+                raise ValueError(f"{where}: ranking {name!r} repeats item {dup!r} inside the tie "
+                                 f"group {cell!r}")
+            for x in labels:
+                if x in seen:
+                    raise ValueError(f"{where}: ranking {name!r} repeats item {x!r}; each item "
+                                     "may appear once (put tied items in one cell, a|b)")
+                seen.add(x)
+            ranking.append(frozenset(labels) if len(labels) > 1 else labels[0])
+        group = (fields[i_group].strip() if i_group is not None else "all") or "all"
         names = out.setdefault(group, {})
-        name = str(rec["name"])
         if name in names:
-            raise ValueError(f"{path}: ranking name {name!r} repeated in group {group!r}")
+            raise ValueError(f"{where}: ranking name {name!r} repeated in group {group!r}")
         names[name] = ranking
     return out
+
+
+def _resolve_input(path) -> Path:
+    """An input file: absolute, relative to the current folder, or under ``data/``."""
+    p = Path(path).expanduser()
+    if not p.is_absolute() and not p.exists():
+        try:
+            p = _resolve(path)
+        except FileNotFoundError:
+            raise ValueError(f"no such file: {path} (looked in the current folder and under "
+                             "the project's data/ folder)") from None
+    if not p.exists():
+        raise ValueError(f"no such file: {p}")
+    if p.is_dir():
+        raise ValueError(f"{p} is a folder: give the path of a CSV file")
+    return p
 
 
 def read_published_grid(path):

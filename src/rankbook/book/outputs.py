@@ -306,13 +306,15 @@ def save_comparison_grid(
     row_name: str = "",
     legend: dict | None = None,
     collapse: bool = False,
+    published_decimals: int | None = None,
 ) -> Path:
     """Show a grid with the published value beside the reproduced one in every cell.
 
     Each cell shows the reproduced value, coloured by how far it is from the published value,
     with the published value in small type below it; one table per grid, not one grid for
     each. ``reproduced`` and ``published`` are DataFrames on the same rows and columns
-    (``published`` may miss cells: "not in the paper"). ``status`` (same shape, values keys of
+    (``published`` may miss cells: "not in the paper"; ``published_decimals`` shows them as
+    printed). ``status`` (same shape, values keys of
     :data:`GRID_CLASSES`) overrides the colour rule of :func:`grid_status`, for grids graded
     within sampling noise. Writes ``NAME.csv`` in tidy form: row, column, reproduced,
     published, difference, status.
@@ -342,6 +344,7 @@ def save_comparison_grid(
     os.replace(tmp, path)
     if _in_kernel():
         fmt = f"{{:.{decimals}f}}"
+        fmt_pub = fmt if published_decimals is None else f"{{:.{published_decimals}f}}"
         esc = _html.escape
         head = "".join(f"<th>{esc(str(c))}</th>" for c in reproduced.columns)
         rows = []
@@ -350,7 +353,7 @@ def save_comparison_grid(
             for c in reproduced.columns:
                 v, p, st = reproduced.at[r, c], pub.at[r, c], state.at[r, c]
                 shown = "" if v != v else fmt.format(v)
-                small = "" if p != p else f"<span class=\"rb-pub\">{fmt.format(p)}</span>"
+                small = "" if p != p else f"<span class=\"rb-pub\">{fmt_pub.format(p)}</span>"
                 cells.append(f"<td class=\"{GRID_CLASSES[st]}\" title=\"{esc(st)}\">{shown}{small}</td>")
             rows.append(f"<tr><th class=\"rb-row\">{esc(str(r))}</th>{''.join(cells)}</tr>")
         counts = state.stack().value_counts()

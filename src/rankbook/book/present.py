@@ -6,7 +6,8 @@
   parameters cell included; a cell tagged ``show-input`` in the source stays open (at most
   :data:`MAX_OPEN_CELLS` per page) because its one library call teaches something;
 * **no raw values**: outputs that are only a plain-text repr (a returned ``Path``, a dict, a
-  ``True``), and everything a cell wrote to stderr, are dropped from the page;
+  ``True``), and everything a cell wrote to stderr, are dropped from the page; printed lines
+  become Markdown text (booleans read yes/no);
 * **verdict first**: a box with CSS class ``verdict`` is inserted after the title and its
   first paragraph, built from the records the notebook wrote with
   :func:`rankbook.book.outputs.record_result` (the same records as the dashboard);
@@ -90,6 +91,19 @@ def _results_for(nb_path: Path) -> list[dict]:
             except (OSError, json.JSONDecodeError):
                 return []
     return []
+
+
+def _prose(output: dict):
+    """A cell's printed lines as a Markdown output, so the page reads them as text: each line
+    escaped for Markdown, True/False read as yes/no."""
+    import nbformat
+
+    text = output.get("text", "")
+    text = "".join(text) if isinstance(text, list) else text
+    lines = [re.sub(r"\bTrue\b", "yes", re.sub(r"\bFalse\b", "no", md_escape(ln)))
+             for ln in text.splitlines() if ln.strip()]
+    return nbformat.v4.new_output("display_data", data={"text/markdown": "  \n".join(lines),
+                                                        "text/plain": text})
 
 
 def _is_raw_repr(output: dict) -> bool:
@@ -179,7 +193,8 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
                 open_cells += 1
             elif not _HIDDEN & set(tags):
                 tags.append("hide-input")
-            cell.outputs = [o for o in cell.outputs if not _is_raw_repr(o)]
+            cell.outputs = [_prose(o) if o.get("output_type") == "stream" else o
+                            for o in cell.outputs if not _is_raw_repr(o)]
         if not tags:
             del cell.metadata["tags"]
     if open_cells > MAX_OPEN_CELLS:

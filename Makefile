@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.rankbook-installed
 
-.PHONY: book test test-browser bench lock clean venv
+.PHONY: book test test-browser bench lock clean venv wheel-test
 
 venv: $(STAMP)
 
@@ -30,6 +30,12 @@ test-browser: book
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	fi
 	$(BIN)/python -m pytest tests/browser -o addopts="-ra" -q
+
+# Build the wheel and the sdist into dist/, then install the wheel into a fresh virtual
+# environment with numpy, scipy and pandas only and run a short example there (also in make test).
+wheel-test: $(STAMP)
+	rm -rf dist && $(BIN)/python -m build --wheel --sdist --no-isolation --outdir dist .
+	$(BIN)/python -m pytest tests/test_release.py -q -o addopts="-ra" -k "wheel or zizmor or import"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -573,3 +573,27 @@ def test_ndcg_from_tied_scores_stays_in_unit_interval(pairs, k, ties, gain):
     assert math.isnan(v) or 0.0 <= v <= 1.0
     if len(set(rel)) == 1 and rel[0] > 0:  # every order is ideal
         assert v == 1.0
+
+
+def test_judged_queries_without_relevant_items_count_zero_in_the_peers():
+    """trec_eval (via pytrec_eval), ir_measures and ranx score a judged query with no relevant
+    document 0 and count it in the mean; only queries absent from the judgements are skipped.
+    ``nan_policy="zero"`` matches them."""
+    import ir_measures
+    import pytrec_eval
+    from ir_measures import AP, nDCG
+    from ranx import Qrels, Run, evaluate as ranx_evaluate
+
+    from rankbook import ir
+
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 0, "d4": 0}}
+    run = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 2.0, "d4": 1.0}, "q3": {"d5": 1.0}}
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "map"}).evaluate(run)
+    assert set(per_query) == {"q1", "q2"} and per_query["q2"]["ndcg"] == 0.0
+    agg = ir_measures.calc_aggregate([nDCG, AP], qrels, run)
+    ranx_mean = ranx_evaluate(Qrels.from_dict(qrels), Run.from_dict({q: run[q] for q in qrels}),
+                              ["ndcg", "map"])
+    ours = ir.evaluate([[1, 0], [0, 0]], ["ndcg", "ap"], nan_policy="zero")
+    assert ours["ndcg"] == agg[nDCG] == ranx_mean["ndcg"] == 0.5
+    assert ours["ap"] == agg[AP] == ranx_mean["map"] == 0.5
+    assert np.isnan(ir.evaluate([[1, 0], [0, 0]], ["ndcg"])["ndcg"])  # the default shows it

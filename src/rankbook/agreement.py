@@ -8,7 +8,7 @@ Paper A (``paperA`` in ``book/references.bib``, Section 4 and 5.1) calls two met
 
 and measures how often two metrics agree on a sample T of S_n with the agreement ratio
 
-    AR(m1, m2) = 1 / (|T| (|T| - 1)) * sum over mu != nu in T of 1{mu, nu consistent w.r.t. sigma}.
+    AR(m1, m2) = 1 / (:math:`|T|` (:math:`|T|` - 1)) * sum over mu != nu in T of 1{mu, nu consistent w.r.t. sigma}.
 
 Readings chosen here (the book shows them)
 ------------------------------------------
@@ -38,22 +38,22 @@ Readings chosen here (the book shows them)
   numerator and denominator.
 
 A consequence worth knowing when reading Figure 1: with as many relevant as retrieved items
-(|R| = |S| = k, the paper's setting) every confusion-matrix metric is a monotone function of TP
+(:math:`|R| = |S| = k`, the paper's setting) every confusion-matrix metric is a monotone function of TP
 alone (e.g. MCC = (n TP - k^2) / (k (n - k))), so any two of the 19 are consistent and their
 agreement ratio is exactly 1 after reversal, whatever the sample.
 
 The agreement ratio is a concordance count, computed without looking at pairs of sample
 elements. Each metric's values are replaced once by their dense ranks. When the product of the
-two metrics' numbers of distinct values D1 D2 is small compared with |T| (a confusion-matrix
+two metrics' numbers of distinct values D1 D2 is small compared with :math:`|T|` (a confusion-matrix
 metric takes about 18 values on Figure 1's sample, MAE, Kendall's tau and the mean rank a few
 hundred), the concordant, discordant and tied pairs are read off their contingency table with
-cumulative sums, in O(|T| + D1 D2) and without sorting. Otherwise the sample is sorted by (m1, m2) and by
+cumulative sums, in :math:`O(|T| + D_1 D_2)` and without sorting. Otherwise the sample is sorted by (m1, m2) and by
 (m2, m1) and the discordant pairs are the inversions between the two orders, counted in
-O(|T| log |T|) with :func:`rankbook.permutations.inversion_count`; ties come from group sizes, as
+:math:`O(|T| \\log |T|)` with :func:`rankbook.permutations.inversion_count`; ties come from group sizes, as
 in the tau-b computation. In :func:`agreement_matrix`, metrics whose dense ranks coincide (or
 coincide reversed), such as the TP-only metrics or MSE, RMSE, R2 and Spearman's rho, share their
 counts, which are integers, so the ratios are exactly those of the pair-by-pair computation.
-:func:`agreement_ratio_bruteforce` is the O(|T|^2) reference.
+:func:`agreement_ratio_bruteforce` is the :math:`O(|T|^2)` reference.
 """
 
 from __future__ import annotations

@@ -71,7 +71,18 @@ GAINS = ("linear", "exponential")
 TIES = ("average", "pessimistic", "optimistic", "order")
 #: Where the ideal DCG of :func:`ndcg` is cut: at the same ``k`` as the DCG, or not at all.
 IDEAL_CUTS = ("k", "full")
-#: What the aggregation helpers do with undefined (nan) per-query values.
+#: What the aggregation helpers do with undefined (nan) per-query values, i.e. with a query
+#: that is judged but has no relevant item:
+#:
+#: ``"propagate"`` (default)
+#:     the mean is nan, so the undefined query is seen rather than averaged in silently;
+#: ``"zero"``
+#:     the query scores 0 and counts in the mean, as trec_eval, pytrec_eval, ir_measures, ranx
+#:     and scikit-learn all do (trec_eval skips only queries *absent* from the judgements; a
+#:     judged query with no relevant document scores 0);
+#: ``"omit"``
+#:     the query is left out of the mean, as if it had not been judged (none of those
+#:     libraries does this; some papers report means this way).
 NAN_POLICIES = ("propagate", "omit", "zero")
 #: How :func:`fcp` counts pairs that the reference orders but the system ties.
 FCP_TIES = ("discordant", "half", "omit")
@@ -431,8 +442,9 @@ def recall_at_k(relevance, k, n_relevant=None) -> float:
 
     Returns
     -------
-    float in [0, 1]; ``nan`` when there is no relevant item (``m = 0``; trec_eval skips such
-    queries). Ties: none; the list order is taken as given.
+    float in [0, 1]; ``nan`` when there is no relevant item (``m = 0``; trec_eval, ir_measures
+    and ranx score such a judged query 0 and count it in their mean, see :data:`NAN_POLICIES`).
+    Ties: none; the list order is taken as given.
 
     Examples
     --------
@@ -697,8 +709,9 @@ def ndcg(
 
     Returns
     -------
-    float in [0, 1]; ``nan`` when the ideal DCG is 0 (no relevant item). scikit-learn returns 0
-    there; use ``nan_policy="zero"`` in :func:`mean_ndcg` to mimic it. The two sums are rounded
+    float in [0, 1]; ``nan`` when the ideal DCG is 0 (no relevant item). trec_eval, pytrec_eval,
+    ir_measures, ranx and scikit-learn return 0 there; use ``nan_policy="zero"`` in
+    :func:`mean_ndcg` to match them. The two sums are rounded
     separately, so a list as good as the ideal can come out a few ulp above 1 (with tie
     averaging, say); that rounding excess is returned as exactly 1.
 
@@ -941,7 +954,9 @@ def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_pol
         Relevant items judged per query (default: those in each list).
     k : int, optional
     nan_policy : {"propagate", "omit", "zero"}
-        For queries without relevant items (AP is nan): keep nan, drop them, or count 0.
+        For queries without relevant items (AP is nan): keep nan (default: the undefined query
+        is seen), drop them (no library does), or count 0 (as trec_eval, pytrec_eval,
+        ir_measures and ranx do). See :data:`NAN_POLICIES`.
     reduce : bool
         False returns the per-query values.
 
@@ -997,8 +1012,9 @@ def mean_ndcg(
 
     ``ideal`` is a batch like ``batch`` (a list of lists, or a padded array with
     ``ideal_lengths``) holding every judged relevance per query; default: each list's own
-    values. ``nan_policy="zero"`` scores queries without relevant items 0, as scikit-learn's
-    ``ndcg_score`` does. Ties: none; each list is an order (use :func:`ndcg` with ``scores`` to
+    values. ``nan_policy="zero"`` scores queries without relevant items 0, as trec_eval,
+    pytrec_eval, ir_measures, ranx and scikit-learn's ``ndcg_score`` do (see
+    :data:`NAN_POLICIES`). Ties: none; each list is an order (use :func:`ndcg` with ``scores`` to
     average over tied scores).
 
     Examples
@@ -1118,7 +1134,8 @@ CONVENTIONS = [
     ("ties (with scores)", '"average"', "scikit-learn default (ignore_ties=False): McSherry-Najork tie averaging"),
     ("ties (with scores)", '"order" after sorting by score, then document id descending', "trec_eval and ir_measures (they break score ties by descending document id)"),
     ("ties (with scores)", "any rule, on tie-free scores", "scikit-learn ignore_ties=True (its order among ties is numpy's unstable argsort)"),
-    ("undefined nDCG", "nan; nan_policy='zero' in mean_ndcg", "nan: trec_eval skips queries without relevant items; 0: scikit-learn"),
+    ("judged query without relevant items", "nan (nan_policy='propagate'); nan_policy='zero' counts it 0",
+     "0, counted in the mean: trec_eval, pytrec_eval, ir_measures, ranx, scikit-learn; only queries absent from the judgements are skipped"),
     ("AP divisor", "n_relevant (all relevant judged)", "trec_eval map / map_cut, ir_measures AP and AP@k, ranx map@k"),
     ("P@k of a short list", "divide by k", "trec_eval, ir_measures, ranx"),
 ]

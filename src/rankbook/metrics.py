@@ -4,8 +4,8 @@ Paper A (``paperA`` in ``book/references.bib``) compares two rankings ``sigma`` 
 the same n items with 33 metrics (Table 1, Table 2, Appendix C). This module implements each
 one, vectorised over batches, with the readings that reproduce the paper's printed numbers.
 
-Conventions
------------
+Metric conventions
+------------------
 - A ranking is a permutation in one-line notation (see :mod:`rankbook.permutations`):
   ``sigma[i - 1]`` is the item at position i. ``sigma`` plays the reference ("ground truth")
   and ``nu`` the ranking being evaluated wherever the two roles differ.
@@ -17,9 +17,11 @@ Conventions
 - Undefined values (0/0 or x/0) are ``nan``, never an exception and never a silent 0; each
   metric's ``Metric.undefined`` says when.
 
-Readings (each verified against Table 2 by recomputing the Type I robustness means of eqs. 5
-and 6; the book's Table 2 page shows the comparison)
------------------------------------------------------------------------------------------
+Readings
+--------
+Each reading is verified against Table 2 by recomputing the Type I robustness means of eqs. 5
+and 6; the book's Table 2 page shows the comparison.
+
 - Confusion matrix: relevant set R = the first k items of sigma, retrieved set S = the first k
   items of nu (Appendix C.1 with j = k). TP = |R ∩ S|, FP = FN = k - TP, TN = n - 2k + TP.
   The paper never states k for Table 2; k = 3 fits n = 10 best, about n/4 fits n = 50, 100.

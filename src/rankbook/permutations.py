@@ -1,7 +1,7 @@
 """Permutations of ``{1, ..., n}`` as rankings: construction, validation and the group operation.
 
-Conventions
------------
+Permutation conventions
+-----------------------
 A ranking of ``n`` items is an integer array in one-line notation with values ``1..n``:
 ``r[i - 1]`` is the item at position ``i`` (top first). Read as a function on positions,
 ``r(i) = r[i - 1]``; the position of item ``x`` is ``r^{-1}(x)``, i.e. ``inverse(r)[x - 1]``.

@@ -17,8 +17,8 @@ Each function takes a metric -- a name of :data:`rankbook.metrics.NAMES` or a ca
     an :class:`Evidence` with the rankings and the metric values of a counterexample when the
     property fails (or a witness when an existential property holds).
 
-Conventions
------------
+Conventions of the property checks
+----------------------------------
 Rankings are one-line arrays with values ``1..n`` (:mod:`rankbook.permutations`); the group
 operation is paper A's ``(s o t)(i) = s(t(i))``, so *right* composition ``sigma o tau``
 reorders positions and *left* composition ``tau o sigma`` relabels items. Metrics that need a

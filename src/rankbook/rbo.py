@@ -11,8 +11,8 @@ geometric weights ``(1 - p) p^{d-1}``:
 The ranking notes {cite}`rankingnotes` describe it, with its lower bound ``RBO_min``, the
 residual ``RBO_res`` and the extrapolated point estimate ``RBO_ext``.
 
-Conventions
------------
+RBO conventions
+---------------
 * Lists are sequences of hashable items, best first; a ``str`` is read as its characters, so
   ``rbo("abc", "acb", 0.9)`` works. An item repeated within one list raises ``ValueError``.
 * Ties are refused: a position holding a ``set``/``frozenset``/``list`` of items raises

@@ -184,3 +184,15 @@ def test_errata_page_opens_with_its_summary_table(measurements):
     rel = "book/generated/errata.html"
     assert (rel, 1400) in measurements, "the errata page was not built"
     assert measurements[(rel, 1400)]["errataSummary"], "the errata page has no summary table"
+
+
+def test_the_library_reference_has_an_anchor_per_function():
+    from bs4 import BeautifulSoup
+
+    wanted = {"ir": "rankbook.ir.ndcg", "metrics": "rankbook.metrics.evaluate",
+              "consensus": "rankbook.consensus.kappa", "rbo": "rankbook.rbo.rbo_ext"}
+    for module, anchor in wanted.items():
+        page = SITE / "book" / "reference" / f"{module}.html"
+        assert page.exists(), f"{page} was not built"
+        ids = {t["id"] for t in BeautifulSoup(page.read_text(), "html.parser").find_all(id=True)}
+        assert anchor in ids, f"{anchor} has no anchor on {page.name}"

@@ -1,0 +1,655 @@
+"""Consistency of two metrics (Def. 1 of paper A) and their agreement ratio (Def. 2, Figure 1).
+
+Paper A (``paperA`` in ``book/references.bib``, Section 4 and 5.1) calls two metrics m1, m2
+*non-consistent* when there are rankings sigma, mu, nu with (eq. 1, reference id)
+
+    m1(id, sigma) <= m1(id, mu)  and  m2(id, sigma) <= m2(id, mu)
+    m1(id, sigma) <= m1(id, nu)  and  m2(id, sigma) >  m2(id, nu)
+
+and measures how often two metrics agree on a sample T of S_n with the agreement ratio
+
+    AR(m1, m2) = 1 / (|T| (|T| - 1)) * sum over mu != nu in T of 1{mu, nu consistent w.r.t. sigma}.
+
+Readings chosen here (the book shows them)
+------------------------------------------
+- *First line of eq. 1.* With mu = sigma it always holds, so a triple is inconsistent exactly
+  when its second line holds: the two metrics order the pair (sigma, nu) differently.
+- *Ties* (``ties=``). Read literally, the second line makes a tie in m1 against a strict order in
+  m2 a disagreement, but not a tie in m2 against a strict order in m1; that relation is not
+  symmetric, while the paper calls the agreement ratio symmetric. The default ``"def1"`` is the
+  symmetric closure (the second line applied with the roles of m1 and m2 either way round): a
+  pair is consistent iff both metrics give the same sign, so a tie counts as agreement only if
+  both metrics tie. ``"def1_ordered"`` is the literal one-sided rule (not symmetric), and
+  ``"lenient"`` counts every pair that is not strictly discordant as consistent (a tie in either
+  metric is no disagreement, as in Kendall's tau).
+- *Reversed metrics* (``reverse=``). Figure 1's text: where most pairs disagree, the paper uses
+  -m2 instead of m2. ``"auto"`` does that (AR(m1, -m2) whenever AR(m1, m2) < 1/2); ``"none"``
+  never reverses; ``"orient"`` negates every metric whose ``higher_is_closer`` is False, so all
+  metrics point the same way before comparing.
+- *Sampling protocol* (``protocol=``). Def. 2 fixes a reference sigma ("up to renaming, sigma = id")
+  and compares rankings mu, nu of T through m(sigma, mu) and m(sigma, nu); Figure 1 describes T as
+  "10000 random pairs of rankings" of S_100. We read it as ``"reference"``: T is n_pairs uniform
+  random rankings, each paired with the identity. The other reading, ``"independent"``, draws
+  n_pairs independent pairs (sigma_t, nu_t) and compares the values m(sigma_t, nu_t). The two
+  give the same distribution of each metric's values but a different joint distribution when
+  one metric is left-invariant (e.g. set based) and the other right-invariant (e.g. Kendall's
+  tau on the raw arrays), so the two readings give different matrices.
+- *Undefined values.* Pairs where either metric is nan (LR+ when FPR = 0) are left out of both
+  numerator and denominator.
+
+A consequence worth knowing when reading Figure 1: with as many relevant as retrieved items
+(|R| = |S| = k, the paper's setting) every confusion-matrix metric is a monotone function of TP
+alone (e.g. MCC = (n TP - k^2) / (k (n - k))), so any two of the 19 are consistent and their
+agreement ratio is exactly 1 after reversal, whatever the sample.
+
+The agreement ratio is a concordance count, computed without looking at pairs of sample
+elements. Each metric's values are replaced once by their dense ranks. When the product of the
+two metrics' numbers of distinct values D1 D2 is small compared with |T| (a confusion-matrix
+metric takes about 18 values on Figure 1's sample, MAE, Kendall's tau and the mean rank a few
+hundred), the concordant, discordant and tied pairs are read off their contingency table with
+cumulative sums, in O(|T| + D1 D2) and without sorting. Otherwise the sample is sorted by (m1, m2) and by
+(m2, m1) and the discordant pairs are the inversions between the two orders, counted in
+O(|T| log |T|) with :func:`rankbook.permutations.inversion_count`; ties come from group sizes, as
+in the tau-b computation. In :func:`agreement_matrix`, metrics whose dense ranks coincide (or
+coincide reversed), such as the TP-only metrics or MSE, RMSE, R2 and Spearman's rho, share their
+counts, which are integers, so the ratios are exactly those of the pair-by-pair computation.
+:func:`agreement_ratio_bruteforce` is the O(|T|^2) reference.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as _metrics
+from . import permutations as _perm
+
+__all__ = [
+    "TIES",
+    "REVERSE",
+    "PROTOCOLS",
+    "triple_inconsistent",
+    "pair_consistent",
+    "concordance_counts",
+    "agreement_ratio_from_values",
+    "agreement_ratio_bruteforce",
+    "agreement_ratio",
+    "are_consistent",
+    "sample",
+    "agreement_matrix",
+    "ReversedMatrix",
+]
+
+TIES = ("def1", "def1_ordered", "lenient")
+REVERSE = ("auto", "none", "orient")
+PROTOCOLS = ("reference", "independent")
+
+
+def _check_choice(value, choices, what):
+    if value not in choices:
+        raise ValueError(f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def _metric_func(m):
+    if callable(m):
+        return m
+    if isinstance(m, str) and m in _metrics.REGISTRY:
+        return _metrics.REGISTRY[m].func
+    raise ValueError(
+        f"metric must be a callable or one of the names in rankbook.metrics.NAMES "
+        f"({', '.join(_metrics.NAMES)}); got {m!r}"
+    )
+
+
+def _values(m, reference, rankings, k):
+    f = _metric_func(m)
+    return np.asarray(f(reference, rankings, k=k), dtype=np.float64)
+
+
+def _reference(reference, n):
+    return _perm.identity(n) if reference is None else _perm.validate(reference)
+
+
+# ----------------------------------------------------------------------------------------------
+# Def. 1 on a triple and on a pair
+# ----------------------------------------------------------------------------------------------
+
+
+def triple_inconsistent(m1, m2, sigma, mu, nu, k=None, reference=None):
+    """True where the triple (sigma, mu, nu) satisfies eq. 1 of Def. 1 (a witness of inconsistency).
+
+    Parameters
+    ----------
+    m1, m2 : str or callable
+        Metric names from :data:`rankbook.metrics.NAMES` or callables ``f(ref, r, k=None)``.
+    sigma, mu, nu : array_like of shape (n,) or (..., n)
+        The three rankings (batch axes broadcast).
+    k : int, optional
+        Passed to both metrics.
+    reference : array_like, optional
+        The ranking the others are compared with; the identity by default, as in the paper.
+
+    Returns
+    -------
+    bool or ndarray of bool
+        Comparisons involving nan are False (a nan value witnesses nothing).
+
+    Examples
+    --------
+    >>> # MSE (lower is closer) and Kendall's tau (higher is closer) order any two rankings
+    >>> # oppositely when one of them is the identity...
+    >>> bool(triple_inconsistent("mse", "kendall_tau", [1, 2, 3], [1, 2, 3], [2, 1, 3]))
+    True
+    >>> bool(triple_inconsistent("mse", "rmse", [1, 2, 3], [1, 2, 3], [2, 1, 3]))
+    False
+    """
+    s = np.asarray(sigma)
+    ref = _reference(reference, s.shape[-1])
+    a1, b1, c1 = (_values(m1, ref, r, k) for r in (sigma, mu, nu))
+    a2, b2, c2 = (_values(m2, ref, r, k) for r in (sigma, mu, nu))
+    out = (a1 <= b1) & (a2 <= b2) & (a1 <= c1) & (a2 > c2)
+    return out[()] if out.ndim == 0 else out
+
+
+def _consistent_from_diffs(d1, d2, ties):
+    s1, s2 = np.sign(d1), np.sign(d2)
+    if ties == "def1":
+        ok = s1 == s2
+    elif ties == "def1_ordered":
+        # inconsistent iff in some order m1 weakly prefers one ranking and m2 strictly the other
+        ok = (s2 == 0) | (s1 == s2)
+    else:  # lenient
+        ok = s1 * s2 >= 0
+    return ok
+
+
+def pair_consistent(m1, m2, mu, nu, k=None, reference=None, ties="def1"):
+    """The indicator f of Def. 2: are mu and nu ordered alike by m1 and m2 (w.r.t. the reference)?
+
+    Returns True/False (or an array); nan where either metric is undefined on mu or nu.
+
+    Examples
+    --------
+    >>> bool(pair_consistent("precision", "recall", [1, 2, 3, 4], [3, 4, 1, 2], k=2))
+    True
+    >>> bool(pair_consistent("mse", "kendall_tau", [2, 1, 3, 4], [4, 3, 2, 1]))
+    False
+    """
+    _check_choice(ties, TIES, "ties")
+    m = np.asarray(mu)
+    ref = _reference(reference, m.shape[-1])
+    x1, y1 = _values(m1, ref, mu, k), _values(m1, ref, nu, k)
+    x2, y2 = _values(m2, ref, mu, k), _values(m2, ref, nu, k)
+    ok = _consistent_from_diffs(x1 - y1, x2 - y2, ties).astype(np.float64)
+    ok = np.where(np.isnan(x1 - y1) | np.isnan(x2 - y2), np.nan, ok)
+    return ok[()] if ok.ndim == 0 else ok
+
+
+# ----------------------------------------------------------------------------------------------
+# concordance counting
+# ----------------------------------------------------------------------------------------------
+
+
+#: A pair is counted from its contingency table (levels of x times levels of y cells) when the
+#: table has at most this many cells per sample element (or 4096 cells), else by sorting; the
+#: table is faster up to roughly 10 cells per element (measured at |T| = 10^4). Either path
+#: gives the same integer counts.
+_TABLE_CELLS_PER_VALUE = 8
+
+
+def _dense_codes(x: np.ndarray):
+    """Dense ranks 0..D-1 of the values of x (equal values share a code), -1 where x is nan."""
+    nan = np.isnan(x)
+    codes = np.full(x.size, -1, dtype=np.int64)
+    levels, inv = np.unique(x[~nan], return_inverse=True)
+    codes[~nan] = inv.ravel()
+    return codes, int(levels.size)
+
+
+def _pairs_in(counts: np.ndarray) -> int:
+    counts = counts.astype(np.int64, copy=False)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _counts_from_codes(a: np.ndarray, da: int, b: np.ndarray, db: int) -> dict:
+    """concordance_counts on dense codes a in 0..da-1 and b in 0..db-1 (no missing values).
+
+    Two exact paths. When da * db is small compared with t (e.g. a metric of TP alone against
+    one with a few hundred levels) a da x db contingency table N is built with one bincount; the
+    concordant (discordant) pairs are sum N[l, m] times the number of elements with a smaller
+    level of a and a smaller (larger) level of b, read off exclusive cumulative sums:
+    O(t + da db), no sort. Otherwise the sample
+    is sorted by (a, b) and by (b, a), and the discordant pairs are the inversions of the
+    permutation mapping one order to the other (pairs tied in a or in b keep their relative
+    order in both sorts, so they are never inversions): O(t log t).
+    """
+    t = int(a.size)
+    pairs = t * (t - 1) // 2
+    if t < 2:
+        return dict(pairs=pairs, concordant=0, discordant=0, tied_x=0, tied_y=0, tied_both=0)
+    if da * db <= _TABLE_CELLS_PER_VALUE * max(t, 512):
+        table = np.bincount(a * db + b, minlength=da * db).reshape(da, db)
+        below = np.cumsum(table, axis=0)
+        below -= table  # elements with a smaller level of a, per level of b
+        lower = np.cumsum(below, axis=1)
+        lower -= below  # ... and a smaller level of b
+        discordant = int((table * (below.sum(axis=1, keepdims=True) - lower - below)).sum())
+        tx = _pairs_in(table.sum(axis=1))
+        ty = _pairs_in(table.sum(axis=0))
+        txy = _pairs_in(table.ravel())
+    else:
+        key = a * db + b
+        order = np.argsort(key, kind="stable")
+        pos = np.empty(t, dtype=np.int64)
+        pos[np.argsort(b * da + a, kind="stable")] = np.arange(1, t + 1)
+        discordant = int(_perm._inversions_unchecked(pos[order][None, :])[0])
+        sk = key[order]
+        bounds = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1], True])
+        txy = _pairs_in(np.diff(bounds))
+        tx = _pairs_in(np.bincount(a, minlength=da))
+        ty = _pairs_in(np.bincount(b, minlength=db))
+    concordant = pairs - discordant - tx - ty + txy
+    return dict(pairs=pairs, concordant=concordant, discordant=discordant, tied_x=tx - txy,
+                tied_y=ty - txy, tied_both=txy)
+
+
+def concordance_counts(x, y) -> dict:
+    """Pair counts of two value arrays: concordant, discordant and tied pairs.
+
+    Pairs where x or y is nan are dropped first. The values are replaced by their dense ranks;
+    when both take few distinct values the pairs are counted from their contingency table
+    without sorting, otherwise in O(T log T) by sorting on (x, y) and (y, x) and counting the
+    inversions between the two orders with :func:`rankbook.permutations.inversion_count`.
+    Tie counts come from group sizes.
+
+    Returns
+    -------
+    dict
+        ``pairs`` (all unordered pairs), ``concordant``, ``discordant`` (strict), ``tied_x``
+        (tied in x only), ``tied_y`` (tied in y only), ``tied_both``, ``dropped`` (values left
+        out as nan).
+
+    Examples
+    --------
+    >>> concordance_counts([1, 2, 2, 3], [1, 3, 2, 2])
+    {'pairs': 6, 'concordant': 3, 'discordant': 1, 'tied_x': 1, 'tied_y': 1, 'tied_both': 0, 'dropped': 0}
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same number of values, got {x.size} and {y.size}")
+    keep = ~(np.isnan(x) | np.isnan(y))
+    dropped = int(x.size - keep.sum())
+    a, da = _dense_codes(x[keep])
+    b, db = _dense_codes(y[keep])
+    c = _counts_from_codes(a, da, b, db)
+    c["dropped"] = dropped
+    return c
+
+
+class _PairCounts:
+    """:func:`concordance_counts` for all pairs of a list of value arrays, sharing the work.
+
+    Each array is reduced once to dense ranks (its codes). Arrays whose codes are equal, or
+    equal after reversing the order of the levels, with the same nan positions, form one class:
+    their counts with any other array are the same, with concordant and discordant swapped for
+    a reversed member (e.g. the 19 confusion-matrix metrics, all functions of TP, or MSE, RMSE,
+    R2 and Spearman's rho). The counts are computed once per pair of classes, and within a
+    class they are known in closed form (no discordant pair, ties from group sizes).
+    """
+
+    def __init__(self, arrays):
+        self._codes, self._levels, self._cls, self._flip = [], [], [], []
+        seen = {}
+        for x in arrays:
+            codes, d = _dense_codes(np.asarray(x, dtype=np.float64).ravel())
+            key = codes.tobytes()
+            rkey = np.where(codes >= 0, d - 1 - codes, -1).tobytes()
+            if key in seen:
+                cls, flip = seen[key], False
+            elif rkey in seen:
+                cls, flip = seen[rkey], True
+            else:
+                cls, flip = len(self._codes), False
+                seen[key] = cls
+                self._codes.append(codes)
+                self._levels.append(d)
+            self._cls.append(cls)
+            self._flip.append(flip)
+        self._cache = {}
+
+    def _class_counts(self, ci, cj) -> dict:
+        if (ci, cj) not in self._cache:
+            a, b = self._codes[ci], self._codes[cj]
+            da, db = self._levels[ci], self._levels[cj]
+            if ci == cj:
+                keep = a >= 0
+                t = int(keep.sum())
+                pairs = t * (t - 1) // 2
+                tied = _pairs_in(np.bincount(a[keep], minlength=da))
+                c = dict(pairs=pairs, concordant=pairs - tied, discordant=0, tied_x=0, tied_y=0,
+                         tied_both=tied)
+            else:
+                keep = (a >= 0) & (b >= 0)
+                if not keep.all():
+                    a, b = a[keep], b[keep]
+                c = _counts_from_codes(a, da, b, db)
+            c["dropped"] = int(keep.size - keep.sum())
+            self._cache[ci, cj] = c
+        return self._cache[ci, cj]
+
+    def __call__(self, i, j) -> dict:
+        """The counts of concordance_counts(arrays[i], arrays[j])."""
+        ci, cj = self._cls[i], self._cls[j]
+        if ci <= cj:
+            c = dict(self._class_counts(ci, cj))
+        else:
+            c = dict(self._class_counts(cj, ci))
+            c["tied_x"], c["tied_y"] = c["tied_y"], c["tied_x"]
+        if self._flip[i] != self._flip[j]:
+            c["concordant"], c["discordant"] = c["discordant"], c["concordant"]
+        return c
+
+
+def _ratio(c: dict, ties: str, flip: bool) -> float:
+    if c["pairs"] == 0:
+        return float("nan")
+    conc, disc = (c["discordant"], c["concordant"]) if flip else (c["concordant"], c["discordant"])
+    if ties == "def1":
+        good = conc + c["tied_both"]
+    elif ties == "def1_ordered":
+        good = conc + c["tied_both"] + c["tied_y"]
+    else:
+        good = c["pairs"] - disc
+    return good / c["pairs"]
+
+
+def agreement_ratio_from_values(x, y, ties="def1", reverse="none", orient=(True, True)):
+    """Agreement ratio of two metrics from their values on the sample T (Def. 2).
+
+    Parameters
+    ----------
+    x, y : array_like of shape (T,)
+        Values of m1 and m2 on the same T elements.
+    ties : {"def1", "def1_ordered", "lenient"}
+        See the module docstring.
+    reverse : {"none", "auto", "orient"}
+        ``"auto"``: use -m2 where AR(m1, m2) < 1/2 (the paper's rule). ``"orient"``: negate each
+        metric whose ``orient`` flag (higher is closer) is False.
+    orient : tuple of bool
+        ``higher_is_closer`` of m1 and m2, used with ``reverse="orient"``.
+
+    Returns
+    -------
+    ratio : float
+        In [0, 1]; nan if fewer than two values are defined in both.
+
+    Examples
+    --------
+    >>> agreement_ratio_from_values([1, 2, 3, 4], [1, 2, 4, 3])
+    0.8333333333333334
+    >>> agreement_ratio_from_values([1, 2, 3, 4], [4, 3, 2, 1], reverse="auto")
+    1.0
+    """
+    _check_choice(ties, TIES, "ties")
+    _check_choice(reverse, REVERSE, "reverse")
+    c = concordance_counts(x, y)
+    flip = False
+    if reverse == "orient":
+        flip = bool(orient[0]) != bool(orient[1])
+    ratio = _ratio(c, ties, flip)
+    if reverse == "auto" and ratio < 0.5:
+        ratio = _ratio(c, ties, True)
+    return ratio
+
+
+def agreement_ratio_bruteforce(x, y, ties="def1", reverse="none", orient=(True, True)):
+    """O(T^2) reference for :func:`agreement_ratio_from_values` (for tests and small samples).
+
+    Sums the Def. 2 indicator over all ordered pairs mu != nu and divides by T (T - 1).
+
+    Examples
+    --------
+    >>> agreement_ratio_bruteforce([1, 2, 3, 4], [1, 2, 4, 3])
+    0.8333333333333334
+    """
+    _check_choice(ties, TIES, "ties")
+    _check_choice(reverse, REVERSE, "reverse")
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    keep = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[keep], y[keep]
+    t = x.size
+    if t < 2:
+        return float("nan")
+    if reverse == "orient" and bool(orient[0]) != bool(orient[1]):
+        y = -y
+    off = ~np.eye(t, dtype=bool)
+
+    def ratio(yy):
+        # the literal double sum over ordered pairs (i, j), i != j, as a T x T table
+        ok = _consistent_from_diffs(x[:, None] - x[None, :], yy[:, None] - yy[None, :], ties)
+        return ok[off].sum() / (t * (t - 1))
+
+    r = ratio(y)
+    if reverse == "auto" and r < 0.5:
+        r = ratio(-y)
+    return float(r)
+
+
+def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", reverse="none"):
+    """The sigma agreement ratio AR^sigma_{m1, m2} of Def. 2 over the sample T = ``rankings``.
+
+    Parameters
+    ----------
+    m1, m2 : str or callable
+    rankings : array_like of shape (T, n)
+        The sample T of S_n.
+    k : int, optional
+    reference : array_like of shape (n,), optional
+        sigma of Def. 2; the identity by default.
+    ties, reverse : str
+        See :func:`agreement_ratio_from_values`.
+
+    Examples
+    --------
+    >>> T = [[1, 2, 3, 4], [2, 1, 3, 4], [1, 2, 4, 3], [1, 4, 3, 2], [2, 3, 4, 1]]
+    >>> agreement_ratio("mse", "rmse", T)
+    1.0
+    >>> # MSE 2 < 3 on the last two rankings where tau ties at 0: one pair of ten disagrees
+    >>> agreement_ratio("mse", "kendall_tau", T, reverse="auto")
+    0.9
+    >>> agreement_ratio("mse", "kendall_tau", T, reverse="auto", ties="lenient")
+    1.0
+    """
+    r = _perm.validate(rankings)
+    if r.ndim != 2:
+        raise ValueError(f"rankings must have shape (T, n), got {r.shape}")
+    ref = _reference(reference, r.shape[-1])
+    _metric_func(m1), _metric_func(m2)
+    orient = tuple(
+        _metrics.REGISTRY[m].higher_is_closer if isinstance(m, str) else True for m in (m1, m2)
+    )
+    if reverse == "orient" and not (isinstance(m1, str) and isinstance(m2, str)):
+        raise ValueError('reverse="orient" needs metric names (to look up higher_is_closer)')
+    return agreement_ratio_from_values(
+        _values(m1, ref, r, k), _values(m2, ref, r, k), ties=ties, reverse=reverse, orient=orient
+    )
+
+
+def are_consistent(m1, m2, n, k=None, reference=None) -> bool:
+    """Def. 1 decided exhaustively over S_n (n <= 8): True if no triple satisfies eq. 1.
+
+    Uses the literal (one-sided) tie rule of eq. 1, so the answer may depend on the order of
+    m1 and m2 (e.g. a metric that is constant where the other is not).
+
+    Examples
+    --------
+    >>> are_consistent("dcg", "ndcg", 5), are_consistent("mse", "kendall_tau", 4)
+    (True, False)
+    """
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= 8:
+        raise ValueError(f"are_consistent enumerates S_n: n must be an integer in 1..8, got {n!r}")
+    allp = _perm.all_permutations(int(n))
+    ref = _reference(reference, int(n))
+    x, y = _values(m1, ref, allp, k), _values(m2, ref, allp, k)
+    c = concordance_counts(x, y)
+    return c["discordant"] + c["tied_x"] == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Figure 1
+# ----------------------------------------------------------------------------------------------
+
+
+class ReversedMatrix:
+    """Which entries of an agreement matrix were computed with -m2 (``df.attrs["reversed"]``).
+
+    A small immutable object rather than a DataFrame, because pandas compares ``attrs`` with
+    ``==`` when it combines frames (``concat``, ``melt``), which a DataFrame cannot answer.
+
+    Examples
+    --------
+    >>> r = ReversedMatrix(["a", "b"], [[False, True], [True, False]])
+    >>> r.to_numpy().tolist(), bool(r.loc["a", "b"])
+    ([[False, True], [True, False]], True)
+    """
+
+    def __init__(self, names, mask):
+        self.names = tuple(names)
+        self._mask = tuple(tuple(bool(v) for v in row) for row in np.asarray(mask, dtype=bool))
+
+    def to_numpy(self) -> np.ndarray:
+        return np.array(self._mask, dtype=bool).reshape(len(self.names), len(self.names))
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.to_numpy(), index=list(self.names), columns=list(self.names))
+
+    @property
+    def loc(self):
+        return self.to_frame().loc
+
+    def __eq__(self, other):
+        return isinstance(other, ReversedMatrix) and (self.names, self._mask) == (other.names, other._mask)
+
+    def __hash__(self):
+        return hash((self.names, self._mask))
+
+    def __repr__(self):
+        return f"ReversedMatrix({sum(map(sum, self._mask))} of {len(self.names) ** 2} entries reversed)"
+
+
+def sample(n: int, n_pairs: int, seed=None, protocol: str = "reference"):
+    """Draw the sample T of :func:`agreement_matrix`: (references, rankings), each (n_pairs, n).
+
+    ``"reference"``: every reference is the identity, the rankings are uniform. ``"independent"``:
+    references and rankings are independent uniform permutations.
+
+    Examples
+    --------
+    >>> ref, r = sample(4, 3, seed=0)
+    >>> ref.tolist()
+    [[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4]]
+    """
+    _check_choice(protocol, PROTOCOLS, "protocol")
+    if isinstance(n_pairs, bool) or not isinstance(n_pairs, (int, np.integer)) or n_pairs < 2:
+        raise ValueError(f"n_pairs must be an integer >= 2, got {n_pairs!r}")
+    rng = np.random.default_rng(seed)
+    if protocol == "reference":
+        refs = np.broadcast_to(_perm.identity(n), (int(n_pairs), int(n)))
+        return refs, _perm.random(n, size=int(n_pairs), rng=rng)
+    refs = _perm.random(n, size=int(n_pairs), rng=rng)
+    return refs, _perm.random(n, size=int(n_pairs), rng=rng)
+
+
+def agreement_matrix(
+    names: Optional[Iterable[str]] = None,
+    n: int = 100,
+    n_pairs: int = 10000,
+    k: Optional[int] = 30,
+    seed=0,
+    protocol: str = "reference",
+    reverse: str = "auto",
+    ties: str = "def1",
+) -> pd.DataFrame:
+    """The agreement ratios of all pairs of metrics on one random sample (Figure 1 of paper A).
+
+    Parameters
+    ----------
+    names : iterable of str, optional
+        Metric names; all 33 (:data:`rankbook.metrics.NAMES`) by default.
+    n : int
+        Length of the rankings (100 in the paper).
+    n_pairs : int
+        Size of the sample T (10000 in the paper).
+    k : int or None
+        Relevant = retrieved items (30 in the paper); required if a metric needs it.
+    seed : int or None
+        Seed of the sample.
+    protocol : {"reference", "independent"}
+        How the 10000 "random pairs of rankings" are read (see the module docstring).
+    reverse : {"auto", "none", "orient"}
+        The paper's rule is ``"auto"`` (use -m2 where most pairs disagree).
+    ties : {"def1", "def1_ordered", "lenient"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        Square, indexed and labelled by ``names``, values in [0, 1]. With ``ties`` "def1" or
+        "lenient" it is symmetric with 1 on the diagonal. ``df.attrs`` records the parameters,
+        ``df.attrs["reversed"]`` (a :class:`ReversedMatrix`, with ``to_numpy()``, ``to_frame()``
+        and ``loc``) which entries used -m2, and ``df.attrs["dropped"]`` how many sample
+        elements were left out as nan per metric.
+
+    Examples
+    --------
+    >>> df = agreement_matrix(["dcg", "ndcg", "mse", "rmse", "kendall_tau"], n=20, n_pairs=300, k=5)
+    >>> df.loc["dcg", "ndcg"], df.loc["mse", "rmse"], bool((df.values == df.values.T).all())
+    (1.0, 1.0, True)
+    """
+    names = list(_metrics.NAMES if names is None else names)
+    if not names:
+        raise ValueError("names must hold at least one metric name")
+    for name in names:
+        if name not in _metrics.REGISTRY:
+            raise ValueError(f"unknown metric {name!r}; valid names: {', '.join(_metrics.NAMES)}")
+    _check_choice(protocol, PROTOCOLS, "protocol")
+    _check_choice(reverse, REVERSE, "reverse")
+    _check_choice(ties, TIES, "ties")
+    refs, rankings = sample(n, n_pairs, seed=seed, protocol=protocol)
+    values = _metrics.evaluate_many(names, refs, rankings, k=k)
+    m = len(names)
+    out = np.full((m, m), np.nan)
+    rev = np.zeros((m, m), dtype=bool)
+    counts_of = _PairCounts([values[name] for name in names])
+
+    def entry(i, j):
+        c = counts_of(i, j)
+        flip = False
+        if reverse == "orient":
+            flip = (_metrics.REGISTRY[names[i]].higher_is_closer
+                    != _metrics.REGISTRY[names[j]].higher_is_closer)
+        r = _ratio(c, ties, flip)
+        if reverse == "auto" and r < 0.5:
+            r, flip = _ratio(c, ties, True), True
+        return r, flip
+
+    for i in range(m):
+        for j in range(i, m):
+            out[i, j], rev[i, j] = entry(i, j)
+            if ties == "def1_ordered" and i != j:  # the literal rule is one-sided
+                out[j, i], rev[j, i] = entry(j, i)
+            else:
+                out[j, i], rev[j, i] = out[i, j], rev[i, j]
+    counts = {name: int(np.isnan(values[name]).sum()) for name in names}
+    df = pd.DataFrame(out, index=pd.Index(names, name="m1"), columns=pd.Index(names, name="m2"))
+    df.attrs.update(
+        n=int(n), n_pairs=int(n_pairs), k=k, seed=seed, protocol=protocol, reverse=reverse,
+        ties=ties,
+        reversed=ReversedMatrix(names, rev),
+        dropped=counts,
+    )
+    return df

@@ -1,0 +1,684 @@
+"""The one way notebooks save what they show: tables as CSV, figures as PNG and SVG.
+
+Every table a notebook shows goes through :func:`save_table`, every figure through
+:func:`save_figure`. Both write into :func:`rankbook.book.paths.output_dir` (``book/generated/NAME/``
+during a build, the run folder with ``rankbook run``) and display the result in the page with a
+title or a caption and alt text.
+
+The files are deterministic: the same data gives the same bytes. CSVs use ``\\n`` line ends and
+full float precision; PNGs carry no software stamp; SVGs carry no date and use a fixed hash
+salt for their element ids.
+
+Notebooks also report, for the reproducibility dashboard and the errata page, what they
+reproduced (:func:`record_result`) and what they found wrong in a paper
+(:func:`record_erratum`). The pipeline collects these JSON records from every notebook's output
+folder and generates the dashboard and errata pages from them, so no number is typed in by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from .paths import notebook_dir, output_dir
+
+#: The statuses a published artifact can have. They are never chosen by hand: :func:`status_for`
+#: derives each from what was compared (see :data:`COMPARISONS`) and how much of it matched.
+STATUSES = (
+    "reproduced exactly",
+    "within sampling noise",
+    "partly",
+    "not reproduced",
+    "claim holds",
+    "claim false",
+    "recomputed",
+    "not checkable",
+)
+
+#: What a record compared, which decides its status:
+#:
+#: ``"exact"``
+#:     published numbers or symbols, compared value by value (to the printed precision);
+#: ``"noise"``
+#:     published numbers from a random experiment, compared within the spread of a rerun;
+#: ``"claim"``
+#:     a stated claim (a proposition, a sentence of the text), checked true or false;
+#: ``"none"``
+#:     nothing published to compare point by point (a figure without numbers, curves): the
+#:     artifact was recomputed and its checkable statements are reported separately;
+#: ``"unavailable"``
+#:     the inputs behind the published numbers are not available, so nothing can be rerun.
+COMPARISONS = ("exact", "noise", "claim", "none", "unavailable")
+
+#: The units a record counts in (``matched`` of ``total`` ...).
+UNITS = ("cells", "values", "symbols", "entries", "statements", "transpositions", "rows",
+         "curves", "claims")
+
+#: The sources, keyed as the records name them, with the short name the book uses.
+PAPERS = {
+    "A": "Paper A: ranking evaluation metrics from a group-theoretic perspective",
+    "B": "Paper B: Lin, Li and Guo, consensus measure of rankings",
+    "notes": "Notes on ranking metrics",
+    "rankdcg": "Katerenchuk and Rosenberg, the RankDCG poster",
+    "blog": "The note on metrics in learning-to-rank problems",
+}
+
+
+def check_status(record: dict) -> str:
+    """Re-apply :func:`status_for` to a stored result record; ValueError when it disagrees."""
+    want = status_for(record.get("comparison", "?"), record.get("matched"), record.get("total"),
+                      record.get("holds"))
+    if record.get("status") != want:
+        raise ValueError(
+            f"record {record.get('key')!r} has status {record.get('status')!r} but the status "
+            f"rule gives {want!r}"
+        )
+    return want
+
+
+def status_for(comparison: str, matched: int | None = None, total: int | None = None,
+               holds: bool | None = None) -> str:
+    """The one status rule of the book, applied to every record.
+
+    * ``"none"`` -> ``recomputed`` (nothing published to compare point by point);
+    * ``"unavailable"`` -> ``not checkable`` (the inputs are not published);
+    * ``"claim"`` -> ``claim holds`` or ``claim false`` (``holds``, or every counted
+      statement matched);
+    * ``"exact"`` / ``"noise"`` -> ``reproduced exactly`` / ``within sampling noise`` when every
+      compared value matched, ``partly`` when some did, ``not reproduced`` when none did.
+
+    Examples
+    --------
+    >>> status_for("exact", 5, 5), status_for("noise", 3, 5), status_for("exact", 0, 4)
+    ('reproduced exactly', 'partly', 'not reproduced')
+    >>> status_for("claim", holds=False), status_for("none")
+    ('claim false', 'recomputed')
+    """
+    if comparison not in COMPARISONS:
+        raise ValueError(f"unknown comparison {comparison!r}; valid: {list(COMPARISONS)}")
+    if (matched is None) != (total is None):
+        raise ValueError("give both matched and total, or neither")
+    if total is not None:
+        matched, total = int(matched), int(total)
+        if not 0 <= matched <= total or total == 0:
+            raise ValueError(f"matched={matched} must lie in 0..total={total}, total > 0")
+    if comparison in ("none", "unavailable"):
+        if total is not None or holds is not None:
+            raise ValueError(f"comparison {comparison!r} compares nothing: "
+                             "give no matched/total/holds")
+        return "recomputed" if comparison == "none" else "not checkable"
+    if comparison == "claim":
+        if holds is None:
+            if total is None:
+                raise ValueError("a claim needs holds=True/False, or matched and total")
+            holds = matched == total
+        elif total is not None and bool(holds) != (matched == total):
+            raise ValueError(f"holds={holds} contradicts matched={matched} of total={total}")
+        return "claim holds" if holds else "claim false"
+    if total is None:
+        raise ValueError(f"comparison {comparison!r} needs matched and total")
+    if matched == total:
+        return "reproduced exactly" if comparison == "exact" else "within sampling noise"
+    return "partly" if matched > 0 else "not reproduced"
+
+
+RESULTS_FILE = "results.json"
+ERRATA_FILE = "errata.json"
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ValueError(
+            f"output name {name!r} is not a plain file stem: use letters, digits, '_', '-' or '.'"
+        )
+    return name
+
+
+def _display(obj: Any) -> None:
+    try:
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return
+    display(obj)
+
+
+def _in_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return False
+    return get_ipython() is not None
+
+
+def md_escape(value: Any) -> str:
+    """Text for one Markdown table cell or line: ``|`` escaped, newlines joined, and ``*`` kept
+    literal outside ``$...$`` maths, so ``TP*TN - FP*FN`` is not read as emphasis."""
+    text = "" if value is None else str(value)
+    parts = re.split(r"(\$[^$]+\$)", text)
+    out = [part if i % 2 else part.replace("*", r"\*") for i, part in enumerate(parts)]
+    return "".join(out).replace("|", "\\|").replace("\n", " ")
+
+
+_markdown_cell_text = md_escape
+
+
+def _shown_value(value: Any) -> Any:
+    """How a value reads in a page table: booleans as yes / no, never ``True`` / ``False``."""
+    if isinstance(value, (bool,)) or type(value).__name__ == "bool_":
+        return "yes" if value else "no"
+    return value
+
+
+def table_markdown(df, title: str, index: bool = False) -> str:
+    """A MyST ``{table}`` directive with ``title`` holding ``df`` as a Markdown table."""
+    frame = df.reset_index() if index else df
+    header = "| " + " | ".join(_markdown_cell_text(c) for c in frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    rows = [
+        "| " + " | ".join(_markdown_cell_text(v) for v in row) + " |"
+        for row in frame.itertuples(index=False, name=None)
+    ]
+    body = "\n".join([header, rule, *rows])
+    return f":::{{table}} {_markdown_cell_text(title)}\n\n{body}\n:::\n"
+
+
+def save_table(
+    df,
+    name: str,
+    title: str | None = None,
+    *,
+    show: bool = True,
+    index: bool = False,
+    style: Callable | None = None,
+    float_format: str | None = None,
+    collapse: bool = False,
+    max_rows: int = 40,
+) -> Path:
+    """Write ``df`` to ``NAME.csv`` in the output folder and show it in the page with a title.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table. It is written in full; ``float_format`` only affects the page.
+    name : str
+        File stem, e.g. ``"table2_robustness"``.
+    title : str
+        The table's title in the page. Required when ``show`` is true.
+    show : bool
+        Display the table in the notebook (default) or only save it.
+    index : bool
+        Write and show the index as a column.
+    style : callable, optional
+        ``style(styler) -> styler`` to colour cells; the table is then shown as HTML with the
+        title as its caption. Without it, the table is shown as a MyST table directive.
+    float_format : str, optional
+        Format for floats in the page, e.g. ``"{:.3f}"``.
+    collapse : bool
+        Show the table folded in a dropdown titled ``title`` (for long lists a reader opens on
+        demand: reasons, per-pair rows). Booleans always read as yes / no in the page.
+    max_rows : int
+        The page shows at most this many rows, then says how many more the CSV holds and
+        links to it; the CSV always holds every row. A page never grows with the input.
+    """
+    _check_name(name)
+    if show and not title:
+        raise ValueError(f"table {name!r} is shown without a title: pass title='...'")
+    path = output_dir() / f"{name}.csv"
+    tmp = path.with_suffix(".csv.tmp")
+    df.to_csv(tmp, index=index, lineterminator="\n")
+    os.replace(tmp, path)
+    if show and _in_kernel():
+        total = len(df)
+        more = ""
+        if total > max_rows:
+            df = df.head(max_rows)
+            more = f"Showing the first {max_rows} of {total} rows; all rows are in {name}.csv."
+        if style is not None:
+            styler = df.style
+            if not index:
+                styler = styler.hide(axis="index")
+            if float_format:
+                styler = styler.format(float_format, subset=df.select_dtypes("number").columns)
+            styler = style(styler).set_caption(title).set_uuid(name)
+            from IPython.display import HTML
+
+            html = styler.to_html()
+            if more:
+                html += f"<p class=\"rb-legend\">{more}</p>"
+            if collapse:
+                html = (f"<details class=\"rb-table\"><summary>{title}</summary>"
+                        f"<div class=\"rb-scroll\">{html}</div></details>")
+            _display(HTML(html))
+        else:
+            shown = df.map(_shown_value) if hasattr(df, "map") else df
+            if float_format:
+                shown = shown.copy()
+                for col in shown.select_dtypes("float").columns:
+                    shown[col] = shown[col].map(
+                        lambda v: "" if v != v else float_format.format(v)  # nan -> empty
+                    )
+            from IPython.display import Markdown
+
+            text = table_markdown(shown, title, index=index)
+            if more:
+                rel = os.path.relpath(path, notebook_dir()).replace(os.sep, "/")
+                text += (f"\n{more.removesuffix(f'{name}.csv.')}"
+                         f"{{download}}`{name}.csv <{rel}>`.\n")
+            if collapse:
+                text = f"::::{{dropdown}} {md_escape(title)}\n\n{text}\n::::\n"
+            _display(Markdown(text))
+    return path
+
+
+#: CSS class of a grid cell by how far the reproduced value is from the published one.
+GRID_CLASSES = {"match": "rb-ok", "close": "rb-close", "differs": "rb-off", "not in the paper": "rb-na"}
+
+
+def grid_status(reproduced, published, decimals: int):
+    """``match`` within half a unit of the last printed decimal, ``close`` within 1.5 units,
+    ``differs`` beyond, ``not in the paper`` where nothing was published."""
+    import numpy as np
+    import pandas as pd
+
+    rep = reproduced.to_numpy(dtype=float)
+    pub = published.reindex(index=reproduced.index, columns=reproduced.columns).to_numpy(dtype=float)
+    unit = 10.0 ** -decimals
+    diff = np.abs(rep - pub)
+    out = np.where(np.isnan(pub), "not in the paper",
+                   np.where(diff <= 0.5 * unit + 1e-12, "match",
+                            np.where(diff <= 1.5 * unit + 1e-12, "close", "differs")))
+    return pd.DataFrame(out, index=reproduced.index, columns=reproduced.columns)
+
+
+def save_comparison_grid(
+    reproduced,
+    published,
+    name: str,
+    title: str,
+    *,
+    decimals: int = 3,
+    status=None,
+    row_name: str = "",
+    legend: dict | None = None,
+    collapse: bool = False,
+    published_decimals: int | None = None,
+) -> Path:
+    """Show a grid with the published value beside the reproduced one in every cell.
+
+    Each cell shows the reproduced value, coloured by how far it is from the published value,
+    with the published value in small type below it; one table per grid, not one grid for
+    each. ``reproduced`` and ``published`` are DataFrames on the same rows and columns
+    (``published`` may miss cells: "not in the paper"; ``published_decimals`` shows them as
+    printed). ``status`` (same shape, values keys of
+    :data:`GRID_CLASSES`) overrides the colour rule of :func:`grid_status`, for grids graded
+    within sampling noise. Writes ``NAME.csv`` in tidy form: row, column, reproduced,
+    published, difference, status.
+    """
+    import html as _html
+
+    import pandas as pd
+
+    _check_name(name)
+    pub = published.reindex(index=reproduced.index, columns=reproduced.columns)
+    state = grid_status(reproduced, pub, decimals) if status is None else status.reindex(
+        index=reproduced.index, columns=reproduced.columns).fillna("not in the paper")
+    bad = set(state.to_numpy().ravel()) - set(GRID_CLASSES)
+    if bad:
+        raise ValueError(f"unknown grid status {sorted(bad)}; valid: {list(GRID_CLASSES)}")
+    tidy = pd.DataFrame({
+        "row": [r for r in reproduced.index for _ in reproduced.columns],
+        "column": [c for _ in reproduced.index for c in reproduced.columns],
+        "reproduced": reproduced.to_numpy(dtype=float).ravel(),
+        "published": pub.to_numpy(dtype=float).ravel(),
+        "status": state.to_numpy().ravel(),
+    })
+    tidy.insert(4, "difference", tidy["reproduced"] - tidy["published"])
+    path = output_dir() / f"{name}.csv"
+    tmp = path.with_suffix(".csv.tmp")
+    tidy.to_csv(tmp, index=False, lineterminator="\n")
+    os.replace(tmp, path)
+    if _in_kernel():
+        fmt = f"{{:.{decimals}f}}"
+        fmt_pub = fmt if published_decimals is None else f"{{:.{published_decimals}f}}"
+        esc = _html.escape
+        head = "".join(f"<th>{esc(str(c))}</th>" for c in reproduced.columns)
+        rows = []
+        for r in reproduced.index:
+            cells = []
+            for c in reproduced.columns:
+                v, p, st = reproduced.at[r, c], pub.at[r, c], state.at[r, c]
+                shown = "" if v != v else fmt.format(v)
+                small = "" if p != p else f"<span class=\"rb-pub\">{fmt_pub.format(p)}</span>"
+                cells.append(f"<td class=\"{GRID_CLASSES[st]}\" title=\"{esc(st)}\">{shown}{small}</td>")
+            rows.append(f"<tr><th class=\"rb-row\">{esc(str(r))}</th>{''.join(cells)}</tr>")
+        counts = state.stack().value_counts()
+        words = legend or {"match": "matches the printed value", "close": "off by about one unit "
+                           "of the last printed decimal", "differs": "differs",
+                           "not in the paper": "not in the paper"}
+        key = " ".join(f"<span class=\"{GRID_CLASSES[k]}\">{esc(words.get(k, k))}: "
+                       f"{int(counts.get(k, 0))}</span>" for k in GRID_CLASSES if counts.get(k, 0))
+        table = (f"<table class=\"rb-grid\"><caption>{esc(title)}</caption>"
+                 f"<thead><tr><th class=\"rb-row\">{esc(row_name)}</th>{head}</tr></thead>"
+                 f"<tbody>{''.join(rows)}</tbody></table>"
+                 f"<p class=\"rb-legend\">Each cell: reproduced value, published value below. {key}</p>")
+        if collapse:
+            table = f"<details class=\"rb-table\"><summary>{esc(title)}</summary>{table}</details>"
+        from IPython.display import HTML
+
+        _display(HTML(f"<div class=\"rb-scroll\">{table}</div>"))
+    return path
+
+
+def _deterministic_savefig(fig, path: Path, fmt: str, dpi: int) -> None:
+    import matplotlib
+
+    tmp = path.with_name(path.name + ".tmp")
+    with matplotlib.rc_context({"svg.hashsalt": "rankbook", "svg.fonttype": "path"}):
+        if fmt == "svg":
+            metadata = {"Date": None}
+        else:
+            metadata = {"Software": None}
+        fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
+    os.replace(tmp, path)
+
+
+#: Width of the book's text column (CSS pixels at 1400 px), where a figure is shown at 100 %.
+COLUMN_PX = 768
+#: Smallest text size, in points as the reader sees it in the column, that a figure may use.
+MIN_DISPLAY_PT = 9.0
+#: A PNG is written with at least this many pixels per displayed pixel (sharp on HiDPI screens).
+PNG_OVERSAMPLE = 2.0
+
+#: The book's figure style: readable sizes and the Okabe-Ito palette, safe for colour-blind
+#: readers. Applied when this module is imported, before a notebook draws.
+BOOK_STYLE = {
+    "figure.figsize": (7.0, 4.0),
+    "font.size": 10.0,
+    "axes.titlesize": 11.0,
+    "axes.labelsize": 10.0,
+    "xtick.labelsize": 9.5,
+    "ytick.labelsize": 9.5,
+    "legend.fontsize": 9.5,
+    "axes.prop_cycle": None,  # filled in by _apply_book_style
+    "image.cmap": "viridis",
+}
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
+             "#000000")
+
+
+def _apply_book_style() -> None:
+    try:
+        import matplotlib
+        from cycler import cycler
+    except ImportError:  # pragma: no cover - matplotlib comes with the book extra
+        return
+    style = dict(BOOK_STYLE, **{"axes.prop_cycle": cycler(color=list(OKABE_ITO))})
+    matplotlib.rcParams.update(style)
+
+
+_apply_book_style()
+
+
+def _tight_width_in(fig) -> float:
+    renderer = fig.canvas.get_renderer()
+    return float(fig.get_tightbbox(renderer).width)
+
+
+def check_figure_text(fig, name: str = "figure") -> float:
+    """Refuse a figure whose smallest text would show below :data:`MIN_DISPLAY_PT` points.
+
+    A figure is shown at the column's width (:data:`COLUMN_PX` CSS pixels, 96 per inch), so
+    a figure ``W`` inches wide is scaled by ``COLUMN_PX / (96 W)``: its text must be at least
+    ``MIN_DISPLAY_PT`` divided by that scale. Returns the figure's width in inches.
+    """
+    import matplotlib.text
+
+    width = _tight_width_in(fig)
+    scale = COLUMN_PX / (96.0 * width)
+    small = []
+    for t in fig.findobj(matplotlib.text.Text):
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        shown = t.get_fontsize() * scale
+        if shown < MIN_DISPLAY_PT - 1e-6:
+            small.append((shown, t.get_fontsize(), t.get_text()))
+    if small:
+        shown, size, text = min(small)
+        need = MIN_DISPLAY_PT / scale
+        raise ValueError(
+            f"figure {name!r}: {len(small)} text(s) would show below {MIN_DISPLAY_PT:g} pt in the "
+            f"{COLUMN_PX} px column, e.g. {text[:40]!r} at {size:g} pt shows as {shown:.1f} pt; "
+            f"the figure is {width:.1f} in wide, so use at least {need:.1f} pt or a narrower figure"
+        )
+    return width
+
+
+def save_figure(
+    fig,
+    name: str,
+    caption: str,
+    alt: str,
+    *,
+    show: bool = True,
+    wide: bool = False,
+) -> Path:
+    """Save ``fig`` as ``NAME.png`` and ``NAME.svg`` and show it in the page as a captioned figure.
+
+    ``caption`` is MyST Markdown (math allowed); ``alt`` is the plain-text description for
+    screen readers. Both are required; a caption that reproduces a paper's figure names it
+    ("Paper A, Figure 1, recomputed"), because the book does not number its own figures.
+
+    The figure is shown as a real image output (so the executed notebook shows it in Jupyter
+    too); the page turns it into a captioned figure (:mod:`rankbook.book.present`). Its text
+    must stay readable in the column (:func:`check_figure_text`); the PNG is written at twice
+    the displayed size. ``wide=True`` keeps a dense figure (a heat map) at a readable size on
+    a phone, in its own horizontal scroll box. The figure is closed afterwards.
+    """
+    _check_name(name)
+    if not caption or not alt:
+        raise ValueError(f"figure {name!r} needs both a caption and alt text")
+    width = check_figure_text(fig, name)
+    dpi = max(100, int(-(-PNG_OVERSAMPLE * COLUMN_PX // width)) + 1)
+    out = output_dir()
+    png = out / f"{name}.png"
+    _deterministic_savefig(fig, png, "png", dpi)
+    _deterministic_savefig(fig, out / f"{name}.svg", "svg", dpi)
+    if show and _in_kernel():
+        import base64
+
+        import matplotlib.pyplot as plt
+        from IPython.display import display
+
+        plt.close(fig)
+        alt_text = " ".join(str(alt).split())
+        display(
+            {"image/png": base64.b64encode(png.read_bytes()).decode("ascii"),
+             "text/plain": f"[figure {name}: {alt_text}]"},
+            raw=True,
+            metadata={FIGURE_KEY: {"name": name, "caption": caption, "alt": alt_text,
+                                   "wide": bool(wide)}},
+        )
+    return png
+
+
+#: Output metadata key that marks a figure shown by :func:`save_figure`.
+FIGURE_KEY = "rankbook_figure"
+
+
+def _append_record(filename: str, record: dict) -> None:
+    path = output_dir() / filename
+    records = json.loads(path.read_text()) if path.exists() else []
+    records = [r for r in records if r.get("key") != record["key"]]
+    records.append(record)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(records, indent=1, sort_keys=True, default=_jsonable) + "\n")
+    os.replace(tmp, path)
+
+
+def _jsonable(value):
+    try:
+        import numpy as np
+
+        if isinstance(value, np.generic):
+            return value.item()
+    except ImportError:  # pragma: no cover
+        pass
+    raise TypeError(f"not JSON serialisable: {value!r}")
+
+
+def record_result(
+    artifact: str,
+    paper: str,
+    *,
+    claim: str,
+    published: str,
+    reproduced: str,
+    comparison: str,
+    matched: int | None = None,
+    total: int | None = None,
+    unit: str = "cells",
+    holds: bool | None = None,
+    detail: str = "",
+    section: str | None = None,
+) -> dict:
+    """Report one published artifact (a figure, table, proposition or example).
+
+    The record feeds the page's verdict box, the dashboard and the landing summary. Its status
+    is not an argument: :func:`status_for` derives it from ``comparison``, ``matched``,
+    ``total`` and ``holds``, so the same rule applies everywhere.
+
+    Parameters
+    ----------
+    artifact : str
+        The paper's name for it, e.g. ``"Table 2, robustness rows"``.
+    paper : str
+        A key of :data:`PAPERS`.
+    claim : str
+        What the paper states or shows, in one short sentence (Markdown, math in ``$...$``).
+    published, reproduced : str
+        The published value(s) and the reproduced value(s), short (``"κ = 17"``,
+        ``"198 cells"``, ``"149 match, 12 close, 37 differ"``). Computed, never typed in.
+    comparison : str
+        One of :data:`COMPARISONS`.
+    matched, total : int, optional
+        How many of the compared ``unit`` agreed.
+    unit : str
+        One of :data:`UNITS`.
+    holds : bool, optional
+        For ``comparison="claim"``: whether the claim holds.
+    detail : str
+        One line of why, computed from the notebook's results.
+    section : str, optional
+        The heading text of the page section that shows the artifact; the dashboard links to
+        it.
+    """
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r}; valid: {sorted(PAPERS)}")
+    if unit not in UNITS:
+        raise ValueError(f"unknown unit {unit!r}; valid: {list(UNITS)}")
+    for name, value in (("artifact", artifact), ("claim", claim), ("published", published),
+                        ("reproduced", reproduced)):
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError(f"record_result needs a non-empty {name} string, got {value!r}")
+    status = status_for(comparison, matched, total, holds)
+    record = {
+        "key": f"{paper}:{artifact}",
+        "artifact": artifact,
+        "paper": paper,
+        "claim": claim,
+        "published": published,
+        "reproduced": reproduced,
+        "comparison": comparison,
+        "status": status,
+        "matched": None if matched is None else int(matched),
+        "total": None if total is None else int(total),
+        "unit": unit,
+        "holds": None if holds is None else bool(holds),
+        "detail": detail,
+        "section": section,
+    }
+    _append_record(RESULTS_FILE, record)
+    return record
+
+
+#: How grave an erratum is, gravest first; the errata page is ranked and summarised by it.
+SEVERITIES = ("false claim", "wrong formula", "inconsistent table", "imprecise", "typo",
+              "convention")
+
+
+def record_erratum(
+    paper: str,
+    where: str,
+    finding: str,
+    evidence: str,
+    *,
+    severity: str,
+    readings=(),
+    under: dict | None = None,
+    section: str | None = None,
+    cells=None,
+) -> dict:
+    """Report a discrepancy found in a paper, for the errata page.
+
+    Parameters
+    ----------
+    paper : str
+        A key of :data:`PAPERS`.
+    where : str
+        Where it sits in the paper, e.g. ``"Appendix C, MCC"``.
+    finding : str
+        What is wrong, in one or two sentences that claim no more than the evidence shows.
+    evidence : str
+        The computed numbers that show it; one line per fact (newlines are kept).
+    severity : str
+        One of :data:`SEVERITIES`: a stated claim that is false; a printed formula that is
+        wrong; table entries that contradict each other, the paper's definitions or a
+        recomputation; a statement that is imprecise or overstated; a typo; a convention or
+        caveat the paper leaves unstated.
+    readings : sequence of str
+        The interpretation choices the verdict depends on (for example ``"k = 3, 12, 25
+        fitted per n"``); empty when it holds under every reading.
+    under : dict, optional
+        ``{reading: verdict}`` when another reading changes or reverses the verdict; the page
+        shows the verdict under each.
+    section : str, optional
+        The heading text of the notebook section that shows the evidence (the page links there).
+    cells : sequence of str, optional
+        The table cells one entry groups, when several cells break the same identity.
+    """
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper {paper!r}; valid: {sorted(PAPERS)}")
+    if not where or not finding or not evidence:
+        raise ValueError("an erratum needs where, finding and evidence")
+    if severity not in SEVERITIES:
+        raise ValueError(f"unknown severity {severity!r}; valid: {list(SEVERITIES)}")
+    if isinstance(readings, str) or not all(isinstance(r, str) and r for r in readings):
+        raise ValueError(f"readings must be a list of non-empty strings, got {readings!r}")
+    if under is not None and not (isinstance(under, dict) and under
+                                  and all(isinstance(k, str) and isinstance(v, str)
+                                          for k, v in under.items())):
+        raise ValueError(f"under must map each reading (str) to its verdict (str), got {under!r}")
+    if under and not readings:
+        raise ValueError("an erratum whose verdict changes under another reading must name the "
+                         "readings it depends on")
+    if cells is not None and (isinstance(cells, str) or not all(isinstance(c, str) for c in cells)):
+        raise ValueError(f"cells must be a list of strings, got {cells!r}")
+    record = {
+        "key": f"{paper}:{where}:{finding[:60]}",
+        "paper": paper,
+        "where": where,
+        "finding": finding,
+        "evidence": evidence,
+        "severity": severity,
+        "readings": list(readings),
+        "under": dict(under) if under else None,
+        "section": section,
+        "cells": list(cells) if cells is not None else None,
+    }
+    _append_record(ERRATA_FILE, record)
+    return record

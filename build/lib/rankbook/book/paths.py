@@ -1,0 +1,57 @@
+"""Where the project keeps its inputs (``data/``) and where a notebook writes its outputs.
+
+The pipeline (:mod:`rankbook.book.pipeline`) tells an executing notebook where to write through
+two environment variables:
+
+``RANKBOOK_OUTPUT_DIR``
+    the folder that receives the notebook's tables (CSV) and figures (PNG, SVG);
+``RANKBOOK_NOTEBOOK_DIR``
+    the folder that will hold the executed notebook, so that figures can be linked relative
+    to the page.
+
+Run by hand (in Jupyter, say), a notebook writes into ``./rankbook-outputs``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+OUTPUT_ENV = "RANKBOOK_OUTPUT_DIR"
+NOTEBOOK_DIR_ENV = "RANKBOOK_NOTEBOOK_DIR"
+ROOT_ENV = "RANKBOOK_ROOT"
+
+
+def project_root() -> Path:
+    """The repository root: ``$RANKBOOK_ROOT``, else the folder above ``src/rankbook``."""
+    env = os.environ.get(ROOT_ENV)
+    if env:
+        return Path(env).resolve()
+    here = Path(__file__).resolve()
+    # src/rankbook/book/paths.py -> repository root
+    return here.parents[3]
+
+
+def data_dir() -> Path:
+    """The project's ``data/`` folder."""
+    return project_root() / "data"
+
+
+def data_path(*parts: str) -> Path:
+    """A file under ``data/``; raises ``FileNotFoundError`` naming the path when it is missing."""
+    path = data_dir().joinpath(*parts)
+    if not path.exists():
+        raise FileNotFoundError(f"data file not found: {path}")
+    return path
+
+
+def output_dir() -> Path:
+    """The folder this notebook run writes its tables and figures to (created if needed)."""
+    path = Path(os.environ.get(OUTPUT_ENV) or Path.cwd() / "rankbook-outputs")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def notebook_dir() -> Path:
+    """The folder the executed notebook lives in (figure links are relative to it)."""
+    return Path(os.environ.get(NOTEBOOK_DIR_ENV) or Path.cwd())

@@ -1,0 +1,758 @@
+"""Execute the parameterized notebooks with papermill and compile the book with jupyter-book.
+
+The pipeline has three steps:
+
+1. **Discover** every ``notebooks/*.ipynb`` and read its parameters: the cell tagged
+   ``parameters`` holds ``name = literal`` lines whose defaults are the paper's settings, and the
+   notebook metadata ``rankbook`` gives a one-line ``description`` and ``smoke`` parameters.
+2. **Execute** the notebooks that changed, several at once, each into a temporary folder that is
+   moved into place only on success, so a failing notebook never destroys the last good output.
+   A manifest of hashes (notebook source, parameters, ``src/rankbook``, ``data/``) tells which
+   notebooks are unchanged and can be reused.
+3. **Compile** the site with jupyter-book (notebook execution off, warnings as errors), after
+   generating the dashboard, errata and parameter pages from the notebooks' outputs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import fcntl
+import hashlib
+import html
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .paths import NOTEBOOK_DIR_ENV, OUTPUT_ENV, ROOT_ENV, project_root
+from .specs import (  # noqa: F401 - re-exported: the pipeline is where callers look
+    NotebookSpec,
+    Parameter,
+    ParameterError,
+    check_parameters,
+    discover,
+    find,
+    parse_value,
+    read_spec,
+    resolve_parameters,
+    slug,
+)
+
+MANIFEST_NAME = ".manifest.json"
+FAILED_DIR_NAME = "_failed"
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived; raised in the main thread so that cleanup code runs.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``) so that ``except Exception`` in between
+    does not swallow it. ``exit_status`` is 130 for SIGINT and 143 for SIGTERM.
+    """
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        self.exit_status = 128 + signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+class Busy(RuntimeError):
+    """Another build (or a run of the same parameters) holds the lock."""
+
+
+class OutputError(RuntimeError):
+    """The outputs could not be written (full disk, read-only folder, ...): one clear line."""
+
+
+class NotebookFailed(RuntimeError):
+    """A notebook raised during execution."""
+
+    def __init__(self, name: str, cell: int | None, error: str, saved: str | None = None):
+        self.name, self.cell, self.error, self.saved = name, cell, error, saved
+        where = f"cell {cell}" if cell is not None else "an unknown cell"
+        msg = f"notebook {name!r} failed in {where}: {error}"
+        if saved:
+            msg += f"\n  the failed executed copy is at {saved}; the last good output is untouched"
+        super().__init__(msg)
+
+
+# --------------------------------------------------------------------------------------------
+# Folders
+# --------------------------------------------------------------------------------------------
+def generated_dir(root: Path | None = None) -> Path:
+    return (root or project_root()) / "book" / "generated"
+
+
+def runs_dir(root: Path | None = None) -> Path:
+    return (root or project_root()) / "runs"
+
+
+# --------------------------------------------------------------------------------------------
+# Cache
+# --------------------------------------------------------------------------------------------
+def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None) -> str:
+    """Hash of the relative paths and bytes of every file under ``folder``."""
+    h = hashlib.sha256()
+    if folder.exists():
+        for p in sorted(folder.rglob("*")):
+            if not p.is_file() or "__pycache__" in p.parts or p.suffix == ".pyc":
+                continue
+            if suffixes and p.suffix not in suffixes:
+                continue
+            h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def cache_key(spec: NotebookSpec, params: dict[str, Any], root: Path | None = None) -> dict:
+    root = root or project_root()
+    extra = hashlib.sha256()
+    for rel in spec.inputs:
+        path = root / rel
+        extra.update(rel.encode() + b"\0")
+        extra.update(path.read_bytes() if path.is_file() else b"<missing>")
+    return {
+        "notebook": hashlib.sha256(spec.path.read_bytes()).hexdigest(),
+        "inputs": extra.hexdigest(),
+        "parameters": hashlib.sha256(
+            json.dumps(params, sort_keys=True, default=str).encode()
+        ).hexdigest(),
+        "code": tree_hash(root / "src" / "rankbook", (".py",)),
+        "data": tree_hash(root / "data"),
+    }
+
+
+def read_manifest(folder: Path) -> tuple[dict, str | None]:
+    """The manifest, and a one-line reason when it had to be ignored (unreadable or of the wrong
+    shape). The manifest is only an index: a notebook is reused only when the cache key stored
+    *inside* its outputs folder matches too (:func:`stored_key`)."""
+    path = folder / MANIFEST_NAME
+    if not path.exists():
+        return {}, None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return {}, f"{path}: {type(exc).__name__}: {exc}"
+    if not isinstance(data, dict):
+        return {}, f"{path}: expected an object of notebook entries, found {type(data).__name__}"
+    bad = [k for k, v in data.items()
+           if not (isinstance(v, dict) and isinstance(v.get("key"), dict))]
+    if bad:
+        return {}, f"{path}: entries without a cache key: {', '.join(map(str, bad[:5]))}"
+    return data, None
+
+
+def load_manifest(folder: Path) -> dict:
+    """The manifest, or ``{}`` when it is missing, unreadable or of the wrong shape."""
+    return read_manifest(folder)[0]
+
+
+def save_manifest(folder: Path, manifest: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / (MANIFEST_NAME + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, folder / MANIFEST_NAME)
+
+
+def changed_parts(old: dict | None, new: dict) -> list[str]:
+    if not old:
+        return ["never executed"]
+    return [k for k in new if old.get(k) != new[k]]
+
+
+#: The cache key an execution was made with, stored inside its outputs folder (and in the
+#: executed notebook's metadata) and renamed into place together with them.
+KEY_FILE = ".rankbook-key.json"
+
+
+def stored_key(outputs: Path, notebook: Path | None = None) -> dict | None:
+    """The cache key stored with an execution's outputs, or None when it is missing, unreadable
+    or differs from the one in the executed notebook (a half-replaced pair is never reused)."""
+    try:
+        key = json.loads((outputs / KEY_FILE).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(key, dict):
+        return None
+    if notebook is not None:
+        try:
+            meta = json.loads(notebook.read_text()).get("metadata", {}).get("rankbook", {})
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return None
+        if meta.get("cache_key") != key:
+            return None
+    return key
+
+
+# --------------------------------------------------------------------------------------------
+# Locks, signals and staging folders
+# --------------------------------------------------------------------------------------------
+LOCK_NAME = ".lock"
+
+
+@contextlib.contextmanager
+def folder_lock(lock_path: Path, what: str, wait: bool = False):
+    """Hold ``fcntl.flock`` on ``lock_path`` (created if needed) for the ``with`` block.
+
+    Raises :class:`Busy` naming the holder's PID when another process holds it, unless ``wait``.
+    The lock dies with its process, so a killed build never leaves a stale lock behind.
+    """
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            raise Busy(f"another {what} is running (PID {holder}); wait for it to finish, "
+                       "or pass --wait") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+@contextlib.contextmanager
+def interruptible():
+    """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread,
+    so that ``finally`` blocks clean up; a second signal during cleanup is ignored."""
+    def handler(signum, frame):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in before:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in before.items():
+            signal.signal(sig, old)
+
+
+def remove_stale(folder: Path, patterns: tuple[str, ...] = (".stage-*", ".old-*")) -> list[str]:
+    """Remove staging and backup folders left by a killed or failed execution. Call it only
+    while holding the folder's lock, so that no live execution owns them."""
+    removed = []
+    for pattern in patterns:
+        for path in folder.glob(pattern):
+            if path.name.startswith(".old-"):
+                # a backup whose replacement never arrived is the last good output: restore it
+                target = folder / path.name[len(".old-"):].rsplit("-", 1)[0]
+                if not target.exists():
+                    with contextlib.suppress(OSError):
+                        os.replace(path, target)
+                        removed.append(path.name)
+                        continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            removed.append(path.name)
+    return removed
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (PR_SET_PDEATHSIG)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - best effort
+        pass
+
+
+def _worker_init() -> None:
+    """Build workers leave interrupts to the main process, which stops them, and die with it.
+    Their kernels run in sessions of their own and exit when their parent worker is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
+
+
+def _os_error(exc: OSError, what: str) -> OutputError:
+    where = exc.filename or what
+    reason = exc.strerror or str(exc)
+    return OutputError(f"cannot write {where}: {reason}")
+
+
+# --------------------------------------------------------------------------------------------
+# Execution
+# --------------------------------------------------------------------------------------------
+def git_commit(root: Path | None = None) -> str:
+    root = root or project_root()
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
+            text=True, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        return sha + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+
+
+def _provenance_markdown(params: dict, defaults: dict, started: float, duration: float,
+                         commit: str) -> str:
+    import numpy
+
+    def code(text: str) -> str:  # any value, safe inside a Markdown table cell
+        return "<code>" + html.escape(text).replace("|", "&#124;").replace("`", "&#96;") + "</code>"
+
+    rows = []
+    for key, value in params.items():
+        mark = "" if defaults.get(key) == value else " (changed from the default)"
+        rows.append(f"{code(f'{key} = {value!r}')}{mark}")
+    param_text = "<br>".join(rows) if rows else "(none)"
+    when = _dt.datetime.fromtimestamp(started, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    table = "\n".join([
+        "| | |",
+        "|---|---|",
+        f"| Parameters | {param_text} |",
+        f"| Git commit | {code(commit)} |",
+        f"| Python | {platform.python_version()} |",
+        f"| numpy | {numpy.__version__} |",
+        f"| rankbook | {__version__} |",
+        f"| Executed | {when} |",
+        f"| Duration | {duration:.1f} s |",
+    ])
+    return f":::{{admonition}} Provenance\n:class: dropdown note\n\n{table}\n:::\n"
+
+
+def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, duration: float,
+                commit: str, key: dict | None = None) -> None:
+    """Hide the injected-parameters cell, then present the page (:mod:`rankbook.book.present`):
+    code folded, raw values dropped, the verdict box first and the provenance box last."""
+    import nbformat
+
+    from .present import _results_for, present
+
+    nb = nbformat.read(nb_path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+    present(nb, _results_for(nb_path),
+            _provenance_markdown(params, defaults, started, duration, commit))
+    if key is not None:
+        nb.metadata.setdefault("rankbook", {})["cache_key"] = key
+    nbformat.write(nb, nb_path)
+
+
+def _failing_cell(executed: Path) -> int | None:
+    """1-based position, in the SOURCE notebook, of the cell that failed or timed out.
+
+    The executed copy has papermill's injected-parameters cell in it, which shifts indices by
+    one, so the position is counted without it: ``build`` and ``run`` report the same number.
+    """
+    try:
+        cells = json.loads(executed.read_text()).get("cells", [])
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    position = 0
+    for cell in cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "injected-parameters" in tags or "papermill-error-cell-tag" in tags:
+            continue  # cells papermill adds: parameters, and the error banners
+        position += 1
+        pm = cell.get("metadata", {}).get("papermill", {})
+        if pm.get("status") in ("running", "failed") or pm.get("exception") or any(
+                o.get("output_type") == "error" for o in cell.get("outputs", [])):
+            return position
+    return None
+
+
+def _error_from_papermill(exc: BaseException, executed: Path | None = None,
+                          timeout: int | None = None) -> tuple[int | None, str]:
+    """The failing cell (its 1-based position in the source notebook) and the error."""
+    cell = _failing_cell(executed) if executed is not None else None
+    ename = getattr(exc, "ename", None)
+    evalue = getattr(exc, "evalue", None)
+    source = (getattr(exc, "source", "") or "").strip().splitlines()
+    first = f" starting {source[0][:60]!r}" if source else ""
+    if type(exc).__name__ in ("CellTimeoutError", "TimeoutError") and not ename:
+        return cell, (f"the cell ran longer than its time limit of {timeout} s (metadata "
+                      "rankbook.timeout, or --timeout)")
+    if ename:
+        return cell, f"{ename}: {evalue}" + (f" (cell{first})" if first else "")
+    return cell, f"{type(exc).__name__}: {exc}"
+
+
+def _replace(src: Path, dst: Path) -> None:
+    """Move ``src`` onto ``dst``, keeping the old ``dst`` until the move has succeeded."""
+    backup = dst.with_name(f".old-{dst.name}-{os.getpid()}")
+    if backup.exists():
+        shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
+    had_old = dst.exists()
+    if had_old:
+        os.replace(dst, backup)
+    try:
+        os.replace(src, dst)
+    except BaseException:
+        if had_old:
+            os.replace(backup, dst)
+        raise
+    if had_old:
+        shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
+
+
+class _KernelLog:
+    """Send the kernel's own stderr chatter (it inherits ours) to a log file while executing.
+
+    ipykernel prints connection warnings and shutdown messages straight to the inherited file
+    descriptor 2, which garbles the progress bar; errors in cells are reported by papermill.
+    """
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.saved = None
+
+    def __enter__(self):
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            sys.stderr.flush()
+            self.saved = os.dup(2)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 2)
+            os.close(fd)
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            sys.stderr.flush()
+            os.dup2(self.saved, 2)
+            os.close(self.saved)
+        return False
+
+
+def execute(
+    spec: NotebookSpec,
+    params: dict[str, Any],
+    *,
+    notebook_out: Path,
+    outputs_out: Path,
+    root: Path | None = None,
+    failed_dir: Path | None = None,
+    kernel_log: Path | None = None,
+    key: dict | None = None,
+    timeout: int | None = None,
+    stage_prefix: str | None = None,
+) -> dict:
+    """Execute ``spec`` with ``params``; on success move the executed notebook to
+    ``notebook_out`` and its outputs folder to ``outputs_out``.
+
+    ``outputs_out`` may equal ``notebook_out.parent`` (a run folder holding both). Everything is
+    staged in a temporary folder beside the destination first; nothing at the destination is
+    touched unless execution succeeds, and the staging folder is removed whatever happens
+    (failure, interruption, full disk). ``key`` (the cache key) is written into the staged
+    outputs (:data:`KEY_FILE`) and the executed notebook's metadata, so it is renamed into place
+    together with them. ``timeout`` is the per-cell limit in seconds (default: the notebook's
+    ``rankbook.timeout``). Raises :class:`NotebookFailed` (naming the failing cell by its 1-based
+    position in the source notebook) or :class:`OutputError`. Returns a record with the
+    duration.
+    """
+    import papermill
+
+    root = root or project_root()
+    timeout = timeout or spec.timeout
+    shared = outputs_out.resolve() == notebook_out.parent.resolve()
+    # stage beside the destination (same file system, so the final moves are renames)
+    stage_parent = outputs_out.parent if shared else notebook_out.parent
+    stage = stage_parent / f".stage-{stage_prefix or spec.name}-{os.getpid()}-{time.time_ns()}"
+    stage_nb_dir = stage / "run" if shared else stage
+    stage_nb = stage_nb_dir / notebook_out.name
+    stage_out = stage_nb_dir if shared else stage / outputs_out.name
+    try:
+        stage_out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise _os_error(exc, str(stage)) from None
+
+    env_before = {k: os.environ.get(k) for k in (OUTPUT_ENV, NOTEBOOK_DIR_ENV, ROOT_ENV)}
+    os.environ[OUTPUT_ENV] = str(stage_out)
+    os.environ[NOTEBOOK_DIR_ENV] = str(stage_nb_dir)
+    os.environ[ROOT_ENV] = str(root)
+    os.environ.setdefault("MPLBACKEND", "agg")
+    started = time.time()
+    try:
+        try:
+            with _KernelLog(kernel_log):
+                papermill.execute_notebook(
+                    str(spec.path), str(stage_nb), parameters=params, cwd=str(stage_nb_dir),
+                    kernel_name="python3", progress_bar=False, log_output=False,
+                    execution_timeout=timeout,
+                )
+        except (Interrupted, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - report any failure, keep old outputs
+            if (isinstance(exc, OSError) and not isinstance(exc, TimeoutError)
+                    and exc.errno is not None and getattr(exc, "filename", None)):
+                raise _os_error(exc, str(stage)) from None  # papermill could not write
+            cell, error = _error_from_papermill(exc, stage_nb, timeout)
+            saved = note = None
+            if failed_dir is not None and stage_nb.exists():
+                try:
+                    failed_dir.mkdir(parents=True, exist_ok=True)
+                    saved_path = failed_dir / notebook_out.name
+                    shutil.copyfile(stage_nb, saved_path)
+                    saved = str(saved_path)
+                except OSError as copy_exc:  # never hide the cell's own error behind this one
+                    note = f"(the failed copy could not be saved: {_os_error(copy_exc, str(failed_dir))})"
+            if note:
+                error = f"{error} {note}"
+            raise NotebookFailed(spec.name, cell, error, saved) from None
+        finally:
+            for k, v in env_before.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        duration = time.time() - started
+        try:
+            postprocess(stage_nb, {**spec.defaults(), **params}, spec.defaults(), started,
+                        duration, git_commit(root), key)
+            if key is not None:
+                (stage_out / KEY_FILE).write_text(json.dumps(key, sort_keys=True) + "\n")
+            if shared:
+                _replace(stage_nb_dir, outputs_out)
+            else:
+                _replace(stage_out, outputs_out)
+                _replace(stage_nb, notebook_out)
+        except OSError as exc:
+            raise _os_error(exc, str(outputs_out)) from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return {"name": spec.name, "duration": round(duration, 3), "executed": started}
+
+
+def _execute_for_build(spec_path: str, root: str, key: dict, timeout: int | None) -> dict:
+    """Worker entry point (runs in a child process, so environment variables stay private)."""
+    rootp = Path(root)
+    spec = read_spec(Path(spec_path))
+    gen = generated_dir(rootp)
+    try:
+        rec = execute(
+            spec, {}, notebook_out=gen / f"{spec.name}.ipynb", outputs_out=gen / spec.name,
+            root=rootp, failed_dir=gen / FAILED_DIR_NAME,
+            kernel_log=gen / "_logs" / f"{spec.name}.kernel.log", key=key, timeout=timeout,
+        )
+        return {"ok": True, **rec}
+    except (NotebookFailed, OutputError) as exc:
+        return {"ok": False, "name": spec.name, "message": str(exc)}
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued work and kill the running workers now (their kernels follow them)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        with contextlib.suppress(Exception):
+            proc.kill()
+    for proc in processes:
+        with contextlib.suppress(Exception):
+            proc.join(timeout=5)
+
+
+@dataclass
+class BuildReport:
+    ran: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    durations: dict[str, float] = field(default_factory=dict)
+    #: notebooks that were to execute but did not finish (the build was interrupted)
+    unfinished: list[str] = field(default_factory=list)
+
+
+def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | None = None,
+                progress: bool = True, log=print, timeout: int | None = None,
+                wait: bool = False) -> BuildReport:
+    """Execute every changed notebook into ``book/generated`` (step 2 of the pipeline).
+
+    Holds the lock on ``book/generated`` (:class:`Busy` when another build holds it, unless
+    ``wait``), removes staging folders left by killed builds, and reuses a notebook only when
+    the cache key stored inside its outputs matches the current one. On SIGINT or SIGTERM it
+    cancels queued notebooks, kills the running workers (and so their kernels), removes their
+    staging folders and raises :class:`Interrupted`; ``report.unfinished`` is then set on the
+    report attached to the exception (``exc.report``).
+    """
+    from tqdm import tqdm
+
+    root = root or project_root()
+    gen = generated_dir(root)
+    try:
+        gen.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _os_error(exc, str(gen)) from None
+    report = BuildReport()
+    with folder_lock(gen / LOCK_NAME, "build", wait=wait), interruptible():
+        stale = remove_stale(gen)
+        if stale:
+            log(f"removed {len(stale)} staging folder(s) left by an interrupted build")
+        manifest, problem = read_manifest(gen)
+        if problem:
+            log(f"manifest unreadable: {problem}; re-executing everything")
+        todo: list[tuple[NotebookSpec, dict]] = []
+        for spec in discover(root):
+            key = cache_key(spec, {}, root)
+            old = manifest.get(spec.name, {})
+            inside = stored_key(gen / spec.name, gen / f"{spec.name}.ipynb")
+            why = changed_parts(old.get("key"), key)
+            if not force and not why and inside == key:
+                report.reused.append(spec.name)
+                report.durations[spec.name] = old.get("duration", 0.0)
+                continue
+            if force:
+                reason = "forced"
+            elif why == ["never executed"]:
+                reason = "never executed" if inside is None else "not in the manifest"
+            elif why:
+                reason = ", ".join(why) + " changed"
+            else:
+                reason = "its outputs do not carry the current cache key"
+            todo.append((spec, key))
+            log(f"execute {spec.name}: {reason}")
+        jobs = max(1, jobs or os.cpu_count() or 1)
+        if todo:
+            import multiprocessing as mp
+
+            bar = tqdm(total=len(todo), desc="notebooks", unit="nb", disable=not progress,
+                       file=sys.stderr)
+            pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)),
+                                       mp_context=mp.get_context("spawn"),
+                                       initializer=_worker_init)
+            futures = {}
+            try:
+                futures = {pool.submit(_execute_for_build, str(s.path), str(root), k, timeout): (s, k)
+                           for s, k in todo}
+                for fut in as_completed(futures):
+                    spec, key = futures[fut]
+                    res = fut.result()
+                    bar.update(1)
+                    if res["ok"]:
+                        report.ran.append(spec.name)
+                        report.durations[spec.name] = res["duration"]
+                        manifest[spec.name] = {"key": key, "duration": res["duration"],
+                                               "executed": res["executed"]}
+                        save_manifest(gen, manifest)
+                        bar.write(f"  ran    {spec.name} ({res['duration']:.1f} s)")
+                    else:
+                        report.failed.append(spec.name)
+                        report.messages.append(res["message"])
+                        manifest.pop(spec.name, None)
+                        save_manifest(gen, manifest)
+                        bar.write(f"  FAILED {spec.name}")
+            except BaseException as exc:
+                _stop_pool(pool)
+                remove_stale(gen)
+                done = set(report.ran) | set(report.failed)
+                report.unfinished = sorted(s.name for s, _ in todo if s.name not in done)
+                if isinstance(exc, (Interrupted, KeyboardInterrupt)):
+                    exc.report = report
+                if isinstance(exc, OSError):
+                    raise _os_error(exc, str(gen)) from None
+                raise
+            finally:
+                pool.shutdown(wait=False, cancel_futures=True)
+                bar.close()
+    for name in report.reused:
+        log(f"  reused {name} (nothing changed)")
+    report.ran.sort()
+    report.failed.sort()
+    return report
+
+
+def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | None = None,
+            wait: bool = False) -> Path:
+    """``rankbook run``: execute one notebook with new parameters into ``runs/NAME/<slug>/``.
+
+    The run folder is locked while it runs (:class:`Busy` for a second run of the same
+    parameters); staging folders of earlier runs of the same parameters that were killed are
+    removed first; SIGINT or SIGTERM raise :class:`Interrupted` after cleaning up.
+    """
+    root = root or project_root()
+    spec = find(name, root)
+    params = resolve_parameters(spec, overrides, root)
+    name_slug = slug(params)
+    base = runs_dir(root) / spec.name
+    folder = base / name_slug
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _os_error(exc, str(base)) from None
+    with folder_lock(base / f".{name_slug}.lock", f"run of {spec.name} with these parameters",
+                     wait=wait), interruptible():
+        remove_stale(base, (f".stage-{name_slug}-*", f".old-{name_slug}-*"))
+        execute(spec, params, notebook_out=folder / f"{spec.name}.ipynb", outputs_out=folder,
+                root=root, failed_dir=base / FAILED_DIR_NAME,
+                kernel_log=base / "_logs" / "kernel.log", timeout=timeout,
+                stage_prefix=name_slug, key=cache_key(spec, params, root))
+    return folder
+
+
+# --------------------------------------------------------------------------------------------
+# The book
+# --------------------------------------------------------------------------------------------
+def jupyter_book_command(root: Path) -> list[str]:
+    exe = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(exe)] if exe.exists() else ["jupyter-book"]
+    return cmd + ["build", str(root), "--builder", "html", "-W", "--keep-going"]
+
+
+def build_site(root: Path | None = None, log=print) -> Path:
+    """Generate the summary pages, then run jupyter-book (step 3). Returns the index path.
+
+    jupyter-book runs as a child that dies with this process (PR_SET_PDEATHSIG) and is
+    terminated when this process is interrupted.
+    """
+    from .site import write_generated_pages
+
+    root = root or project_root()
+    write_generated_pages(root)
+    cmd = jupyter_book_command(root)
+    log("$ " + " ".join(cmd))
+    env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    with interruptible():
+        proc = subprocess.Popen(cmd, cwd=root, env=env, preexec_fn=_die_with_parent)
+        try:
+            returncode = proc.wait()
+        except BaseException:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            raise
+    if returncode != 0:
+        raise RuntimeError(f"jupyter-book failed with exit status {returncode}")
+    index = root / "_build" / "html" / "index.html"
+    if not index.exists():
+        raise RuntimeError(f"jupyter-book finished but {index} is missing")
+    return index

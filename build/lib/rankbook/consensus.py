@@ -1,0 +1,1091 @@
+"""Consensus of a set of rankings measured by their common subsequences (paper B).
+
+A ranking is read as a sequence of items, most preferred first. A *common subsequence* of a
+set of rankings is a sequence of distinct items that appears, in that order, in every ranking
+(items need not be adjacent). Lin, Li and Guo ``lin2017consensus`` use the common subsequences
+as the features the rankings share and measure consensus by counting them:
+
+* :func:`kappa` -- :math:`\\kappa(\\mathcal{R})`, the (weighted) number of common subsequences;
+* :func:`kappa_p` -- :math:`\\kappa_p(\\mathcal{R})`, the (weighted) number of length ``p``;
+* :func:`longest_common` -- :math:`\\ell(\\mathcal{R})`, the length of the longest one;
+* :func:`kappa_hat` -- the correction for duplicate rankings;
+* :func:`kappa_1_topk` -- the top-k weighting of the single items.
+
+The counts come from a directed acyclic graph on the items common to all rankings (Theorem 1
+of the paper): an edge ``j -> i`` joins two items when ``j`` precedes ``i`` in every ranking.
+Common subsequences of length ``p >= 2`` are the paths with ``p - 1`` edges, so with ``L`` the
+strictly lower-triangular adjacency matrix (items in the order of one of the rankings)
+
+.. math::
+
+    \\kappa_p = z^T L^{p-1} z, \\qquad
+    \\kappa = \\operatorname{tr}(A) + z^T (I - L)^{-1} z - n .
+
+Weights. An item ``s`` (a path of length 0) is weighted :math:`\\theta(s) = \\gamma^{d(s)}`
+where ``d`` is the spread of its positions over the rankings; an edge ``(s, t)`` is weighted
+:math:`\\psi(s, t) = \\lambda^{g(s, t)}` where ``g`` is the mean gap between the two positions.
+A subsequence of length ``p >= 2`` weighs the product of its edge weights (the item weights
+only enter :math:`\\kappa_1`), which is what Theorem 1 computes. The paper prints three
+different spreads ``d`` (see ``deviation`` and :data:`DEVIATIONS`); the population standard
+deviation is the one that reproduces its Tables IV and VI and is the default.
+
+Input. ``rankings`` is a non-empty sequence of rankings. A ranking is a non-empty sequence of
+hashable labels (a ``str`` is read as a sequence of one-character labels, so ``"abc"`` is the
+ranking a, b, c). An element that is a ``set``, ``frozenset``, ``tuple`` or ``list`` is a tie:
+all its labels share one position (Eq. 16 of the paper), and two tied items are in neither
+order, so no common subsequence holds both. Rankings may be partial (not every item in every
+ranking). Positions count tie groups: in ``["a", {"b", "c"}, "d"]`` the positions are 1, 2, 2, 3.
+
+Complexity. Finding the edges costs :math:`O(N n^2)` for ``N`` rankings whose common part has
+``n`` items; it runs over blocks of candidate pairs (bounded memory) and drops a pair as soon
+as one ranking contradicts it, so on rankings that disagree it is far below the worst case.
+:func:`kappa` then solves one sparse lower-triangular system (:math:`O(n + |E|)`),
+:func:`kappa_p` does ``ell - 1`` sparse matrix-vector products.
+
+Numbers. Results are floats. Unweighted counts are exact while below :math:`2^{53}`; beyond
+``2**1024`` they overflow to ``inf`` (``n`` identical rankings of more than 1023 items).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = [
+    "DEVIATIONS",
+    "ConsensusGraph",
+    "consensus_graph",
+    "consensus_matrix",
+    "kappa",
+    "kappa_p",
+    "longest_common",
+    "kappa_hat",
+    "kappa_1_topk",
+    "kappa_grid",
+    "compare_grid",
+    "read_rankings_csv",
+    "read_published_grid",
+    "common_subsequences",
+    "format_ranking",
+    "reading_comparison",
+    "kappa_p_curves",
+    "sensitivity_table",
+]
+
+#: The readings of the item-position spread ``d`` in :math:`\theta(\sigma) = \gamma^d`.
+#:
+#: ``"std"``
+#:     population standard deviation :math:`\sqrt{\frac1N\sum_k(\eta_k-\mu)^2}`, as the heading
+#:     of Section IV-B1 says; it reproduces Tables IV and VI (default);
+#: ``"mad"``
+#:     mean absolute deviation :math:`\frac1N\sum_k|\eta_k-\mu|`, as Eq. (13) prints;
+#: ``"sqrt_mad"``
+#:     its square root, as line 5 of Algorithm 1 prints;
+#: ``"sample_std"``
+#:     standard deviation with divisor ``N - 1`` (not in the paper; shown for comparison;
+#:     ``nan`` for a single ranking).
+DEVIATIONS = ("std", "mad", "sqrt_mad", "sample_std")
+
+_TIE_TYPES = (set, frozenset, tuple, list)
+_DENSE_MAX = 256  # common items up to which the triangular solve uses a dense matrix
+_CHUNK_PAIRS = 1 << 21  # candidate pairs examined at once while building the graph
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+
+
+def _parse_ranking(ranking: Any, index: int) -> dict:
+    """Map each label of one ranking to its 1-based position (tie groups share a position)."""
+    if isinstance(ranking, str):
+        elements = list(ranking)
+    elif isinstance(ranking, (set, frozenset, dict)):
+        raise ValueError(
+            f"rankings[{index}] is a {type(ranking).__name__}, which has no order: a ranking must "
+            "be an ordered sequence (list, tuple, str or 1-d array) of labels, most preferred first"
+        )
+    elif isinstance(ranking, np.ndarray):
+        if ranking.ndim != 1:
+            raise ValueError(f"rankings[{index}] is a {ranking.ndim}-d array: a ranking must be 1-d")
+        elements = ranking.tolist()
+    else:
+        try:
+            elements = list(ranking)
+        except TypeError:
+            raise ValueError(
+                f"rankings[{index}] ({ranking!r}) is not a sequence: a ranking must be a list, "
+                "tuple, str or 1-d array of labels, most preferred first"
+            ) from None
+    if not elements:
+        raise ValueError(f"rankings[{index}] is empty: every ranking needs at least one item")
+    if not any(isinstance(e, _TIE_TYPES) for e in elements):
+        try:
+            pos = dict(zip(elements, range(1, len(elements) + 1)))
+        except TypeError:
+            bad = next(e for e in elements if not _hashable(e))
+            raise ValueError(
+                f"rankings[{index}] holds the unhashable label {bad!r} "
+                f"({type(bad).__name__}): labels must be hashable (str, int, ...)"
+            ) from None
+        if len(pos) != len(elements):
+            dup = next(x for x, c in Counter(elements).items() if c > 1)
+            raise ValueError(
+                f"item {dup!r} is repeated in rankings[{index}]: each item may appear once "
+                "(put tied items together in one set instead)"
+            )
+        return pos
+    pos: dict = {}
+    for j, element in enumerate(elements, start=1):
+        if isinstance(element, _TIE_TYPES):
+            if len(element) == 0:
+                raise ValueError(f"rankings[{index}] has an empty tie group at position {j}")
+            group = element
+        else:
+            group = (element,)
+        for label in group:
+            if isinstance(label, _TIE_TYPES):
+                raise ValueError(
+                    f"rankings[{index}] has a nested tie group {label!r} at position {j}: a tie "
+                    "group holds plain labels"
+                )
+            if not _hashable(label):
+                raise ValueError(
+                    f"rankings[{index}] holds the unhashable label {label!r} "
+                    f"({type(label).__name__}): labels must be hashable (str, int, ...)"
+                )
+            if label in pos:
+                raise ValueError(
+                    f"item {label!r} is repeated in rankings[{index}]: each item may appear once"
+                )
+            pos[label] = j
+    return pos
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _parse_rankings(rankings: Any) -> list[dict]:
+    if isinstance(rankings, (str, bytes)):
+        raise TypeError(
+            "rankings is a single str: pass a list of rankings, e.g. ['abc', 'bca']"
+        )
+    if isinstance(rankings, Mapping):
+        hint = ""
+        first = next(iter(rankings.values()), None)
+        if isinstance(first, Mapping):
+            key = next(iter(rankings))
+            hint = (f"; for the {{group: {{name: ranking}}}} of read_rankings_csv pass one "
+                    f"group's rankings, e.g. list(groups[{key!r}].values())")
+        raise TypeError(
+            f"rankings is a {type(rankings).__name__}: pass a list of rankings (iterating a "
+            f"mapping would give its keys, not its rankings){hint}"
+        )
+    if isinstance(rankings, np.ndarray) and rankings.ndim == 2:
+        rankings = list(rankings)
+    try:
+        rankings = list(rankings)
+    except TypeError:
+        raise ValueError(
+            f"rankings must be a sequence of rankings, got {type(rankings).__name__}"
+        ) from None
+    if not rankings:
+        raise ValueError("the set of rankings is empty: give at least one ranking")
+    return [_parse_ranking(r, i) for i, r in enumerate(rankings)]
+
+
+def _check_unit(value: Any, name: str) -> np.ndarray:
+    """A float array with every value in (0, 1]."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1], got {value!r}") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: give a number in (0, 1]")
+    if not np.all((arr > 0) & (arr <= 1)):  # also rejects nan
+        bad = arr[~((arr > 0) & (arr <= 1))].ravel()[0]
+        raise ValueError(f"{name} must lie in (0, 1], got {bad!r}")
+    return arr
+
+
+def _check_deviation(deviation: str) -> str:
+    if deviation not in DEVIATIONS:
+        raise ValueError(f"unknown deviation {deviation!r}; valid choices: {list(DEVIATIONS)}")
+    return deviation
+
+
+def _check_base(base: Any, parsed: list[dict]) -> int:
+    if base is None:
+        lengths = [len(p) for p in parsed]
+        return int(np.argmin(lengths))  # the ranking with fewest items (paper, footnote 2)
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, (int, np.integer)):
+        raise ValueError(f"base must be None or the index of a ranking, got {base!r}")
+    if not -len(parsed) <= base < len(parsed):
+        raise ValueError(
+            f"base={base} is not the index of a ranking: valid 0..{len(parsed) - 1}"
+        )
+    return int(base) % len(parsed)
+
+
+# --------------------------------------------------------------------------------------------
+# the graph of Theorem 1
+
+
+@dataclass
+class ConsensusGraph:
+    """The items common to all rankings and the edges between them (Theorem 1).
+
+    Built by :func:`consensus_graph`; independent of ``gamma`` and ``lam``, which only set the
+    weights (:meth:`theta`, :meth:`edge_weights`).
+
+    Attributes
+    ----------
+    items : list
+        Labels of the items present in every ranking, in the order of the base ranking.
+    positions : numpy.ndarray of shape (N, n)
+        ``positions[k, i]`` is the 1-based position :math:`\\eta_k` of ``items[i]`` in ranking
+        ``k`` (tie groups count as one position).
+    rows, cols : numpy.ndarray of shape (E,)
+        Edge ``e`` goes from ``items[cols[e]]`` to ``items[rows[e]]``: the former precedes the
+        latter in every ranking. ``rows > cols``, so the adjacency matrix is lower triangular.
+    base : int
+        Index of the ranking that fixed the item order.
+    deviation : str
+        Reading of the position spread, one of :data:`DEVIATIONS`.
+    """
+
+    items: list
+    positions: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    base: int
+    deviation: str
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.rows.size)
+
+    @cached_property
+    def spread(self) -> np.ndarray:
+        """Spread ``d`` of each common item's positions (the exponent of gamma)."""
+        M = self.positions.astype(float)
+        n_rankings = M.shape[0]
+        if M.shape[1] == 0:
+            return np.zeros(0)
+        dev = M - M.mean(axis=0)
+        if self.deviation == "std":
+            return np.sqrt((dev**2).mean(axis=0))
+        if self.deviation == "mad":
+            return np.abs(dev).mean(axis=0)
+        if self.deviation == "sqrt_mad":
+            return np.sqrt(np.abs(dev).mean(axis=0))
+        if n_rankings < 2:  # sample_std of one value: 0/0
+            return np.full(M.shape[1], np.nan)
+        return np.sqrt((dev**2).sum(axis=0) / (n_rankings - 1))
+
+    @cached_property
+    def gaps(self) -> np.ndarray:
+        """Mean gap ``g`` of each edge (the exponent of lam).
+
+        :math:`g = \\frac1N \\sum_k |\\eta_k(t) - \\eta_k(s)|` for the edge ``s -> t``. On an
+        edge every ranking puts ``s`` before ``t``, so every term is positive and the sum is
+        the difference of the items' position totals: :math:`O(|E|)` instead of
+        :math:`O(N |E|)`.
+        """
+        totals = self.positions.sum(axis=0)
+        return (totals[self.rows] - totals[self.cols]) / max(self.positions.shape[0], 1)
+
+    def theta(self, gamma: float = 1.0) -> np.ndarray:
+        """Item weights :math:`\\gamma^{d}` (the diagonal of ``A`` on the common items)."""
+        with np.errstate(invalid="ignore"):
+            return float(gamma) ** self.spread
+
+    def edge_weights(self, lam: float = 1.0) -> np.ndarray:
+        """Edge weights :math:`\\lambda^{g}`, aligned with :attr:`rows` and :attr:`cols`."""
+        if lam == 1.0:
+            return np.ones(self.rows.size)
+        return float(lam) ** self.gaps
+
+    def lower(self, lam: float = 1.0):
+        """The strictly lower-triangular ``L`` on the common items, as ``scipy.sparse`` CSR."""
+        from scipy import sparse
+
+        n = self.n_items
+        return sparse.csr_matrix(
+            (self.edge_weights(lam), (self.rows, self.cols)), shape=(n, n)
+        )
+
+    @cached_property
+    def longest(self) -> int:
+        """Length of the longest path counted in items (0 when no item is common)."""
+        n = self.n_items
+        if n == 0:
+            return 0
+        if self.rows.size == 0:
+            return 1
+        L = self.lower(1.0)
+        indptr, indices = L.indptr, L.indices
+        depth = np.ones(n, dtype=np.int64)
+        # rows are in topological order (every edge points to a larger row index)
+        for i in np.flatnonzero(np.diff(indptr)):
+            depth[i] = 1 + depth[indices[indptr[i] : indptr[i + 1]]].max()
+        return int(depth.max())
+
+    def path_sum(self, lam: float = 1.0) -> float:
+        """Weighted number of paths with at least one edge: :math:`z^T (I-L)^{-1} z - n`."""
+        n = self.n_items
+        if self.rows.size == 0:
+            return 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            if n <= _DENSE_MAX:
+                from scipy.linalg import solve_triangular
+
+                M = np.eye(n)
+                M[self.rows, self.cols] = -self.edge_weights(lam)
+                v = solve_triangular(M, np.ones(n), lower=True, unit_diagonal=True,
+                                     check_finite=False)
+            else:
+                from scipy import sparse
+                from scipy.sparse.linalg import spsolve_triangular
+
+                M = (sparse.identity(n, format="csr") - self.lower(lam)).tocsr()
+                M.sort_indices()
+                v = spsolve_triangular(M, np.ones(n), lower=True, unit_diagonal=True)
+            total = float(v.sum() - n)
+        # all terms are positive, so nan can only come from inf - inf after an overflow
+        return float("inf") if np.isnan(total) else total
+
+    def level_sums(self, lam: float = 1.0) -> np.ndarray:
+        """``[z^T L^{p-1} z for p = 2..ell]`` by repeated sparse matrix-vector products."""
+        if self.longest < 2:
+            return np.zeros(0)
+        L = self.lower(lam)
+        out = np.empty(self.longest - 1)
+        y = np.ones(self.n_items)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for p in range(self.longest - 1):
+                y = L @ y
+                out[p] = y.sum()
+        return out
+
+
+def _edges(M: np.ndarray, chunk_pairs: int = _CHUNK_PAIRS) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs ``i > j`` with ``M[k, i] > M[k, j]`` for every ranking ``k``.
+
+    Works on one block of rows at a time (about ``chunk_pairs`` candidate pairs, at least one
+    row), so memory stays bounded. Within a block the rankings are applied one after another:
+    as a dense boolean mask while many pairs survive, then, once fewer than 1/16 remain, on
+    the list of surviving index pairs, so the work shrinks as soon as the rankings disagree.
+    Worst case (rankings that all agree) :math:`O(N n^2)`.
+    """
+    n_rankings, n = M.shape
+    idx = np.int32 if n < 2**31 - 1 else np.int64
+    # triangular[m] = number of candidate pairs in rows 0..m-1 = m (m - 1) / 2
+    m = np.arange(n + 1, dtype=np.int64)
+    triangular = m * (m - 1) // 2
+    rows_out, cols_out = [], []
+    start = 1
+    while start < n:
+        stop = int(np.searchsorted(triangular, triangular[start] + chunk_pairs, side="right")) - 1
+        stop = min(max(stop, start + 1), n)
+        # dense phase: mask[i - start, j] for rows start..stop-1 and columns j < i
+        mask = np.arange(stop)[None, :] < np.arange(start, stop)[:, None]
+        alive = int(triangular[stop] - triangular[start])
+        k = 0
+        while k < n_rankings and alive * 16 >= mask.size:
+            row = M[k]
+            mask &= row[start:stop, None] > row[None, :stop]
+            alive = int(np.count_nonzero(mask))
+            k += 1
+        ii, jj = np.nonzero(mask)
+        ii = (ii + start).astype(idx)
+        jj = jj.astype(idx)
+        del mask
+        # sparse phase on the surviving pairs
+        for k in range(k, n_rankings):
+            if ii.size == 0:
+                break
+            row = M[k]
+            keep = row[ii] > row[jj]
+            ii, jj = ii[keep], jj[keep]
+        rows_out.append(ii)
+        cols_out.append(jj)
+        start = stop
+    if not rows_out:
+        return np.zeros(0, dtype=idx), np.zeros(0, dtype=idx)
+    return np.concatenate(rows_out), np.concatenate(cols_out)
+
+
+def _graph_from_parsed(parsed: list[dict], deviation: str, base: Any) -> ConsensusGraph:
+    deviation = _check_deviation(deviation)
+    b = _check_base(base, parsed)
+    base_pos = parsed[b]
+    others = sorted((p for i, p in enumerate(parsed) if i != b), key=len)
+    common = set(base_pos)
+    for p in others:
+        common.intersection_update(p)
+        if not common:
+            break
+    items = [x for x in base_pos if x in common]  # dict order is ranking order
+    if len(set(base_pos.values())) != len(base_pos):  # ties in the base: fix an order
+        items.sort(key=lambda x: (base_pos[x], repr(x)))
+    positions = np.array([[p[x] for x in items] for p in parsed], dtype=np.int64).reshape(
+        len(parsed), len(items)
+    )
+    # the base ranking orders every candidate pair already (it only drops its own ties): last
+    order = [k for k in range(len(parsed)) if k != b] + [b]
+    rows, cols = _edges(positions[order])
+    return ConsensusGraph(items, positions, rows, cols, b, deviation)
+
+
+def consensus_graph(rankings, *, deviation: str = "std", base: int | None = None) -> ConsensusGraph:
+    """The graph of Theorem 1 of ``lin2017consensus`` for a set of rankings.
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        See the module docstring for the accepted forms (partial rankings and ties allowed).
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the item-position spread, see :data:`DEVIATIONS`.
+    base : int, optional
+        Index of the ranking whose order fixes the matrix rows. Default: the ranking with the
+        fewest items. The counts do not depend on it.
+
+    Returns
+    -------
+    ConsensusGraph
+
+    Examples
+    --------
+    >>> g = consensus_graph(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    >>> g.items
+    ['b', 'c', 'd', 'e', 'f']
+    >>> sorted((g.items[j] + g.items[i]) for i, j in zip(g.rows, g.cols))
+    ['bc', 'bd', 'be', 'bf', 'de', 'df', 'ef']
+    """
+    return _graph_from_parsed(_parse_rankings(rankings), deviation, base)
+
+
+def consensus_matrix(rankings, gamma: float = 1.0, lam: float = 1.0, *,
+                     deviation: str = "std", base: int | None = 0):
+    """The matrix ``A`` of Eq. (10) over all items of the base ranking, as a labelled frame.
+
+    ``A[i, i]`` is :math:`\\theta` of item ``i`` if it occurs in every ranking, else 0;
+    ``A[i, j]`` (``i > j``) is :math:`\\psi` of the pair when item ``j`` precedes item ``i``
+    in every ranking, else 0. Dense: meant for small examples (Example 1 of
+    ``lin2017consensus``). Tied items of the base ranking are listed in an arbitrary fixed order.
+
+    Examples
+    --------
+    >>> A = consensus_matrix(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    >>> A.to_numpy().astype(int).tolist()[4]
+    [0, 1, 0, 1, 1, 0]
+    """
+    import pandas as pd
+
+    parsed = _parse_rankings(rankings)
+    gamma = float(_check_unit(gamma, "gamma"))
+    lam = float(_check_unit(lam, "lam"))
+    g = _graph_from_parsed(parsed, deviation, 0 if base is None else base)
+    base_pos = parsed[g.base]
+    labels = sorted(base_pos, key=lambda x: (base_pos[x], repr(x)))
+    where = {x: i for i, x in enumerate(labels)}
+    at = np.array([where[x] for x in g.items], dtype=np.int64)
+    A = np.zeros((len(labels), len(labels)))
+    A[at, at] = g.theta(gamma)
+    A[at[g.rows], at[g.cols]] = g.edge_weights(lam)
+    names = [str(x) for x in labels]
+    return pd.DataFrame(A, index=pd.Index(names, name="item"), columns=names)
+
+
+# --------------------------------------------------------------------------------------------
+# the measures
+
+
+def _grid_params(gamma, lam):
+    g = _check_unit(gamma, "gamma")
+    lm = _check_unit(lam, "lam")
+    g, lm = np.broadcast_arrays(g, lm)
+    return g, lm
+
+
+def kappa(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int | None = None):
+    """Weighted number of common subsequences :math:`\\kappa(\\mathcal{R})` (Corollary 2).
+
+    .. math::
+
+        \\kappa(\\mathcal{R}) = \\sum_{\\sigma} \\gamma^{d(\\sigma)}
+            + \\sum_{p \\ge 2} \\sum_{s \\in \\mathcal{S}_p(\\mathcal{R})}
+              \\prod_{i=1}^{p-1} \\lambda^{g(s_i, s_{i+1})}
+            = \\operatorname{tr}(A) + z^T (I - L)^{-1} z - n
+
+    where the first sum runs over the items common to all rankings, ``d`` is the spread of an
+    item's positions (``deviation``) and ``g`` the mean gap between consecutive items of the
+    subsequence. With ``gamma = lam = 1`` it is the plain count :math:`|\\mathcal{S}(\\mathcal{R})|`.
+    Reference: ``lin2017consensus``, Eq. (1), (7), Theorem 1 and Corollary 2.
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    gamma, lam : float or array_like, in (0, 1]
+        Weight bases for item positions and for gaps; arrays are broadcast against each other
+        and the result has their broadcast shape.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread ``d``; ``"std"`` reproduces the paper's tables.
+    base : int, optional
+        Ranking whose order fixes the matrix (default: the shortest); no effect on the value.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        0 when no item is common to all rankings. ``nan`` only with ``deviation="sample_std"``
+        and a single ranking and ``gamma < 1``.
+
+    Examples
+    --------
+    >>> kappa(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    17.0
+    >>> kappa(["abcd"])  # one ranking of 4 items: 2**4 - 1
+    15.0
+    >>> kappa(["ab", "ba"])  # only the single items are common
+    2.0
+    >>> # b and c sit at positions (2, 3) and (3, 2): spread 0.5 each; a at (1, 1): spread 0
+    >>> kappa(["abc", "acb"], gamma=[1.0, 0.25]).tolist()  # 1 + 2 * 0.25**0.5 + |{ab, ac}|
+    [5.0, 4.0]
+    """
+    parsed = _parse_rankings(rankings)
+    g_arr, l_arr = _grid_params(gamma, lam)
+    graph = _graph_from_parsed(parsed, deviation, base)
+    return _kappa_from_graph(graph, g_arr, l_arr)
+
+
+def _kappa_from_graph(graph: ConsensusGraph, g_arr: np.ndarray, l_arr: np.ndarray):
+    with np.errstate(invalid="ignore"):
+        k1 = (g_arr[..., None] ** graph.spread).sum(axis=-1)
+    uniq, inv = np.unique(l_arr, return_inverse=True)
+    paths = np.array([graph.path_sum(x) for x in uniq])[inv.reshape(l_arr.shape)]
+    out = k1 + paths
+    return float(out) if out.ndim == 0 else out
+
+
+def kappa_p(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int | None = None):
+    """Weighted numbers of common subsequences of each length, :math:`[\\kappa_1, ..., \\kappa_\\ell]`.
+
+    Theorem 1 of ``lin2017consensus``:
+
+    .. math::
+
+        \\kappa_1 = \\operatorname{tr}(A) = \\sum_\\sigma \\gamma^{d(\\sigma)}, \\qquad
+        \\kappa_p = z^T L^{p-1} z \\quad (p \\ge 2),
+
+    computed with ``ell - 1`` sparse matrix-vector products (Algorithm 1). ``ell`` is
+    :func:`longest_common`; it does not depend on the weights, so arrays of ``gamma``/``lam``
+    give an array of shape ``broadcast_shape + (ell,)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Empty (length 0) when no item is common to all rankings.
+
+    Examples
+    --------
+    >>> kappa_p(["abcdef", "bdcefa", "bcdeghijkf", "badefc"]).tolist()
+    [5.0, 7.0, 4.0, 1.0]
+    >>> kappa_p(["ab", "cd"]).tolist()
+    []
+    """
+    parsed = _parse_rankings(rankings)
+    g_arr, l_arr = _grid_params(gamma, lam)
+    graph = _graph_from_parsed(parsed, deviation, base)
+    return _kappa_p_from_graph(graph, g_arr, l_arr)
+
+
+def _kappa_p_from_graph(graph: ConsensusGraph, g_arr: np.ndarray, l_arr: np.ndarray):
+    ell = graph.longest
+    out = np.zeros(g_arr.shape + (ell,))
+    if ell == 0:
+        return out
+    with np.errstate(invalid="ignore"):
+        out[..., 0] = (g_arr[..., None] ** graph.spread).sum(axis=-1)
+    if ell > 1:
+        uniq, inv = np.unique(l_arr, return_inverse=True)
+        levels = np.stack([graph.level_sums(x) for x in uniq])
+        out[..., 1:] = levels[inv.reshape(l_arr.shape)]
+    return out
+
+
+def longest_common(rankings) -> int:
+    """Length :math:`\\ell(\\mathcal{R})` of the longest common subsequence (Corollary 1).
+
+    The longest path of the graph of Theorem 1, plus one, found in :math:`O(n + |E|)`; 0 when
+    no item is common to all rankings. Reference: ``lin2017consensus``, Corollary 1.
+
+    Examples
+    --------
+    >>> longest_common(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    4
+    >>> longest_common(["ab", "cd"])
+    0
+    """
+    return consensus_graph(rankings).longest
+
+
+def _ranking_key(pos: dict) -> frozenset:
+    return frozenset(pos.items())
+
+
+def kappa_hat(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int | None = None):
+    """:math:`\\hat\\kappa`, the consensus of a multiset of rankings with duplicates (Section IV-D2).
+
+    .. math::
+
+        \\hat\\kappa(\\mathcal{R}') = \\kappa(\\mathcal{R}') + \\frac{|\\mathcal{R}'|\\, s}{|\\mathcal{R}|}
+
+    where :math:`\\mathcal{R}'` is the given multiset, :math:`\\mathcal{R}` its distinct rankings
+    and ``s`` the largest number of copies of one ranking. :math:`\\kappa(\\mathcal{R}')` is
+    computed on the multiset as given, so with ``gamma`` or ``lam`` below 1 the duplicates also
+    shift the means behind the weights (with both equal to 1 it equals
+    :math:`\\kappa(\\mathcal{R})`). Two rankings are duplicates when they put every item at the
+    same position (ties included). Note that the correction is 1 when there are no duplicates.
+    Reference: ``lin2017consensus``, Section IV-D2.
+
+    Examples
+    --------
+    >>> R = ["abcdef", "bdcefa", "bcdeghijkf", "badefc"]
+    >>> kappa_hat(R + ["badefc"] * 3)  # 17 + 7 * 4 / 4
+    24.0
+    >>> kappa_hat(R)  # 17 + 4 * 1 / 4
+    18.0
+    """
+    parsed = _parse_rankings(rankings)
+    g_arr, l_arr = _grid_params(gamma, lam)
+    graph = _graph_from_parsed(parsed, deviation, base)
+    counts = Counter(_ranking_key(p) for p in parsed)
+    s = max(counts.values())
+    return _kappa_from_graph(graph, g_arr, l_arr) + len(parsed) * s / len(counts)
+
+
+def kappa_1_topk(rankings, zeta: float, p, gamma=1.0, *, deviation: str = "std"):
+    """Top-k weighted count of common items (Section IV-D4 of ``lin2017consensus``).
+
+    .. math::
+
+        \\kappa_1^{(\\zeta)}(\\mathcal{R}) = \\sum_{\\sigma}
+            H(\\zeta - \\mu(\\sigma) - d(\\sigma))\\, p^{\\mu(\\sigma)} \\gamma^{d(\\sigma)}
+
+    over the items common to all rankings, with :math:`\\mu` the mean position, ``d`` the
+    spread (``deviation``) and ``H(x) = 1`` for ``x > 0``, else 0 (Eq. 8). Items whose mean
+    position plus spread reaches the cut-off ``zeta`` are dropped; the rest are discounted by
+    ``p`` per position. The paper states ``0 < p < 1``; ``p = 1`` (no discount) is allowed
+    here. Contrary to the paper's remark, an item ranked below ``zeta`` in one ranking is not
+    always dropped (its mean plus spread can stay below ``zeta``); see the Paper B chapter.
+
+    Parameters
+    ----------
+    zeta : float
+        Cut-off position (for top-k rankings typically ``k``); any real number.
+    p, gamma : float or array_like in (0, 1]
+        Broadcast against each other.
+
+    Examples
+    --------
+    >>> kappa_1_topk(["abc", "abc"], zeta=3, p=0.5)  # a: 0.5**1, b: 0.5**2; c: 3 + 0 >= 3
+    0.75
+    """
+    parsed = _parse_rankings(rankings)
+    try:
+        zeta = float(zeta)
+    except (TypeError, ValueError):
+        raise ValueError(f"zeta must be a real number (a cut-off position), got {zeta!r}") from None
+    if not np.isfinite(zeta):
+        raise ValueError(f"zeta must be a finite cut-off position, got {zeta!r}")
+    p_arr, g_arr = np.broadcast_arrays(_check_unit(p, "p"), _check_unit(gamma, "gamma"))
+    graph = _graph_from_parsed(parsed, deviation, None)
+    mu = graph.positions.mean(axis=0) if graph.n_items else np.zeros(0)
+    d = graph.spread
+    keep = (zeta - mu - d) > 0
+    with np.errstate(invalid="ignore"):
+        terms = np.where(keep, p_arr[..., None] ** mu * g_arr[..., None] ** d, 0.0)
+    out = terms.sum(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------------------------
+# grids over gamma and lambda, and comparison with published grids
+
+
+def kappa_grid(rankings, gammas: Sequence[float], lams: Sequence[float], *,
+               deviation: str = "std", p: int | None = None):
+    """:math:`\\kappa` (or :math:`\\kappa_p` when ``p`` is given) over a grid of gamma x lam.
+
+    Returns a :class:`pandas.DataFrame` with one row per gamma (index ``gamma``) and one column
+    per lam, the layout of Tables IV and VI of ``lin2017consensus``. The graph is built once.
+    ``kappa_p`` beyond ``ell`` is 0.
+
+    Examples
+    --------
+    >>> kappa_grid(["abc", "acb"], [1.0, 0.25], [1.0]).to_numpy().tolist()
+    [[5.0], [4.0]]
+    """
+    import pandas as pd
+
+    parsed = _parse_rankings(rankings)
+    gam = _check_unit(list(gammas), "gammas").ravel()
+    lms = _check_unit(list(lams), "lams").ravel()
+    graph = _graph_from_parsed(parsed, deviation, None)
+    G, Lm = np.meshgrid(gam, lms, indexing="ij")
+    if p is None:
+        values = _kappa_from_graph(graph, G, Lm)
+    else:
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
+            raise ValueError(f"p must be a positive integer (a subsequence length), got {p!r}")
+        kp = _kappa_p_from_graph(graph, G, Lm)
+        values = kp[..., p - 1] if p <= kp.shape[-1] else np.zeros(G.shape)
+    frame = pd.DataFrame(np.asarray(values, dtype=float), index=pd.Index(gam, name="gamma"),
+                         columns=[_fmt(x) for x in lms])
+    return frame
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def compare_grid(reproduced, published, decimals: int = 3) -> dict:
+    """Cell-by-cell comparison of a reproduced grid with a published one.
+
+    Only the cells present in both (matching gamma rows and lam columns) are compared. A cell
+    matches when the reproduced value rounded half-up to ``decimals`` equals the printed value,
+    i.e. ``|reproduced - published| <= 0.5 * 10**-decimals`` (with a 1e-9 slack for binary
+    floating point).
+
+    Returns
+    -------
+    dict
+        ``matched``, ``total`` (cells compared), ``max_abs_diff``, ``diff`` (reproduced minus
+        published, a DataFrame of the common cells) and ``mismatches`` (a list of
+        ``(gamma, lam, reproduced, published)``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame([[1.0004, 2.0]], index=[1.0], columns=["1", "0.5"])
+    >>> b = pd.DataFrame([[1.0, 2.001]], index=[1.0], columns=["1", "0.5"])
+    >>> r = compare_grid(a, b)
+    >>> r["matched"], r["total"]
+    (1, 2)
+    """
+    rows = [g for g in reproduced.index if any(np.isclose(g, published.index))]
+    pub_rows = [published.index[np.isclose(g, published.index)][0] for g in rows]
+    cols = [c for c in reproduced.columns if c in published.columns]
+    rep = reproduced.loc[rows, cols].to_numpy(dtype=float)
+    pub = published.loc[pub_rows, cols].to_numpy(dtype=float)
+    diff = rep - pub
+    tol = 0.5 * 10.0**-decimals + 1e-9
+    ok = np.abs(diff) <= tol
+    mism = [
+        (float(rows[i]), cols[j], float(rep[i, j]), float(pub[i, j]))
+        for i, j in zip(*np.nonzero(~ok))
+    ]
+    import pandas as pd
+
+    return {
+        "matched": int(ok.sum()),
+        "total": int(ok.size),
+        "max_abs_diff": float(np.abs(diff).max()) if diff.size else float("nan"),
+        "diff": pd.DataFrame(diff, index=pd.Index(rows, name="gamma"), columns=cols),
+        "mismatches": mism,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# files
+
+
+def _resolve(path) -> Path:
+    """An absolute path as is; a relative one under the project's ``data/`` folder."""
+    from .book.paths import data_path
+
+    p = Path(path)
+    if p.is_absolute():
+        if not p.exists():
+            raise FileNotFoundError(f"file not found: {p}")
+        return p
+    return data_path(*p.parts)
+
+
+def format_ranking(ranking) -> str:
+    """A ranking as text: labels separated by spaces, tie groups in braces (sorted).
+
+    Examples
+    --------
+    >>> format_ranking(["a", {"c", "b"}, "d"])
+    'a {b c} d'
+    """
+    parts = []
+    for el in (list(ranking) if isinstance(ranking, str) else ranking):
+        if isinstance(el, _TIE_TYPES):
+            parts.append("{" + " ".join(sorted(str(x) for x in el)) + "}")
+        else:
+            parts.append(str(el))
+    return " ".join(parts)
+
+
+def read_rankings_csv(path) -> dict[str, dict[str, list]]:
+    """Read rankings from a CSV file (format of ``data/rankings/``), strictly.
+
+    Format: lines starting with ``#`` are comments. The header names a column ``name`` (one
+    ranking per row), an optional column ``group`` that splits the file into sets of rankings,
+    and then one column per position (most preferred first). A cell holds one item label; tied
+    items share one cell separated by ``|`` (``b|c``). A partial ranking leaves its trailing
+    cells empty. Labels are read as text; quote a label that contains a comma (``"Smith, J."``).
+    ``path`` is absolute, relative to the current folder, or relative to the project's ``data/``
+    folder.
+
+    Every row must have exactly as many fields as the header: a row with more or fewer fields
+    (an unquoted comma inside a label, a stray trailing cell) is refused, naming the file and
+    the line, instead of shifting the row's cells under the wrong positions.
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}`` in file order; the group is ``"all"`` without a ``group``
+        column. A ranking is a list of labels, ties as ``frozenset``. Pass one group's rankings
+        to the measures as a list: ``list(read_rankings_csv(path)["all"].values())``.
+
+    Raises
+    ------
+    ValueError
+        naming the path (and the line) for a missing path, a directory, an empty or header-only
+        file, a row with the wrong number of fields, an empty cell before the last item, an item
+        repeated in one ranking or in one tie group, or a ranking name repeated in one group.
+    """
+    import csv
+    import io
+
+    path = _resolve_input(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise ValueError(f"{path} is empty: it needs a header (name[,group],1,2,...) and one row "
+                         "per ranking")
+    rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
+    header = [h.strip() for h in rows[0]]
+    if "name" not in header:
+        raise ValueError(
+            f"{path} has no 'name' column: the header must be name[,group],1,2,... "
+            f"(found columns {header})"
+        )
+    pos_cols = [i for i, h in enumerate(header) if h not in ("name", "group")]
+    if not pos_cols:
+        raise ValueError(f"{path} has no position columns after 'name'/'group'")
+    if len(rows) == 1:
+        raise ValueError(f"{path} holds only a header: add one row per ranking")
+    i_name, i_group = header.index("name"), header.index("group") if "group" in header else None
+    out: dict[str, dict[str, list]] = {}
+    for (line, _), fields in zip(lines[1:], rows[1:]):
+        where = f"{path}, line {line}"
+        if len(fields) != len(header):
+            more = len(fields) > len(header)
+            hint = ("quote labels that contain commas (\"Smith, J.\") or remove the stray "
+                    "trailing cell" if more else "give every row as many cells as the header, "
+                    "leaving the trailing cells of a partial ranking empty")
+            raise ValueError(f"{where}: {len(fields)} fields where the header has "
+                             f"{len(header)}; {hint}")
+        name = fields[i_name].strip()
+        if not name:
+            raise ValueError(f"{where}: the ranking has no name")
+        cells = [fields[i].strip() for i in pos_cols]
+        while cells and cells[-1] == "":
+            cells.pop()
+        if not cells:
+            raise ValueError(f"{where}: ranking {name!r} is empty")
+        if "" in cells:
+            raise ValueError(
+                f"{where}: ranking {name!r} has an empty cell before its last item; "
+                "only trailing cells may be empty (partial ranking)"
+            )
+        ranking, seen = [], set()
+        for cell in cells:
+            labels = [x.strip() for x in cell.split("|")] if "|" in cell else [cell]
+            if "" in labels:
+                raise ValueError(f"{where}: ranking {name!r} has an empty label in the tie group "
+                                 f"{cell!r}")
+            dup = next((x for x in labels if labels.count(x) > 1), None)
+            if dup is not None:
+                raise ValueError(f"{where}: ranking {name!r} repeats item {dup!r} inside the tie "
+                                 f"group {cell!r}")
+            for x in labels:
+                if x in seen:
+                    raise ValueError(f"{where}: ranking {name!r} repeats item {x!r}; each item "
+                                     "may appear once (put tied items in one cell, a|b)")
+                seen.add(x)
+            ranking.append(frozenset(labels) if len(labels) > 1 else labels[0])
+        group = (fields[i_group].strip() if i_group is not None else "all") or "all"
+        names = out.setdefault(group, {})
+        if name in names:
+            raise ValueError(f"{where}: ranking name {name!r} repeated in group {group!r}")
+        names[name] = ranking
+    return out
+
+
+def _resolve_input(path) -> Path:
+    """An input file: absolute, relative to the current folder, or under ``data/``."""
+    p = Path(path).expanduser()
+    if not p.is_absolute() and not p.exists():
+        try:
+            p = _resolve(path)
+        except FileNotFoundError:
+            raise ValueError(f"no such file: {path} (looked in the current folder and under "
+                             "the project's data/ folder)") from None
+    if not p.exists():
+        raise ValueError(f"no such file: {p}")
+    if p.is_dir():
+        raise ValueError(f"{p} is a folder: give the path of a CSV file")
+    return p
+
+
+def read_published_grid(path):
+    """Read a published gamma x lam grid (``data/published/paper_b/``) as a DataFrame.
+
+    Header ``gamma,<lam1>,<lam2>,...``; one row per gamma. Index: gamma (float); columns: the
+    lam values as text, as in :func:`kappa_grid`. ``path`` is absolute or relative to ``data/``.
+    """
+    import pandas as pd
+
+    path = _resolve(path)
+    df = pd.read_csv(path, comment="#")
+    if df.columns[0] != "gamma":
+        raise ValueError(f"{path}: the first column must be 'gamma', found {df.columns[0]!r}")
+    df = df.set_index("gamma")
+    df.index = df.index.astype(float)
+    df.columns = [_fmt(float(c)) for c in df.columns]
+    return df.astype(float)
+
+
+
+# --------------------------------------------------------------------------------------------
+# helpers for the paper-B notebooks: enumeration, readings, curves and their figures
+
+
+def common_subsequences(rankings, *, limit: int = 10_000) -> list[tuple]:
+    """List the common subsequences (as tuples of labels), shortest first.
+
+    Walks the paths of the graph of Theorem 1, so it is meant for small examples; raises
+    ``ValueError`` when there are more than ``limit``.
+
+    Examples
+    --------
+    >>> [''.join(s) for s in common_subsequences(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    ...  if len(s) == 3]
+    ['bde', 'bdf', 'bef', 'def']
+    """
+    graph = consensus_graph(rankings)
+    total = _kappa_from_graph(graph, np.ones(()), np.ones(()))
+    if total > limit:
+        raise ValueError(
+            f"there are {total:.0f} common subsequences, more than limit={limit}; "
+            "raise the limit or count them with kappa_p"
+        )
+    succ: dict[int, list[int]] = {}
+    for i, j in sorted(zip(graph.rows.tolist(), graph.cols.tolist())):
+        succ.setdefault(j, []).append(i)
+    level = [(i,) for i in range(graph.n_items)]
+    out = []
+    while level:
+        out.extend(level)
+        level = [path + (k,) for path in level for k in succ.get(path[-1], [])]
+    return sorted((tuple(graph.items[i] for i in path) for path in out),
+                  key=lambda s: (len(s), [graph.items.index(x) for x in s]))
+
+
+def reading_comparison(sets: dict, gammas, lams, deviations=DEVIATIONS, decimals: int = 3):
+    """Cells of published grids matched by each reading of the position spread.
+
+    ``sets`` maps a table name to ``(rankings, published_grid)``. Returns a DataFrame with one
+    row per (table, deviation): ``matched``, ``total`` and ``max_abs_diff``.
+    """
+    import pandas as pd
+
+    rows = []
+    for dev in deviations:
+        _check_deviation(dev)
+        for name, (rankings, published) in sets.items():
+            res = compare_grid(kappa_grid(rankings, gammas, lams, deviation=dev), published,
+                               decimals=decimals)
+            rows.append({"table": name, "deviation": dev, "matched": res["matched"],
+                         "total": res["total"], "max_abs_diff": res["max_abs_diff"]})
+    return pd.DataFrame(rows)
+
+
+def kappa_p_curves(rankings, gammas, lams, ps=(1, 2, 3), *, deviation: str = "std"):
+    """:math:`\\kappa_p` against its own weight parameter, as a tidy DataFrame.
+
+    :math:`\\kappa_1` depends on gamma only and :math:`\\kappa_p` (``p >= 2``) on lam only, so
+    each curve has one free parameter. Columns: ``p``, ``parameter`` (``"gamma"`` or
+    ``"lam"``), ``value`` and ``kappa_p`` (0 beyond the longest common subsequence).
+    """
+    import pandas as pd
+
+    parsed = _parse_rankings(rankings)
+    graph = _graph_from_parsed(parsed, deviation, None)
+    gam = _check_unit(list(gammas), "gammas").ravel()
+    lms = _check_unit(list(lams), "lams").ravel()
+    rows = []
+    for p in ps:
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
+            raise ValueError(f"p must be a positive integer (a subsequence length), got {p!r}")
+        free, values = ("gamma", gam) if p == 1 else ("lam", lms)
+        G = values if p == 1 else np.ones_like(values)
+        Lm = values if p > 1 else np.ones_like(values)
+        kp = _kappa_p_from_graph(graph, G, Lm)
+        col = kp[:, p - 1] if p <= kp.shape[-1] else np.zeros(values.size)
+        rows += [{"p": int(p), "parameter": free, "value": float(v), "kappa_p": float(k)}
+                 for v, k in zip(values, col)]
+    return pd.DataFrame(rows)
+
+
+
+
+
+
+def sensitivity_table(curves: dict):
+    """How much each :math:`\\kappa_p` falls from the largest to the smallest weight of a curve.
+
+    ``curves`` maps a set name to the output of :func:`kappa_p_curves`. Returns one row per
+    (set, p): the parameter range (``largest``, ``smallest``; 1 and 0.45 in the paper), the
+    values at both ends (``at_largest``, ``at_smallest``) and the relative decline
+    ``1 - at_smallest / at_largest`` (``nan`` when ``at_largest`` is 0).
+    """
+    import pandas as pd
+
+    rows = []
+    for name, frame in curves.items():
+        for p, sub in frame.groupby("p", sort=True):
+            sub = sub.sort_values("value")
+            lo, hi = float(sub.kappa_p.iloc[0]), float(sub.kappa_p.iloc[-1])
+            rows.append({"set": name, "p": int(p), "parameter": sub.parameter.iloc[0],
+                         "largest": float(sub.value.iloc[-1]), "smallest": float(sub.value.iloc[0]),
+                         "at_largest": hi, "at_smallest": lo,
+                         "relative_decline": 1 - lo / hi if hi else float("nan")})
+    return pd.DataFrame(rows)

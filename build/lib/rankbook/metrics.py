@@ -1,0 +1,1120 @@
+"""The 33 ranking evaluation metrics of paper A, as functions of two permutations.
+
+Paper A (``paperA`` in ``book/references.bib``) compares two rankings ``sigma`` and ``nu`` of
+the same n items with 33 metrics (Table 1, Table 2, Appendix C). This module implements each
+one, vectorised over batches, with the readings that reproduce the paper's printed numbers.
+
+Conventions
+-----------
+- A ranking is a permutation in one-line notation (see :mod:`rankbook.permutations`):
+  ``sigma[i - 1]`` is the item at position i. ``sigma`` plays the reference ("ground truth")
+  and ``nu`` the ranking being evaluated wherever the two roles differ.
+- Every metric takes ``(sigma, nu, k=None)`` with shapes ``(n,)`` or ``(..., n)`` (batch axes
+  broadcast) and returns a float (one pair) or a float array of the batch shape.
+- Metrics that need ``k`` (the 19 confusion-matrix metrics, MRR, GMR, meanRank) raise
+  ``ValueError`` without it or for k outside 1..n; the others ignore k, so one loop can
+  evaluate all 33 with the same k.
+- Undefined values (0/0 or x/0) are ``nan``, never an exception and never a silent 0; each
+  metric's ``Metric.undefined`` says when.
+
+Readings (each verified against Table 2 by recomputing the Type I robustness means of eqs. 5
+and 6; the book's Table 2 page shows the comparison)
+-----------------------------------------------------------------------------------------
+- Confusion matrix: relevant set R = the first k items of sigma, retrieved set S = the first k
+  items of nu (Appendix C.1 with j = k). TP = |R ∩ S|, FP = FN = k - TP, TN = n - 2k + TP.
+  The paper never states k for Table 2; k = 3 fits n = 10 best, about n/4 fits n = 50, 100.
+- MCC uses the square root in the denominator (Appendix C.1 omits it; without it MCC is not
+  in [-1, 1]). F1 = 2 TP / (2 TP + FP + FN) (the printed F-beta has a sum where the product
+  belongs). PT = sqrt(FPR) / (sqrt(TPR) + sqrt(FPR)), algebraically the printed
+  (sqrt(TPR FPR) - FPR) / (TPR - FPR) wherever that is defined, and its continuous value 1/2
+  where TPR = FPR > 0 (the printed form is 0/0 there).
+- Error metrics are means over positions of the raw arrays (Appendix C.3.1 writes sums: a sum
+  gives 26.8 / 581 / 2313 for MSE I(a) where 2.70 / 11.61 / 23.19 is printed). MAPE, never
+  defined in the paper, is 100 mean(|sigma - nu| / sigma) in percent.
+- Kendall's tau and Spearman's rho are computed on the raw arrays (as
+  ``scipy.stats.kendalltau(sigma, nu)``); NDPM on item positions (Yao's count of discordant item
+  pairs over C(n, 2)); Appendix C.2's sign sums, read literally, give 1/2 - tau, which does not
+  fit the printed numbers.
+- DCG applies the paper's DCG(pi) = sum_i pi(i) / log2(i + 1) to the relative permutation
+  pi = nu^-1 o sigma (pi(i) = position in nu of sigma's i-th item); nDCG = DCG / IDCG with
+  IDCG = sum_i (n + 1 - i) / log2(i + 1). With these gains the identity *minimises* DCG (the
+  paper's proof of Prop. 6.1 argues exactly this), so lower means closer. This is the closest
+  reading found; several Table 2 cells stay 10-25 % off.
+- MRR, GMR, meanRank: harmonic-type, geometric and arithmetic means of the positions in nu of
+  sigma's first k items (as ``rexmex.metrics.ranking``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, Optional
+
+import numpy as np
+
+from . import permutations as _perm
+
+__all__ = [
+    "NAMES", "REGISTRY", "FAMILIES", "Metric", "evaluate", "evaluate_many",
+    "recall", "fnr", "fallout", "tnr", "precision", "fdr", "npv", "for_", "accuracy",
+    "balanced_accuracy", "f1", "fowlkes_mallows", "mcc", "jaccard", "markedness", "lr_minus",
+    "informedness", "prevalence_threshold", "lr_plus", "mse", "rmse", "mae", "mape", "smape",
+    "r2", "kendall_tau", "spearman_rho", "ndpm", "dcg", "ndcg", "mrr", "gmr", "mean_rank",
+]
+
+#: The 33 metric names, in the column order of Table 2 of paper A.
+NAMES = (
+    "recall", "fnr", "fallout", "tnr", "precision", "fdr", "npv", "for", "accuracy",
+    "balanced_accuracy", "f1", "fowlkes_mallows", "mcc", "jaccard", "markedness", "lr_minus",
+    "informedness", "prevalence_threshold", "lr_plus", "mse", "rmse", "mae", "mape", "smape",
+    "r2", "kendall_tau", "spearman_rho", "ndpm", "dcg", "ndcg", "mrr", "gmr", "mean_rank",
+)
+
+#: The metric families of Table 1 (``rank_position`` are MRR, GMR and meanRank, which the
+#: paper colours separately).
+FAMILIES = ("confusion", "error", "correlation", "cumulative_gain", "rank_position")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """What the registry records about one metric.
+
+    Attributes
+    ----------
+    name : str
+        Registry key (``"for"`` for the false omission rate; its function is ``for_``).
+    label : str
+        The paper's display name (Table 2 header).
+    family : str
+        One of :data:`FAMILIES`.
+    higher_is_closer : bool
+        True when larger values mean the two rankings are more alike.
+    needs_k : bool
+        True when the metric uses the cut-off k.
+    defined_in : str
+        Where paper A defines it.
+    func : callable
+        ``func(sigma, nu, k=None)``.
+    undefined : str
+        When the metric returns nan.
+    reading : str
+        The reading chosen where the paper is ambiguous or wrong, with its evidence.
+    """
+
+    name: str
+    label: str
+    family: str
+    higher_is_closer: bool
+    needs_k: bool
+    defined_in: str
+    func: Callable
+    undefined: str
+    reading: str
+
+
+# --------------------------------------------------------------------------------------------
+# shared validation and intermediate quantities
+# --------------------------------------------------------------------------------------------
+
+
+def _check_k(k, n: int) -> int:
+    if k is None:
+        raise ValueError(f"this metric needs k (the number of relevant = retrieved items), 1 <= k <= n={n}")
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise ValueError(f"k must be an integer in 1..n={n}, got {k!r}")
+    k = int(k)
+    if not 1 <= k <= n:
+        raise ValueError(f"k must be in 1..n={n}, got k={k}")
+    return k
+
+
+def _div(a, b):
+    """a / b with nan wherever b == 0 (0/0 and x/0 are undefined, not 0 and not inf)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = a / b
+    return np.where(b == 0, np.nan, out)
+
+
+#: Rows evaluated together hold about this many entries: temporaries stay bounded (and in cache).
+_CHUNK_ELEMENTS = 1 << 18
+
+
+def _checked(sigma, nu):
+    """Validate both rankings once; return them, their 0-based inverses and the batch shape."""
+    s = _perm._as_int_array(sigma, "sigma")
+    inv_s = _perm._check_perm(s, "sigma")
+    v = _perm._as_int_array(nu, "nu")
+    if v.shape[-1] != s.shape[-1]:
+        raise ValueError(
+            f"sigma and nu rank different numbers of items: sigma has n={s.shape[-1]}, "
+            f"nu has n={v.shape[-1]} (shapes {s.shape} and {v.shape})"
+        )
+    inv_v = _perm._check_perm(v, "nu")
+    try:
+        batch = np.broadcast_shapes(s.shape[:-1], v.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"the batch shapes of sigma {s.shape[:-1]} and nu {v.shape[:-1]} do not broadcast"
+        ) from None
+    return s, v, inv_s, inv_v, batch
+
+
+class _Pair:
+    """A block of validated pairs (rows of shape (m, n)) plus lazily computed intermediates
+    shared by several metrics."""
+
+    def __init__(self, s, v, inv_s, inv_v, k=None):
+        self.s, self.v = s, v
+        self.inv_s, self.inv_v = inv_s, inv_v  # 0-based positions of items
+        self.n = s.shape[-1]
+        self._k = k
+        self._cache: Dict[str, np.ndarray] = {}
+
+    @property
+    def k(self) -> int:
+        if "k" not in self._cache:
+            self._cache["k"] = _check_k(self._k, self.n)
+        return self._cache["k"]
+
+    def _get(self, key, fn):
+        if key not in self._cache:
+            self._cache[key] = fn()
+        return self._cache[key]
+
+    # confusion matrix ------------------------------------------------------------------------
+    @property
+    def tp(self):
+        def f():
+            k = self.k
+            # positions in sigma of nu's first k items; relevant iff position < k
+            pos = np.take_along_axis(self.inv_s, self.v[..., :k] - 1, axis=-1)
+            return (pos < k).sum(axis=-1).astype(np.float64)
+        return self._get("tp", f)
+
+    def counts(self):
+        tp = self.tp
+        k, n = self.k, self.n
+        fp = k - tp
+        return tp, fp, fp, n - 2 * k + tp  # tp, fp, fn, tn
+
+    # positional differences -------------------------------------------------------------------
+    @property
+    def d(self):
+        return self._get("d", lambda: self.s - self.v)
+
+    @property
+    def absd(self):
+        return self._get("absd", lambda: np.abs(self.d))
+
+    @property
+    def sse(self):
+        return self._get("sse", lambda: np.einsum("...i,...i->...", self.d, self.d).astype(np.float64))
+
+    # relative permutations --------------------------------------------------------------------
+    @property
+    def rel(self):
+        """nu^-1 o sigma, 1-based: position in nu of the item at each position of sigma."""
+        return self._get("rel", lambda: np.take_along_axis(self.inv_v, self.s - 1, axis=-1) + 1)
+
+    @property
+    def kendall_discordant(self):
+        # discordant position pairs of the raw arrays = inversions of nu o sigma^-1
+        def f():
+            r = np.take_along_axis(self.v, self.inv_s, axis=-1)
+            return _perm._inversions_unchecked(r).astype(np.float64)
+        return self._get("kd", f)
+
+    @property
+    def item_discordant(self):
+        # discordant item pairs (positions in sigma vs in nu) = inversions of nu^-1 o sigma
+        return self._get("id", lambda: _perm._inversions_unchecked(self.rel).astype(np.float64))
+
+    @property
+    def topk_positions(self):
+        """Positions (1-based) in nu of sigma's first k items, shape (..., k)."""
+        return self._get(
+            "tkp",
+            lambda: (np.take_along_axis(self.inv_v, self.s[..., : self.k] - 1, axis=-1) + 1).astype(
+                np.float64
+            ),
+        )
+
+
+def _discount(n: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
+
+
+def _finish(x):
+    x = np.asarray(x, dtype=np.float64)
+    return x[()] if x.ndim == 0 else x
+
+
+# --------------------------------------------------------------------------------------------
+# kernels on a _Pair
+# --------------------------------------------------------------------------------------------
+
+
+def _k_recall(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(tp, tp + fn)
+
+
+def _k_fnr(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(fn, tp + fn)
+
+
+def _k_fallout(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(fp, fp + tn)
+
+
+def _k_tnr(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(tn, tn + fp)
+
+
+def _k_precision(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(tp, tp + fp)
+
+
+def _k_fdr(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(fp, tp + fp)
+
+
+def _k_npv(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(tn, tn + fn)
+
+
+def _k_for(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(fn, tn + fn)
+
+
+def _k_accuracy(p):
+    tp, fp, fn, tn = p.counts()
+    return (tp + tn) / p.n
+
+
+def _k_balanced_accuracy(p):
+    return (_k_recall(p) + _k_tnr(p)) / 2
+
+
+def _k_f1(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(2 * tp, 2 * tp + fp + fn)
+
+
+def _k_fowlkes_mallows(p):
+    return np.sqrt(_k_precision(p) * _k_recall(p))
+
+
+def _k_mcc(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(tp * tn - fp * fn, np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)))
+
+
+def _k_jaccard(p):
+    tp, fp, fn, tn = p.counts()
+    return _div(tp, tp + fp + fn)
+
+
+def _k_markedness(p):
+    return _k_precision(p) + _k_npv(p) - 1
+
+
+def _k_lr_minus(p):
+    return _div(_k_fnr(p), _k_tnr(p))
+
+
+def _k_informedness(p):
+    return _k_recall(p) + _k_tnr(p) - 1
+
+
+def _k_prevalence_threshold(p):
+    tpr, fpr = _k_recall(p), _k_fallout(p)
+    return _div(np.sqrt(fpr), np.sqrt(tpr) + np.sqrt(fpr))
+
+
+def _k_lr_plus(p):
+    return _div(_k_recall(p), _k_fallout(p))
+
+
+def _k_mse(p):
+    return p.sse / p.n
+
+
+def _k_rmse(p):
+    return np.sqrt(p.sse / p.n)
+
+
+def _k_mae(p):
+    return p.absd.sum(axis=-1) / p.n
+
+
+def _k_mape(p):
+    return 100.0 * (p.absd / p.s).mean(axis=-1)
+
+
+def _k_smape(p):
+    return 100.0 * (2.0 * p.absd / (p.s + p.v)).mean(axis=-1)
+
+
+def _k_r2(p):
+    n = p.n
+    sst = n * (n * n - 1) / 12.0  # sum (sigma(i) - mean)^2 for any permutation
+    return 1.0 - _div(p.sse, np.full_like(p.sse, sst))
+
+
+def _k_kendall_tau(p):
+    n = p.n
+    pairs = n * (n - 1) / 2.0
+    return 1.0 - _div(2.0 * p.kendall_discordant, np.full_like(p.kendall_discordant, pairs))
+
+
+def _k_spearman_rho(p):
+    n = p.n
+    return 1.0 - _div(6.0 * p.sse, np.full_like(p.sse, n * (n * n - 1.0)))
+
+
+def _k_ndpm(p):
+    n = p.n
+    return _div(p.item_discordant, np.full_like(p.item_discordant, n * (n - 1) / 2.0))
+
+
+def _k_dcg(p):
+    # elementwise product then a sum over the last axis: the same bits whatever the batch shape
+    return p._get("dcg", lambda: (p.rel * _discount(p.n)).sum(axis=-1))
+
+
+def _idcg(n: int) -> float:
+    return float(np.arange(n, 0, -1, dtype=np.float64) @ _discount(n))
+
+
+def _k_ndcg(p):
+    return _k_dcg(p) / _idcg(p.n)
+
+
+def _k_mrr(p):
+    return (1.0 / p.topk_positions).mean(axis=-1)
+
+
+def _k_gmr(p):
+    return np.exp(np.log(p.topk_positions).mean(axis=-1))
+
+
+def _k_mean_rank(p):
+    return p.topk_positions.mean(axis=-1)
+
+
+_KERNELS = {name: globals()["_k_" + name] for name in NAMES if name != "for"}
+_KERNELS["for"] = _k_for
+
+
+def _unknown(name) -> ValueError:
+    return ValueError(f"unknown metric {name!r}; valid names: {', '.join(NAMES)}")
+
+
+def _evaluate(names, sigma, nu, k):
+    """Evaluate the metrics block by block over the flattened batch.
+
+    Conversion, validation and the inverse permutations are done per block as well, so the
+    memory used beyond the inputs and the outputs is bounded by the block size (about
+    ``_CHUNK_ELEMENTS`` entries per array, i.e. ``_CHUNK_ELEMENTS // n`` rows), whatever the batch
+    size and n. Whenever anything is invalid, :func:`_checked` runs on the whole input so the
+    error (and which problem is reported first) is the same as for a whole-array validation.
+    """
+    try:
+        s_raw, v_raw = np.asarray(sigma), np.asarray(nu)
+        if min(s_raw.ndim, v_raw.ndim, s_raw.size, v_raw.size) == 0:
+            raise ValueError
+        n = s_raw.shape[-1]
+        if v_raw.shape[-1] != n:
+            raise ValueError
+        batch = np.broadcast_shapes(s_raw.shape[:-1], v_raw.shape[:-1])
+    except ValueError:
+        _checked(sigma, nu)  # raises the precise message
+        raise
+    if any(REGISTRY[name].needs_k for name in names):
+        try:
+            k = _check_k(k, n)
+        except ValueError:
+            _checked(sigma, nu)  # invalid rankings are reported before an invalid k
+            raise
+    rows = int(np.prod(batch, dtype=np.int64))
+    full = [np.broadcast_to(x, batch + (n,)) for x in (s_raw, v_raw)]
+    if len(batch) <= 1:
+        full = [x.reshape(rows, n) for x in full]  # views
+    out = {name: np.empty(rows, dtype=np.float64) for name in names}
+    step = max(1, _CHUNK_ELEMENTS // n)
+    for start in range(0, rows, step):
+        stop = min(rows, start + step)
+        if len(batch) <= 1:
+            raw = [x[start:stop] for x in full]
+        else:  # gather the block's rows without materialising the whole broadcast batch
+            where = np.unravel_index(np.arange(start, stop), batch)
+            raw = [x[where] for x in full]
+        try:
+            s_blk = _perm._as_int_array(raw[0], "sigma")
+            inv_s = _perm._check_perm(s_blk, "sigma")
+            v_blk = _perm._as_int_array(raw[1], "nu")
+            inv_v = _perm._check_perm(v_blk, "nu")
+        except ValueError:
+            _checked(sigma, nu)  # the error as whole-array validation reports it
+            raise
+        block = _Pair(s_blk, v_blk, inv_s, inv_v, k=k)
+        for name in names:
+            out[name][start:stop] = _KERNELS[name](block)
+    return {name: _finish(val.reshape(batch)) for name, val in out.items()}
+
+
+def _compute(name, sigma, nu, k):
+    return _evaluate([name], sigma, nu, k)[name]
+
+
+# --------------------------------------------------------------------------------------------
+# public functions, one per metric
+# --------------------------------------------------------------------------------------------
+
+
+
+def recall(sigma, nu, k=None):
+    """Recall (true positive rate): TP / (TP + FN) = |R ∩ S| / |R|.
+
+    R is the set of sigma's first k items, S the set of nu's first k items (Appendix C.1 of
+    ``paperA``). Always defined for 1 <= k <= n.
+
+    Examples
+    --------
+    >>> sigma, nu = [1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5]
+    >>> float(recall(sigma, nu, k=2))
+    0.5
+    """
+    return _compute("recall", sigma, nu, k)
+
+
+def fnr(sigma, nu, k=None):
+    """False negative rate: FN / (TP + FN) = 1 - recall. Always defined for 1 <= k <= n.
+
+    Examples
+    --------
+    >>> float(fnr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.5
+    """
+    return _compute("fnr", sigma, nu, k)
+
+
+def fallout(sigma, nu, k=None):
+    """Fall-out (false positive rate): FP / (FP + TN). nan when k = n (no non-relevant item).
+
+    Examples
+    --------
+    >>> float(fallout([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.25
+    """
+    return _compute("fallout", sigma, nu, k)
+
+
+def tnr(sigma, nu, k=None):
+    """True negative rate (specificity): TN / (TN + FP). nan when k = n.
+
+    Examples
+    --------
+    >>> float(tnr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.75
+    """
+    return _compute("tnr", sigma, nu, k)
+
+
+def precision(sigma, nu, k=None):
+    """Precision: TP / (TP + FP) = |R ∩ S| / |S|. Equals recall here since |R| = |S| = k.
+
+    Examples
+    --------
+    >>> float(precision([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.5
+    """
+    return _compute("precision", sigma, nu, k)
+
+
+def fdr(sigma, nu, k=None):
+    """False discovery rate: FP / (TP + FP) = 1 - precision.
+
+    Examples
+    --------
+    >>> float(fdr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.5
+    """
+    return _compute("fdr", sigma, nu, k)
+
+
+def npv(sigma, nu, k=None):
+    """Negative predictive value: TN / (TN + FN). nan when k = n.
+
+    Examples
+    --------
+    >>> float(npv([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.75
+    """
+    return _compute("npv", sigma, nu, k)
+
+
+def for_(sigma, nu, k=None):
+    """False omission rate (registry name ``"for"``): FN / (FN + TN) = 1 - NPV. nan when k = n.
+
+    Examples
+    --------
+    >>> float(for_([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.25
+    """
+    return _compute("for", sigma, nu, k)
+
+
+def accuracy(sigma, nu, k=None):
+    """Accuracy: (TP + TN) / n = (|S ∩ R| + n - |S ∪ R|) / n. Always defined.
+
+    Examples
+    --------
+    >>> round(float(accuracy([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
+    0.6667
+    """
+    return _compute("accuracy", sigma, nu, k)
+
+
+def balanced_accuracy(sigma, nu, k=None):
+    """Balanced accuracy: (TPR + TNR) / 2. nan when k = n.
+
+    Examples
+    --------
+    >>> float(balanced_accuracy([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.625
+    """
+    return _compute("balanced_accuracy", sigma, nu, k)
+
+
+def f1(sigma, nu, k=None):
+    """F1 score: 2 TP / (2 TP + FP + FN), the harmonic mean of precision and recall.
+
+    Appendix C.1 prints F_beta = (1 + beta^2)(precision + recall) / (beta^2 precision + recall),
+    whose numerator should be the product precision * recall (with the sum, F1 would be the
+    constant 2 for beta = 1). Always defined for k >= 1.
+
+    Examples
+    --------
+    >>> float(f1([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.5
+    """
+    return _compute("f1", sigma, nu, k)
+
+
+def fowlkes_mallows(sigma, nu, k=None):
+    """Fowlkes-Mallows index: sqrt(precision * recall) = sqrt((1 - FDR) TPR).
+
+    Examples
+    --------
+    >>> float(fowlkes_mallows([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.5
+    """
+    return _compute("fowlkes_mallows", sigma, nu, k)
+
+
+def mcc(sigma, nu, k=None):
+    """Matthews correlation coefficient (``matthews1975comparison``).
+
+    MCC = (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)). Appendix C.1 of
+    ``paperA`` omits the square root; the root is needed for MCC(sigma, sigma) = 1 and to
+    reproduce Table 2. nan when the denominator is 0 (k = n); scikit-learn returns 0 there.
+
+    Examples
+    --------
+    >>> float(mcc([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.25
+    """
+    return _compute("mcc", sigma, nu, k)
+
+
+def jaccard(sigma, nu, k=None):
+    """Jaccard index: |S ∩ R| / |S ∪ R| = TP / (TP + FP + FN). Always defined for k >= 1.
+
+    Examples
+    --------
+    >>> round(float(jaccard([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
+    0.3333
+    """
+    return _compute("jaccard", sigma, nu, k)
+
+
+def markedness(sigma, nu, k=None):
+    """Markedness: precision + NPV - 1 (Appendix C.1 writes 1 - FDR + NPV - 1). nan when k = n.
+
+    Examples
+    --------
+    >>> float(markedness([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.25
+    """
+    return _compute("markedness", sigma, nu, k)
+
+
+def lr_minus(sigma, nu, k=None):
+    """Negative likelihood ratio: FNR / TNR. nan when TNR = 0 or k = n.
+
+    Examples
+    --------
+    >>> round(float(lr_minus([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
+    0.6667
+    """
+    return _compute("lr_minus", sigma, nu, k)
+
+
+def informedness(sigma, nu, k=None):
+    """Informedness (Youden's J): TPR + TNR - 1. nan when k = n.
+
+    Examples
+    --------
+    >>> float(informedness([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    0.25
+    """
+    return _compute("informedness", sigma, nu, k)
+
+
+def prevalence_threshold(sigma, nu, k=None):
+    """Prevalence threshold: PT = sqrt(FPR) / (sqrt(TPR) + sqrt(FPR)).
+
+    Appendix C.1 of ``paperA`` prints (sqrt(TPR FPR) - FPR) / (TPR - FPR); dividing numerator
+    and denominator by sqrt(TPR) - sqrt(FPR) gives the form used here, equal wherever the
+    printed one is defined. Where TPR = FPR > 0 the printed form is 0/0 and this one gives its
+    limit 1/2 (this happens, e.g., whenever TP = k^2 / n, the expected overlap of two random
+    rankings). nan when k = n (FPR undefined); TPR = FPR = 0 cannot occur for k < n.
+
+    Examples
+    --------
+    >>> round(float(prevalence_threshold([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
+    0.4142
+    """
+    return _compute("prevalence_threshold", sigma, nu, k)
+
+
+def lr_plus(sigma, nu, k=None):
+    """Positive likelihood ratio: TPR / FPR.
+
+    nan when FPR = 0, i.e. whenever nu retrieves exactly sigma's first k items (TP = k), in
+    particular for sigma = nu; and when k = n.
+
+    Examples
+    --------
+    >>> float(lr_plus([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    2.0
+    >>> import math; math.isnan(lr_plus([1, 2, 3], [2, 1, 3], k=2))
+    True
+    """
+    return _compute("lr_plus", sigma, nu, k)
+
+
+def mse(sigma, nu, k=None):
+    """Mean squared error over positions: (1/n) sum_i (sigma(i) - nu(i))^2.
+
+    Appendix C.3.1 of ``paperA`` writes the sum; the mean reproduces Table 2 (a sum would give
+    26.8, 581 and 2313 for the single-swap rows where 2.70, 11.61 and 23.19 are printed).
+    Always defined. k is ignored.
+
+    Examples
+    --------
+    >>> float(mse([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5]))
+    2.0
+    """
+    return _compute("mse", sigma, nu, k)
+
+
+def rmse(sigma, nu, k=None):
+    """Root mean squared error: sqrt(MSE). Always defined. k is ignored.
+
+    Examples
+    --------
+    >>> round(float(rmse([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    1.4142
+    """
+    return _compute("rmse", sigma, nu, k)
+
+
+def mae(sigma, nu, k=None):
+    """Mean absolute error over positions: (1/n) sum_i |sigma(i) - nu(i)| (mean, not sum).
+
+    Examples
+    --------
+    >>> round(float(mae([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    1.3333
+    """
+    return _compute("mae", sigma, nu, k)
+
+
+def mape(sigma, nu, k=None):
+    """Mean absolute percentage error: (100/n) sum_i |sigma(i) - nu(i)| / sigma(i).
+
+    Listed in Table 1 of ``paperA`` but never defined; this is the usual definition with the
+    reference sigma in the denominator, in percent (Table 2's values are percentages, and the
+    nu-denominator variant has the same Type I means, so the table cannot tell them apart).
+    Not symmetric. Always defined (sigma(i) >= 1). k is ignored.
+
+    Examples
+    --------
+    >>> round(float(mape([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    61.6667
+    """
+    return _compute("mape", sigma, nu, k)
+
+
+def smape(sigma, nu, k=None):
+    """Symmetric MAPE: (100/n) sum_i 2 |sigma(i) - nu(i)| / (sigma(i) + nu(i)). Always defined.
+
+    Examples
+    --------
+    >>> round(float(smape([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    47.8451
+    """
+    return _compute("smape", sigma, nu, k)
+
+
+def r2(sigma, nu, k=None):
+    """Coefficient of determination: 1 - sum_i (sigma(i) - nu(i))^2 / sum_i (sigma(i) - mean)^2.
+
+    The mean is (n + 1)/2 for every permutation (Appendix C.3.1 prints the mean of nu, the same
+    number), so R2 = 2 rho - 1 exactly, with rho Spearman's. nan for n = 1 (0/0).
+
+    Examples
+    --------
+    >>> round(float(r2([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    0.3143
+    """
+    return _compute("r2", sigma, nu, k)
+
+
+def kendall_tau(sigma, nu, k=None):
+    """Kendall's tau (``kendall1938new``) of the raw arrays: (concordant - discordant) / C(n, 2).
+
+    A pair of positions i < j is concordant when sigma(i) - sigma(j) and nu(i) - nu(j) have the
+    same sign (Appendix C.2), as ``scipy.stats.kendalltau(sigma, nu)``. The discordant pairs are
+    the inversions of nu o sigma^-1, counted in O(n log n) per pair
+    (:func:`rankbook.permutations.inversion_count`). nan for n = 1.
+
+    Examples
+    --------
+    >>> round(float(kendall_tau([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    0.4667
+    """
+    return _compute("kendall_tau", sigma, nu, k)
+
+
+def spearman_rho(sigma, nu, k=None):
+    """Spearman's rho (``spearman1904proof``) of the raw arrays: 1 - 6 sum_i d_i^2 / (n (n^2 - 1)).
+
+    d_i = sigma(i) - nu(i); equals the Pearson correlation of the arrays since both are
+    permutations (no ties). nan for n = 1.
+
+    Examples
+    --------
+    >>> round(float(spearman_rho([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    0.6571
+    """
+    return _compute("spearman_rho", sigma, nu, k)
+
+
+def ndpm(sigma, nu, k=None):
+    """Normalized distance-based performance measure (``yao1995ndpm``) on item positions.
+
+    NDPM = (C- + C_u0 / 2) / C_u with item pairs compared by their positions in sigma and in nu;
+    for two full rankings C_u0 = 0 and C_u = C(n, 2), so NDPM = (# discordant item pairs) /
+    C(n, 2), as ``rexmex`` computes it. The discordant item pairs are the inversions of
+    nu^-1 o sigma. Appendix C.2's printed sums, read literally over all ordered pairs (i, j)
+    of positions, give C- = -C+ and C_u0 = C_u, hence NDPM = 1/2 - tau (tau of the raw
+    arrays), which lies in [-1/2, 3/2] and changes twice as much as the printed Table 2 cells
+    (e.g. 0.12 instead of 0.06 for a swap at n = 10). Under one slide
+    (nu -> nu o FC_n) nu's top item x moves to the bottom and only the n - 1 pairs with x flip,
+    so NDPM changes by exactly (n + 1 - 2p) / C(n, 2), p the position of x in sigma; over
+    uniformly random pairs the mean absolute change is exactly 1/(n - 1) for even n and
+    (n + 1)/n^2 for odd n (Table 2's 1.11 for n = 10 is then 0.11). nan for n = 1.
+
+    Examples
+    --------
+    >>> round(float(ndpm([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    0.2667
+    """
+    return _compute("ndpm", sigma, nu, k)
+
+
+def dcg(sigma, nu, k=None):
+    """Discounted cumulative gain (``jarvelin2002cumulated``) as paper A uses it.
+
+    DCG(sigma, nu) = sum_i pi(i) / log2(i + 1) with pi = nu^-1 o sigma: the gain at position i
+    of sigma is the position in nu of sigma's i-th item (``paperA`` Appendix C.3 sets
+    rel_i = sigma(i) and applies DCG to a single permutation; pi is the permutation that takes
+    sigma to nu). By the rearrangement inequality the identity pi = id, i.e. sigma = nu, is the
+    unique minimiser for n <= 6 and a minimiser for all n, so *lower is closer*. Never nan.
+    The closest reading to Table 2 found; several cells remain 10-25 % off.
+
+    Examples
+    --------
+    >>> round(float(dcg([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    10.2921
+    """
+    return _compute("dcg", sigma, nu, k)
+
+
+def ndcg(sigma, nu, k=None):
+    """Normalised DCG: DCG / IDCG with IDCG = sum_i (n + 1 - i) / log2(i + 1).
+
+    IDCG is the largest DCG over S_n (gains sorted in decreasing order), so nDCG is in (0, 1],
+    a constant multiple of DCG (the two are linearly equivalent, Def. 3), lower is closer.
+
+    Examples
+    --------
+    >>> round(float(ndcg([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
+    0.7581
+    """
+    return _compute("ndcg", sigma, nu, k)
+
+
+def mrr(sigma, nu, k=None):
+    """Mean reciprocal rank: (1/k) sum over sigma's first k items x of 1 / (position of x in nu).
+
+    As ``rexmex.metrics.ranking.mean_reciprocal_rank(sigma[:k], nu)``. Always defined.
+
+    Examples
+    --------
+    >>> round(float(mrr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
+    0.4167
+    """
+    return _compute("mrr", sigma, nu, k)
+
+
+def gmr(sigma, nu, k=None):
+    """Geometric mean rank: geometric mean of the positions in nu of sigma's first k items.
+
+    Examples
+    --------
+    >>> round(float(gmr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
+    2.4495
+    """
+    return _compute("gmr", sigma, nu, k)
+
+
+def mean_rank(sigma, nu, k=None):
+    """Mean rank: arithmetic mean of the positions in nu of sigma's first k items.
+
+    Examples
+    --------
+    >>> float(mean_rank([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
+    2.5
+    """
+    return _compute("mean_rank", sigma, nu, k)
+
+
+# --------------------------------------------------------------------------------------------
+# registry
+# --------------------------------------------------------------------------------------------
+
+_C1 = "Table 1; Appendix C.1"
+_CM_READING = (
+    "R = set of sigma's first k items, S = set of nu's first k items (Appendix C.1 with j = k); "
+    "TP = |R & S|, FP = FN = k - TP, TN = n - 2k + TP. k is not stated for Table 2: k = 3 fits "
+    "the n = 10 cells best, about n/4 fits n = 50 and 100; Figure 1 uses k = 30 at n = 100."
+)
+_NEVER = "never for 1 <= k <= n"
+_KN = "k = n (no non-relevant items: 0/0)"
+
+_SPECS = [
+    # name, label, family, higher_is_closer, needs_k, defined_in, undefined, extra reading
+    ("recall", "recall", "confusion", True, True, _C1, _NEVER, ""),
+    ("fnr", "FNR", "confusion", False, True, _C1, _NEVER, ""),
+    ("fallout", "fallout", "confusion", False, True, _C1, _KN, ""),
+    ("tnr", "TNR", "confusion", True, True, _C1, _KN, ""),
+    ("precision", "precision", "confusion", True, True, _C1, _NEVER, ""),
+    ("fdr", "FDR", "confusion", False, True, _C1, _NEVER, ""),
+    ("npv", "NPV", "confusion", True, True, _C1, _KN, ""),
+    ("for", "FOR", "confusion", False, True, _C1, _KN, ""),
+    ("accuracy", "accuracy", "confusion", True, True, _C1, _NEVER, ""),
+    ("balanced_accuracy", "BA", "confusion", True, True, _C1, _KN, ""),
+    ("f1", "F1 score", "confusion", True, True, _C1, _NEVER,
+     " F1 = 2TP/(2TP+FP+FN): the printed F-beta has precision + recall in the numerator where "
+     "the product belongs (with the sum, F1 would be the constant 2)."),
+    ("fowlkes_mallows", "FM", "confusion", True, True, _C1, _NEVER, ""),
+    ("mcc", "MCC", "confusion", True, True, _C1, _KN,
+     " MCC with the square root in the denominator, which Appendix C.1 omits (without it "
+     "MCC(sigma, sigma) = 1/(k(n-k)), not 1); the root reproduces Table 2."),
+    ("jaccard", "Jaccard index", "confusion", True, True, _C1, _NEVER, ""),
+    ("markedness", "markedness", "confusion", True, True, _C1, _KN, ""),
+    ("lr_minus", "LR-", "confusion", False, True, _C1, "TNR = 0 (TN = 0, possible only when 2k >= n) or k = n", ""),
+    ("informedness", "informedness", "confusion", True, True, _C1, _KN, ""),
+    ("prevalence_threshold", "PT", "confusion", False, True, _C1, _KN,
+     " PT = sqrt(FPR)/(sqrt(TPR)+sqrt(FPR)), equal to the printed (sqrt(TPR FPR)-FPR)/(TPR-FPR) "
+     "wherever that is defined, and its limit 1/2 where TPR = FPR > 0 (printed form 0/0)."),
+    ("lr_plus", "LR+", "confusion", True, True, _C1,
+     "FPR = 0, i.e. TP = k (nu retrieves exactly sigma's first k items, e.g. sigma = nu), or k = n",
+     " nan values are left out of averages; only LR+ has them in Table 2's setting."),
+    ("mse", "MSE", "error", False, False, "Table 1; Appendix C.3.1", "never",
+     "Mean over positions of (sigma(i) - nu(i))^2 (Appendix C.3.1 writes a sum; a sum gives "
+     "26.8/581/2313 for rob. I(a) where 2.70/11.61/23.19 is printed)."),
+    ("rmse", "RMSE", "error", False, False, "Table 1; Appendix C.3.1", "never",
+     "sqrt of the mean squared error (mean, not sum, as for MSE)."),
+    ("mae", "MAE", "error", False, False, "Table 1; Appendix C.3.1", "never",
+     "Mean over positions of |sigma(i) - nu(i)| (Appendix C.3.1 writes a sum)."),
+    ("mape", "MAPE", "error", False, False, "Table 1 only (never defined)", "never",
+     "Never defined in the paper: 100 * mean(|sigma(i) - nu(i)| / sigma(i)), in percent, with the "
+     "reference sigma as denominator; the nu-denominator variant has the same Type I means, so "
+     "Table 2 cannot tell them apart."),
+    ("smape", "SMAPE", "error", False, False, "Table 1; Appendix C.3.1", "never",
+     "100/n * sum 2|sigma(i) - nu(i)|/(sigma(i) + nu(i)), as printed."),
+    ("r2", "R² score", "error", True, False, "Table 1; Appendix C.3.1", "n = 1 (0/0)",
+     "1 - sum (sigma(i)-nu(i))^2 / sum (sigma(i) - (n+1)/2)^2; since both arrays are "
+     "permutations, R2 = 2 rho - 1 exactly."),
+    ("kendall_tau", "Kendall's τ", "correlation", True, False, "Table 1; Appendix C.2; Lemma 6.3",
+     "n = 1 (0/0)",
+     "Computed on the raw arrays (pairs of positions), as scipy.stats.kendalltau(sigma, nu); "
+     "this reading is right-invariant (Type II robust), as Prop. 6.2 states."),
+    ("spearman_rho", "Spearman ρ", "correlation", True, False, "Table 1; Appendix C.2",
+     "n = 1 (0/0)", "Computed on the raw arrays: 1 - 6 sum d_i^2 / (n(n^2-1)), as scipy.stats.spearmanr."),
+    ("ndpm", "NDPM", "correlation", False, False, "Table 1; Appendix C.2", "n = 1 (0/0)",
+     "Yao's count on item positions: discordant item pairs / C(n,2) (as rexmex). Under one slide "
+     "it changes by (n+1-2p)/C(n,2), p = position in sigma of nu's top item, so its mean absolute "
+     "change over random pairs is exactly 1/(n-1) for even n ((n+1)/n^2 for odd n): Table 2's "
+     "I(b) n=10 cell 1.11 > 1 is then 0.11. Appendix C.2's sign sums, read literally, give "
+     "1/2 - tau (raw arrays), whose changes are twice the printed ones."),
+    ("dcg", "DCG", "cumulative_gain", False, False, "Table 1; Appendix C.3; Prop. 6.1", "never",
+     "sum_i pi(i)/log2(i+1) with pi = nu^-1 o sigma (the paper's DCG of one permutation applied "
+     "to the permutation relating the two rankings). Identity minimises it (lower is closer), as "
+     "the proof of Prop. 6.1 argues. Closest reading to Table 2 found; several cells 10-25 % off."),
+    ("ndcg", "nDCG", "cumulative_gain", False, False, "Table 1; Appendix C.3", "never",
+     "DCG / IDCG with IDCG = sum_i (n+1-i)/log2(i+1), the largest DCG over S_n."),
+    ("mrr", "MRR", "rank_position", True, True, "Table 1; Appendix C.3", "never",
+     "Mean of 1/position in nu of sigma's first k items (as rexmex mean_reciprocal_rank). "
+     "Reproduces Table 2's single-swap rows, not the sliding rows nor MRR at n = 10."),
+    ("gmr", "GMR", "rank_position", False, True, "Table 1; Appendix C.3", "never",
+     "Geometric mean of the positions in nu of sigma's first k items (as rexmex gmean_rank)."),
+    ("mean_rank", "meanRank", "rank_position", False, True, "Table 1; Appendix C.3", "never",
+     "Arithmetic mean of the positions in nu of sigma's first k items (as rexmex mean_rank)."),
+]
+
+_FUNCS = {name: globals()[name] for name in NAMES if name != "for"}
+_FUNCS["for"] = for_
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    sigma : array_like of shape (n,) or (..., n)
+        Reference ranking(s), one-line notation with values 1..n.
+    nu : array_like of shape (n,) or (..., n)
+        Evaluated ranking(s); batch axes broadcast against sigma's.
+    k : int, optional
+        {k}
+
+    Returns
+    -------
+    float or ndarray of float64
+        One value per pair (batch shape); nan when undefined: {undefined}.
+
+    References
+    ----------
+    ``paperA`` ({defined_in}).{extra}
+
+"""
+
+
+def _complete_docstrings():
+    """Add the shared Parameters / Returns / References sections before each Examples section."""
+    extra_refs = {"kendall_tau": " ``kendall1938new``.", "spearman_rho": " ``spearman1904proof``.",
+                  "ndpm": " ``yao1995ndpm``.", "dcg": " ``jarvelin2002cumulated``.",
+                  "ndcg": " ``jarvelin2002cumulated``.", "mcc": " ``matthews1975comparison``.",
+                  "mrr": " ``rozemberczki2022rexmex``.", "gmr": " ``rozemberczki2022rexmex``.",
+                  "mean_rank": " ``rozemberczki2022rexmex``."}
+    for name, spec in zip(NAMES, _SPECS):
+        func = _FUNCS[name]
+        k_doc = ("Number of relevant (= retrieved) items, 1 <= k <= n; required."
+                 if spec[4] else "Ignored (accepted so that all 33 metrics share one call).")
+        section = _PARAMS_DOC.format(k=k_doc, undefined=spec[6], defined_in=spec[5],
+                                     extra=extra_refs.get(name, ""))
+        doc = func.__doc__
+        at = doc.index("\n    Examples\n")
+        func.__doc__ = doc[:at].rstrip() + "\n" + section + doc[at + 1 :]
+
+REGISTRY: Dict[str, Metric] = {}
+for _name, _label, _fam, _hic, _nk, _def, _und, _extra in _SPECS:
+    _reading = (_CM_READING + _extra) if _fam == "confusion" else _extra
+    REGISTRY[_name] = Metric(_name, _label, _fam, _hic, _nk, _def, _FUNCS[_name], _und, _reading)
+del _name, _label, _fam, _hic, _nk, _def, _und, _extra, _reading
+assert tuple(REGISTRY) == NAMES
+_complete_docstrings()
+
+
+# --------------------------------------------------------------------------------------------
+# evaluation entry points
+# --------------------------------------------------------------------------------------------
+
+
+def _check_names(names) -> list:
+    if isinstance(names, str):
+        names = [names]
+    names = list(names)
+    for name in names:
+        if name not in REGISTRY:
+            raise _unknown(name)
+    return names
+
+
+def evaluate(name: str, sigma, nu, k: Optional[int] = None):
+    """Evaluate one metric by name.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+    sigma, nu : array_like of shape (n,) or (..., n)
+        Rankings (batch axes broadcast).
+    k : int, optional
+        Cut-off, required by the metrics with ``REGISTRY[name].needs_k``; ignored otherwise.
+
+    Examples
+    --------
+    >>> float(evaluate("precision", [1, 2, 3, 4], [2, 1, 4, 3], k=2))
+    1.0
+    >>> evaluate("hamming", [1, 2], [2, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown metric 'hamming'; valid names: recall, fnr, fallout, tnr, precision, fdr, npv, for, accuracy, balanced_accuracy, f1, fowlkes_mallows, mcc, jaccard, markedness, lr_minus, informedness, prevalence_threshold, lr_plus, mse, rmse, mae, mape, smape, r2, kendall_tau, spearman_rho, ndpm, dcg, ndcg, mrr, gmr, mean_rank
+    """
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise _unknown(name)
+    return _compute(name, sigma, nu, k)
+
+
+def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None) -> Dict[str, np.ndarray]:
+    """Evaluate several metrics on the same rankings, sharing the work between them.
+
+    Validation, inverse permutations, confusion counts, squared differences and the two
+    inversion counts are computed once per block of rows; the batch is processed in blocks of
+    about 262 144 entries (``262144 // n`` rows, validation and inverses included) so the memory
+    used beyond the inputs and outputs stays bounded (tens of MB) whatever the batch size and n.
+    This is the entry point for batches.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Metric names (e.g. :data:`NAMES`).
+    sigma, nu : array_like of shape (n,) or (..., n)
+    k : int, optional
+        Required if any of the metrics needs it.
+
+    Returns
+    -------
+    dict
+        ``{name: value}``, each value a float or an array of the batch shape.
+
+    Examples
+    --------
+    >>> out = evaluate_many(["mse", "rmse", "recall"], [1, 2, 3, 4], [2, 1, 3, 4], k=2)
+    >>> {name: round(float(v), 4) for name, v in out.items()}
+    {'mse': 0.5, 'rmse': 0.7071, 'recall': 1.0}
+    """
+    return _evaluate(_check_names(names), sigma, nu, k)

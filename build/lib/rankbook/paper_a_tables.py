@@ -1,0 +1,1156 @@
+"""Published against reproduced: the logic behind the paper A notebooks (Table 2, Table 3, Figure 1).
+
+Paper A (``paperA`` in ``book/references.bib``) reports, in Table 2, the mean absolute change of 33
+metrics under a small change of one ranking (Type I robustness, eq. 5 and eq. 6), over 1000 random
+pairs of rankings of length n = 10, 50 and 100. This module
+
+* simulates those cells (:func:`type_i_runs`, :func:`summarize_runs`), repeating the 1000-pair
+  experiment with independent seeds to estimate the spread of one run;
+* grades each published cell against its reproduction (:func:`cell_status`);
+* fits the number k of relevant (= retrieved) items, which the paper never states
+  (:func:`fit_k`);
+* explains the cells that do not reproduce: identities between metrics that every implementation
+  obeys but the published table violates (:func:`identity_violations`), cells copied between
+  rows (:func:`copied_cells`), and other readings of the metric or of the change
+  (:func:`alternative_readings`), all computed (:func:`explain_mismatches`);
+* recomputes Table 3 (:func:`indiscernibility_table`) and gives the family split of Figure 1.
+
+Conventions (those of :mod:`rankbook.permutations`): a ranking is a one-line array, ``r[i-1]`` the
+item at position i. The single swap of eq. 5 is ``nu o (i j)`` with a uniform pair of distinct
+*positions*; the slide of eq. 6 is ``nu o FC_n``, i.e. ``np.roll(nu, -1)``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import permutations
+
+__all__ = [
+    "CHANGES",
+    "K_DEPENDENT",
+    "FIGURE1_GROUPS",
+    "perturb",
+    "type_i_runs",
+    "summarize_runs",
+    "cell_status",
+    "fit_k",
+    "choose_k",
+    "IDENTITIES",
+    "identity_violations",
+    "copied_cells",
+    "alternative_readings",
+    "typo_candidates",
+    "explain_mismatches",
+    "parse_cycle",
+    "indiscernibility_table",
+    "equivalence_kind",
+]
+
+#: The two small changes of Table 2: ``swap`` = I(a), eq. 5; ``slide`` = I(b), eq. 6.
+CHANGES = ("swap", "slide")
+
+#: Metrics of Table 2 whose value depends on k (the confusion-matrix metrics and the three
+#: rank-position metrics computed on the first k items of the ground truth).
+K_DEPENDENT = (
+    "recall", "fnr", "fallout", "tnr", "precision", "fdr", "npv", "for", "accuracy",
+    "balanced_accuracy", "f1", "fowlkes_mallows", "mcc", "jaccard", "markedness", "lr_minus",
+    "informedness", "prevalence_threshold", "lr_plus", "mrr", "gmr", "mean_rank",
+)
+
+#: Figure 1 (right) of paper A: the split of the metrics into ranking-aware metrics, flat
+#: metrics giving equal importance to every position, and flat set-based metrics.
+FIGURE1_GROUPS = {
+    "ranking aware": ("ndcg", "dcg", "mean_rank", "gmr", "mrr"),
+    "equal importance": ("smape", "mape", "mae", "rmse", "mse", "r2", "spearman_rho",
+                         "kendall_tau", "ndpm"),
+    "set based": ("markedness", "prevalence_threshold", "recall", "lr_plus", "jaccard", "f1",
+                  "accuracy", "fdr", "precision", "tnr", "fallout", "fnr", "lr_minus",
+                  "informedness", "npv", "for", "balanced_accuracy", "fowlkes_mallows", "mcc"),
+}
+
+#: Default grading tolerances of :func:`cell_status` (the issue's rule).
+ABS_TOL = 0.005
+N_SD = 2.5
+LOOSE_ABS = 0.02
+LOOSE_REL = 0.10
+
+
+def _evaluate_many(evaluate: Callable | None):
+    if evaluate is not None:
+        return evaluate
+    from . import metrics
+
+    return metrics.evaluate_many
+
+
+def _check_change(change: str) -> str:
+    if change not in CHANGES:
+        raise ValueError(f"unknown change {change!r}; valid: {list(CHANGES)}")
+    return change
+
+
+def perturb(nu: np.ndarray, change: str, rng: np.random.Generator | None = None,
+            side: str = "right") -> np.ndarray:
+    """Apply the small change of eq. 5 (``"swap"``) or eq. 6 (``"slide"``) to a batch of rankings.
+
+    ``side="right"`` (the paper's ``nu o (i j)`` and ``nu o FC_n``) acts on positions: a swap
+    exchanges the items at two uniformly drawn distinct positions, a slide moves every item up one
+    place and the top item to the bottom. ``side="left"`` (``(i j) o nu``, ``FC_n o nu``) relabels
+    items instead; it is one of the alternative readings tried for cells that do not reproduce.
+
+    Examples
+    --------
+    >>> perturb(np.array([3, 1, 2, 4]), "slide")
+    array([1, 2, 4, 3])
+    >>> perturb(np.array([3, 1, 2, 4]), "slide", side="left")
+    array([4, 2, 3, 1])
+    """
+    _check_change(change)
+    if side not in ("right", "left"):
+        raise ValueError(f"unknown side {side!r}; valid: ['right', 'left']")
+    nu = np.asarray(nu)
+    n = nu.shape[-1]
+    if change == "slide":
+        fc = permutations.full_cycle(n)
+        return np.roll(nu, -1, axis=-1) if side == "right" else fc[nu - 1]
+    if rng is None:
+        raise ValueError("a swap needs a random generator rng to draw the two positions")
+    if n < 2:
+        raise ValueError("a swap needs n >= 2")
+    batch = nu.shape[:-1]
+    i = rng.integers(1, n + 1, size=batch)
+    j = (i - 1 + rng.integers(1, n, size=batch)) % n + 1  # uniform j != i
+    t = permutations.transposition(n, i, j)
+    if side == "right":
+        return np.take_along_axis(nu, t - 1, axis=-1)  # nu o (i j)
+    return np.take_along_axis(t, nu - 1, axis=-1)  # (i j) o nu
+
+
+def _draw(n: int, n_pairs: int, n_runs: int, seed: int):
+    """sigma and nu of shape (n_runs, n_pairs, n); run r uses the generator [seed, n, r]."""
+    gens = [np.random.default_rng([seed, n, r]) for r in range(n_runs)]
+    sigma = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
+    nu = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
+    return sigma, nu
+
+
+def _moved(nu, change: str, seed: int, side: str = "right"):
+    """nu after the change; the swap positions use the generator [seed, n, 10000 + change index]."""
+    rng = np.random.default_rng([seed, nu.shape[-1], 10_000 + CHANGES.index(change)])
+    return perturb(nu, change, rng, side=side)
+
+
+def _type_i_means(names, sigma, nu, moved: dict, k, ev, swap_args: bool = False):
+    """{(metric, change): (per-run mean |change|, per-run share of defined pairs)}."""
+    first, second = (nu, sigma) if swap_args else (sigma, nu)
+    before = ev(names, first, second, k=k)
+    out = {}
+    for change, nu2 in moved.items():
+        after = ev(names, nu2, sigma, k=k) if swap_args else ev(names, sigma, nu2, k=k)
+        for m in names:
+            with np.errstate(invalid="ignore"):
+                d = np.abs(np.asarray(after[m], float) - np.asarray(before[m], float))
+            ok = np.isfinite(d)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = np.where(ok.any(-1), np.where(ok, d, 0).sum(-1) / ok.sum(-1), np.nan)
+            out[(m, change)] = (means, ok.mean(-1))
+    return out
+
+
+def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000,
+                n_runs: int = 20, seed: int = 0, changes: Iterable[str] = CHANGES,
+                evaluate: Callable | None = None, side: str = "right",
+                swap_args: bool = False) -> pd.DataFrame:
+    """Mean |change| of each metric over ``n_runs`` independent runs of ``n_pairs`` random pairs.
+
+    Each run draws sigma and nu uniformly from S_n (seed ``[seed, n, run]``, so runs do not depend
+    on k or on the other sizes), applies the change to nu and averages
+    ``|m(sigma, nu') - m(sigma, nu)|`` over the pairs. Undefined values (nan, e.g. LR+ when no
+    false positive exists) are left out of that pair's average (``nanmean``); the column
+    ``defined`` gives the share of pairs kept. All runs are evaluated as one batch.
+
+    Returns a long table with columns ``metric, change, n, k, run, mean_abs_change, defined``.
+    """
+    if n_pairs < 1 or n_runs < 1:
+        raise ValueError(f"n_pairs and n_runs must be >= 1, got {n_pairs}, {n_runs}")
+    changes = [_check_change(c) for c in changes]
+    names = list(names)
+    sigma, nu = _draw(n, n_pairs, n_runs, seed)
+    moved = {c: _moved(nu, c, seed, side) for c in changes}
+    res = _type_i_means(names, sigma, nu, moved, k, _evaluate_many(evaluate), swap_args)
+    keys = [(m, c) for c in changes for m in names]
+    return pd.DataFrame({
+        "metric": np.repeat([m for m, _ in keys], n_runs),
+        "change": np.repeat([c for _, c in keys], n_runs),
+        "n": n, "k": k if k is not None else -1,
+        "run": np.tile(np.arange(n_runs), len(keys)),
+        "mean_abs_change": np.concatenate([res[key][0] for key in keys]),
+        "defined": np.concatenate([res[key][1] for key in keys]),
+    })
+
+
+def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """Reproduced value (mean over runs) and sd (spread of one run) per metric, change, n, k."""
+    g = runs.groupby(["metric", "change", "n", "k"], sort=False)
+    out = g.agg(reproduced=("mean_abs_change", "mean"), sd=("mean_abs_change", "std"),
+                defined=("defined", "mean")).reset_index()
+    return out
+
+
+def cell_status(published, reproduced, sd, abs_tol: float = ABS_TOL, n_sd: float = N_SD,
+                loose_abs: float = LOOSE_ABS, loose_rel: float = LOOSE_REL) -> np.ndarray:
+    """Grade published cells: ``match``, ``loose`` or ``no``.
+
+    ``match`` when ``|published - reproduced| <= abs_tol + n_sd * sd`` (``abs_tol`` = 0.005 is
+    the rounding of a two-decimal number), ``loose`` when the difference is within
+    ``max(loose_abs, loose_rel * |published|)``, ``no`` otherwise (also when the reproduction is
+    undefined).
+
+    Examples
+    --------
+    >>> cell_status([0.07, 0.07, 0.07], [0.071, 0.085, 0.2], [0.002, 0.002, 0.002]).tolist()
+    ['match', 'loose', 'no']
+    """
+    p = np.asarray(published, float)
+    r = np.asarray(reproduced, float)
+    s = np.nan_to_num(np.asarray(sd, float), nan=0.0)
+    diff = np.abs(p - r)
+    match = diff <= abs_tol + n_sd * s
+    loose = diff <= np.maximum(loose_abs, loose_rel * np.abs(p))
+    out = np.where(match, "match", np.where(loose, "loose", "no"))
+    return np.where(np.isfinite(r), out, "no")
+
+
+def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int = 1000,
+          n_runs: int = 10, seed: int = 0, names: Sequence[str] = K_DEPENDENT,
+          evaluate: Callable | None = None) -> pd.DataFrame:
+    """How well each k reproduces the published k-dependent cells of size n.
+
+    For every k in ``k_grid`` the k-dependent metrics are simulated (:func:`type_i_runs`) and
+    graded (:func:`cell_status`) against the published swap and slide cells of size n. Returns
+    one row per k: ``n, k, match, loose, no, cells, score`` where ``score`` is the median over
+    the cells of ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match), the
+    tie-breaker of :func:`choose_k`.
+    """
+    pub = published[(published["n"] == n) & published["metric"].isin(names)]
+    names = list(names)
+    ev = _evaluate_many(evaluate)
+    sigma, nu = _draw(n, n_pairs, n_runs, seed)
+    moved = {c: _moved(nu, c, seed) for c in CHANGES}
+    rows = []
+    for k in k_grid:
+        k = int(k)
+        if not 1 <= k < n:
+            raise ValueError(f"k must lie in 1..n-1 = 1..{n - 1}, got {k}")
+        res = _type_i_means(names, sigma, nu, moved, k, ev)
+        keys = list(zip(pub["metric"], pub["change"]))
+        means = [res[key][0] for key in keys]
+        rep = np.array([np.mean(x) for x in means])
+        sd = np.array([np.std(x, ddof=1) if len(x) > 1 else np.nan for x in means])
+        pubv = pub["published"].to_numpy(float)
+        st = cell_status(pubv, rep, sd)
+        tol = ABS_TOL + N_SD * np.nan_to_num(sd)
+        z = np.abs(pubv - rep) / tol
+        rows.append({"n": n, "k": k, "match": int((st == "match").sum()),
+                     "loose": int((st == "loose").sum()), "no": int((st == "no").sum()),
+                     "cells": len(pub), "score": float(np.nanmedian(np.where(np.isfinite(z), z, np.inf)))})
+    return pd.DataFrame(rows)
+
+
+def choose_k(fit: pd.DataFrame, ratio: float = 0.25) -> pd.DataFrame:
+    """The best k per n: the most matching cells; among ties, the k closest to ``ratio * n``.
+
+    The published cells pin k down sharply at n = 10 but only to a range at larger n, where many
+    k-dependent cells are near zero and several k reach the same count. Ties are broken by
+    closeness to ``ratio * n`` (default n/4, the proportion that the sharp fits share and the
+    default of :func:`rankbook.properties.default_k`), then by the smaller k. ``tied_k`` lists
+    every k that reaches the best count, so the reader sees how sharp the fit is.
+
+    Examples
+    --------
+    >>> fit = pd.DataFrame({"n": 100, "k": [20, 24, 27, 30], "match": [30, 30, 30, 27],
+    ...                     "cells": 44, "score": 0.9})
+    >>> choose_k(fit)[["n", "k", "match", "tied_k"]].values.tolist()
+    [[100, 24, 30, '20, 24, 27']]
+    """
+    rows = []
+    for n, g in fit.groupby("n", sort=True):
+        best = int(g["match"].max())
+        tied = g[g["match"] == best].copy()
+        tied["_dist"] = (tied["k"] - ratio * n).abs()
+        tied = tied.sort_values(["_dist", "k"])
+        ks = sorted(int(k) for k in tied["k"])
+        rows.append({"n": int(n), "k": int(tied.iloc[0]["k"]), "match": best,
+                     "cells": int(tied.iloc[0]["cells"]),
+                     "tied_k": ", ".join(map(str, ks))})
+    return pd.DataFrame(rows)
+
+
+# --- explaining the cells that do not reproduce ---------------------------------------------------
+
+#: Identities between the |change| of two metrics that hold for every pair of rankings, given the
+#: paper's set-up (relevant = retrieved = k items, so FP = FN and TP + FP = k) and Appendix C's
+#: own formulas (MSE, R2 and Spearman's rho all computed on the same arrays sigma(i), nu(i)).
+#: Each entry: (metric a, metric b, factor, statement): |Δa| = factor(n) * |Δb|. Not included:
+#: NDPM = (1 - tau)/2, which needs both computed on the same representation; the published
+#: slide cells of tau and NDPM are reproduced with tau on the arrays and NDPM on item positions,
+#: where no such identity holds (tests/test_paper_a_tables.py checks every identity listed here).
+IDENTITIES = (
+    ("fnr", "recall", lambda n: 1.0, r"$\mathrm{FNR} = 1 - \mathrm{recall}$"),
+    ("precision", "recall", lambda n: 1.0,
+     r"$\mathrm{precision} = \mathrm{recall}$ ($= TP/k$ when relevant = retrieved)"),
+    ("fdr", "precision", lambda n: 1.0, r"$\mathrm{FDR} = 1 - \mathrm{precision}$"),
+    ("f1", "recall", lambda n: 1.0,
+     r"$F_1 = 2TP/(2TP+FP+FN) = TP/k = \mathrm{recall}$ when $FP = FN$"),
+    ("fowlkes_mallows", "recall", lambda n: 1.0,
+     r"$\mathrm{FM} = \sqrt{\mathrm{precision} \cdot \mathrm{recall}} = \mathrm{recall}$"),
+    ("tnr", "fallout", lambda n: 1.0, r"$\mathrm{TNR} = 1 - \mathrm{fallout}$"),
+    ("npv", "tnr", lambda n: 1.0,
+     r"$\mathrm{NPV} = \mathrm{TNR}$ ($= TN/(n-k)$ when relevant = retrieved)"),
+    ("for", "npv", lambda n: 1.0, r"$\mathrm{FOR} = 1 - \mathrm{NPV}$"),
+    ("markedness", "informedness", lambda n: 1.0,
+     r"markedness $= \mathrm{precision} + \mathrm{NPV} - 1 = \mathrm{recall} + \mathrm{TNR} - 1 =$"
+     r" informedness"),
+    ("mcc", "informedness", lambda n: 1.0,
+     r"$\mathrm{MCC} = (TP \cdot TN - FP \cdot FN)/(k(n-k)) =$ informedness when relevant ="
+     r" retrieved $= k$"),
+    ("balanced_accuracy", "informedness", lambda n: 0.5,
+     r"$\mathrm{BA} = (1 + \mathrm{informedness})/2$"),
+    ("r2", "mse", lambda n: 12.0 / (n * n - 1),
+     r"$R^2 = 1 - 12\,\mathrm{MSE}/(n^2 - 1)$ (the sum of squares about the mean $(n+1)/2$ is"
+     r" $n(n^2-1)/12$)"),
+    ("spearman_rho", "r2", lambda n: 0.5, r"$R^2 = 2\rho - 1$ ($\rho = 1 - 6\,\mathrm{MSE}/(n^2 - 1)$)"),
+)
+
+#: Sums: |Δ informedness| = |Δ recall| + |Δ fallout| (informedness = TP/k - (k-TP)/(n-k), and
+#: TP moves both terms in the same direction).
+SUM_IDENTITIES = (
+    ("informedness", ("recall", "fallout"),
+     r"informedness $=$ recall $-$ fallout, and $TP$ moves both terms the same way, so"
+     r" $|\Delta\,\mathrm{informedness}| = |\Delta\,\mathrm{recall}| + |\Delta\,\mathrm{fallout}|$"),
+)
+
+#: Bounds: a metric with values in [lo, hi] cannot change by more than hi - lo.
+BOUNDS = {"ndpm": 1.0, "kendall_tau": 2.0, "spearman_rho": 2.0, "recall": 1.0, "precision": 1.0,
+          "ndcg": 1.0, "mrr": 1.0}
+
+_HALF = 0.005  # half a unit of the last printed decimal
+
+
+def _interval(v: float) -> tuple[float, float]:
+    return max(0.0, v - _HALF), v + _HALF
+
+
+def identity_violations(published: pd.DataFrame) -> pd.DataFrame:
+    """Places where the published table contradicts itself, allowing for two-decimal rounding.
+
+    A published value v stands for the interval [v - 0.005, v + 0.005]. For each identity
+    ``|Δa| = c |Δb|`` of :data:`IDENTITIES` (and the sum of :data:`SUM_IDENTITIES`) the intervals
+    of both sides must overlap; for each bound of :data:`BOUNDS` the value must not exceed it.
+    For rounded values of NDCG and DCG the ratio DCG/nDCG (= IDCG(n), one constant per n) must have
+    a common value for the swap and the slide row. Returns ``metric, change, n, identity, detail``,
+    one row per violated identity and per metric involved.
+
+    Examples
+    --------
+    >>> pub = pd.DataFrame({"metric": ["recall", "fnr"], "change": "swap", "n": 10,
+    ...                     "published": [0.07, 0.03]})
+    >>> v = identity_violations(pub)
+    >>> v["metric"].tolist(), print(v["identity"].iloc[0])
+    $\\mathrm{FNR} = 1 - \\mathrm{recall}$
+    (['fnr', 'recall'], None)
+    """
+    pub = published.set_index(["metric", "change", "n"])["published"].astype(float)
+    rows = []
+
+    def has(m, c, n):
+        return (m, c, n) in pub.index
+
+    for (change, n) in sorted({(c, n) for _, c, n in pub.index}):
+        for a, b, factor, text in IDENTITIES:
+            if not (has(a, change, n) and has(b, change, n)):
+                continue
+            va, vb = pub[(a, change, n)], pub[(b, change, n)]
+            lo_a, hi_a = _interval(va)
+            lo_b, hi_b = _interval(vb)
+            f = factor(n)
+            if hi_a < f * lo_b - 1e-12 or lo_a > f * hi_b + 1e-12:
+                detail = (f"{text}: published {a} = {va:.2f} but {b} = {vb:.2f} implies "
+                          f"{f * lo_b:.4g}..{f * hi_b:.4g} ({change}, n = {n})")
+                for m in (a, b):
+                    rows.append((m, change, n, text, detail))
+        for a, (b1, b2), text in SUM_IDENTITIES:
+            if not all(has(m, change, n) for m in (a, b1, b2)):
+                continue
+            va = pub[(a, change, n)]
+            lo = _interval(pub[(b1, change, n)])[0] + _interval(pub[(b2, change, n)])[0]
+            hi = _interval(pub[(b1, change, n)])[1] + _interval(pub[(b2, change, n)])[1]
+            lo_a, hi_a = _interval(va)
+            if hi_a < lo - 1e-12 or lo_a > hi + 1e-12:
+                detail = (f"{text}: published {a} = {va:.2f} but {b1} + {b2} = "
+                          f"{pub[(b1, change, n)]:.2f} + {pub[(b2, change, n)]:.2f} "
+                          f"({change}, n = {n})")
+                for m in (a, b1, b2):
+                    rows.append((m, change, n, text, detail))
+        for m, hi in BOUNDS.items():
+            if has(m, change, n) and pub[(m, change, n)] > hi + 1e-12:
+                rows.append((m, change, n, f"$|\\Delta|$ of {m} at most {hi:g} (the width of its range)",
+                             f"published mean |Δ {m}| = {pub[(m, change, n)]:.2f} exceeds {hi:g}, "
+                             f"the largest change {m} can make ({change}, n = {n})"))
+    # DCG / nDCG share one constant per n
+    ns = sorted({n for _, _, n in pub.index})
+    for n in ns:
+        ratios = {}
+        for change in CHANGES:
+            if has("dcg", change, n) and has("ndcg", change, n):
+                lo_d, hi_d = _interval(pub[("dcg", change, n)])
+                lo_n, hi_n = _interval(pub[("ndcg", change, n)])
+                if lo_n > 0:
+                    ratios[change] = (lo_d / hi_n, hi_d / lo_n)
+        if len(ratios) == 2 and (ratios["swap"][1] < ratios["slide"][0]
+                                 or ratios["slide"][1] < ratios["swap"][0]):
+            detail = ("nDCG = DCG/IDCG(n) with one constant IDCG(n), so DCG/nDCG must agree "
+                      f"between the rows; published ratio swap {ratios['swap'][0]:.1f}.."
+                      f"{ratios['swap'][1]:.1f}, slide {ratios['slide'][0]:.1f}.."
+                      f"{ratios['slide'][1]:.1f} (n = {n})")
+            for change in CHANGES:
+                for m in ("dcg", "ndcg"):
+                    rows.append((m, change, n, r"$\mathrm{nDCG} = \mathrm{DCG}/\mathrm{IDCG}(n)$", detail))
+    return pd.DataFrame(rows, columns=["metric", "change", "n", "identity", "detail"])
+
+
+def copied_cells(published: pd.DataFrame, reproduced: pd.DataFrame, rel_change: float = 0.5
+                 ) -> pd.DataFrame:
+    """Published cells that repeat another size's value while the reproduction changes a lot.
+
+    A cell of size n > min(n) is flagged when it equals the published value of the same metric and
+    change at the smallest n, while the reproduced values of the two sizes differ by more than
+    ``rel_change`` (relative). A metric whose six published cells are all equal is flagged too
+    when its reproduced cells vary by more than that factor. Returns ``metric, change, n, detail``.
+    """
+    pub = published.set_index(["metric", "change", "n"])["published"].astype(float)
+    rep = reproduced.set_index(["metric", "change", "n"])["reproduced"].astype(float)
+    n0 = min(n for _, _, n in pub.index)
+    rows = []
+    for (m, c, n), v in pub.items():
+        if n == n0 or (m, c, n0) not in pub.index or (m, c, n) not in rep.index:
+            continue
+        r, r0 = rep[(m, c, n)], rep[(m, c, n0)]
+        if v == pub[(m, c, n0)] and v > 0 and abs(r - r0) > rel_change * max(abs(r), abs(r0)):
+            rows.append((m, c, n, f"likely copied cell: the published value {v:.2f} repeats the "
+                                  f"n = {n0} cell, while the reproduction falls from {r0:.4f} "
+                                  f"(n = {n0}) to {r:.4f} (n = {n})"))
+    for m, g in published.groupby("metric"):
+        vals = g["published"].astype(float)
+        if len(vals) > 1 and vals.nunique() == 1 and vals.iloc[0] > 0:
+            reps = [rep.get((m, c, n), np.nan) for c, n in zip(g["change"], g["n"])]
+            lo, hi = np.nanmin(reps), np.nanmax(reps)
+            if hi - lo > rel_change * hi:
+                for c, n in zip(g["change"], g["n"]):
+                    rows.append((m, c, n, f"likely copied cell: all {len(vals)} published cells of "
+                                          f"{m} read {vals.iloc[0]:.2f}, while the reproduction "
+                                          f"ranges from {lo:.4f} to {hi:.4f}"))
+    return pd.DataFrame(rows, columns=["metric", "change", "n", "detail"])
+
+
+def alternative_readings(metric: str, change: str, n: int, k: int | None, n_pairs: int = 1000,
+                         seed: int = 0, k_grid: Iterable[int] | None = None,
+                         evaluate: Callable | None = None) -> dict[str, float]:
+    """The mean |change| of one cell under other readings of the experiment (one run each).
+
+    Readings: the default (``nu o change``), the change applied on the left (``change o nu``,
+    relabelling items), the arguments exchanged (``m(nu, sigma)``: the first ranking taken as the
+    retrieved list), and, for k-dependent metrics, every k of ``k_grid`` (the closest is kept).
+    """
+    out = {}
+    base = dict(names=[metric], n=n, k=k, n_pairs=n_pairs, n_runs=1, seed=seed,
+                changes=[change], evaluate=evaluate)
+    out["default"] = float(type_i_runs(**base)["mean_abs_change"].iloc[0])
+    out["change on the left"] = float(type_i_runs(**base, side="left")["mean_abs_change"].iloc[0])
+    out["arguments exchanged"] = float(
+        type_i_runs(**base, swap_args=True)["mean_abs_change"].iloc[0])
+    if k_grid is not None and metric in K_DEPENDENT:
+        vals = {}
+        for kk in k_grid:
+            b = dict(base, k=int(kk))
+            vals[int(kk)] = float(type_i_runs(**b)["mean_abs_change"].iloc[0])
+        out["k range"] = vals
+    return out
+
+
+def _format_readings(readings: dict, published: float) -> str:
+    parts = []
+    for name, v in readings.items():
+        if name == "k range":
+            finite = {k: x for k, x in v.items() if np.isfinite(x)}
+            if finite:
+                kbest = min(finite, key=lambda kk: abs(finite[kk] - published))
+                lo, hi = min(finite.values()), max(finite.values())
+                parts.append(f"k in {min(v)}..{max(v)} gives {lo:.3f}..{hi:.3f} "
+                             f"(closest k = {kbest}: {finite[kbest]:.3f})")
+        else:
+            parts.append(f"{name} {v:.3f}")
+    return "; ".join(parts)
+
+
+def typo_candidates(value: float) -> dict[str, float]:
+    """Values a two-decimal number could have had before a one-keystroke slip.
+
+    Edits of the printed string that keep two decimals: exchanging two adjacent digits
+    (``0.31`` -> ``0.13``) and, for values of 1 or more, dropping the leading digit
+    (``1.11`` -> ``0.11``). Candidates equal to the value or to 0 are left out.
+
+    Examples
+    --------
+    >>> typo_candidates(1.11)
+    {'leading digit dropped': 0.11}
+    >>> typo_candidates(0.31)
+    {'digits 3 and 1 exchanged': 0.13}
+    """
+    text = f"{value:.2f}"
+    out: dict[str, float] = {}
+    if abs(value) >= 1:
+        out["leading digit dropped"] = float("0" + text[1:] if text[1] == "." else text[1:])
+    for a in range(len(text) - 1):
+        if text[a].isdigit() and text[a + 1].isdigit() and text[a] != text[a + 1]:
+            t = text[:a] + text[a + 1] + text[a] + text[a + 2:]
+            out[f"digits {text[a]} and {text[a + 1]} exchanged"] = float(t)
+    return {k: v for k, v in out.items() if np.isfinite(v) and v not in (value, 0.0)}
+
+
+def explain_mismatches(table: pd.DataFrame, published: pd.DataFrame,
+                       readings: Callable[[str, str, int], dict] | None = None) -> pd.Series:
+    """A computed reason for every row of ``table`` whose status is ``no`` (empty otherwise).
+
+    ``table`` has ``metric, change, n, published, reproduced, sd, status``. In order: identities
+    the published table violates (naming the identity), copied cells, one-keystroke typos that
+    would make the cell reproduce (:func:`typo_candidates`), and otherwise
+    ``no reading found`` followed by the readings tried (``readings(metric, change, n)`` returns a
+    dict as :func:`alternative_readings`).
+    """
+    viol = identity_violations(published)
+    copies = copied_cells(published, table)
+    reasons = []
+    for row in table.itertuples(index=False):
+        if row.status != "no":
+            reasons.append("")
+            continue
+        parts = []
+        if not np.isfinite(row.reproduced):
+            parts.append("the reproduction is undefined (nan) for every pair")
+        key = (viol.metric == row.metric) & (viol.change == row.change) & (viol.n == row.n)
+        for d in dict.fromkeys(viol.loc[key, "detail"]):
+            parts.append("internal contradiction: " + d)
+        key = (copies.metric == row.metric) & (copies.change == row.change) & (copies.n == row.n)
+        parts.extend(dict.fromkeys(copies.loc[key, "detail"]))
+        fixes = []
+        if not copies.loc[key].shape[0]:
+            fixes = [f"{edit} gives {v:.2f}" for edit, v in typo_candidates(row.published).items()
+                     if cell_status(v, row.reproduced, row.sd)[()] == "match"]
+        explained = bool(parts) and not all(p.startswith("the reproduction") for p in parts)
+        if fixes and explained:
+            parts.append(f"likely typo: {' or '.join(fixes)}, which reproduces "
+                         f"({row.reproduced:.4f} +- {row.sd:.4f})")
+        if not explained:
+            tried = ""
+            if readings is not None:
+                tried = _format_readings(readings(row.metric, row.change, row.n), row.published)
+            text = (f"no reading found (published {row.published:.2f}); readings tried: "
+                    + (tried or "the default reading only"))
+            if fixes:
+                text += (f"; a one-keystroke slip would explain it ({' or '.join(fixes)}, "
+                         f"reproduced {row.reproduced:.4f} +- {row.sd:.4f})")
+            parts.append(text)
+        reasons.append(" | ".join(parts))
+    return pd.Series(reasons, index=table.index, name="reason")
+
+
+# --- Table 3 --------------------------------------------------------------------------------------
+
+def parse_cycle(text: str, n: int) -> np.ndarray:
+    """A permutation of S_n in one-line notation from the paper's cycle notation.
+
+    ``"id"`` is the identity; ``"(1 2)"`` a transposition; ``"(1 2 3)(4 5)"`` products of cycles.
+    A cycle ``(a b c)`` sends position a to b, b to c and c to a, read as the one-line array
+    ``r[a-1] = b``; for transpositions both directions agree.
+
+    Examples
+    --------
+    >>> parse_cycle("(2 4)", 5).tolist()
+    [1, 4, 3, 2, 5]
+    >>> parse_cycle("id", 3).tolist()
+    [1, 2, 3]
+    """
+    r = permutations.identity(n)
+    text = text.strip()
+    if text == "id":
+        return r
+    if not (text.startswith("(") and text.endswith(")")):
+        raise ValueError(f"cannot read {text!r} as cycle notation: use 'id' or '(a b)(c d ...)'")
+    for cyc in text[1:-1].split(")("):
+        try:
+            items = [int(x) for x in cyc.split()]
+        except ValueError:
+            raise ValueError(f"cycle {cyc!r} in {text!r} holds a non-integer") from None
+        if len(set(items)) != len(items) or any(not 1 <= x <= n for x in items):
+            raise ValueError(f"cycle {cyc!r} must hold distinct positions in 1..{n}")
+        for a, b in zip(items, items[1:] + items[:1]):
+            r[a - 1] = b
+    return permutations.validate(r)
+
+
+def indiscernibility_table(rows: pd.DataFrame, names: Sequence[str], cmb: Sequence[str],
+                           rtol: float = 1e-12, evaluate: Callable | None = None) -> pd.DataFrame:
+    """Recompute Table 3: does m(baseline, sigma) differ from m(baseline, tau)?
+
+    ``rows`` has ``n, relevant, baseline, sigma, tau`` (cycle notation). For each row and metric
+    the two values are compared with relative tolerance ``rtol`` (two nan count as equal: the
+    metric returns the same "undefined" for both rankings). The ``cmb`` column of the paper
+    stands for the confusion-matrix metrics ``cmb``: it distinguishes when any of them does, and
+    ``note`` says whether they all agree. Returns ``n, relevant, baseline, sigma, tau, metric,
+    value_sigma, value_tau, distinguishes, note``.
+    """
+    ev = _evaluate_many(evaluate)
+    out = []
+    for r in rows.drop_duplicates(["n", "relevant", "baseline", "sigma", "tau"]).itertuples():
+        n, k = int(r.n), int(r.relevant)
+        base = parse_cycle(r.baseline, n)
+        s, t = parse_cycle(r.sigma, n), parse_cycle(r.tau, n)
+        allnames = list(dict.fromkeys([*names, *cmb]))
+        vs = ev(allnames, base, s, k=k)
+        vt = ev(allnames, base, t, k=k)
+        diff = {m: not np.isclose(float(vs[m]), float(vt[m]), rtol=rtol, atol=0.0, equal_nan=True)
+                for m in allnames}
+        desc = dict(n=n, relevant=k, baseline=r.baseline, sigma=r.sigma, tau=r.tau)
+        d_cmb = [m for m in cmb if diff[m]]
+        note = ("all confusion-matrix metrics agree" if len(d_cmb) in (0, len(cmb))
+                else f"only {', '.join(d_cmb)} distinguish")
+        out.append({**desc, "metric": "cmb", "value_sigma": np.nan, "value_tau": np.nan,
+                    "distinguishes": bool(d_cmb), "note": note})
+        for m in names:
+            out.append({**desc, "metric": m, "value_sigma": float(vs[m]),
+                        "value_tau": float(vt[m]), "distinguishes": diff[m], "note": ""})
+    return pd.DataFrame(out)
+
+
+# --- Figure 1 -------------------------------------------------------------------------------------
+
+def equivalence_kind(x, y, tol: float = 1e-9) -> str:
+    """How two samples of metric values are related: ``linear``, ``monotone`` or ``none``.
+
+    ``linear`` when y = a x + b exactly (up to ``tol``, relative to the spread) on the sample;
+    ``monotone`` when sorting by x sorts y (ascending or descending) with no reversed pair;
+    otherwise ``none``. Pairs with a nan in either sample are dropped.
+
+    Examples
+    --------
+    >>> x = np.array([0.1, 0.5, 0.2, 0.9])
+    >>> equivalence_kind(x, 1 - x), equivalence_kind(x, x ** 2), equivalence_kind(x, np.sin(9 * x))
+    ('linear', 'monotone', 'none')
+    """
+    x = np.asarray(x, float).ravel()
+    y = np.asarray(y, float).ravel()
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return "none"
+    a, b = np.polyfit(x, y, 1)
+    if np.max(np.abs(a * x + b - y)) <= tol * np.ptp(y):
+        return "linear"
+    order = np.argsort(x, kind="stable")
+    dx = np.diff(x[order])
+    dy = np.diff(y[order])
+    eps = tol * np.ptp(y)
+    tie = dx == 0
+    if np.any(np.abs(dy[tie]) > eps):  # equal x with different y: not a function of x
+        return "none"
+    if np.all(dy[~tie] >= -eps) or np.all(dy[~tie] <= eps):
+        return "monotone"
+    return "none"
+
+
+# --------------------------------------------------------------------------------------------
+# Checks behind the errata page: the formulas as printed, readings, k scans, alignments
+
+
+def _confusion_counts(sigma, nu, k: int):
+    """TP, FP, FN, TN of relevant = top k of sigma, retrieved = top k of nu (batched)."""
+    sigma, nu = permutations.validate(sigma, nu)
+    n = sigma.shape[-1]
+    if not 1 <= k <= n:
+        raise ValueError(f"k must lie in 1..{n}, got {k}")
+    rel = np.zeros(sigma.shape[:-1] + (n,), dtype=bool)
+    ret = np.zeros_like(rel)
+    np.put_along_axis(rel, sigma[..., :k] - 1, True, axis=-1)
+    np.put_along_axis(ret, nu[..., :k] - 1, True, axis=-1)
+    tp = (rel & ret).sum(-1)
+    fp = (~rel & ret).sum(-1)
+    fn = (rel & ~ret).sum(-1)
+    tn = n - tp - fp - fn
+    return tp, fp, fn, tn
+
+
+def printed_ndpm(sigma, nu) -> np.ndarray:
+    """NDPM exactly as Appendix C.2 of :cite:`paperA` prints it, with sums over all ordered
+    pairs ``(i, j)`` of positions of the two arrays.
+
+    :math:`C_\\pm = \\sum_{i,j} \\mathrm{sgn}(\\sigma_i - \\sigma_j)\\,\\mathrm{sgn}(\\pm(\\nu_i - \\nu_j))`,
+    :math:`C_u = \\sum_{i,j} \\mathrm{sgn}(\\sigma_i - \\sigma_j)^2`,
+    :math:`C_{u0} = C_u - C_+ - C_-`, and NDPM :math:`= (C_- + C_{u0}/2)/C_u`. Since
+    :math:`C_- = -C_+` and :math:`C_{u0} = C_u`, this is :math:`1/2 - \\tau` of the raw arrays,
+    which ranges over :math:`[-1/2, 3/2]` (Yao's NDPM, :func:`rankbook.metrics.ndpm`, counts
+    discordant item pairs and ranges over :math:`[0, 1]`). Literal O(n^2) sums, for checks on
+    small inputs.
+
+    Examples
+    --------
+    >>> float(printed_ndpm([1, 2, 3], [1, 2, 3])), float(printed_ndpm([1, 2, 3], [3, 2, 1]))
+    (-0.5, 1.5)
+    """
+    s = np.asarray(sigma, dtype=np.int64)
+    v = np.asarray(nu, dtype=np.int64)
+    ds = np.sign(s[..., :, None] - s[..., None, :])
+    dv = np.sign(v[..., :, None] - v[..., None, :])
+    c_plus = (ds * dv).sum((-1, -2))
+    c_minus = (ds * -dv).sum((-1, -2))
+    c_u = (ds ** 2).sum((-1, -2))
+    c_u0 = c_u - c_plus - c_minus
+    return (c_minus + 0.5 * c_u0) / c_u
+
+
+def printed_f_beta(sigma, nu, k: int, beta: float = 1.0) -> np.ndarray:
+    """F-beta as Appendix C.1 prints it: (1 + b^2)(precision + recall) / (b^2 precision + recall).
+
+    The harmonic mean needs the product precision * recall in the numerator; with the sum, F1
+    is 2 for every pair with a relevant item retrieved.
+
+    Examples
+    --------
+    >>> printed_f_beta([[1, 2, 3, 4], [1, 2, 3, 4]], [[1, 2, 3, 4], [4, 3, 2, 1]], k=2).tolist()
+    [2.0, nan]
+    """
+    tp, fp, fn, tn = _confusion_counts(sigma, nu, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(tp + fp > 0, tp / (tp + fp), np.nan)
+        recall = tp / (tp + fn)
+        out = (1 + beta ** 2) * (precision + recall) / (beta ** 2 * precision + recall)
+    return np.where((precision + recall) > 0, out, np.nan)
+
+
+def printed_mcc(sigma, nu, k: int) -> np.ndarray:
+    """MCC as Appendix C.1 prints it: (TP TN - |S \\\\ R| |R \\\\ S|) / (|S| |R| (n - |R|) (n - |S|)).
+
+    The standard MCC takes the square root of that denominator. With relevant = retrieved = k
+    the printed one is the standard one divided by k (n - k): MCC(sigma, sigma) is
+    1 / (k (n - k)), not 1.
+
+    Examples
+    --------
+    >>> float(printed_mcc([1, 2, 3, 4, 5], [1, 2, 3, 4, 5], k=2))  # 1 / (2 * 3)
+    0.16666666666666666
+    """
+    tp, fp, fn, tn = _confusion_counts(sigma, nu, k)
+    n = np.asarray(sigma).shape[-1]
+    return (tp * tn - fp * fn) / (k * k * (n - k) * (n - k))
+
+
+def expected_abs_change_accuracy_swap(n: int, k) -> np.ndarray:
+    """Exact mean |change| of accuracy under one uniform swap of positions in nu (rows I(a)).
+
+    With relevant = retrieved = k, accuracy = (2 TP + n - 2k) / n, so it moves by 2/n whenever
+    TP moves, and TP moves (by one) exactly when one swapped position lies in the top k and the
+    other does not, *and* one of the two swapped items is relevant and the other is not. For
+    uniform sigma, nu and swap both events have probability q = 2k(n - k) / (n(n - 1)), so the
+    mean is (2/n) q^2, at most n / (2 (n - 1)^2) (at k = n/2). Recall moves by 1/k at the same
+    events, so |change of accuracy| = (2k/n) |change of recall| <= 2 |change of recall|.
+
+    Examples
+    --------
+    >>> round(float(expected_abs_change_accuracy_swap(10, 3)), 5)
+    0.04356
+    """
+    k = np.asarray(k, dtype=float)
+    q = 2 * k * (n - k) / (n * (n - 1))
+    return 2.0 / n * q ** 2
+
+
+def k_scan(metrics_: Sequence[str], n: int, ks: Iterable[int], *, change: str = "swap",
+           n_pairs: int = 1000, n_runs: int = 3, seed: int = 0,
+           evaluate: Callable | None = None) -> pd.DataFrame:
+    """The Type I robustness cells of ``metrics_`` for every k in ``ks`` (mean over runs).
+
+    Columns ``metric, change, n, k, reproduced, sd``. Use it to ask whether *any* k reaches a
+    printed value: a printed cell above the largest value over all k (beyond the noise) is
+    impossible under the paper's set-up, not merely a cell copied for the fitted k.
+    """
+    frames = [summarize_runs(type_i_runs(metrics_, n, int(kk), n_pairs=n_pairs, n_runs=n_runs,
+                                         seed=seed, changes=[change], evaluate=evaluate))
+              for kk in ks]
+    return pd.concat(frames, ignore_index=True)
+
+
+def stability_text_reading(curves: pd.DataFrame, threshold: float = 0.975) -> pd.DataFrame:
+    """Stability as Section 6.5's text describes the experiment, from ``stability_curves``.
+
+    The text averages |m@k - m@k+1| over the trials first and then counts how often the bound
+    1/k holds: here, for each metric, the share of the cut-offs k in ``curves`` at which the
+    *mean* difference is below 1/k, and ``stable`` when that share reaches ``threshold``.
+    (The per-k reading of Definition 10 instead counts the pairs below 1/k at each k.)
+
+    Returns a DataFrame indexed by metric with ``share_of_k`` and ``stable``.
+    """
+    wide = curves.pivot(index="metric", columns="k", values="mean_abs_diff")
+    order = list(dict.fromkeys(curves["metric"]))
+    wide = wide.reindex(order)
+    ks = wide.columns.to_numpy(dtype=float)
+    below = wide.to_numpy(dtype=float) < 1.0 / ks
+    share = below.mean(axis=1)
+    return pd.DataFrame({"share_of_k": share, "stable": share >= threshold},
+                        index=pd.Index(order, name="metric"))
+
+
+def table3_alignments(raw: Sequence[Sequence[str]], columns: Sequence[str],
+                      recomputed: Sequence[Sequence[bool]]) -> pd.DataFrame:
+    """Every way to read the extracted rows of Table 3 onto its columns.
+
+    The extracted rows hold more symbols than the table has columns (17 for 15). For every
+    choice of the surplus positions (dropped the same way in every row), count per row the
+    entries that agree with the recomputation. ``raw`` holds the symbols (``"o"`` or
+    ``"dot"``) of each row, ``recomputed`` the recomputed *distinguishes* flags per column.
+
+    Returns one row per choice: ``dropped`` (1-based positions), and ``row i`` agreement counts,
+    ``total``.
+
+    Examples
+    --------
+    >>> t = table3_alignments([["o", "dot", "dot"]], ["a", "b"], [[False, True]])
+    >>> t[["dropped", "total"]].values.tolist()
+    [[(1,), 1], [(2,), 2], [(3,), 2]]
+    """
+    import itertools
+
+    n_sym = len(raw[0])
+    if any(len(r) != n_sym for r in raw):
+        raise ValueError("every extracted row must hold the same number of symbols")
+    surplus = n_sym - len(columns)
+    if surplus < 0:
+        raise ValueError(f"{n_sym} symbols cannot fill {len(columns)} columns")
+    marks = np.array([[s == "dot" for s in r] for r in raw])
+    want = np.asarray(recomputed, dtype=bool)
+    rows = []
+    for drop in itertools.combinations(range(n_sym), surplus):
+        keep = [i for i in range(n_sym) if i not in drop]
+        agree = (marks[:, keep] == want).sum(axis=1)
+        rows.append({"dropped": tuple(i + 1 for i in drop),
+                     **{f"row {r + 1}": int(a) for r, a in enumerate(agree)},
+                     "total": int(agree.sum())})
+    return pd.DataFrame(rows)
+
+
+def relative_permutation(sigma, nu, reading: str) -> np.ndarray:
+    """The permutation through which DCG and the rank-position metrics compare two rankings.
+
+    ``"nu^-1 o sigma"`` (this book's reading, which reproduces the robustness cells best): entry
+    i is the position in nu of sigma's i-th item. ``"nu o sigma^-1"``: the relabelling that takes
+    sigma to nu. Appendix C.3 applies DCG to one permutation and does not say which.
+    """
+    if reading == "nu^-1 o sigma":
+        return permutations.compose(permutations.inverse(nu), sigma)
+    if reading == "nu o sigma^-1":
+        return permutations.compose(nu, permutations.inverse(sigma))
+    raise ValueError(f"reading must be 'nu^-1 o sigma' or 'nu o sigma^-1', got {reading!r}")
+
+
+RELATIVE_READINGS = ("nu^-1 o sigma", "nu o sigma^-1")
+
+
+def rank_metric_under(name: str, reading: str, k: int | None = None) -> Callable:
+    """DCG, nDCG, MRR, GMR or meanRank of two rankings through the relative permutation of
+    ``reading`` (see :func:`relative_permutation`), as a batch function ``f(sigma, nu)``."""
+    from . import properties
+
+    def positions(s, v):
+        return relative_permutation(s, v, reading).astype(float)
+
+    if name == "dcg":
+        return lambda s, v: properties.dcg_single(relative_permutation(s, v, reading))
+    if name == "ndcg":
+        def ndcg(s, v):
+            pi = relative_permutation(s, v, reading)
+            ideal = properties.dcg_single(np.arange(pi.shape[-1], 0, -1))  # gains decreasing
+            return properties.dcg_single(pi) / ideal
+        return ndcg
+    kk = k
+
+    def top(s, v):
+        p = positions(s, v)
+        return p[..., : (kk or max(1, p.shape[-1] // 4))]
+
+    if name == "mrr":
+        return lambda s, v: (1.0 / top(s, v)).mean(axis=-1)
+    if name == "gmr":
+        return lambda s, v: np.exp(np.log(top(s, v)).mean(axis=-1))
+    if name == "mean_rank":
+        return lambda s, v: top(s, v).mean(axis=-1)
+    raise ValueError(f"no relative-permutation reading for {name!r}; valid: dcg, ndcg, mrr, gmr, "
+                     "mean_rank")
+
+
+def _cell_name(change: str, n: int) -> str:
+    return f"I({'a' if change == 'swap' else 'b'}) n = {n}"
+
+
+def table2_robustness_errata(published: pd.DataFrame, robust: pd.DataFrame, labels: dict,
+                             k_of: dict, scan: pd.DataFrame | None = None) -> list[dict]:
+    """The errata of Table 2's robustness rows, one record (keyword arguments of
+    ``record_erratum`` without ``paper``) per finding.
+
+    * one entry per identity the printed cells break (:func:`identity_violations`), listing the
+      cells; the MCC entry also gives the printed MCC, which has no square root;
+    * the NDPM cell that exceeds 1, judged under both readings of NDPM;
+    * the cells of the larger sizes that repeat the n = 10 row: with ``scan`` (a
+      :func:`k_scan` of those metrics over every k) each is compared with the largest value
+      any k reaches, and accuracy with its exact bound
+      (:func:`expected_abs_change_accuracy_swap`);
+    * cells that some k reproduces but the fitted k does not (the prevalence threshold under
+      the slide): the verdict depends on k, which the paper never gives.
+
+    ``robust`` has the columns ``metric, change, n, published, reproduced, sd, status,
+    reason``; ``labels`` maps metric names to printed labels; ``k_of`` the k used per n.
+    """
+    out: list[dict] = []
+    pub = published.set_index(["metric", "change", "n"])["published"].astype(float)
+    rep = robust.set_index(["metric", "change", "n"])
+    order = list(dict.fromkeys(published["metric"]))
+    viol = identity_violations(published)
+    for ident, g in viol.groupby("identity", sort=False):
+        involved = sorted(set(g["metric"]), key=order.index)
+        if involved == ["ndpm"]:
+            continue  # judged below under both readings of NDPM
+        cells = [f"{_cell_name(c, n)}: " + ", ".join(labels[m] for m in sorted(set(gg["metric"]),
+                                                                              key=order.index))
+                 for (c, n), gg in g.groupby(["change", "n"], sort=False)]
+        lines = list(dict.fromkeys(g["detail"]))
+        for (c, n), gg in g.groupby(["change", "n"], sort=False):
+            reps = [f"{labels[m]} {rep.loc[(m, c, n), 'reproduced']:.4f}"
+                    for m in sorted(set(gg["metric"]), key=order.index) if (m, c, n) in rep.index]
+            if reps:
+                lines.append(f"simulated, {_cell_name(c, n)}: " + ", ".join(reps))
+        if "MCC" in ident:
+            lines.append("Appendix C prints MCC without the square root of its denominator; that "
+                         "MCC is the standard one divided by k(n - k), so its changes would be "
+                         + ", ".join(f"{k_of[n] * (n - k_of[n])} times smaller at n = {n}"
+                                     for n in sorted(k_of))
+                         + " than the informedness cells, and the printed MCC cells are further "
+                           "still from the table's informedness cells")
+        out.append(dict(
+            where="Table 2, robustness rows",
+            finding=(f"The printed cells of {', '.join(labels[m] for m in involved)} break {ident}, "
+                     "an identity that follows from the paper's own definitions of the metrics."),
+            evidence="\n".join(lines), severity="inconsistent table", cells=cells,
+            section="The cells that do not reproduce"))
+    # NDPM above 1
+    for (m, c, n), v in pub.items():
+        if m != "ndpm" or v <= 1:
+            continue
+        tau = pub.get(("kendall_tau", c, n))
+        yao = rep.loc[(m, c, n), "reproduced"] if (m, c, n) in rep.index else float("nan")
+        tau_rep = rep.loc[("kendall_tau", c, n), "reproduced"] if ("kendall_tau", c, n) in rep.index else float("nan")
+        out.append(dict(
+            where=f"Table 2, rob. {_cell_name(c, n)}, NDPM",
+            finding=(f"The printed {v:.2f} is not the mean change of NDPM under either reading of "
+                     "NDPM."),
+            evidence="\n".join([
+                f"NDPM as Appendix C.2 prints it equals 1/2 - tau (range [-1/2, 3/2]), so its mean "
+                f"change equals tau's: the same row prints {tau:.2f} for Kendall's tau, and the "
+                f"simulation gives {tau_rep:.4f} for both",
+                f"Yao's NDPM counts discordant item pairs (range [0, 1]), so it cannot change by "
+                f"more than 1; the simulation gives {yao:.4f}, so {v:.2f} may be {v - 1:.2f} "
+                "with a digit slipped"]),
+            severity="inconsistent table", cells=[f"{_cell_name(c, n)}: NDPM"],
+            section="The cells that do not reproduce"))
+    # cells repeating the smallest size
+    bad = robust[robust["status"] == "no"]
+    copied = bad[bad["reason"].str.contains("likely copied cell", regex=False)]
+    n0 = min(k_of)
+    lines, cells, depends = [], [], []
+    for r in copied.itertuples():
+        same = r.n != n0 and pub.get((r.metric, r.change, n0)) == r.published
+        line = (f"{labels[r.metric]}, {_cell_name(r.change, r.n)}: printed {r.published:.2f}"
+                + (f" (as at n = {n0})" if same else "")
+                + f", simulated {r.reproduced:.4f} at k = {k_of[r.n]}")
+        if scan is not None and r.metric in K_DEPENDENT:
+            g = scan[(scan["metric"] == r.metric) & (scan["change"] == r.change) & (scan["n"] == r.n)]
+            if len(g):
+                best = g.loc[g["reproduced"].idxmax()]
+                within = g[(g["reproduced"] - r.published).abs() <= ABS_TOL + N_SD * g["sd"]]
+                if len(within):
+                    depends.append((r, within))
+                    continue
+                line += (f"; the largest value any k = 1..{r.n - 1} reaches is "
+                         f"{best['reproduced']:.4f} (k = {int(best['k'])})")
+                if r.metric == "accuracy" and r.change == "swap":
+                    bound = float(expected_abs_change_accuracy_swap(r.n, np.arange(1, r.n)).max())
+                    line += (f"; exactly, the mean change of accuracy under one swap is "
+                             f"(2/n)(2k(n-k)/(n(n-1)))^2, at most {bound:.4f}: accuracy moves by "
+                             f"2k/n times recall's move, never more than twice it")
+        elif r.metric not in K_DEPENDENT:
+            line += "; the metric does not depend on k"
+        lines.append(line)
+        cells.append(f"{_cell_name(r.change, r.n)}: {labels[r.metric]}")
+    if lines:
+        out.append(dict(
+            where="Table 2, robustness rows, repeated cells",
+            finding=(f"These printed cells, most of them repeating the n = {n0} row, cannot be "
+                     "reached: no number k of relevant items gives them (and the metrics without "
+                     "k give other values at those sizes)."),
+            evidence="\n".join(lines), severity="inconsistent table",
+            readings=["relevant = retrieved = k items, the paper's set-up"], cells=cells,
+            section="The cells that do not reproduce"))
+    by_metric: dict = {}
+    for r, within in depends:
+        by_metric.setdefault((r.metric, r.change, r.published), []).append((r, within))
+    for (m, c, v), items in by_metric.items():
+        fitted = "; ".join(f"n = {r.n}: {r.reproduced:.4f} at the fitted k = {k_of[r.n]}"
+                           for r, _ in items)
+        some = "; ".join(f"n = {r.n}: k = " + ", ".join(str(int(k)) for k in w["k"])
+                         for r, w in items)
+        out.append(dict(
+            where=f"Table 2, rob. {_cell_name(c, items[0][0].n).split()[0]}, {labels[m]}",
+            finding=(f"The printed {labels[m]} cells read {v:.2f} at every size. With the k that "
+                     "fits the other cells they do not reproduce, yet some k reproduces each: the "
+                     "verdict depends on k, which Table 2 never states."),
+            evidence=f"simulated: {fitted}\nk reproducing {v:.2f} within noise: {some}",
+            severity="imprecise", readings=["k fitted per size to the other cells"],
+            under={f"k fitted per size ({', '.join(str(k_of[r.n]) for r, _ in items)})":
+                   "the cells do not reproduce, as if copied from one size to the others",
+                   "k chosen for each cell": "each cell is reproduced within noise"},
+            cells=[f"{_cell_name(r.change, r.n)}: {labels[m]}" for r, _ in items],
+            section="The cells that do not reproduce"))
+    return out
+
+
+#: Section of paper A's errata that the distance row depends on (dcg_injectivity notebook).
+THREE_NOTIONS_ENTRY = "Definitions 4 and 11, proof of Proposition 7.1"
+
+
+def table2_property_errata(props: pd.DataFrame, labels: dict, prop_labels: dict,
+                           skip: Iterable[str] = ("type_ii_robustness", "stability",
+                                                  "sensitivity")) -> list[dict]:
+    """The errata of Table 2's yes/no rows (keyword arguments of ``record_erratum``).
+
+    ``props`` has ``metric, property, published, reproduced, method, evidence``. Rows in
+    ``skip`` are judged, with their readings, on their own pages (right invariance; stability
+    and sensitivity). The distance row depends on which notion of identity of indiscernibles
+    a distance must satisfy: Definition 11's (:math:`d(x, y) = 0` only for :math:`x = y`) or
+    Definition 4's (:math:`m(\\mathrm{id}, \\sigma) = m(\\mathrm{id}, \\nu)` only for
+    :math:`\\sigma = \\nu`), so its entry gives the verdict under both.
+    """
+    mark = {True: "✓", False: "✗"}
+    out = []
+    ioi = props[props["property"] == "identity_of_indiscernibles"].set_index("metric")["reproduced"]
+    for prop, g in props.groupby("property", sort=False):
+        if prop in skip:
+            continue
+        wrong = g[g["published"] != g["reproduced"]]
+        if wrong.empty:
+            continue
+        first = wrong.iloc[0]
+        listing = ", ".join(f"{labels[m]} {mark[bool(p)]}→{mark[bool(r)]}"
+                            for m, p, r in zip(wrong["metric"], wrong["published"], wrong["reproduced"]))
+        evidence = "\n".join([f"method: {first['method']}",
+                              f"e.g. {labels[first['metric']]}: "
+                              + (first["evidence"] or "no counterexample exists (the property holds)")])
+        record = dict(
+            where=f"Table 2, row '{prop_labels[prop]}'",
+            finding=(f"{len(wrong)} of {len(g)} printed symbols contradict a direct check: "
+                     f"{listing}."),
+            evidence=evidence, severity="inconsistent table", section="The yes/no rows")
+        if prop == "is_distance":
+            fail_def4 = [m for m in g["metric"] if not bool(ioi.get(m, True))]
+            record.update(
+                finding=(f"With the identity of indiscernibles of Definition 11, {len(wrong)} of "
+                         f"{len(g)} printed symbols are wrong ({listing}); with the notion of "
+                         "Definition 4, which the paper uses for its identity-of-indiscernibles "
+                         "row, the row stands."),
+                evidence=evidence + (f"\nDefinition 4's identity of indiscernibles fails for "
+                                     f"{len(fail_def4)} of {len(g)} metrics (the row "
+                                     f"'{prop_labels['identity_of_indiscernibles']}' above), "
+                                     "so under it no metric can be a distance"
+                                     f"\nsee the entry '{THREE_NOTIONS_ENTRY}': the paper uses "
+                                     "three notions of identity of indiscernibles"),
+                readings=["a distance has the identity of indiscernibles of Definition 11"],
+                under={"Definition 11: d(x, y) = 0 only for x = y":
+                       f"{len(wrong)} symbols wrong: {', '.join(labels[m] for m in wrong['metric'])}"
+                       " are distances after the linear transform of eq. 7",
+                       "Definition 4: m(id, σ) = m(id, ν) only for σ = ν":
+                       "no metric qualifies, so the all-✗ row is right"},
+                severity="imprecise")
+        out.append(record)
+    return out
+
+
+#: The two readings of the metrics whose Type II robustness depends on how paper A's formulas
+#: are read: the relative permutation of DCG and the rank metrics, and which NDPM.
+ROB2_READINGS = {
+    "A": "DCG and the rank metrics through nu^-1 o sigma; NDPM on item positions (Yao)",
+    "B": "DCG and the rank metrics through nu o sigma^-1; NDPM as Appendix C.2 prints it",
+}
+
+
+def rob2_readings(n: int, k: int | None = None) -> pd.DataFrame:
+    """Right and left invariance of the reading-dependent metrics under both readings of
+    :data:`ROB2_READINGS`, exhaustively on S_n (``properties.type_ii_robustness``).
+
+    Returns ``metric, reading, right, left``. Under reading A (this book's, which reproduces
+    the robustness cells) NDPM, DCG, nDCG, MRR, GMR and meanRank are left- but not
+    right-invariant; under reading B it is the other way round.
+
+    Examples
+    --------
+    >>> t = rob2_readings(4)
+    >>> t.groupby("reading")["right"].sum().to_dict()
+    {'A': 0, 'B': 6}
+    """
+    from . import metrics as _metrics
+    from . import properties
+
+    k = k or max(1, n // 4)
+    rows = []
+    for reading, rel in (("A", RELATIVE_READINGS[0]), ("B", RELATIVE_READINGS[1])):
+        funcs = {name: rank_metric_under(name, rel, k)
+                 for name in ("dcg", "ndcg", "mrr", "gmr", "mean_rank")}
+        funcs["ndpm"] = (lambda s, v: _metrics.ndpm(s, v)) if reading == "A" else printed_ndpm
+        for name in ("ndpm", "dcg", "ndcg", "mrr", "gmr", "mean_rank"):
+            r = properties.type_ii_robustness(funcs[name], n)
+            rows.append({"metric": name, "reading": reading, "right": bool(r.holds),
+                         "left": bool(r.left_invariant)})
+    return pd.DataFrame(rows)
+
+
+def self_values(names: Sequence[str], ns: Iterable[int], n_samples: int = 200,
+                seed: int = 0) -> pd.DataFrame:
+    """``m(sigma, sigma)`` of each metric for each n, over ``n_samples`` random sigma (and the
+    identity), with ``k = max(1, n // 4)`` for the metrics that need it.
+
+    Returns ``metric, n, min, max``: a metric whose self-value is one constant for every sigma
+    and every n has the first interpretability property of Appendix A of :cite:`paperA`
+    (:math:`m(\\sigma, \\sigma) = m_{\\max}`, independent of the length).
+    """
+    from . import metrics as _metrics
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in ns:
+        sigma = np.vstack([permutations.identity(n), permutations.random(n, n_samples, rng=rng)])
+        values = _metrics.evaluate_many(list(names), sigma, sigma, k=max(1, n // 4))
+        for m in names:
+            v = np.asarray(values[m], dtype=float)
+            rows.append({"metric": m, "n": n, "min": float(np.nanmin(v)) if np.isfinite(v).any()
+                         else float("nan"), "max": float(np.nanmax(v)) if np.isfinite(v).any()
+                         else float("nan")})
+    return pd.DataFrame(rows)

@@ -1,0 +1,400 @@
+"""Permutations of ``{1, ..., n}`` as rankings: construction, validation and the group operation.
+
+Conventions
+-----------
+A ranking of ``n`` items is an integer array in one-line notation with values ``1..n``:
+``r[i - 1]`` is the item at position ``i`` (top first). Read as a function on positions,
+``r(i) = r[i - 1]``; the position of item ``x`` is ``r^{-1}(x)``, i.e. ``inverse(r)[x - 1]``.
+
+Every function accepts one permutation of shape ``(n,)`` or a batch of shape ``(..., n)``;
+when two arguments are given their batch axes broadcast against each other (numpy rules), the
+last axis being the permutation axis. All results are ``int64``.
+
+The group operation follows paper A (``paperA`` in ``book/references.bib``,
+Section 3): ``(sigma o nu)(i) = sigma(nu(i))``. In array terms
+``compose(sigma, nu)[..., i] = sigma[..., nu[..., i] - 1]``: *right* composition ``sigma o nu``
+reorders the positions of ``sigma`` (``sigma o (i j)`` swaps the entries at positions ``i`` and
+``j``; ``sigma o FC_n`` slides the list up by one place, ``np.roll(sigma, -1)``), while *left*
+composition ``nu o sigma`` relabels the items.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Tuple, Union
+
+import numpy as np
+
+__all__ = [
+    "identity",
+    "random",
+    "inverse",
+    "compose",
+    "transposition",
+    "full_cycle",
+    "all_permutations",
+    "validate",
+    "inversion_count",
+]
+
+#: Largest n for which :func:`all_permutations` builds S_n in memory (10! rows).
+MAX_EXHAUSTIVE_N = 10
+
+
+def _check_n(n, what: str = "n") -> int:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise ValueError(f"{what} must be a positive integer, got {n!r}")
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"{what} must be a positive integer (n >= 1), got {n}")
+    return n
+
+
+def _as_int_array(x, name: str) -> np.ndarray:
+    """Convert to an int64 array, refusing bools, strings, objects and non-integral floats."""
+    if isinstance(x, (str, bytes)):
+        raise ValueError(f"{name} must be an array of integers 1..n, got a string {x!r}")
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            f"{name} must be a rectangular array of integers 1..n (rows of equal length): {exc}"
+        ) from None
+    if arr.dtype.kind == "b":
+        raise ValueError(f"{name} must contain integers 1..n, got booleans (dtype {arr.dtype})")
+    if arr.dtype.kind in "iu":
+        pass
+    elif arr.dtype.kind == "f":
+        if arr.size and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must contain integers 1..n, got nan or inf")
+        if arr.size and not np.all(arr == np.round(arr)):
+            raise ValueError(
+                f"{name} must contain integers 1..n, got non-integer floats "
+                f"(e.g. {arr[arr != np.round(arr)].flat[0]!r})"
+            )
+    else:
+        raise ValueError(
+            f"{name} must be an array of integers 1..n, got dtype {arr.dtype} "
+            "(valid: integer dtypes, or floats with integral values)"
+        )
+    if arr.ndim == 0:
+        raise ValueError(
+            f"{name} must have shape (n,) or (..., n), got a scalar {arr.item()!r}"
+        )
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); a ranking needs n >= 1 items")
+    return arr.astype(np.int64, copy=False)
+
+
+def _check_perm(arr: np.ndarray, name: str) -> np.ndarray:
+    """Check that every row of ``arr`` is a permutation of 1..n; return the inverse (0-based)."""
+    n = arr.shape[-1]
+    lo, hi = arr.min(), arr.max()
+    if lo < 1 or hi > n:
+        bad = arr[(arr < 1) | (arr > n)].flat[0]
+        raise ValueError(
+            f"{name} has value {bad} outside 1..{n}: a ranking of n={n} items uses each of 1..{n} once"
+        )
+    flat = arr.reshape(-1, n)
+    inv = np.full(flat.shape, -1, dtype=np.int64)
+    np.put_along_axis(inv, flat - 1, np.broadcast_to(np.arange(n, dtype=np.int64), flat.shape), -1)
+    missing = inv < 0
+    if missing.any():
+        row = int(np.flatnonzero(missing.any(axis=1))[0])
+        vals, counts = np.unique(flat[row], return_counts=True)
+        dup = vals[counts > 1]
+        where = f" (row {np.unravel_index(row, arr.shape[:-1])})" if arr.ndim > 1 else ""
+        raise ValueError(
+            f"{name} has duplicate values {dup.tolist()}{where}: a ranking of n={n} items uses each "
+            f"of 1..{n} exactly once"
+        )
+    return inv.reshape(arr.shape)
+
+
+def validate(sigma, nu=None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+    """Check rankings and return them as int64 arrays.
+
+    Parameters
+    ----------
+    sigma : array_like of shape (n,) or (..., n)
+        One ranking or a batch, values 1..n, each exactly once per row.
+    nu : array_like of shape (n,) or (..., n), optional
+        A second ranking (or batch) with the same n. Batch axes broadcast against ``sigma``'s.
+
+    Returns
+    -------
+    sigma : ndarray of int64
+        If ``nu`` is None.
+    sigma, nu : tuple of ndarray of int64
+        If ``nu`` is given: both broadcast to the common shape ``(..., n)`` (read-only views
+        where broadcasting repeats data).
+
+    Raises
+    ------
+    ValueError
+        For booleans, strings, objects or non-integral floats; a scalar or empty input; values
+        outside 1..n; duplicates; ``sigma`` and ``nu`` of different lengths n; batch shapes that
+        do not broadcast.
+
+    Examples
+    --------
+    >>> validate([2, 1, 3])
+    array([2, 1, 3])
+    >>> validate([1, 2, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma has duplicate values [2]: a ranking of n=3 items uses each of 1..3 exactly once
+    """
+    s = _as_int_array(sigma, "sigma")
+    _check_perm(s, "sigma")
+    if nu is None:
+        return s
+    v = _as_int_array(nu, "nu")
+    if v.shape[-1] != s.shape[-1]:
+        raise ValueError(
+            f"sigma and nu rank different numbers of items: sigma has n={s.shape[-1]}, "
+            f"nu has n={v.shape[-1]} (shapes {s.shape} and {v.shape})"
+        )
+    _check_perm(v, "nu")
+    try:
+        s, v = np.broadcast_arrays(s, v)
+    except ValueError:
+        raise ValueError(
+            f"the batch shapes of sigma {s.shape[:-1]} and nu {v.shape[:-1]} do not broadcast"
+        ) from None
+    return s, v
+
+
+def identity(n: int) -> np.ndarray:
+    """The identity ranking ``id = (1, 2, ..., n)``.
+
+    Examples
+    --------
+    >>> identity(4)
+    array([1, 2, 3, 4])
+    """
+    n = _check_n(n)
+    return np.arange(1, n + 1, dtype=np.int64)
+
+
+def random(n: int, size=None, rng=None) -> np.ndarray:
+    """Uniformly random rankings of n items.
+
+    Parameters
+    ----------
+    n : int
+        Number of items.
+    size : int or tuple of int, optional
+        Batch shape. None gives one ranking of shape ``(n,)``; otherwise shape ``(*size, n)``.
+    rng : int, numpy.random.Generator or None
+        A seed or a Generator (``numpy.random.default_rng(rng)`` is used for seeds).
+
+    Examples
+    --------
+    >>> random(5, rng=0).shape, random(5, size=(2, 3), rng=0).shape
+    ((5,), (2, 3, 5))
+    >>> sorted(random(5, rng=1).tolist())
+    [1, 2, 3, 4, 5]
+    """
+    n = _check_n(n)
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    if size is None:
+        shape: Tuple[int, ...] = ()
+    elif isinstance(size, (int, np.integer)) and not isinstance(size, (bool, np.bool_)):
+        shape = (int(size),)
+    else:
+        try:
+            shape = tuple(int(s) for s in size)
+        except TypeError:
+            raise ValueError(f"size must be None, an int or a tuple of ints, got {size!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"size must be non-negative, got {size!r}")
+    base = np.broadcast_to(np.arange(1, n + 1, dtype=np.int64), shape + (n,)).copy()
+    return gen.permuted(base, axis=-1)
+
+
+def inverse(r) -> np.ndarray:
+    """The inverse permutation: ``inverse(r)[x - 1]`` is the position of item x in r.
+
+    Examples
+    --------
+    >>> inverse([3, 1, 2])
+    array([2, 3, 1])
+    """
+    arr = _as_int_array(r, "r")
+    return _check_perm(arr, "r") + 1
+
+
+def compose(s, t) -> np.ndarray:
+    """The composition ``s o t`` as paper A writes it: ``(s o t)(i) = s(t(i))``.
+
+    In arrays, ``compose(s, t)[..., i - 1] = s[..., t[..., i - 1] - 1]``: the entries of ``s``
+    read in the order of positions given by ``t``. Batch axes broadcast.
+
+    Examples
+    --------
+    >>> compose([3, 1, 2], [2, 1, 3])   # s o (1 2): swap positions 1 and 2 of s
+    array([1, 3, 2])
+    >>> compose([2, 1, 3], [3, 1, 2])   # (1 2) o t: exchange the items 1 and 2 in t
+    array([3, 2, 1])
+    """
+    s, t = validate(s, t)
+    return np.take_along_axis(s, t - 1, axis=-1)
+
+
+def transposition(n: int, i, j) -> np.ndarray:
+    """The transposition ``(i j)`` of S_n, exchanging the (1-based) positions i and j.
+
+    ``i`` and ``j`` may be integer arrays (they broadcast); the result then has shape
+    ``(*broadcast(i, j).shape, n)``. ``compose(nu, transposition(n, i, j))`` swaps the entries
+    of ``nu`` at positions i and j (eq. 5 of paper A).
+
+    Examples
+    --------
+    >>> transposition(4, 1, 3)
+    array([3, 2, 1, 4])
+    """
+    n = _check_n(n)
+    ii = np.asarray(i)
+    jj = np.asarray(j)
+    for name, a in (("i", ii), ("j", jj)):
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"{name} must be an integer position in 1..{n}, got {a!r}")
+        if a.size and (a.min() < 1 or a.max() > n):
+            raise ValueError(f"{name} must be a position in 1..{n}, got {a.tolist()!r}")
+    ii, jj = np.broadcast_arrays(ii, jj)
+    if np.any(ii == jj):
+        raise ValueError("a transposition (i j) needs two distinct positions i != j")
+    out = np.broadcast_to(np.arange(1, n + 1, dtype=np.int64), ii.shape + (n,)).copy()
+    np.put_along_axis(out, (ii - 1)[..., None], (jj[..., None]).astype(np.int64), -1)
+    np.put_along_axis(out, (jj - 1)[..., None], (ii[..., None]).astype(np.int64), -1)
+    return out
+
+
+def full_cycle(n: int) -> np.ndarray:
+    """The full cycle ``FC_n = (1 2 ... n)``: ``FC_n(i) = i + 1`` for i < n and ``FC_n(n) = 1``.
+
+    ``compose(nu, full_cycle(n))`` is nu slid up one place (``np.roll(nu, -1)``), the "slide" of
+    eq. 6 of paper A.
+
+    Examples
+    --------
+    >>> full_cycle(4)
+    array([2, 3, 4, 1])
+    """
+    n = _check_n(n)
+    return np.roll(np.arange(1, n + 1, dtype=np.int64), -1)
+
+
+def all_permutations(n: int) -> np.ndarray:
+    """All n! permutations of S_n, shape ``(n!, n)``, in lexicographic order.
+
+    For exhaustive checks; limited to ``n <= MAX_EXHAUSTIVE_N`` (10! rows = 290 MB as int64).
+
+    Examples
+    --------
+    >>> all_permutations(3)
+    array([[1, 2, 3],
+           [1, 3, 2],
+           [2, 1, 3],
+           [2, 3, 1],
+           [3, 1, 2],
+           [3, 2, 1]])
+    """
+    n = _check_n(n)
+    if n > MAX_EXHAUSTIVE_N:
+        raise ValueError(
+            f"all_permutations(n) is limited to n <= {MAX_EXHAUSTIVE_N} ({math.factorial(n)} rows "
+            f"asked); use random(n, size, rng) for a sample"
+        )
+    out = np.fromiter(
+        itertools.chain.from_iterable(itertools.permutations(range(1, n + 1))),
+        dtype=np.int64,
+        count=math.factorial(n) * n,
+    )
+    return out.reshape(math.factorial(n), n)
+
+
+#: Rows processed together by :func:`inversion_count` hold about this many entries (bounded memory).
+_CHUNK_ELEMENTS = 1 << 17
+#: Group size at which :func:`inversion_count` stops the radix levels and compares directly.
+_BRUTE_GROUP = 16
+
+
+def _inversions_unchecked(p: np.ndarray) -> np.ndarray:
+    """Inversion counts of the rows of ``p`` (valid permutations of 1..n, shape (..., n))."""
+    n = p.shape[-1]
+    flat = p.reshape(-1, n)
+    nrows = flat.shape[0]
+    out = np.zeros(nrows, dtype=np.int64)
+    if n < 2 or nrows == 0:
+        return out.reshape(p.shape[:-1])
+    dt = np.int32
+    G = _BRUTE_GROUP
+    n_bits = int(n - 1).bit_length()
+    g_bits = G.bit_length() - 1
+    levels = list(range(n_bits - 1, g_bits - 1, -1))
+    idx = np.arange(n, dtype=dt)
+    weight = (n - 1 - idx).astype(dt)
+    vals = np.arange(n, dtype=np.int64)
+    consts = {}
+    for b in levels:
+        bit = (vals >> b) & 1
+        ones = int(bit.sum())
+        consts[b] = ones * (ones - 1) // 2 + int((((vals >> (b + 1)) << b) * (1 - bit)).sum())
+    words = 255 // (G - 1)  # uint64 words summed per byte lane without overflow
+    width = -(-n // (8 * words)) * (8 * words)
+    rows_per = max(1, _CHUNK_ELEMENTS // n)
+    for start in range(0, nrows, rows_per):
+        x = flat[start : start + rows_per].astype(dt) - 1
+        m = x.shape[0]
+        acc = np.zeros(m, dtype=np.int64)
+        rowoff = (np.arange(m, dtype=np.int64) * n)[:, None]
+        for b in levels:
+            # x is stably grouped by the bits above b. Pairs that first differ at bit b are
+            # inversions when the 1 comes first: sum over ones of the later positions, minus
+            # the pairs (1 before 1) and the cross-group pairs, both known in closed form.
+            bit = (x >> b) & 1
+            acc += bit @ weight
+            acc -= consts[b]
+            # stably partition each group by bit b; group starts are known since x is a permutation
+            gshift = (x >> (b + 1)) << b
+            before = np.cumsum(bit, axis=1, dtype=dt)
+            before -= bit
+            zeros_in_group = np.minimum(1 << b, n - 2 * gshift)
+            pos = np.where(bit == 0, idx - before + gshift, gshift + zeros_in_group + before)
+            nxt = np.empty_like(x)
+            nxt.reshape(-1)[(pos + rowoff).reshape(-1)] = x.reshape(-1)
+            x = nxt
+        # groups of at most G consecutive values now lie in increasing order of their value
+        # ranges, so an inversion is a pair less than G positions apart
+        cnt = np.zeros((m, width), dtype=np.uint8)
+        for s in range(1, min(G, n)):
+            cnt[:, : n - s] += x[:, : n - s] > x[:, s:]
+        # row sums of the small counts: add 8 byte lanes at once (each lane stays below 256)
+        lanes = cnt.view(np.uint64).reshape(m, -1, words).sum(axis=2, dtype=np.uint64)
+        acc += lanes.view(np.uint8).reshape(m, -1).sum(axis=1, dtype=np.int64)
+        out[start : start + m] = acc
+    return out.reshape(p.shape[:-1])
+
+
+def inversion_count(r) -> np.ndarray:
+    """Number of inversions of each ranking: pairs of positions ``i < j`` with ``r(i) > r(j)``.
+
+    Vectorised over the batch and O(n log n) per ranking with O(n) memory: a most-significant-bit
+    first radix partition counts, level by level, the pairs that first differ at that bit and
+    are out of order; once the groups hold at most 16 values, the remaining inversions are pairs
+    less than 16 positions apart and are compared directly. Rows are
+    processed in chunks of about 131 072 entries, so memory stays bounded for any batch.
+
+    Examples
+    --------
+    >>> int(inversion_count([3, 1, 2]))
+    2
+    >>> inversion_count([[1, 2, 3], [3, 2, 1]]).tolist()
+    [0, 3]
+    """
+    arr = validate(r)
+    out = _inversions_unchecked(arr)
+    return out[()] if out.ndim == 0 else out

@@ -1,0 +1,198 @@
+"""Figures for the book's notebooks, drawn with matplotlib.
+
+matplotlib is imported inside each function, only when it is called, so importing this module
+(or any library module of rankbook) never imports matplotlib. Install it with the ``book`` extra
+(``pip install "rankbook[book]"``) or on its own.
+
+- :func:`draw_consensus_graph`: the graph of Theorem 1 of :cite:`lin2017consensus`
+  (its Figures 1 and 2);
+- :func:`plot_kappa_p_curves`: :math:`\\kappa_p` against its weight parameter
+  (:func:`rankbook.consensus.kappa_p_curves`);
+- :func:`plot_difference_heatmaps`: reproduced minus published grids
+  (:func:`rankbook.consensus.compare_grid`);
+- :func:`curve_panels`: small multiples of many curves, one panel per distinct curve.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import consensus as _consensus
+
+__all__ = ["draw_consensus_graph", "plot_kappa_p_curves", "plot_difference_heatmaps",
+           "curve_panels"]
+
+
+def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=None,
+                         deviation: str = "std", base: int | None = 0, title: str | None = None):
+    """Draw the graph of Theorem 1 (Figures 1 and 2 of ``lin2017consensus``) with matplotlib.
+
+    The items of the base ranking are placed left to right in its order; items common to all
+    rankings are filled and carry a dashed loop (their weight :math:`\\theta` is printed when
+    ``gamma < 1``); the others are hollow. Each edge is an arc from the earlier to the later
+    item, labelled with :math:`\\psi` when ``lam < 1``. Returns the axes.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Arc, FancyArrowPatch
+
+    A = _consensus.consensus_matrix(rankings, gamma, lam, deviation=deviation, base=base)
+    labels = list(A.index)
+    M = A.to_numpy()
+    n = len(labels)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4.0, 1.2 * n), 3.2))
+    xs = np.arange(n, dtype=float)
+    weighted_nodes, weighted_edges = gamma < 1, lam < 1
+    for i in range(n):
+        common = M[i, i] > 0
+        ax.add_patch(plt.Circle((xs[i], 0), 0.22, facecolor="#4c72b0" if common else "white",
+                                edgecolor="#4c72b0", lw=1.5, zorder=3))
+        ax.text(xs[i], 0, labels[i], ha="center", va="center", zorder=4,
+                color="white" if common else "#4c72b0", fontsize=12)
+        if common:
+            ax.add_patch(Arc((xs[i], -0.42), 0.36, 0.44, theta1=-270, theta2=90, ls="--",
+                             lw=1.0, color="0.35"))
+            if weighted_nodes:
+                ax.text(xs[i], -0.78, f"{M[i, i]:.3f}", ha="center", va="top", fontsize=8,
+                        color="0.25")
+    top = 0.0
+    for i, j in zip(*np.nonzero(np.tril(M, -1))):
+        span = i - j
+        rad = -0.55
+        arrow = FancyArrowPatch((xs[j], 0.22), (xs[i], 0.22),
+                                connectionstyle=f"arc3,rad={rad}", arrowstyle="-|>",
+                                mutation_scale=12, lw=1.2, color="0.2", zorder=2,
+                                shrinkA=2, shrinkB=2)
+        ax.add_patch(arrow)
+        height = 0.22 + abs(rad) * span / 2
+        top = max(top, height)
+        if weighted_edges:
+            ax.text((xs[i] + xs[j]) / 2, height, f"{M[i, j]:.3f}", ha="center", va="bottom",
+                    fontsize=8, color="#c44e52",
+                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
+    ax.set_xlim(-0.6, n - 0.4)
+    ax.set_ylim(-1.1 if weighted_nodes else -0.95, top + 0.45)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_kappa_p_curves(curves: dict, ps=(1, 2, 3)):
+    """One panel per ``p``: :math:`\\kappa_p` of each named set against gamma (p = 1) or lam.
+
+    ``curves`` maps a set name to the output of :func:`kappa_p_curves`. Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(ps), 1, figsize=(6.8, 2.4 * len(ps)), squeeze=False)
+    markers = "osd^v<>"
+    for ax, p in zip(axes[:, 0], ps):
+        for k, (name, frame) in enumerate(curves.items()):
+            sub = frame[frame.p == p].sort_values("value")
+            ax.plot(sub.value, sub.kappa_p, marker=markers[k % len(markers)], ms=4, lw=1.3,
+                    label=name)
+        free = "\\gamma" if p == 1 else "\\lambda"
+        ax.set_xlabel(f"${free}$")
+        ax.set_ylabel(f"$\\kappa_{p}$")
+        ax.set_title(f"$\\kappa_{p}$ against ${free}$")
+        ax.invert_xaxis()
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=9, loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def plot_difference_heatmaps(diffs: dict, decimals: int = 3):
+    """Heat maps of reproduced minus published grids, in units of the last printed decimal.
+
+    ``diffs`` maps a title to a DataFrame (rows gamma, columns lam) such as ``compare_grid``'s
+    ``diff``. The colour scale spans plus or minus one unit; a cell within half a unit (shown
+    as its value) matches the printed number. Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    unit = 10.0**-decimals
+    fig, axes = plt.subplots(1, len(diffs), figsize=(5.6 * len(diffs), 5.0), squeeze=False)
+    for ax, (title, diff) in zip(axes[0], diffs.items()):
+        values = diff.to_numpy(dtype=float) / unit
+        im = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1)
+        ax.set_xticks(range(diff.shape[1]), [str(c) for c in diff.columns], rotation=90,
+                      fontsize=7)
+        ax.set_yticks(range(diff.shape[0]), [f"{g:g}" for g in diff.index], fontsize=7)
+        ax.set_xlabel("$\\lambda$")
+        ax.set_ylabel("$\\gamma$")
+        bad = np.abs(values) > 0.5 + 1e-6
+        for i, j in zip(*np.nonzero(np.ones_like(values, dtype=bool))):
+            ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=5,
+                    color="black" if not bad[i, j] else "#b00000",
+                    fontweight="bold" if bad[i, j] else "normal")
+        ax.set_title(f"{title}: {int((~bad).sum())} of {bad.size} cells within 0.5e-{decimals}",
+                     fontsize=9)
+        fig.colorbar(im, ax=ax, shrink=0.75, label=f"reproduced - published (units of 1e-{decimals})")
+    fig.tight_layout()
+    return fig
+
+
+def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
+                 reference: float | None = None, ncols: int = 4, logx: bool = False,
+                 xlabel: str | None = None, ylabel: str | None = None, panel_size=(1.9, 1.55)):
+    """Small multiples: one panel per distinct curve, metrics with identical curves sharing one.
+
+    ``curves`` is a tidy DataFrame with columns ``x``, ``y`` and ``by`` (e.g. ``k``,
+    ``pass_rate``, ``metric``). Curves that are equal at every ``x`` are drawn once, titled with
+    all their names; curves that are constant are not drawn but returned, so that the caller can
+    name them (a flat panel tells the reader nothing). ``reference`` draws a dashed horizontal
+    line (a threshold). Returns ``(figure, flat)`` where ``flat`` maps each constant value to
+    the names whose curve is constant at it; the figure is ``None`` when every curve is flat.
+    """
+    import matplotlib.pyplot as plt
+
+    labels = labels or {}
+    wide = curves.pivot(index=by, columns=x, values=y)
+    order = list(dict.fromkeys(curves[by]))
+    wide = wide.reindex(order)
+    values = wide.to_numpy(dtype=float)
+    flat: dict[float, list[str]] = {}
+    groups: list[list[str]] = []
+    keys: list[np.ndarray] = []
+    for name, row in zip(order, values):
+        finite = row[np.isfinite(row)]
+        if finite.size and np.all(finite == finite[0]) and finite.size == row.size:
+            flat.setdefault(float(finite[0]), []).append(labels.get(name, name))
+            continue
+        for g, key in zip(groups, keys):
+            if np.array_equal(key, row, equal_nan=True):
+                g.append(name)
+                break
+        else:
+            groups.append([name])
+            keys.append(row)
+    if not groups:
+        return None, flat
+    ncols = max(1, min(ncols, len(groups)))
+    nrows = -(-len(groups) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows),
+                             sharex=True, sharey=True, squeeze=False)
+    xs = wide.columns.to_numpy()
+    for ax, g, key in zip(axes.flat, groups, keys):
+        ax.plot(xs, key, lw=1.4, color="#0072B2")
+        if reference is not None:
+            ax.axhline(reference, color="black", ls="--", lw=0.8)
+        names = [labels.get(m, m) for m in g]
+        title = " = ".join(names) if len(names) <= 3 else f"{names[0]} (+{len(names) - 1} equal)"
+        ax.set_title(title, fontsize=9.5)
+        if logx:
+            ax.set_xscale("log")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.axis("off")
+    if xlabel:
+        for ax in axes[-1]:
+            ax.set_xlabel(xlabel)
+    if ylabel:
+        for ax in axes[:, 0]:
+            ax.set_ylabel(ylabel)
+    fig.tight_layout()
+    return fig, flat

@@ -1,0 +1,129 @@
+"""rankbook as a library people install on its own (issue 14).
+
+- importing any library module imports neither matplotlib nor papermill, nor the book machinery;
+- the package has one version, the wheel's metadata lists only numpy, scipy and pandas outside
+  the extras, and the wheel installs into a fresh virtual environment with those three alone
+  and runs a short example there;
+- the CI workflows pass zizmor's audit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import rankbook
+from rankbook.book.paths import project_root
+
+ROOT = project_root()
+LIBRARY = ["permutations", "metrics", "agreement", "properties", "consensus", "ir", "rbo",
+           "rankdcg", "transpositions", "paper_a_tables", "plotting"]
+
+EXAMPLE = r'''
+import json, sys
+import numpy as np
+import rankbook
+from rankbook import consensus, ir, metrics, rbo
+sigma, nu = np.arange(1, 11), np.array([2, 1, 3, 5, 4, 6, 8, 7, 10, 9])
+values = {m: float(metrics.evaluate(m, sigma, nu, k=3)) for m in metrics.NAMES}
+kappa = consensus.kappa([["a", "b", "c", "d"], ["b", "a", "c", "d"], ["a", "c", "b", "d"]])
+overlap = rbo.rbo_ext(list("abcdefg"), list("zcavwxy"), 0.9)
+ndcg = ir.ndcg([3, 2, 3, 0, 1, 2, 0, 0, 1, 0, 2, 1], 10)
+heavy = sorted(m for m in ("matplotlib", "papermill", "jupyter_book", "rankbook.book") if m in sys.modules)
+print(json.dumps({"version": rankbook.__version__, "metrics": len(values), "kappa": kappa,
+                  "rbo": overlap, "ndcg": ndcg, "heavy": heavy}))
+'''
+
+
+@pytest.mark.parametrize("module", LIBRARY)
+def test_library_modules_import_no_book_machinery(module):
+    code = (f"import sys, rankbook.{module}\n"
+            "bad = [m for m in ('matplotlib', 'papermill', 'jupyter_book', 'seaborn', 'rankbook.book')"
+            " if m in sys.modules]\nprint(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", f"rankbook.{module} imports {out.stdout.strip()}"
+
+
+def test_one_version():
+    from rankbook.book import cli
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+", rankbook.__version__)
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in text and 'attr = "rankbook.__version__"' in text
+    assert f"## [{rankbook.__version__}]" in (ROOT / "CHANGELOG.md").read_text()
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+
+
+def _pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        if "==" in line:
+            name, version = line.split("==", 1)
+            pins[name.lower()] = version.strip()
+    return pins
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_and_runs_with_the_core_dependencies_only(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--sdist", "--no-isolation",
+                    "--outdir", str(dist), str(ROOT)], check=True, capture_output=True)
+    wheel = next(dist.glob("rankbook-*.whl"))
+    assert next(dist.glob("rankbook-*.tar.gz"))
+    with zipfile.ZipFile(wheel) as zf:
+        meta = zf.read(next(n for n in zf.namelist() if n.endswith("METADATA"))).decode()
+    core = [ln.split(":", 1)[1].strip() for ln in meta.splitlines()
+            if ln.startswith("Requires-Dist:") and "extra ==" not in ln]
+    assert sorted(re.split(r"[<>=!~ ;]", c)[0].lower() for c in core) == ["numpy", "pandas", "scipy"]
+    assert f"Version: {rankbook.__version__}" in meta
+
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    pins = _pins()
+    core_pins = [f"{name}=={pins[name]}" for name in ("numpy", "scipy", "pandas")]
+    pip = [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run(pip + core_pins, check=True, capture_output=True)
+    subprocess.run(pip + ["--no-deps", str(wheel)], check=True, capture_output=True)
+    out = subprocess.run([str(py), "-c", EXAMPLE], capture_output=True, text=True, cwd=tmp_path,
+                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["version"] == rankbook.__version__ and got["metrics"] == 33
+    assert got["kappa"] > 0 and 0 <= got["rbo"] <= 1 and 0 <= got["ndcg"] <= 1
+    assert got["heavy"] == []
+
+
+def test_the_workflows_pass_zizmor():
+    exe = shutil.which("zizmor") or str(Path(sys.executable).with_name("zizmor"))
+    out = subprocess.run([exe, "--offline", str(ROOT / ".github")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "No findings" in out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("module", LIBRARY)
+def test_every_public_name_has_a_reference_entry(module):
+    """Each library module has a reference page built by autodoc with its members, and every
+    public function and class it defines has a docstring (autodoc skips the others)."""
+    import importlib
+    import inspect
+
+    page = ROOT / "book" / "reference" / f"{module}.md"
+    assert f".. automodule:: rankbook.{module}" in page.read_text() and ":members:" in page.read_text()
+    assert f"book/reference/{module}" in (ROOT / "_toc.yml").read_text()
+    mod = importlib.import_module(f"rankbook.{module}")
+    names = getattr(mod, "__all__", None) or [
+        n for n, v in vars(mod).items() if not n.startswith("_")
+        and (inspect.isfunction(v) or inspect.isclass(v)) and v.__module__ == mod.__name__]
+    undocumented = [n for n in names if callable(getattr(mod, n)) and not inspect.getdoc(getattr(mod, n))]
+    assert not undocumented, f"rankbook.{module}: no docstring for {undocumented}"

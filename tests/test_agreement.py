@@ -321,3 +321,21 @@ def test_agreement_matrix_every_option_equals_definition(ties, protocol):
                                                     orient=orient)
                 assert df.loc[a, b] == slow, (n, reverse, a, b)
             assert df.attrs["dropped"] == {m: int(np.isnan(vals[m]).sum()) for m in names}
+
+
+def test_ratio_and_matrix_share_their_defaults_and_the_matrix_takes_your_pairs():
+    import inspect
+
+    for key in ("reverse", "ties"):
+        assert (inspect.signature(A.agreement_ratio).parameters[key].default
+                == inspect.signature(A.agreement_matrix).parameters[key].default)
+    names = ["mse", "kendall_tau", "recall", "dcg"]
+    refs, rankings = A.sample(12, 200, seed=4, protocol="independent")
+    df = A.agreement_matrix(names, k=3, pairs=(refs, rankings))
+    one_ref = rankings[0]
+    df_ref = A.agreement_matrix(names, k=3, pairs=(one_ref, rankings))
+    for m1, m2 in [("mse", "kendall_tau"), ("recall", "dcg")]:
+        assert df_ref.loc[m1, m2] == A.agreement_ratio(m1, m2, rankings, k=3, reference=one_ref)
+    assert df.attrs["protocol"] == "given" and df.shape == (4, 4)
+    with pytest.raises(TypeError, match="tuple"):
+        A.agreement_matrix(names, k=3, pairs=rankings)

@@ -144,3 +144,19 @@ def test_bad_n():
         with pytest.raises(ValueError, match="positive integer"):
             P.identity(bad)
     assert math.factorial(5) == P.all_permutations(5).shape[0]
+
+
+def test_from_labels_numbers_items_by_their_reference_position():
+    from hypothesis import given, strategies as st
+
+    @given(st.permutations(list("abcdefg")), st.permutations(list("abcdefg")))
+    def check(ref, other):
+        out = P.from_labels(ref, other)
+        assert out[0].tolist() == list(range(1, 8))
+        assert [ref[i - 1] for i in out[1]] == list(other)  # decoding gives the labels back
+
+    check()
+    with pytest.raises(ValueError, match="repeats item 'a'"):
+        P.from_labels("abc", "aab")
+    with pytest.raises(ValueError, match="missing c; not in the reference: d"):
+        P.from_labels("abc", "abd")

@@ -440,8 +440,11 @@ def agreement_ratio_bruteforce(x, y, ties="def1", reverse="none", orient=(True, 
     return float(r)
 
 
-def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", reverse="none"):
+def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", reverse="auto"):
     """The sigma agreement ratio AR^sigma_{m1, m2} of Def. 2 over the sample T = ``rankings``.
+
+    The defaults are those of :func:`agreement_matrix` and of Figure 1 of the paper:
+    ``reverse="auto"`` (compare with -m2 where most pairs disagree) and ``ties="def1"``.
 
     Parameters
     ----------
@@ -452,7 +455,7 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
     reference : array_like of shape (n,), optional
         sigma of Def. 2; the identity by default.
     ties, reverse : str
-        See :func:`agreement_ratio_from_values`.
+        See :func:`agreement_ratio_from_values`; ``reverse="none"`` gives the raw ratio.
 
     Examples
     --------
@@ -574,8 +577,15 @@ def agreement_matrix(
     protocol: str = "reference",
     reverse: str = "auto",
     ties: str = "def1",
+    pairs=None,
 ) -> pd.DataFrame:
     """The agreement ratios of all pairs of metrics on one random sample (Figure 1 of paper A).
+
+    The defaults (``reverse="auto"``, ``ties="def1"``) are those of :func:`agreement_ratio`.
+    ``pairs`` replaces the random sample by your own: a tuple ``(references, rankings)`` of
+    arrays of shape (T, n) (or one reference of shape (n,)), each a permutation of 1..n; label
+    rankings are numbered with :func:`rankbook.permutations.from_labels` first. ``n``,
+    ``n_pairs``, ``seed`` and ``protocol`` are then ignored.
 
     Parameters
     ----------
@@ -619,7 +629,21 @@ def agreement_matrix(
     _check_choice(protocol, PROTOCOLS, "protocol")
     _check_choice(reverse, REVERSE, "reverse")
     _check_choice(ties, TIES, "ties")
-    refs, rankings = sample(n, n_pairs, seed=seed, protocol=protocol)
+    if pairs is None:
+        refs, rankings = sample(n, n_pairs, seed=seed, protocol=protocol)
+    else:
+        if not (isinstance(pairs, tuple) and len(pairs) == 2):
+            raise TypeError("pairs must be a tuple (references, rankings) of permutation arrays")
+        rankings = _perm.validate(pairs[1])
+        if rankings.ndim != 2 or len(rankings) < 2:
+            raise ValueError(f"pairs: the rankings must have shape (T, n) with T >= 2, got "
+                             f"{rankings.shape}")
+        refs = _perm.validate(pairs[0])
+        refs = np.broadcast_to(refs, rankings.shape) if refs.ndim == 1 else refs
+        if refs.shape != rankings.shape:
+            raise ValueError(f"pairs: references of shape {refs.shape} do not match rankings of "
+                             f"shape {rankings.shape}")
+        n, n_pairs, seed, protocol = rankings.shape[1], rankings.shape[0], None, "given"
     values = _metrics.evaluate_many(names, refs, rankings, k=k)
     m = len(names)
     out = np.full((m, m), np.nan)

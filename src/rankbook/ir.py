@@ -1061,6 +1061,10 @@ def evaluate(
 ) -> dict:
     r"""Several batch measures of the same queries in one call, validating the batch once.
 
+    The data come first, then the measures, as in ranx's and ir_measures' ``evaluate(run,
+    metrics)``; :func:`rankbook.metrics.evaluate` takes the metric first (``name, sigma, nu``)
+    like ``scipy.stats``. Both orders are kept on purpose, each matching its users' habits.
+
     Each entry of ``measures`` is ``"ap"``, ``"rr"`` or ``"ndcg"``, optionally cut at ``k`` as
     ``"ndcg@10"``. The result for ``"ap@k"`` equals
     ``mean_average_precision(batch, lengths, n_relevant=n_relevant, k=k, nan_policy=nan_policy,

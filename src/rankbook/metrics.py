@@ -4,6 +4,23 @@ Paper A (``paperA`` in ``book/references.bib``) compares two rankings ``sigma`` 
 the same n items with 33 metrics (Table 1, Table 2, Appendix C). This module implements each
 one, vectorised over batches, with the readings that reproduce the paper's printed numbers.
 
+Numbering the items
+-------------------
+The metrics take permutations of 1..n, and most of them read the numbers, not only the order:
+the same two rankings of labelled items give different values under different numberings. For
+the label rankings ``fbcead`` and ``febacd``, Kendall's tau is 0.600 when each item is numbered
+by its position in the first ranking and 0.067 when the items are numbered alphabetically.
+Number items by their position in the reference ranking (the natural choice, which makes the
+reference the identity): :func:`rankbook.permutations.from_labels` does it.
+
+>>> from rankbook.permutations import from_labels
+>>> sigma, nu = from_labels("fbcead", "febacd")
+>>> round(float(kendall_tau(sigma, nu)), 3)
+0.6
+>>> alpha = {x: i + 1 for i, x in enumerate("abcdef")}
+>>> round(float(kendall_tau([alpha[x] for x in "fbcead"], [alpha[x] for x in "febacd"])), 3)
+0.067
+
 Metric conventions
 ------------------
 - A ranking is a permutation in one-line notation (see :mod:`rankbook.permutations`):
@@ -1067,6 +1084,11 @@ def _check_names(names) -> list:
 
 def evaluate(name: str, sigma, nu, k: Optional[int] = None):
     """Evaluate one metric by name.
+
+    The metric comes first, then the two rankings, as in ``scipy.stats`` functions and
+    :func:`evaluate_many` (``names, sigma, nu``). :func:`rankbook.ir.evaluate` takes the data
+    first (``batch, measures``) because it follows ranx's and ir_measures' ``evaluate(run,
+    metrics)``, the libraries its users come from.
 
     Parameters
     ----------

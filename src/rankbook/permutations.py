@@ -398,3 +398,45 @@ def inversion_count(r) -> np.ndarray:
     arr = validate(r)
     out = _inversions_unchecked(arr)
     return out[()] if out.ndim == 0 else out
+
+
+def from_labels(reference, *others) -> np.ndarray:
+    """Number the items of label rankings by their position in ``reference``.
+
+    Paper A's metrics take rankings as permutations of 1..n, and their values depend on how the
+    items are numbered (see :mod:`rankbook.metrics`, "Numbering the items"). The natural
+    numbering gives each item its position in the reference ranking: the reference becomes the
+    identity and every other ranking the list of its items' reference positions. Returns an
+    int array of shape ``(1 + len(others), n)``: the reference first, then each other ranking.
+
+    Raises ``ValueError`` when a ranking repeats an item or does not hold exactly the reference's
+    items, naming the items that differ.
+
+    Examples
+    --------
+    >>> from_labels(["b", "a", "c"], ["a", "b", "c"], ["c", "b", "a"]).tolist()
+    [[1, 2, 3], [2, 1, 3], [3, 1, 2]]
+    >>> from_labels("abc", "abd")
+    Traceback (most recent call last):
+    ...
+    ValueError: ranking 1 does not hold the reference's items: missing c; not in the reference: d
+    """
+    ref = list(reference)
+    seen: dict = {}
+    for i, x in enumerate(ref):
+        if x in seen:
+            raise ValueError(f"the reference repeats item {x!r} (positions {seen[x] + 1} and {i + 1})")
+        seen[x] = i
+    rows = [np.arange(1, len(ref) + 1)]
+    for j, other in enumerate(others, start=1):
+        items = list(other)
+        if len(set(items)) != len(items):
+            dup = next(x for x in items if items.count(x) > 1)
+            raise ValueError(f"ranking {j} repeats item {dup!r}")
+        if set(items) != set(ref):
+            missing = ", ".join(map(str, sorted(set(ref) - set(items), key=str))) or "none"
+            extra = ", ".join(map(str, sorted(set(items) - set(ref), key=str))) or "none"
+            raise ValueError(f"ranking {j} does not hold the reference's items: missing {missing}; "
+                             f"not in the reference: {extra}")
+        rows.append(np.array([seen[x] + 1 for x in items]))
+    return np.vstack(rows)

@@ -26,7 +26,7 @@ from rankbook.book.paths import project_root
 
 ROOT = project_root()
 LIBRARY = ["permutations", "metrics", "agreement", "properties", "consensus", "ir", "rbo",
-           "rankdcg", "transpositions", "paper_a_tables", "plotting"]
+           "rankdcg", "transpositions", "paper_a_tables", "plotting", "profile"]
 
 EXAMPLE = r'''
 import json, sys

@@ -50,6 +50,8 @@ CONSTRAINT_KEYS = {
     "lt": "below the value of another parameter",
     "file": "a path to an input file of this kind, read and checked before the run",
     "optional": "with file: an empty string means no file",
+    "check": "module:function that checks the value before the run (it raises ValueError or "
+             "returns the value to use, e.g. with a relative path made absolute)",
     "why": "a short reason shown with a refusal (for example a memory estimate)",
 }
 
@@ -97,6 +99,8 @@ class Parameter:
             parts.append(f"below {c['lt']}")
         if "file" in c:
             parts.append(f"a {c['file']} file" + (" or empty" if c.get("optional") else ""))
+        if "check" in c:
+            parts.append(f"checked by {c['check']}")
         return "; ".join(parts)
 
     @property
@@ -381,7 +385,22 @@ def resolve_parameters(spec: NotebookSpec, overrides: dict[str, str] | list[tupl
                 f"bad value for parameter {key!r} of {spec.name}: {exc}\n{spec.usage()}"
             ) from exc
     check_constraints(spec, {**spec.defaults(), **resolved}, root)
+    for key in list(resolved):  # a checker may normalise the value (a path made absolute)
+        checker = spec.parameters[key].constraint.get("check")
+        if checker:
+            resolved[key] = _run_check(checker, resolved[key], key, spec.name)
     return resolved
+
+
+def _run_check(dotted: str, value, name: str, notebook: str):
+    import importlib
+
+    module, func = dotted.split(":")
+    try:
+        out = getattr(importlib.import_module(module), func)(value)
+    except (ValueError, TypeError, OSError) as exc:
+        raise ParameterError(f"bad value for parameter {name!r} of {notebook}: {exc}") from None
+    return value if out is None else out
 
 
 def _as_number(value):
@@ -449,6 +468,8 @@ def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | N
                     continue
                 if (v >= b) if strict else (v > b):
                     refuse(f"{v!r} must be {word} {other} = {b!r}")
+        if "check" in c:
+            _run_check(c["check"], value, name, spec.name)
         if "file" in c:
             if value in ("", None) and c.get("optional"):
                 continue

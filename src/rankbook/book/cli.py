@@ -91,6 +91,41 @@ def _cmd_run(args) -> int:
     return 0
 
 
+def _cmd_sweep(args) -> int:
+    from . import sweep
+
+    if args.jobs is not None and args.scheduler:
+        print("rankbook sweep: give --jobs (a local cluster) or --scheduler (an existing one), "
+              "not both", file=sys.stderr)
+        return 2
+    try:
+        given = _parse_overrides(args.param or [], args.name)
+        report = sweep.run_sweep(args.name, given, jobs=args.jobs, scheduler=args.scheduler,
+                                 dry_run=args.dry_run, progress=not args.quiet,
+                                 timeout=args.timeout)
+    except (pipeline.ParameterError, pipeline.Busy) as exc:
+        print(f"rankbook sweep: {exc}", file=sys.stderr)
+        return 2
+    except pipeline.OutputError as exc:
+        print(f"rankbook sweep: {exc}", file=sys.stderr)
+        return 1
+    except pipeline.Interrupted as exc:
+        print(f"rankbook sweep: {exc}; completed points are kept and a rerun continues from "
+              "them", file=sys.stderr)
+        return exc.exit_status
+    except OSError as exc:  # the scheduler cannot be reached
+        print(f"rankbook sweep: {exc}", file=sys.stderr)
+        return 1
+    if args.dry_run:
+        return 0
+    for rec in report.failed:
+        point = ", ".join(f"{k}={v}" for k, v in rec["params"].items())
+        where = f"cell {rec['cell']}" if rec.get("cell") else "an unknown cell"
+        print(f"rankbook sweep: point {point} failed in {where}: {rec['error']}", file=sys.stderr)
+    print(report.folder)
+    return 1 if report.failed else 0
+
+
 def _cmd_build(args) -> int:
     try:
         report = pipeline.execute_all(force=args.force, jobs=args.jobs, progress=not args.quiet,
@@ -179,6 +214,21 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--wait", action="store_true",
                    help="wait for a running run of the same parameters instead of exiting")
     r.set_defaults(func=_cmd_run)
+
+    sw = sub.add_parser("sweep", help="run one notebook over a grid of parameters (Dask)")
+    sw.add_argument("name", help="notebook name (see `rankbook list`)")
+    sw.add_argument("-p", "--param", nargs="+", action=_Param, metavar=("KEY", "VALUES"),
+                    help="values of one parameter: V1,V2,... (integers also START:STOP); for a "
+                         "list parameter, whole lists separated by ';' ('5,6;10,20')")
+    sw.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                    help="worker processes of the local cluster (default: number of cores)")
+    sw.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run on an existing Dask cluster, e.g. tcp://host:8786")
+    sw.add_argument("--dry-run", action="store_true", help="list the points and stop")
+    sw.add_argument("--timeout", type=_positive, default=None, metavar="SECONDS",
+                    help="time limit of one cell")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    sw.set_defaults(func=_cmd_sweep)
 
     lst = sub.add_parser("list", help="list notebooks, or one notebook's parameters in full")
     lst.add_argument("name", nargs="?", help="one notebook: its parameters, types, defaults "

@@ -35,7 +35,7 @@ os.environ.setdefault("MPLBACKEND", "agg")
 from common import ROOT, log, strip_values  # noqa: E402
 from report import fmt_s, table_rows  # noqa: E402
 
-CASES = ("metric_batch", "agreement", "consensus", "ir", "book")
+CASES = ("metric_batch", "agreement", "consensus", "ir", "book", "sweep")
 
 
 def _machine() -> dict:
@@ -94,6 +94,8 @@ def run_case(name: str, quick: bool) -> dict:
         import bench_ir as m
     elif name == "book":
         import bench_book as m
+    elif name == "sweep":
+        import bench_sweep as m
     else:
         raise ValueError(f"unknown case {name!r}; valid: {', '.join(CASES)}")
     load0 = os.getloadavg()[0]
@@ -125,6 +127,16 @@ def _target(tid, description, measured, threshold, unit, met, why="", applies=Tr
 def evaluate_targets(results: dict, quick: bool) -> list:
     applies = not quick
     targets = []
+    sw = results.get("sweep")
+    if sw:
+        targets.append(_target(
+            "sweep_speedup",
+            f"rankbook sweep of {sw['points']} points on {sw['workers']} local workers: at least "
+            "1.7x faster than a sequential loop of rankbook run",
+            sw["speedup"], 1.7, "x", sw["speedup"] >= 1.7,
+            why=(f"loop {sw['loop_per_point_s']:.2f} s per point, sweep "
+                 f"{sw['sweep_per_point_s']:.2f} s per point (cluster start-up included)"),
+            applies=applies))
     mb = results.get("metric_batch")
     if mb:
         row = max((r for r in mb["rows"]), key=lambda r: (r["B"], r["n"] == 100))

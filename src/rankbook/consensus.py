@@ -873,6 +873,21 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
         naming the path (and the line) for a missing path, a directory, an empty or header-only
         file, a row with the wrong number of fields, an empty cell before the last item, an item
         repeated in one ranking or in one tie group, or a ranking name repeated in one group.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "critics.csv"
+    >>> _ = path.write_text("name,1,2,3\\ncritic_1,a,b,c\\ncritic_2,b,a|c,\\n")
+    >>> read_rankings_csv(path)["all"]["critic_1"]
+    ['a', 'b', 'c']
+    >>> sorted(read_rankings_csv(path)["all"]["critic_2"][1])  # a tie group
+    ['a', 'c']
+    >>> _ = path.write_text("name,1,2\\ncritic_1,a,b,c\\n")
+    >>> read_rankings_csv(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...line 2...
     """
     import csv
     import io
@@ -1044,6 +1059,15 @@ def kappa_p_curves(rankings, gammas, lams, ps=(1, 2, 3), *, deviation: str = "st
     :math:`\\kappa_1` depends on gamma only and :math:`\\kappa_p` (``p >= 2``) on lam only, so
     each curve has one free parameter. Columns: ``p``, ``parameter`` (``"gamma"`` or
     ``"lam"``), ``value`` and ``kappa_p`` (0 beyond the longest common subsequence).
+
+    Examples
+    --------
+    >>> R = [["a", "b", "c"], ["b", "a", "c"], ["a", "c", "b"]]
+    >>> curves = kappa_p_curves(R, gammas=[0.9, 1.0], lams=[0.5, 1.0], ps=(1, 2))
+    >>> curves[["p", "parameter", "value"]].values.tolist()
+    [[1, 'gamma', 0.9], [1, 'gamma', 1.0], [2, 'lam', 0.5], [2, 'lam', 1.0]]
+    >>> round(float(curves["kappa_p"].iloc[1]), 6)
+    3.0
     """
     import pandas as pd
 

@@ -174,6 +174,14 @@ def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000
     ``defined`` gives the share of pairs kept. All runs are evaluated as one batch.
 
     Returns a long table with columns ``metric, change, n, k, run, mean_abs_change, defined``.
+
+    Examples
+    --------
+    >>> runs = type_i_runs(["kendall_tau", "recall"], n=10, k=3, n_pairs=100, n_runs=2, changes=["swap"])
+    >>> runs.columns.tolist()
+    ['metric', 'change', 'n', 'k', 'run', 'mean_abs_change', 'defined']
+    >>> len(runs)
+    4
     """
     if n_pairs < 1 or n_runs < 1:
         raise ValueError(f"n_pairs and n_runs must be >= 1, got {n_pairs}, {n_runs}")
@@ -194,7 +202,15 @@ def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000
 
 
 def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
-    """Reproduced value (mean over runs) and sd (spread of one run) per metric, change, n, k."""
+    """Reproduced value (mean over runs) and sd (spread of one run) per metric, change, n, k.
+
+
+    Examples
+    --------
+    >>> runs = type_i_runs(["kendall_tau"], n=10, k=None, n_pairs=100, n_runs=2, changes=["swap"])
+    >>> summarize_runs(runs)[["metric", "change", "n"]].values.tolist()
+    [['kendall_tau', 'swap', 10]]
+    """
     g = runs.groupby(["metric", "change", "n", "k"], sort=False)
     out = g.agg(reproduced=("mean_abs_change", "mean"), sd=("mean_abs_change", "std"),
                 defined=("defined", "mean")).reset_index()

@@ -249,6 +249,13 @@ def type_i_profile(metric, ns: Sequence[int] = (10, 50, 100), *, k: int | None =
     swap (I(a)) and one slide (I(b)) over ``n_pairs`` random pairs, ``n_runs`` seeded runs.
 
     Columns ``change, n, k, reproduced, sd`` (``sd`` the spread of one run).
+
+    Examples
+    --------
+    >>> from rankbook import metrics
+    >>> table = type_i_profile(metrics.kendall_tau, ns=(10,), n_pairs=100, n_runs=2)
+    >>> table[["change", "n"]].values.tolist()
+    [['swap', 10], ['slide', 10]]
     """
     from . import paper_a_tables
 

@@ -23,7 +23,14 @@ import pandas as pd
 
 
 def n_pairs(n: int) -> int:
-    """The number of unordered pairs of positions, :math:`\\binom{n}{2}`."""
+    """The number of unordered pairs of positions, :math:`\\binom{n}{2}`.
+
+
+    Examples
+    --------
+    >>> n_pairs(10)
+    45
+    """
     return n * (n - 1) // 2
 
 

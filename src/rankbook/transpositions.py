@@ -25,7 +25,6 @@ import pandas as pd
 def n_pairs(n: int) -> int:
     """The number of unordered pairs of positions, :math:`\\binom{n}{2}`.
 
-
     Examples
     --------
     >>> n_pairs(10)

@@ -195,7 +195,7 @@ def pair_consistent(m1, m2, mu, nu, k=None, reference=None, ties="def1"):
 
 #: A pair is counted from its contingency table (levels of x times levels of y cells) when the
 #: table has at most this many cells per sample element (or 4096 cells), else by sorting; the
-#: table is faster up to roughly 10 cells per element (measured at |T| = 10^4). Either path
+#: table is faster up to roughly 10 cells per element (measured at ``|T| = 10^4``). Either path
 #: gives the same integer counts.
 _TABLE_CELLS_PER_VALUE = 8
 

@@ -40,7 +40,7 @@ Each reading is verified against Table 2 by recomputing the Type I robustness me
 and 6; the book's Table 2 page shows the comparison.
 
 - Confusion matrix: relevant set R = the first k items of sigma, retrieved set S = the first k
-  items of nu (Appendix C.1 with j = k). TP = |R ∩ S|, FP = FN = k - TP, TN = n - 2k + TP.
+  items of nu (Appendix C.1 with j = k). ``TP = |R ∩ S|``, ``FP = FN = k - TP``, ``TN = n - 2k + TP``.
   The paper never states k for Table 2; k = 3 fits n = 10 best, about n/4 fits n = 50, 100.
 - MCC uses the square root in the denominator (Appendix C.1 omits it; without it MCC is not
   in [-1, 1]). F1 = 2 TP / (2 TP + FP + FN) (the printed F-beta has a sum where the product
@@ -49,7 +49,7 @@ and 6; the book's Table 2 page shows the comparison.
   where TPR = FPR > 0 (the printed form is 0/0 there).
 - Error metrics are means over positions of the raw arrays (Appendix C.3.1 writes sums: a sum
   gives 26.8 / 581 / 2313 for MSE I(a) where 2.70 / 11.61 / 23.19 is printed). MAPE, never
-  defined in the paper, is 100 mean(|sigma - nu| / sigma) in percent.
+  defined in the paper, is ``100 mean(|sigma - nu| / sigma)`` in percent.
 - Kendall's tau and Spearman's rho are computed on the raw arrays (as
   ``scipy.stats.kendalltau(sigma, nu)``); NDPM on item positions (Yao's count of discordant item
   pairs over C(n, 2)); Appendix C.2's sign sums, read literally, give 1/2 - tau, which does not
@@ -502,7 +502,7 @@ def _compute(name, sigma, nu, k):
 
 
 def recall(sigma, nu, k=None):
-    """Recall (true positive rate): TP / (TP + FN) = |R ∩ S| / |R|.
+    """Recall (true positive rate): ``TP / (TP + FN) = |R ∩ S| / |R|``.
 
     R is the set of sigma's first k items, S the set of nu's first k items (Appendix C.1 of
     ``paperA``). Always defined for 1 <= k <= n.
@@ -550,7 +550,7 @@ def tnr(sigma, nu, k=None):
 
 
 def precision(sigma, nu, k=None):
-    """Precision: TP / (TP + FP) = |R ∩ S| / |S|. Equals recall here since |R| = |S| = k.
+    """Precision: ``TP / (TP + FP) = |R ∩ S| / |S|``. Equals recall here since ``|R| = |S| = k``.
 
     Examples
     --------
@@ -594,7 +594,7 @@ def for_(sigma, nu, k=None):
 
 
 def accuracy(sigma, nu, k=None):
-    """Accuracy: (TP + TN) / n = (|S ∩ R| + n - |S ∪ R|) / n. Always defined.
+    """Accuracy: ``(TP + TN) / n = (|S ∩ R| + n - |S ∪ R|) / n``. Always defined.
 
     Examples
     --------
@@ -657,7 +657,7 @@ def mcc(sigma, nu, k=None):
 
 
 def jaccard(sigma, nu, k=None):
-    """Jaccard index: |S ∩ R| / |S ∪ R| = TP / (TP + FP + FN). Always defined for k >= 1.
+    """Jaccard index: ``|S ∩ R| / |S ∪ R| = TP / (TP + FP + FN)``. Always defined for k >= 1.
 
     Examples
     --------
@@ -760,7 +760,7 @@ def rmse(sigma, nu, k=None):
 
 
 def mae(sigma, nu, k=None):
-    """Mean absolute error over positions: (1/n) sum_i |sigma(i) - nu(i)| (mean, not sum).
+    """Mean absolute error over positions: ``(1/n) sum_i |sigma(i) - nu(i)|`` (mean, not sum).
 
     Examples
     --------
@@ -771,7 +771,7 @@ def mae(sigma, nu, k=None):
 
 
 def mape(sigma, nu, k=None):
-    """Mean absolute percentage error: (100/n) sum_i |sigma(i) - nu(i)| / sigma(i).
+    """Mean absolute percentage error: ``(100/n) sum_i |sigma(i) - nu(i)| / sigma(i)``.
 
     Listed in Table 1 of ``paperA`` but never defined; this is the usual definition with the
     reference sigma in the denominator, in percent (Table 2's values are percentages, and the
@@ -787,7 +787,7 @@ def mape(sigma, nu, k=None):
 
 
 def smape(sigma, nu, k=None):
-    """Symmetric MAPE: (100/n) sum_i 2 |sigma(i) - nu(i)| / (sigma(i) + nu(i)). Always defined.
+    """Symmetric MAPE: ``(100/n) sum_i 2 |sigma(i) - nu(i)| / (sigma(i) + nu(i))``. Always defined.
 
     Examples
     --------

@@ -145,7 +145,7 @@ def _moved(nu, change: str, seed: int, side: str = "right"):
 
 
 def _type_i_means(names, sigma, nu, moved: dict, k, ev, swap_args: bool = False):
-    """{(metric, change): (per-run mean |change|, per-run share of defined pairs)}."""
+    """{(metric, change): (per-run mean absolute change, per-run share of defined pairs)}."""
     first, second = (nu, sigma) if swap_args else (sigma, nu)
     before = ev(names, first, second, k=k)
     out = {}
@@ -165,7 +165,7 @@ def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000
                 n_runs: int = 20, seed: int = 0, changes: Iterable[str] = CHANGES,
                 evaluate: Callable | None = None, side: str = "right",
                 swap_args: bool = False) -> pd.DataFrame:
-    """Mean |change| of each metric over ``n_runs`` independent runs of ``n_pairs`` random pairs.
+    """Mean absolute change of each metric over ``n_runs`` independent runs of ``n_pairs`` random pairs.
 
     Each run draws sigma and nu uniformly from S_n (seed ``[seed, n, run]``, so runs do not depend
     on k or on the other sizes), applies the change to nu and averages
@@ -308,10 +308,10 @@ def choose_k(fit: pd.DataFrame, ratio: float = 0.25) -> pd.DataFrame:
 
 # --- explaining the cells that do not reproduce ---------------------------------------------------
 
-#: Identities between the |change| of two metrics that hold for every pair of rankings, given the
+#: Identities between the absolute changes of two metrics that hold for every pair of rankings, given the
 #: paper's set-up (relevant = retrieved = k items, so FP = FN and TP + FP = k) and Appendix C's
 #: own formulas (MSE, R2 and Spearman's rho all computed on the same arrays sigma(i), nu(i)).
-#: Each entry: (metric a, metric b, factor, statement): |Δa| = factor(n) * |Δb|. Not included:
+#: Each entry: (metric a, metric b, factor, statement): ``|Δa| = factor(n) * |Δb|``. Not included:
 #: NDPM = (1 - tau)/2, which needs both computed on the same representation; the published
 #: slide cells of tau and NDPM are reproduced with tau on the arrays and NDPM on item positions,
 #: where no such identity holds (tests/test_paper_a_tables.py checks every identity listed here).
@@ -342,7 +342,7 @@ IDENTITIES = (
     ("spearman_rho", "r2", lambda n: 0.5, r"$R^2 = 2\rho - 1$ ($\rho = 1 - 6\,\mathrm{MSE}/(n^2 - 1)$)"),
 )
 
-#: Sums: |Δ informedness| = |Δ recall| + |Δ fallout| (informedness = TP/k - (k-TP)/(n-k), and
+#: Sums: ``|Δ informedness| = |Δ recall| + |Δ fallout|`` (informedness = TP/k - (k-TP)/(n-k), and
 #: TP moves both terms in the same direction).
 SUM_IDENTITIES = (
     ("informedness", ("recall", "fallout"),
@@ -476,7 +476,7 @@ def copied_cells(published: pd.DataFrame, reproduced: pd.DataFrame, rel_change: 
 def alternative_readings(metric: str, change: str, n: int, k: int | None, n_pairs: int = 1000,
                          seed: int = 0, k_grid: Iterable[int] | None = None,
                          evaluate: Callable | None = None) -> dict[str, float]:
-    """The mean |change| of one cell under other readings of the experiment (one run each).
+    """The mean absolute change of one cell under other readings of the experiment (one run each).
 
     Readings: the default (``nu o change``), the change applied on the left (``change o nu``,
     relabelling items), the arguments exchanged (``m(nu, sigma)``: the first ranking taken as the
@@ -758,7 +758,7 @@ def printed_f_beta(sigma, nu, k: int, beta: float = 1.0) -> np.ndarray:
 
 
 def printed_mcc(sigma, nu, k: int) -> np.ndarray:
-    """MCC as Appendix C.1 prints it: (TP TN - |S \\\\ R| |R \\\\ S|) / (|S| |R| (n - |R|) (n - |S|)).
+    """MCC as Appendix C.1 prints it: ``(TP TN - |S \\ R| |R \\ S|) / (|S| |R| (n - |R|) (n - |S|))``.
 
     The standard MCC takes the square root of that denominator. With relevant = retrieved = k
     the printed one is the standard one divided by k (n - k): MCC(sigma, sigma) is
@@ -775,14 +775,14 @@ def printed_mcc(sigma, nu, k: int) -> np.ndarray:
 
 
 def expected_abs_change_accuracy_swap(n: int, k) -> np.ndarray:
-    """Exact mean |change| of accuracy under one uniform swap of positions in nu (rows I(a)).
+    """Exact mean absolute change of accuracy under one uniform swap of positions in nu (rows I(a)).
 
     With relevant = retrieved = k, accuracy = (2 TP + n - 2k) / n, so it moves by 2/n whenever
     TP moves, and TP moves (by one) exactly when one swapped position lies in the top k and the
     other does not, *and* one of the two swapped items is relevant and the other is not. For
     uniform sigma, nu and swap both events have probability q = 2k(n - k) / (n(n - 1)), so the
     mean is (2/n) q^2, at most n / (2 (n - 1)^2) (at k = n/2). Recall moves by 1/k at the same
-    events, so |change of accuracy| = (2k/n) |change of recall| <= 2 |change of recall|.
+    events, so ``|change of accuracy| = (2k/n) |change of recall| <= 2 |change of recall|``.
 
     Examples
     --------
@@ -812,7 +812,7 @@ def k_scan(metrics_: Sequence[str], n: int, ks: Iterable[int], *, change: str = 
 def stability_text_reading(curves: pd.DataFrame, threshold: float = 0.975) -> pd.DataFrame:
     """Stability as Section 6.5's text describes the experiment, from ``stability_curves``.
 
-    The text averages |m@k - m@k+1| over the trials first and then counts how often the bound
+    The text averages ``|m@k - m@k+1|`` over the trials first and then counts how often the bound
     1/k holds: here, for each metric, the share of the cut-offs k in ``curves`` at which the
     *mean* difference is below 1/k, and ``stable`` when that share reaches ``threshold``.
     (The per-k reading of Definition 10 instead counts the pairs below 1/k at each k.)

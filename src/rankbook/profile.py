@@ -245,7 +245,7 @@ def profile(metric, *, k: int | None = None, n_exhaustive: int = 5, n_swap: int 
 
 def type_i_profile(metric, ns: Sequence[int] = (10, 50, 100), *, k: int | None = None,
                    n_pairs: int = 1000, n_runs: int = 5, seed: int = 0) -> pd.DataFrame:
-    """Type I robustness of one metric (Table 2's numeric rows): the mean |change| under one
+    """Type I robustness of one metric (Table 2's numeric rows): the mean absolute change under one
     swap (I(a)) and one slide (I(b)) over ``n_pairs`` random pairs, ``n_runs`` seeded runs.
 
     Columns ``change, n, k, reproduced, sd`` (``sd`` the spread of one run).

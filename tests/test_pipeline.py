@@ -238,3 +238,16 @@ def test_cache_key_depends_on_declared_inputs(project):
 def test_cache_key_depends_on_parameters(project):
     spec = pipeline.find("tiny", project)
     assert pipeline.cache_key(spec, {}, project) != pipeline.cache_key(spec, {"n": 2}, project)
+
+
+def test_an_edited_stylesheet_reaches_the_built_site(tmp_path):
+    """Sphinx skips copying static files when no page is out of date; the build copies the
+    book's own ones itself when they differ from the built site's."""
+    from rankbook.book.pipeline import _refresh_static
+
+    (tmp_path / "book" / "_static").mkdir(parents=True)
+    (tmp_path / "_build" / "html" / "_static").mkdir(parents=True)
+    (tmp_path / "book" / "_static" / "rankbook.css").write_text("p { color: red; }")
+    (tmp_path / "_build" / "html" / "_static" / "rankbook.css").write_text("p { color: blue; }")
+    _refresh_static(tmp_path)
+    assert (tmp_path / "_build" / "html" / "_static" / "rankbook.css").read_text() == "p { color: red; }"

@@ -755,4 +755,20 @@ def build_site(root: Path | None = None, log=print) -> Path:
     index = root / "_build" / "html" / "index.html"
     if not index.exists():
         raise RuntimeError(f"jupyter-book finished but {index} is missing")
+    _refresh_static(root)
     return index
+
+
+def _refresh_static(root: Path) -> None:
+    """Copy the book's own static files (stylesheet, logo) into the built site when they differ.
+
+    An incremental jupyter-book build with no page out of date skips Sphinx's copy of static
+    files, so an edited stylesheet kept its old copy in ``_build/html/_static``.
+    """
+    static, built = root / "book" / "_static", root / "_build" / "html" / "_static"
+    if not (static.is_dir() and built.is_dir()):
+        return
+    for source in static.iterdir():
+        target = built / source.name
+        if source.is_file() and (not target.is_file() or target.read_bytes() != source.read_bytes()):
+            shutil.copyfile(source, target)

@@ -156,3 +156,22 @@ def test_slugs_match_myst():
     for title in ["The yes/no rows", "Which k gives the published row?",
                   "Table 2, rob II row vs Proposition 6.2", "Published beside recomputed"]:
         assert present.slugify(title) == default_slugify(title)
+
+
+def test_split_figures_keep_their_outputs_visible_to_myst_nb():
+    """A figure gets a code cell of its own; myst-nb drops a cell whose source is blank,
+    outputs included, so every cell that carries outputs must have some source."""
+    code = nbformat.v4.new_code_cell("fig = plot()\nsave_figure(fig)\ntable")
+    code.outputs = [
+        nbformat.v4.new_output("display_data", data={"text/markdown": "before"}),
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"},
+                               metadata={present.FIGURE_KEY: {"name": "f", "caption": "c", "alt": "a"}}),
+        nbformat.v4.new_output("display_data", data={"text/markdown": "after"}),
+    ]
+    nb = _page(nbformat.v4.new_markdown_cell("# Title\n\nFraming."), code)
+    present.present(nb)
+    carrying = [c for c in nb.cells if c.cell_type == "code" and c.outputs]
+    assert len(carrying) == 3 and all(c.source.strip() for c in carrying)
+    figure = next(c for c in carrying if "mystnb" in c.metadata)
+    assert figure.metadata["mystnb"]["figure"]["caption"] == "c"
+    assert figure.metadata["tags"] == ["remove-input"]

@@ -69,6 +69,8 @@ for (const img of main.querySelectorAll('img')) {
   if (shown > 0 && img.naturalWidth < 1.5 * shown)
     blurry.push(img.src.split('/').pop() + ' ' + img.naturalWidth + 'px for ' + Math.round(shown) + 'px');
 }
+const figures = Array.from(main.querySelectorAll('img'))
+  .filter(img => /\.png($|\?)/.test(img.currentSrc || img.src) && img.getBoundingClientRect().width > 0).length;
 const verdict = document.querySelector('.verdict');
 return {
   sideways: document.documentElement.scrollWidth - window.innerWidth,
@@ -76,6 +78,7 @@ return {
   nwide: wide.length,
   open: open,
   blurry: blurry,
+  figures: figures,
   verdictTop: verdict ? verdict.getBoundingClientRect().top + window.scrollY : null,
   outputs: Array.from(document.querySelectorAll(
     '.cell_output .output.text_plain, .cell_output .output.stream')).map(e => e.innerText),
@@ -161,6 +164,21 @@ def test_figures_are_sharp(measurements):
     def check(rel, width, m):
         for b in m["blurry"]:
             yield f"PNG below 1.5x its displayed width: {b}"
+
+    problems = _problems(measurements, check)
+    assert not problems, "\n".join(problems)
+
+
+def test_every_saved_figure_is_on_its_page(measurements):
+    """Each PNG a notebook saved (``save_figure`` shows it too) appears as an image on the
+    notebook's page. A figure can vanish silently: myst-nb drops a cell whose source is blank."""
+    def check(rel, width, m):
+        page = SITE / rel
+        if page.parent.relative_to(SITE).as_posix() != "book/generated":
+            return
+        saved = len(list((GENERATED / page.stem).glob("*.png")))
+        if m["figures"] < saved:
+            yield f"{saved} figure(s) saved but {m['figures']} shown"
 
     problems = _problems(measurements, check)
     assert not problems, "\n".join(problems)

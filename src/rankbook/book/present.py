@@ -138,7 +138,8 @@ def _figure_cell(output):
     import nbformat
 
     info = output.get("metadata", {}).get(FIGURE_KEY, {})
-    cell = nbformat.v4.new_code_cell("")
+    # myst-nb skips a cell whose source is blank, outputs included: the source must say something
+    cell = nbformat.v4.new_code_cell(f"# figure {info.get('name', '')}, saved by the cell above")
     cell.outputs = [output]
     figure = {"caption": info.get("caption", ""), "name": f"fig-{info.get('name', 'figure')}"}
     if info.get("wide"):
@@ -169,7 +170,7 @@ def _split_figures(cells: list) -> list:
                 if current is None:
                     import nbformat
 
-                    current = nbformat.v4.new_code_cell("")
+                    current = nbformat.v4.new_code_cell("# more output of the cell above")
                     current.metadata["tags"] = ["remove-input"]
                     out.append(current)
                 current.outputs.append(o)

@@ -20,6 +20,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from projects import scratch_project
 from rankbook.book import cli, pipeline
 
 pytestmark = pytest.mark.notebooks
@@ -50,14 +51,7 @@ def make_notebook(path: Path, delay: float = 0.0, extra_cells: int = 0) -> None:
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    root = tmp_path / "proj"
-    (root / "notebooks").mkdir(parents=True)
-    (root / "src" / "rankbook").mkdir(parents=True)
-    (root / "src" / "rankbook" / "code.py").write_text("X = 1\n")
-    (root / "data").mkdir()
-    (root / "data" / "marker.txt").write_text("good\n")
-    monkeypatch.setenv("RANKBOOK_ROOT", str(root))
-    return root
+    return scratch_project(tmp_path, monkeypatch, {"marker.txt": "good\n"})
 
 
 def build(root: Path, **kw) -> pipeline.BuildReport:

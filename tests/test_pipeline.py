@@ -10,6 +10,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from projects import scratch_project
 from rankbook.book import cli, pipeline
 
 TINY_SOURCE = '''import numpy as np
@@ -48,14 +49,8 @@ def make_notebook(path: Path, n_default: int = 4, fail_default: bool = False) ->
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    root = tmp_path / "proj"
-    (root / "notebooks").mkdir(parents=True)
-    (root / "src" / "rankbook").mkdir(parents=True)
-    (root / "src" / "rankbook" / "code.py").write_text("X = 1\n")
-    (root / "data").mkdir()
-    (root / "data" / "input.txt").write_text("from data\n")
+    root = scratch_project(tmp_path, monkeypatch, {"input.txt": "from data\n"})
     make_notebook(root / "notebooks" / "tiny.ipynb")
-    monkeypatch.setenv("RANKBOOK_ROOT", str(root))
     return root
 
 

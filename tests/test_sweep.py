@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from rankbook.book import cli, pipeline, sweep
+from projects import scratch_project
 from test_faults import make_notebook, processes_with_env, wait_for
 
 pytestmark = pytest.mark.notebooks
@@ -26,14 +27,8 @@ BIN = Path(sys.executable).parent
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    root = tmp_path / "proj"
-    (root / "notebooks").mkdir(parents=True)
-    (root / "src" / "rankbook").mkdir(parents=True)
-    (root / "src" / "rankbook" / "code.py").write_text("X = 1\n")
-    (root / "data").mkdir()
-    (root / "data" / "marker.txt").write_text("good\n")
+    root = scratch_project(tmp_path, monkeypatch, {"marker.txt": "good\n"})
     make_notebook(root / "notebooks" / "nb0.ipynb")
-    monkeypatch.setenv("RANKBOOK_ROOT", str(root))
     return root
 
 

@@ -57,6 +57,7 @@ def chrome():
                  "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync",
                  "--hide-scrollbars", "--window-size=1400,900"):
         opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console errors, read by test_site
     driver = webdriver.Chrome(service=Service(driver_path), options=opts)
     driver.set_page_load_timeout(60)
     yield driver

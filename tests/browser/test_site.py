@@ -8,16 +8,14 @@ the landing page, the dashboard and a notebook page go to `test-artifacts/`.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
-import threading
 import time
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
 from bs4 import BeautifulSoup
+
+from conftest import open_page
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
@@ -34,62 +32,16 @@ def pages() -> list[Path]:
                   if "_static" not in p.parts and "_sources" not in p.parts)
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep the test output readable
-        pass
+# the site server and the browser are the shared ones of conftest.py (Chromium keeps its console
+# log for the load check); open_page waits for the document, MathJax and the fonts
+@pytest.fixture(scope="module")
+def server(site_server):
+    return site_server
 
 
 @pytest.fixture(scope="module")
-def server():
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    if not Path(chromium).exists() or not Path(driver_path).exists():
-        pytest.fail("chromium and chromedriver are required: apt-get install chromium chromium-driver")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync",
-                 "--window-size=1280,900"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=opts)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
-
-
-def _open(driver, url: str) -> None:
-    driver.get(url)
-    for _ in range(100):
-        if driver.execute_script("return document.readyState") == "complete":
-            break
-        time.sleep(0.05)
-    # let MathJax and deferred scripts finish
-    driver.execute_script(
-        "return (window.MathJax && MathJax.startup && MathJax.startup.promise) || null")
-    time.sleep(0.2)
-
-
-def _mathjax_done(driver) -> None:
-    driver.set_script_timeout(30)
-    driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "if (window.MathJax && MathJax.startup && MathJax.startup.promise) {"
-        "  MathJax.startup.promise.then(() => done(true), () => done(false)); }"
-        "else { done(null); }")
+def browser(chrome):
+    return chrome
 
 
 def test_every_page_loads_cleanly(server, browser):
@@ -97,8 +49,7 @@ def test_every_page_loads_cleanly(server, browser):
     browser.get_log("browser")  # discard anything from before
     for page in pages():
         rel = page.relative_to(SITE).as_posix()
-        _open(browser, server + rel)
-        _mathjax_done(browser)
+        open_page(browser, server + rel)
         for entry in browser.get_log("browser"):
             if entry["level"] == "SEVERE":
                 problems.append(f"{rel}: console error: {entry['message']}")
@@ -164,8 +115,7 @@ def test_math_is_typeset_from_the_local_mathjax(server, browser):
     untypeset = []
     for page in math_pages:
         rel = page.relative_to(SITE).as_posix()
-        _open(browser, server + rel)
-        _mathjax_done(browser)
+        open_page(browser, server + rel)
         src = browser.execute_script(
             "const s = Array.from(document.scripts).find(s => /mathjax/i.test(s.src));"
             "return s ? s.src : null")
@@ -177,7 +127,7 @@ def test_math_is_typeset_from_the_local_mathjax(server, browser):
 
 
 def test_search_finds_kendall(server, browser):
-    _open(browser, urljoin(server, "search.html?q=Kendall"))
+    open_page(browser, urljoin(server, "search.html?q=Kendall"))
     hits = []
     for _ in range(100):
         hits = browser.execute_script(
@@ -199,8 +149,7 @@ def test_screenshots(server, browser):
         targets["notebook"] = notebook
     for name, page in targets.items():
         assert page.exists(), f"{page} is missing"
-        _open(browser, server + page.relative_to(SITE).as_posix())
-        _mathjax_done(browser)
+        open_page(browser, server + page.relative_to(SITE).as_posix())
         out = ARTIFACTS / f"{name}.png"
         browser.save_screenshot(str(out))
         assert out.stat().st_size > 10_000, f"{out} looks empty"

@@ -972,7 +972,7 @@ _SPECS = [
      "wherever that is defined, and its limit 1/2 where TPR = FPR > 0 (printed form 0/0)."),
     ("lr_plus", "LR+", "confusion", True, True, _C1,
      "FPR = 0, i.e. TP = k (nu retrieves exactly sigma's first k items, e.g. sigma = nu), or k = n",
-     " nan values are left out of averages; only LR+ has them in Table 2's setting."),
+     " Undefined (nan) values are left out of averages; only LR+ has them in Table 2's setting."),
     ("mse", "MSE", "error", False, False, "Table 1; Appendix C.3.1", "never",
      "Mean over positions of (sigma(i) - nu(i))^2 (Appendix C.3.1 writes a sum; a sum gives "
      "26.8/581/2313 for rob. I(a) where 2.70/11.61/23.19 is printed)."),

@@ -521,6 +521,8 @@ def slug(params: dict[str, Any]) -> str:
     'ns-6,7'
     >>> slug({"S": "abcdef?"}) != slug({"S": "abcdef*"}) != slug({"S": "abcdef"})
     True
+    >>> slug({"metric": "/home/me/my_metric.py:footrule"}).startswith("metric-my_metric.py_footrule_")
+    True
     """
     if not params:
         return "defaults"
@@ -528,6 +530,8 @@ def slug(params: dict[str, Any]) -> str:
     for key in sorted(params):
         value = params[key]
         text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        if text.startswith("/"):  # an absolute file (made so by a check): its name reads better
+            text = text.rsplit("/", 1)[-1]
         parts.append(f"{key}-{text}")
     raw = "_".join(parts)
     out = re.sub(r"[^A-Za-z0-9._,=-]+", "_", raw).strip("_")

@@ -5,6 +5,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.rankbook-installed
+# apt-get as root directly (this machine, CI here), through sudo elsewhere (GitHub's runners)
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
 .PHONY: book test test-browser bench lock clean venv wheel-test
 
@@ -23,11 +25,11 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 # Headless Chromium over the built site. Installs Debian's chromium and chromium-driver if they
-# are missing (needs root, as on CI), builds the book if needed (cached), then runs the checks.
+# are missing (as root, or through sudo), builds the book if needed (cached), then runs the checks.
 test-browser: book
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
 	  echo "installing chromium and chromium-driver"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	fi
 	$(BIN)/python -m pytest tests/browser -o addopts="-ra" -q
 

@@ -59,6 +59,7 @@ import numpy as np
 
 __all__ = [
     "DEVIATIONS",
+    "DEVIATION_NAMES",
     "ConsensusGraph",
     "consensus_graph",
     "consensus_matrix",
@@ -91,6 +92,14 @@ __all__ = [
 #:     standard deviation with divisor ``N - 1`` (not in the paper; shown for comparison;
 #:     ``nan`` for a single ranking).
 DEVIATIONS = ("std", "mad", "sqrt_mad", "sample_std")
+
+#: A reader's name for each spread in :data:`DEVIATIONS`, for tables and captions.
+DEVIATION_NAMES = {
+    "std": "population standard deviation",
+    "mad": "mean absolute deviation (Eq. 13)",
+    "sqrt_mad": "square root of the mean absolute deviation (Algorithm 1)",
+    "sample_std": "sample standard deviation",
+}
 
 _TIE_TYPES = (set, frozenset, tuple, list)
 _DENSE_MAX = 256  # common items up to which the triangular solve uses a dense matrix

@@ -8,6 +8,7 @@ notebooks' parameter cells. Nothing is typed in: rerun a notebook and the pages 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from .outputs import ERRATA_FILE, PAPERS, RESULTS_FILE, STATUSES, check_status
@@ -122,7 +123,19 @@ def _evidence_block(evidence: str) -> list[str]:
     return ["::::{dropdown} Evidence", ":color: light", "", *body, "::::", ""]
 
 
-def errata_markdown(errata: list[dict]) -> str:
+def notebook_titles(root: Path) -> dict[str, str]:
+    """The page title (first ``# `` heading) of every source notebook, by notebook name."""
+    titles = {}
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
+            found = re.search(r"^#\s+(.+)$", "".join(cell.get("source", "")), flags=re.M)
+            if cell.get("cell_type") == "markdown" and found:
+                titles[path.stem] = found.group(1).strip()
+                break
+    return titles
+
+
+def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) -> str:
     lines = [
         "# Errata",
         "",
@@ -170,8 +183,9 @@ def errata_markdown(errata: list[dict]) -> str:
             if cells:
                 lines += [f"*Cells ({len(cells)}):* " + "; ".join(md_escape(c) for c in cells), ""]
             lines += _evidence_block(e["evidence"])
-            lines += [f"Shown on the page: {_link(e, e.get('section') or 'the notebook page')}.",
-                      ""]
+            page = (titles or {}).get(e["notebook"], e["notebook"].replace("_", " "))
+            where = f"{page}, section {e['section']}" if e.get("section") else page
+            lines += [f"Shown on: {_link(e, where)}.", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -223,6 +237,6 @@ def write_generated_pages(root: Path) -> None:
         check_status(rec)
     errata = collect(gen, ERRATA_FILE)
     _write_if_changed(gen / "dashboard.md", dashboard_markdown(results))
-    _write_if_changed(gen / "errata.md", errata_markdown(errata))
+    _write_if_changed(gen / "errata.md", errata_markdown(errata, notebook_titles(root)))
     _write_if_changed(gen / "summary.md", summary_markdown(results))
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))

@@ -1109,6 +1109,16 @@ def sensitivity_table(curves: dict):
     (set, p): the parameter range (``largest``, ``smallest``; 1 and 0.45 in the paper), the
     values at both ends (``at_largest``, ``at_smallest``) and the relative decline
     ``1 - at_smallest / at_largest`` (``nan`` when ``at_largest`` is 0).
+
+    Examples
+    --------
+    >>> R = [["a", "b", "c"], ["b", "a", "c"], ["a", "c", "b"]]
+    >>> curves = kappa_p_curves(R, gammas=[0.9, 1.0], lams=[0.5, 1.0], ps=(1, 2))
+    >>> table = sensitivity_table({"toy": curves})
+    >>> table[["set", "p", "parameter"]].values.tolist()
+    [['toy', 1, 'gamma'], ['toy', 2, 'lam']]
+    >>> round(float(table["relative_decline"].iloc[1]), 3)
+    0.603
     """
     import pandas as pd
 

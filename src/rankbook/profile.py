@@ -173,7 +173,18 @@ def load_metric(spec) -> Profiled:
 def check_metric_spec(value: str) -> str:
     """Check a ``metric`` parameter before a run (the command line calls it): load the metric,
     and return the value with a relative file made absolute, so that the notebook, which runs
-    in another folder, finds the same file."""
+    in another folder, finds the same file.
+
+
+    Examples
+    --------
+    >>> check_metric_spec("kendall_tau")
+    'kendall_tau'
+    >>> check_metric_spec("no_such_metric")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
+    """
     if ":" in value:
         where, func = value.rsplit(":", 1)
         if where.endswith(".py") and Path(where).expanduser().exists():
@@ -282,6 +293,15 @@ def agreement_with_metrics(metric, *, n: int = 100, n_pairs: int = 2000, k: int 
     on one random sample of ``n_pairs`` rankings of length ``n`` against the identity.
 
     Returns columns ``metric, label, ratio, reversed``, sorted by ratio (highest first).
+
+    Examples
+    --------
+    >>> from rankbook import metrics
+    >>> table = agreement_with_metrics(metrics.kendall_tau, n=10, n_pairs=50, k=3)
+    >>> len(table), table.columns.tolist()
+    (33, ['metric', 'label', 'ratio', 'reversed'])
+    >>> float(table.set_index("metric").loc["kendall_tau", "ratio"])
+    1.0
     """
     from . import agreement
 

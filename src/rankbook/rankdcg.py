@@ -275,6 +275,12 @@ def reading_comparison(reference, hypotheses):
         :func:`rankbook.ir.average_precision` with "relevant" = above the lowest reference level,
         items ranked by the hypothesis scores with pessimistic tie-breaking: an AP of the form
         the poster prints, sum of P(k) dR(k).
+
+    Examples
+    --------
+    >>> table = reading_comparison([5, 4, 3, 2, 1], [[5, 4, 3, 2, 1], [1, 2, 3, 4, 5]])
+    >>> table[["rankdcg_as_printed", "tau_a"]].values.tolist()
+    [[0.0, 1.0], [1.0, -1.0]]
     """
     import pandas as pd
 
@@ -308,6 +314,12 @@ def other_measures(reference, hypotheses, p: float = 0.9):
     :func:`rankbook.ir.ndpm`, :func:`rankbook.ir.fcp`; ``rbo_ext``: :func:`rankbook.rbo.rbo_ext`
     of the item orders given by the reference and by the hypothesis, ties in either broken by
     item index (RBO refuses ties).
+
+    Examples
+    --------
+    >>> table = other_measures([5, 4, 3, 2, 1], [[5, 4, 3, 2, 1], [1, 2, 3, 4, 5]])
+    >>> table[["ndpm", "fcp"]].values.tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
     """
     import pandas as pd
 

@@ -43,6 +43,10 @@ def test_pages_are_generated_from_records(generated):
     summary = (gen / "summary.md").read_text()
     assert "**3 published artifacts**" in summary
     assert "[Figure Y](generated/nb_two.ipynb) (3 of 7 cells)" in summary
+    # each chapter page includes the summary of its own source, without the other sources
+    chapter_b = (gen / "summary_B.md").read_text()
+    assert "**2 published artifacts**" in chapter_b and "[Figure Y](generated/nb_two.ipynb)" in chapter_b
+    assert "Table X" not in chapter_b and "Paper B:" not in chapter_b
     errata = (gen / "errata.md").read_text()
     assert ":class: errata-summary" in errata and "| Paper B |" in errata
     assert r"TP\*TN - FP\*FN" in errata  # no Markdown emphasis eats the products

@@ -189,17 +189,25 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
     return "\n".join(lines) + "\n"
 
 
-def summary_markdown(results: list[dict], prefix: str = "generated/") -> str:
-    """The short status summary included by the landing page (links relative to ``book/``)."""
+#: The chapter pages that include a status summary of their own sources (``summary_<KEY>.md``).
+CHAPTER_SOURCES = {"A": ("A",), "B": ("B",), "scoring": ("notes", "rankdcg", "blog")}
+
+
+def summary_markdown(results: list[dict], prefix: str = "generated/",
+                     lead: str = "The notebooks check") -> str:
+    """The short status summary included by the landing page and, one source at a time, by
+    the chapter pages (links relative to ``book/``)."""
     if not results:
         return "No notebook has reported a result yet.\n"
     # No grand total of cells: a "cell" is a printed number in one table and a checked
     # transposition in another, so adding them up would mean nothing.
-    lines = [f"The notebooks check **{len(results)} published artifacts**: "
+    lines = [f"{lead} **{len(results)} published artifacts**: "
              f"{_status_line(results)}", ""]
+    one_source = len({r["paper"] for r in results}) == 1
     for r in _sorted_results(results):
         counts = _counts(r)
-        lines.append(f"- {badge(r['status'])} {PAPER_SHORT.get(r['paper'], r['paper'])}: "
+        source = "" if one_source else f"{PAPER_SHORT.get(r['paper'], r['paper'])}: "
+        lines.append(f"- {badge(r['status'])} {source}"
                      f"{_link(r, r['artifact'], prefix)}" + (f" ({counts})" if counts else ""))
     return "\n".join(lines) + "\n"
 
@@ -239,4 +247,8 @@ def write_generated_pages(root: Path) -> None:
     _write_if_changed(gen / "dashboard.md", dashboard_markdown(results))
     _write_if_changed(gen / "errata.md", errata_markdown(errata, notebook_titles(root)))
     _write_if_changed(gen / "summary.md", summary_markdown(results))
+    for key, sources in CHAPTER_SOURCES.items():
+        mine = [r for r in results if r["paper"] in sources]
+        _write_if_changed(gen / f"summary_{key}.md",
+                          summary_markdown(mine, lead="The notebooks of this chapter check"))
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))

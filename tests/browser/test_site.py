@@ -15,14 +15,9 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import open_page
+from conftest import ARTIFACTS, ROOT, SITE, open_page
 
-ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "_build" / "html"
-ARTIFACTS = ROOT / "test-artifacts"
 pytestmark = pytest.mark.browser
-
-SKIP_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
 
 
 def pages() -> list[Path]:
@@ -32,40 +27,28 @@ def pages() -> list[Path]:
                   if "_static" not in p.parts and "_sources" not in p.parts)
 
 
-# the site server and the browser are the shared ones of conftest.py (Chromium keeps its console
-# log for the load check); open_page waits for the document, MathJax and the fonts
-@pytest.fixture(scope="module")
-def server(site_server):
-    return site_server
-
-
-@pytest.fixture(scope="module")
-def browser(chrome):
-    return chrome
-
-
-def test_every_page_loads_cleanly(server, browser):
+def test_every_page_loads_cleanly(site_server, chrome):
     problems = []
-    browser.get_log("browser")  # discard anything from before
+    chrome.get_log("browser")  # discard anything from before
     for page in pages():
         rel = page.relative_to(SITE).as_posix()
-        open_page(browser, server + rel)
-        for entry in browser.get_log("browser"):
+        open_page(chrome, site_server + rel)
+        for entry in chrome.get_log("browser"):
             if entry["level"] == "SEVERE":
                 problems.append(f"{rel}: console error: {entry['message']}")
-        failed = browser.execute_script(
+        failed = chrome.execute_script(
             "return performance.getEntriesByType('resource')"
             ".filter(e => e.responseStatus >= 400).map(e => e.name + ' ' + e.responseStatus)")
         problems += [f"{rel}: failed resource {f}" for f in failed]
-        external = browser.execute_script(
+        external = chrome.execute_script(
             "return performance.getEntriesByType('resource').map(e => e.name)"
             ".filter(u => !u.startsWith(location.origin) && !u.startsWith('data:'))")
         problems += [f"{rel}: loads from the network: {u}" for u in external]
-        broken = browser.execute_script(
+        broken = chrome.execute_script(
             "return Array.from(document.images)"
             ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
         problems += [f"{rel}: image did not load: {src}" for src in broken]
-        no_alt = browser.execute_script(
+        no_alt = chrome.execute_script(
             "return Array.from(document.querySelectorAll('main img'))"
             ".filter(i => !i.getAttribute('alt')).map(i => i.src)")
         problems += [f"{rel}: image without alt text: {src}" for src in no_alt]
@@ -103,7 +86,7 @@ def test_internal_links_and_anchors_resolve():
     assert not problems, "\n".join(problems)
 
 
-def test_math_is_typeset_from_the_local_mathjax(server, browser):
+def test_math_is_typeset_from_the_local_mathjax(site_server, chrome):
     math_pages = []
     for page in pages():
         html = page.read_text(encoding="utf-8")
@@ -115,22 +98,22 @@ def test_math_is_typeset_from_the_local_mathjax(server, browser):
     untypeset = []
     for page in math_pages:
         rel = page.relative_to(SITE).as_posix()
-        open_page(browser, server + rel)
-        src = browser.execute_script(
+        open_page(chrome, site_server + rel)
+        src = chrome.execute_script(
             "const s = Array.from(document.scripts).find(s => /mathjax/i.test(s.src));"
             "return s ? s.src : null")
-        assert src and src.startswith(server), f"{rel}: MathJax not loaded locally ({src})"
-        n = browser.execute_script("return document.querySelectorAll('mjx-container').length")
+        assert src and src.startswith(site_server), f"{rel}: MathJax not loaded locally ({src})"
+        n = chrome.execute_script("return document.querySelectorAll('mjx-container').length")
         if not n:
             untypeset.append(rel)
     assert not untypeset, f"math not typeset on: {untypeset}"
 
 
-def test_search_finds_kendall(server, browser):
-    open_page(browser, urljoin(server, "search.html?q=Kendall"))
+def test_search_finds_kendall(site_server, chrome):
+    open_page(chrome, urljoin(site_server, "search.html?q=Kendall"))
     hits = []
     for _ in range(100):
-        hits = browser.execute_script(
+        hits = chrome.execute_script(
             "return Array.from(document.querySelectorAll('#search-results li a'))"
             ".map(a => a.textContent)")
         if hits:
@@ -139,7 +122,7 @@ def test_search_finds_kendall(server, browser):
     assert hits, "the search page found nothing for 'Kendall'"
 
 
-def test_screenshots(server, browser):
+def test_screenshots(site_server, chrome):
     ARTIFACTS.mkdir(exist_ok=True)
     notebook_pages = sorted((SITE / "book" / "generated").glob("*.html"))
     notebook = next((p for p in notebook_pages if p.stem not in {"dashboard", "errata"}), None)
@@ -149,9 +132,9 @@ def test_screenshots(server, browser):
         targets["notebook"] = notebook
     for name, page in targets.items():
         assert page.exists(), f"{page} is missing"
-        open_page(browser, server + page.relative_to(SITE).as_posix())
+        open_page(chrome, site_server + page.relative_to(SITE).as_posix())
         out = ARTIFACTS / f"{name}.png"
-        browser.save_screenshot(str(out))
+        chrome.save_screenshot(str(out))
         assert out.stat().st_size > 10_000, f"{out} looks empty"
 
 

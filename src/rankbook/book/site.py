@@ -8,7 +8,6 @@ notebooks' parameter cells. Nothing is typed in: rerun a notebook and the pages 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from .outputs import ERRATA_FILE, PAPERS, RESULTS_FILE, STATUSES, check_status
@@ -125,14 +124,9 @@ def _evidence_block(evidence: str) -> list[str]:
 
 def notebook_titles(root: Path) -> dict[str, str]:
     """The page title (first ``# `` heading) of every source notebook, by notebook name."""
-    titles = {}
-    for path in sorted((root / "notebooks").glob("*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
-            found = re.search(r"^#\s+(.+)$", "".join(cell.get("source", "")), flags=re.M)
-            if cell.get("cell_type") == "markdown" and found:
-                titles[path.stem] = found.group(1).strip()
-                break
-    return titles
+    from .specs import discover
+
+    return {spec.name: spec.title for spec in discover(root)}
 
 
 def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) -> str:

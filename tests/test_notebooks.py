@@ -50,7 +50,7 @@ def test_notebook_runs_with_smoke_parameters(spec, tmp_path):
     produced = {p.suffix for p in out.iterdir()}
     assert ".ipynb" in produced
     assert ".csv" in produced, f"{spec.name} saved no table"
-    check_records(out)
+    check_records(out, spec.name)
 
 
 @pytest.mark.notebooks
@@ -61,19 +61,37 @@ def test_notebook_runs_with_alternate_parameters(spec, tmp_path):
     pipeline.execute(spec, dict(alternate), notebook_out=out / f"{spec.name}.ipynb",
                      outputs_out=out)
     assert (out / f"{spec.name}.ipynb").exists()
-    check_records(out)
+    check_records(out, spec.name)
 
 
-def check_records(folder):
-    """Every record follows the status rule; every erratum has a severity and its readings."""
-    from rankbook.book import outputs
+def check_records(folder, name):
+    """Every record follows the status rule; every erratum has a severity and its readings; every
+    false claim is reported by a verdict row that says it fails; and every "N of M" the page
+    prints for an artifact is that artifact's own count (one count per artifact, issue 19)."""
+    from rankbook.book import outputs, site
 
-    results = folder / outputs.RESULTS_FILE
-    for rec in json.loads(results.read_text()) if results.exists() else []:
+    results_path = folder / outputs.RESULTS_FILE
+    results = json.loads(results_path.read_text()) if results_path.exists() else []
+    for rec in results:
         outputs.check_status(rec)
-    errata = folder / outputs.ERRATA_FILE
-    for rec in json.loads(errata.read_text()) if errata.exists() else []:
+    errata_path = folder / outputs.ERRATA_FILE
+    errata = json.loads(errata_path.read_text()) if errata_path.exists() else []
+    for rec in errata:
         assert rec["severity"] in outputs.SEVERITIES, rec
         assert isinstance(rec["readings"], list), rec
         if rec.get("under"):
             assert rec["readings"], f"{rec['where']}: a verdict that changes must name its readings"
+    site.check_errata_reported([{**r, "notebook": name} for r in results],
+                               [{**e, "notebook": name} for e in errata])
+    page = json.loads((folder / f"{name}.ipynb").read_text())
+    text = []
+    for cell in page["cells"]:
+        if cell["cell_type"] == "markdown":
+            text.append("".join(cell["source"]))
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            for mime in ("text/markdown", "text/html"):
+                if mime in data:
+                    text.append("".join(data[mime]))
+    conflicts = site.count_conflicts("\n".join(text), results)
+    assert not conflicts, f"{name}: counts that are not their artifact's own: {conflicts[:3]}"

@@ -12,11 +12,12 @@ import pytest
 from rankbook.book import outputs, present, site
 
 
-def _result(artifact, paper, comparison, matched=None, total=None, holds=None, section=None):
+def _result(artifact, paper, comparison, matched=None, total=None, holds=None, section=None,
+            **kw):
     return outputs.record_result(
         artifact, paper, claim=f"claim of {artifact}", published="p", reproduced="r",
         comparison=comparison, matched=matched, total=total, holds=holds, detail="d",
-        section=section)
+        section=section, **kw)
 
 
 @pytest.fixture
@@ -38,11 +39,14 @@ def test_pages_are_generated_from_records(generated):
     gen = generated / "book" / "generated"
     dash = (gen / "dashboard.md").read_text()
     assert "[Table X](nb_one.ipynb#the-table)" in dash
-    assert "{bdg-success}`reproduced exactly`<br>10 of 10 cells" in dash
+    assert "{bdg-success}`reproduced exactly`<br>10 of 10 cells match" in dash
     assert "{bdg-warning}`partly`" in dash and "{bdg-danger}`claim false`" in dash
     summary = (gen / "summary.md").read_text()
     assert "**3 published artifacts**" in summary
-    assert "[Figure Y](generated/nb_two.ipynb) (3 of 7 cells)" in summary
+    assert "[Figure Y](generated/nb_two.ipynb): 3 of 7 cells match" in summary
+    # each source lists its failing claims first, so the landing page says what fails
+    assert summary.index("Claims that fail (1)") < summary.index("only in part (1)")
+    assert "1 typos" in summary or "1 typo" in summary
     # each chapter page includes the summary of its own source, without the other sources
     chapter_b = (gen / "summary_B.md").read_text()
     assert "**2 published artifacts**" in chapter_b and "[Figure Y](generated/nb_two.ipynb)" in chapter_b
@@ -61,7 +65,8 @@ def test_pages_change_when_a_notebook_output_changes(generated, monkeypatch):
     _result("Figure Y", "B", "noise", 7, 7)
     site.write_generated_pages(generated)
     after = (gen / "summary.md").read_text()
-    assert after != before and "`within sampling noise` Paper B: [Figure Y]" in after
+    assert after != before
+    assert "{bdg-success}`within sampling noise` [Figure Y](generated/nb_two.ipynb)" in after
 
 
 def test_status_rule():
@@ -135,7 +140,7 @@ def test_present_folds_code_drops_raw_values_and_leads_with_the_verdict():
     shown = nbformat.v4.new_code_cell("consensus.kappa(R)")
     shown.metadata["tags"] = ["show-input"]
     nb = _page(nbformat.v4.new_markdown_cell("# Title\n\nFraming.\n\nMore text."), code, shown)
-    rec = {"artifact": "Table 1", "claim": "a claim", "published": "1", "reproduced": "1",
+    rec = {"artifact": "Table 1", "paper": "A", "claim": "a claim", "published": "1", "reproduced": "1",
            "status": "reproduced exactly", "matched": 1, "total": 1, "unit": "cells",
            "detail": "why", "section": "The table"}
     present.present(nb, [rec], provenance="PROVENANCE")
@@ -179,3 +184,115 @@ def test_split_figures_keep_their_outputs_visible_to_myst_nb():
     figure = next(c for c in carrying if "mystnb" in c.metadata)
     assert figure.metadata["mystnb"]["figure"]["caption"] == "c"
     assert figure.metadata["tags"] == ["remove-input"]
+
+
+def test_statements_are_graded_as_claims(tmp_path, monkeypatch):
+    """One grading rule: a set of statements is a claim (it holds only when all hold), never
+    "partly" (issue 19: Figure 4's 5 of 6 statements and the notes' 3 of 6 got two statuses)."""
+    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match="graded with comparison='claim'"):
+        _result("Figure 4", "B", "exact", 5, 6, unit="statements")
+    with pytest.raises(ValueError, match="must name them"):
+        _result("Figure 4", "B", "claim", 5, 6, unit="statements")
+    rec = _result("Figure 4", "B", "claim", 5, 6, unit="statements",
+                  failures=["Bing's curve falls faster"])
+    assert rec["status"] == "claim false"
+    assert outputs.count_phrase(rec) == "fails for 1 of 6 statements: Bing's curve falls faster"
+    rec = _result("Proposition 6.2", "A", "claim", 32, 33, unit="metrics", failures=["SMAPE"])
+    assert outputs.count_phrase(rec) == "fails for 1 of 33 metrics: SMAPE"
+    assert "32" not in outputs.count_phrase(rec)  # never a count of successes for a false claim
+    with pytest.raises(ValueError, match="lists failures but its status is 'claim holds'"):
+        _result("Lemma", "A", "claim", 3, 3, unit="cases", failures=["x"])
+    with pytest.raises(ValueError, match="names 2 failures but only 1"):
+        _result("Lemma", "A", "claim", 2, 3, unit="cases", failures=["x", "y"])
+
+
+def test_counts_over_seeds_are_the_median_with_their_range(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
+    seeds = [139, 144, 149, 140, 147, 150, 141, 146, 143, 145, 148]
+    with pytest.raises(ValueError, match="not the median 145"):
+        _result("Table 2", "A", "noise", 149, 198, per_seed=seeds)
+    rec = _result("Table 2", "A", "noise", 145, 198, per_seed=seeds)
+    assert outputs.count_phrase(rec) == "median 145 of 198 cells match (139–150 over 11 seeds)"
+    assert outputs.allowed_counts(rec) >= set(seeds) | {145, 53}
+
+
+def test_readings_are_named_with_the_count_under_each(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match="need reading="):
+        _result("rob II", "A", "exact", 27, 33, unit="symbols", alternatives={"B": 33})
+    rec = _result("rob II", "A", "exact", 28, 33, unit="symbols", reading="uniform",
+                  alternatives={"mixed": 27, "B": 33})
+    box = present.verdict_markdown([rec])
+    assert "reading: uniform" in box and "other readings: mixed: 27 of 33; B: 33 of 33" in box
+    assert site.count_conflicts("the row agrees on 27 of 33 symbols, 33 of 33 under B", [rec]) == []
+    assert site.count_conflicts("the row agrees on 26 of 33 symbols", [rec])
+
+
+def test_one_count_per_artifact():
+    rec = {"artifact": "Table 2, stability row", "matched": 28, "total": 33, "unit": "symbols",
+           "comparison": "exact"}
+    assert site.count_conflicts("stability: 28 of 33 agree; 5 of 33 differ", [rec]) == []
+    bad = site.count_conflicts("inside the yes/no rows the stability row counts 16 of 33", [rec])
+    assert len(bad) == 1 and "16 of 33" in bad[0]
+    assert site.count_conflicts("3 of 7 bins", [rec]) == []  # another total: not this artifact
+
+
+def test_a_false_claim_in_the_errata_is_reported_by_a_verdict_row(tmp_path, monkeypatch):
+    gen = tmp_path / "book" / "generated"
+    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb"))
+    (tmp_path / "notebooks").mkdir()
+    with pytest.raises(ValueError, match="a false claim needs artifact="):
+        outputs.record_erratum("A", "Prop 1", "false", "ev", severity="false claim")
+    _result("Prop 1", "A", "claim", holds=True)
+    outputs.record_erratum("A", "Prop 1", "it fails", "ev", severity="false claim",
+                           artifact="Prop 1")
+    with pytest.raises(ValueError, match="has status 'claim holds': the verdict must say it fails"):
+        site.write_generated_pages(tmp_path)
+    _result("Prop 1", "A", "claim", holds=False)
+    site.write_generated_pages(tmp_path)
+    errata = (gen / "errata.md").read_text()
+    anchor = outputs.erratum_anchor({"paper": "A", "where": "Prop 1", "finding": "it fails"})
+    assert f"({anchor})=" in errata
+    assert f"[Prop 1](nb.ipynb#{outputs.record_anchor({'paper': 'A', 'artifact': 'Prop 1'})})" in errata
+    rec = json.loads((gen / "nb" / "results.json").read_text())[0]
+    err = json.loads((gen / "nb" / "errata.json").read_text())
+    box = present.verdict_markdown([rec], errata=err)
+    assert f"{{ref}}`erratum <{anchor}>`" in box
+    assert f'<span id="{outputs.record_anchor(rec)}"></span>' in box
+
+
+def test_the_same_erratum_from_two_pages_is_listed_once(tmp_path, monkeypatch):
+    gen = tmp_path / "book" / "generated"
+    (tmp_path / "notebooks").mkdir()
+    for nb in ("nb_iv", "nb_vi"):
+        monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / nb))
+        outputs.record_erratum("B", "Eq. (13)", "the spread is printed three ways", "ev",
+                               severity="wrong formula")
+    site.write_generated_pages(tmp_path)
+    errata = (gen / "errata.md").read_text()
+    assert errata.count("the spread is printed three ways") == 1
+    assert "nb_iv.ipynb" in errata and "nb_vi.ipynb" in errata
+
+
+def test_coverage_lists_every_stated_result(generated):
+    cov = generated / "data" / "coverage.csv"
+    cov.parent.mkdir(exist_ok=True)
+    header = "# where each stated result is checked\nsource,item,kind,artifact,reason\n"
+    rows = ("A,Table X,table,Table X,\nB,Figure Y,figure,Figure Y,\nB,Example Z,example,Example Z,\n"
+            "B,Table I,table,,it compares other methods' features in words\n")
+    cov.write_text(header + rows)
+    site.write_generated_pages(generated)
+    dash = (generated / "book" / "generated" / "dashboard.md").read_text()
+    assert "## Coverage: every stated result of the sources" in dash
+    assert "because it compares other methods' features in words" in dash
+    assert "3 of 4 items checked" not in dash and "1 of 1 items checked" in dash
+    cov.write_text(header + rows + "A,Lemma 9,lemma,Lemma 9,\n")
+    with pytest.raises(ValueError, match="listed but recorded by no notebook"):
+        site.write_generated_pages(generated)
+    cov.write_text(header + rows.replace("A,Table X,table,Table X,\n", ""))
+    with pytest.raises(ValueError, match="recorded but not listed"):
+        site.write_generated_pages(generated)
+    cov.write_text(header + "A,Table X,table,Table X,a reason too\n")
+    with pytest.raises(ValueError, match="not both"):
+        site.write_generated_pages(generated)

@@ -55,7 +55,21 @@ COMPARISONS = ("exact", "noise", "claim", "none", "unavailable")
 
 #: The units a record counts in (``matched`` of ``total`` ...).
 UNITS = ("cells", "values", "symbols", "entries", "statements", "transpositions", "rows",
-         "curves", "claims")
+         "curves", "claims", "metrics", "cases", "pairs", "matrices")
+
+#: Units that only a stated claim can count: a set of statements is a claim made of parts, so it
+#: is graded by the claim rule (it holds only when every part holds), never as "partly".
+CLAIM_UNITS = ("statements", "claims")
+
+#: The status rule in one sentence, as the landing page and the dashboard state it.
+STATUS_RULE = (
+    "Published numbers are *reproduced exactly* (or *within sampling noise* for random "
+    "experiments) when every compared value matches, *partly* when some do and *not reproduced* "
+    "when none do; a stated claim, however many cases it covers, *holds* only when every case "
+    "checked holds and is otherwise *false*, with its failing cases named; *recomputed* marks an "
+    "artifact with no printed numbers to compare and *not checkable* one whose inputs are not "
+    "published."
+)
 
 #: The sources, keyed as the records name them, with the short name the book uses.
 PAPERS = {
@@ -68,15 +82,137 @@ PAPERS = {
 
 
 def check_status(record: dict) -> str:
-    """Re-apply :func:`status_for` to a stored result record; ValueError when it disagrees."""
+    """Re-apply the status rule to a stored result record; ValueError when it disagrees.
+
+    Checks the status (:func:`status_for`), that a failing claim names its failing cases, that
+    statements are graded as claims, and that a count over seeds is the median of its seeds.
+    """
+    key = record.get("key")
     want = status_for(record.get("comparison", "?"), record.get("matched"), record.get("total"),
                       record.get("holds"))
     if record.get("status") != want:
         raise ValueError(
-            f"record {record.get('key')!r} has status {record.get('status')!r} but the status "
+            f"record {key!r} has status {record.get('status')!r} but the status "
             f"rule gives {want!r}"
         )
+    _check_record_shape(key, record.get("comparison"), record.get("unit", "cells"),
+                        record.get("matched"), record.get("total"), want,
+                        record.get("failures"), record.get("per_seed"))
     return want
+
+
+def _check_record_shape(key, comparison, unit, matched, total, status, failures, per_seed) -> None:
+    if unit in CLAIM_UNITS and comparison != "claim":
+        raise ValueError(
+            f"record {key!r} counts {unit} but compares {comparison!r}: a set of statements is a "
+            "claim and is graded with comparison='claim' (it holds only when every one holds)")
+    if failures is not None:
+        if isinstance(failures, str) or not all(isinstance(f, str) and f.strip() for f in failures):
+            raise ValueError(f"record {key!r}: failures must be a list of non-empty strings, "
+                             f"got {failures!r}")
+        if status != "claim false" and failures:
+            raise ValueError(f"record {key!r} lists failures but its status is {status!r}")
+    if status == "claim false" and total is not None:
+        failed = int(total) - int(matched)
+        if not failures:
+            raise ValueError(
+                f"record {key!r}: a claim that fails for {failed} of {total} {unit} must name "
+                "them (failures=[...]), so that the page shows what fails, not what passes")
+        if len(failures) > failed:
+            raise ValueError(f"record {key!r} names {len(failures)} failures but only {failed} "
+                             f"of {total} {unit} fail")
+    if per_seed is not None:
+        seeds = [int(x) for x in per_seed]
+        if len(seeds) < 2 or total is None:
+            raise ValueError(f"record {key!r}: per_seed needs matched/total and at least two seeds")
+        if any(not 0 <= x <= int(total) for x in seeds):
+            raise ValueError(f"record {key!r}: per_seed counts must lie in 0..{total}")
+        if int(matched) != median_count(seeds):
+            raise ValueError(f"record {key!r}: matched={matched} is not the median "
+                             f"{median_count(seeds)} of its seeds {seeds}")
+
+
+def median_count(counts) -> int:
+    """The median of per-seed counts: the middle one, the lower middle one for an even number.
+
+    Examples
+    --------
+    >>> median_count([149, 139, 144, 140, 147]), median_count([3, 1, 2, 4])
+    (144, 2)
+    """
+    ordered = sorted(int(c) for c in counts)
+    if not ordered:
+        raise ValueError("median_count needs at least one count")
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def _listing(items, limit: int = 6) -> str:
+    items = list(items)
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+
+
+def count_phrase(record: dict) -> str:
+    """How a record's count reads, the same on the page, the dashboard and the landing page.
+
+    Numbers are counted as matches (``149 of 198 cells match``, with the median and range when
+    the count was repeated over seeds); a claim is counted by its failures, never by its
+    successes, so a false claim never reads like a pass (``fails for 1 of 33 metrics: SMAPE``).
+
+    Examples
+    --------
+    >>> count_phrase({"comparison": "noise", "matched": 144, "total": 198, "unit": "cells",
+    ...               "per_seed": [139, 144, 149]})
+    'median 144 of 198 cells match (139–149 over 3 seeds)'
+    >>> count_phrase({"comparison": "claim", "matched": 32, "total": 33, "unit": "metrics",
+    ...               "status": "claim false", "failures": ["SMAPE"]})
+    'fails for 1 of 33 metrics: SMAPE'
+    >>> count_phrase({"comparison": "claim", "matched": 1470, "total": 1470,
+    ...               "unit": "transpositions", "status": "claim holds"})
+    'holds for all 1470 transpositions'
+    """
+    total, matched = record.get("total"), record.get("matched")
+    unit = record.get("unit", "cells")
+    failures = list(record.get("failures") or [])
+    if record.get("comparison") == "claim":
+        if total is None:
+            return f"fails: {_listing(failures)}" if failures else ""
+        failed = int(total) - int(matched)
+        if failed == 0:
+            return f"holds for all {total} {unit}" if total > 1 else ""
+        named = f": {_listing(failures)}" if failures else ""
+        return f"fails for {failed} of {total} {unit}{named}"
+    if total is None:
+        return ""
+    seeds = record.get("per_seed")
+    if seeds:
+        lo, hi = min(seeds), max(seeds)
+        if lo == hi:
+            return f"{matched} of {total} {unit} match on each of {len(seeds)} seeds"
+        return f"median {matched} of {total} {unit} match ({lo}–{hi} over {len(seeds)} seeds)"
+    phrase = f"{matched} of {total} {unit} match"
+    return phrase
+
+
+def alternatives_phrase(record: dict) -> str:
+    """The counts under the other readings of a record, e.g. ``uniform reading: 28 of 33``."""
+    alt = record.get("alternatives") or {}
+    total = record.get("total")
+    return "; ".join(f"{k}: {v} of {total}" for k, v in alt.items())
+
+
+def allowed_counts(record: dict) -> set[int]:
+    """Every count a page may print as "N of total" for this record: the count, the failures,
+    the per-seed counts and the counts under the other readings."""
+    if record.get("total") is None:
+        return set()
+    total, matched = int(record["total"]), int(record["matched"])
+    out = {matched, total - matched}
+    out.update(int(x) for x in record.get("per_seed") or [])
+    for v in (record.get("alternatives") or {}).values():
+        out.update({int(v), total - int(v)})
+    return out
 
 
 def status_for(comparison: str, matched: int | None = None, total: int | None = None,
@@ -123,6 +259,38 @@ def status_for(comparison: str, matched: int | None = None, total: int | None = 
     if matched == total:
         return "reproduced exactly" if comparison == "exact" else "within sampling noise"
     return "partly" if matched > 0 else "not reproduced"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]+", "-", str(text).lower())).strip("-")
+
+
+def record_anchor(record: dict) -> str:
+    """The stable anchor of a verdict row: its source and artifact, e.g.
+    ``verdict-a-table-2-robustness-rows`` (the same in every build and on every page).
+
+    Examples
+    --------
+    >>> record_anchor({"paper": "A", "artifact": "Table 2, robustness rows"})
+    'verdict-a-table-2-robustness-rows'
+    """
+    return f"verdict-{_slug(record['paper'])}-{_slug(record['artifact'])}"
+
+
+def erratum_anchor(erratum: dict) -> str:
+    """The stable anchor of an errata entry: source, place in the paper and a short hash of the
+    finding's opening words (two findings at one place stay apart), e.g.
+    ``erratum-a-proposition-6-2-dd25e0``.
+
+    Examples
+    --------
+    >>> erratum_anchor({"paper": "A", "where": "Proposition 6.2", "finding": "SMAPE too."})
+    'erratum-a-proposition-6-2-dd25e0'
+    """
+    import hashlib
+
+    digest = hashlib.sha1(str(erratum["finding"])[:60].encode()).hexdigest()[:6]
+    return f"erratum-{_slug(erratum['paper'])}-{_slug(erratum['where'])[:60].strip('-')}-{digest}"
 
 
 RESULTS_FILE = "results.json"
@@ -545,6 +713,10 @@ def record_result(
     holds: bool | None = None,
     detail: str = "",
     section: str | None = None,
+    failures=None,
+    per_seed=None,
+    reading: str | None = None,
+    alternatives: dict | None = None,
 ) -> dict:
     """Report one published artifact (a figure, table, proposition or example).
 
@@ -576,6 +748,18 @@ def record_result(
     section : str, optional
         The heading text of the page section that shows the artifact; the dashboard links to
         it.
+    failures : sequence of str, optional
+        For a claim that fails: the cases that fail (metric names, statements, sizes), shown
+        as "fails for 1 of 33 metrics: SMAPE". Required when a counted claim fails.
+    per_seed : sequence of int, optional
+        For a count that rests on random samples: the count under each independent seed;
+        ``matched`` must be their median (:func:`median_count`), and the page shows the range.
+    reading : str, optional
+        The reading of the paper the verdict uses, when another reasonable reading would give
+        another count; shown in the verdict row.
+    alternatives : dict, optional
+        ``{other reading: matched}``, the count (of the same ``total`` and ``unit``) under each
+        other reasonable reading, shown beside the verdict's own; needs ``reading``.
     """
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}; valid: {sorted(PAPERS)}")
@@ -586,6 +770,22 @@ def record_result(
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"record_result needs a non-empty {name} string, got {value!r}")
     status = status_for(comparison, matched, total, holds)
+    failures = None if failures is None else [str(f) for f in failures]
+    per_seed = None if per_seed is None else [int(x) for x in per_seed]
+    _check_record_shape(f"{paper}:{artifact}", comparison, unit, matched, total, status,
+                        failures, per_seed)
+    if reading is not None and (not isinstance(reading, str) or not reading.strip()):
+        raise ValueError(f"reading must be a non-empty string, got {reading!r}")
+    if alternatives is not None:
+        if not reading or total is None:
+            raise ValueError("alternatives (counts under other readings) need reading= and "
+                             "matched/total")
+        if not isinstance(alternatives, dict) or not alternatives or not all(
+                isinstance(k, str) and k.strip() and 0 <= int(v) <= int(total)
+                for k, v in alternatives.items()):
+            raise ValueError(f"alternatives must map each other reading (str) to a count in "
+                             f"0..{total}, got {alternatives!r}")
+        alternatives = {k: int(v) for k, v in alternatives.items()}
     record = {
         "key": f"{paper}:{artifact}",
         "artifact": artifact,
@@ -601,14 +801,18 @@ def record_result(
         "holds": None if holds is None else bool(holds),
         "detail": detail,
         "section": section,
+        "failures": failures,
+        "per_seed": per_seed,
+        "reading": reading,
+        "alternatives": alternatives,
     }
     _append_record(RESULTS_FILE, record)
     return record
 
 
 #: How grave an erratum is, gravest first; the errata page is ranked and summarised by it.
-SEVERITIES = ("false claim", "wrong formula", "inconsistent table", "imprecise", "typo",
-              "convention")
+SEVERITIES = ("false claim", "wrong formula", "inconsistent table", "imprecise", "omission",
+              "typo", "convention")
 
 
 def record_erratum(
@@ -622,6 +826,7 @@ def record_erratum(
     under: dict | None = None,
     section: str | None = None,
     cells=None,
+    artifact: str | None = None,
 ) -> dict:
     """Report a discrepancy found in a paper, for the errata page.
 
@@ -638,8 +843,9 @@ def record_erratum(
     severity : str
         One of :data:`SEVERITIES`: a stated claim that is false; a printed formula that is
         wrong; table entries that contradict each other, the paper's definitions or a
-        recomputation; a statement that is imprecise or overstated; a typo; a convention or
-        caveat the paper leaves unstated.
+        recomputation; a statement that is imprecise or overstated; something needed that the
+        text leaves out (a formula given for one case only); a typo; a convention or caveat the
+        paper leaves unstated.
     readings : sequence of str
         The interpretation choices the verdict depends on (for example ``"k = 3, 12, 25
         fitted per n"``); empty when it holds under every reading.
@@ -650,6 +856,10 @@ def record_erratum(
         The heading text of the notebook section that shows the evidence (the page links there).
     cells : sequence of str, optional
         The table cells one entry groups, when several cells break the same identity.
+    artifact : str, optional
+        The artifact (as given to :func:`record_result` by the same notebook) whose verdict
+        row reports this finding. Required for a false claim: the page's verdict must say that
+        the claim fails, and links to this entry.
     """
     if paper not in PAPERS:
         raise ValueError(f"unknown paper {paper!r}; valid: {sorted(PAPERS)}")
@@ -668,6 +878,12 @@ def record_erratum(
                          "readings it depends on")
     if cells is not None and (isinstance(cells, str) or not all(isinstance(c, str) for c in cells)):
         raise ValueError(f"cells must be a list of strings, got {cells!r}")
+    if severity == "false claim" and not artifact:
+        raise ValueError(
+            "a false claim needs artifact=: the artifact of the verdict row (record_result) on "
+            "the same page whose status says that the claim fails")
+    if artifact is not None and (not isinstance(artifact, str) or not artifact.strip()):
+        raise ValueError(f"artifact must be a non-empty string, got {artifact!r}")
     record = {
         "key": f"{paper}:{where}:{finding[:60]}",
         "paper": paper,
@@ -679,6 +895,7 @@ def record_erratum(
         "under": dict(under) if under else None,
         "section": section,
         "cells": list(cells) if cells is not None else None,
+        "artifact": artifact,
     }
     _append_record(ERRATA_FILE, record)
     return record

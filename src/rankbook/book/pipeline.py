@@ -351,7 +351,7 @@ def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, dur
     code folded, raw values dropped, the verdict box first and the provenance box last."""
     import nbformat
 
-    from .present import _results_for, present
+    from .present import _errata_for, _results_for, present
 
     nb = nbformat.read(nb_path, as_version=4)
     for cell in nb.cells:
@@ -359,7 +359,8 @@ def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, dur
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
     present(nb, _results_for(nb_path),
-            _provenance_markdown(params, defaults, started, duration, commit))
+            _provenance_markdown(params, defaults, started, duration, commit),
+            _errata_for(nb_path))
     if key is not None:
         nb.metadata.setdefault("rankbook", {})["cache_key"] = key
     nbformat.write(nb, nb_path)

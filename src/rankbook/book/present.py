@@ -23,7 +23,16 @@ import json
 import re
 from pathlib import Path
 
-from .outputs import FIGURE_KEY, RESULTS_FILE, md_escape  # noqa: F401 - md_escape re-exported
+from .outputs import (  # noqa: F401 - md_escape re-exported
+    ERRATA_FILE,
+    FIGURE_KEY,
+    RESULTS_FILE,
+    alternatives_phrase,
+    count_phrase,
+    erratum_anchor,
+    md_escape,
+    record_anchor,
+)
 
 #: Code cells a page may leave open (tag ``show-input`` in the source notebook).
 MAX_OPEN_CELLS = 2
@@ -53,32 +62,58 @@ def slugify(title: str) -> str:
     return re.sub(r"[^\w\u4e00-\u9fff\- ]", "", title.strip().lower().replace(" ", "-"))
 
 
-def _counts(rec: dict) -> str:
-    if rec.get("total") is None:
-        return ""
-    return f"{rec['matched']} of {rec['total']} {rec.get('unit', 'cells')}"
+def _status_cell(rec: dict, errata=()) -> str:
+    """Badge, the count as :func:`~rankbook.book.outputs.count_phrase` words it, the reading the
+    verdict uses, and links to the errata entries that report this artifact."""
+    parts = [badge(rec["status"])]
+    phrase = count_phrase(rec)
+    if phrase:
+        parts.append(md_escape(phrase))
+    if rec.get("reading"):
+        parts.append(f"reading: {md_escape(rec['reading'])}")
+    if rec.get("alternatives"):
+        parts.append(f"other readings: {md_escape(alternatives_phrase(rec))}")
+    links = [f"{{ref}}`erratum <{erratum_anchor(e)}>`" for e in errata
+             if e.get("artifact") == rec["artifact"] and e.get("paper") == rec["paper"]]
+    if links:
+        parts.append(", ".join(links))
+    return "<br>".join(parts)
 
 
-def verdict_markdown(results: list[dict], link_prefix: str = "") -> str:
-    """The verdict box of a page: one row per artifact the notebook reported."""
+def verdict_markdown(results: list[dict], link_prefix: str = "", errata=()) -> str:
+    """The verdict box of a page: one row per artifact the notebook reported, each with a stable
+    anchor (:func:`~rankbook.book.outputs.record_anchor`), its status and count, the reading it
+    uses and links to the errata entries that report it."""
     if not results:
         return ""
     rows = ["| Paper's claim | Published | Reproduced | Status | Why |", "|---|---|---|---|---|"]
     for rec in results:
         claim = rec.get("claim") or rec["artifact"]
-        name = rec["artifact"]
+        name = md_escape(rec["artifact"])
         if rec.get("section"):
             name = f"[{name}]({link_prefix}#{slugify(rec['section'])})"
-        counts = _counts(rec)
-        reproduced = md_escape(rec.get("reproduced") or counts)
+        anchor = f'<span id="{record_anchor(rec)}"></span>'
+        reproduced = md_escape(rec.get("reproduced") or "")
         rows.append(
-            f"| **{md_escape(name) if not rec.get('section') else name}**: {md_escape(claim)} "
+            f"| {anchor}**{name}**: {md_escape(claim)} "
             f"| {md_escape(rec.get('published') or '')} | {reproduced} "
-            f"| {badge(rec['status'])}{'<br>' + counts if counts and counts not in reproduced else ''} "
+            f"| {_status_cell(rec, errata)} "
             f"| {md_escape(rec.get('detail', ''))} |"
         )
     body = "\n".join(rows)
     return f":::{{admonition}} Verdict\n:class: verdict\n\n{body}\n:::\n"
+
+
+def _errata_for(nb_path: Path) -> list[dict]:
+    """The errata records the run wrote, beside its results."""
+    for folder in (nb_path.parent / nb_path.stem, nb_path.parent):
+        path = folder / ERRATA_FILE
+        if path.is_file():
+            try:
+                return json.loads(path.read_text())
+            except (OSError, json.JSONDecodeError):
+                return []
+    return []
 
 
 def _results_for(nb_path: Path) -> list[dict]:
@@ -177,7 +212,8 @@ def _split_figures(cells: list) -> list:
     return out
 
 
-def present(nb, results: list[dict] | None = None, provenance: str | None = None):
+def present(nb, results: list[dict] | None = None, provenance: str | None = None,
+            errata: list[dict] | None = None):
     """Fold code, drop raw values, add the verdict box and the provenance box (see module doc).
 
     ``nb`` is an ``nbformat`` notebook node, changed in place and returned. Raises
@@ -215,7 +251,7 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
             if tail.strip():
                 rest = nbformat.v4.new_markdown_cell(tail)
                 nb.cells.insert(title_at + 1, rest)
-        box = nbformat.v4.new_markdown_cell(verdict_markdown(results))
+        box = nbformat.v4.new_markdown_cell(verdict_markdown(results, errata=errata or ()))
         box.metadata["tags"] = ["rankbook-verdict"]
         new_cells.append((insert_at, box))
     for at, cell in reversed(new_cells):
@@ -233,5 +269,5 @@ def present_file(nb_path: Path, provenance: str | None = None) -> None:
 
     nb_path = Path(nb_path)
     nb = nbformat.read(nb_path, as_version=4)
-    present(nb, _results_for(nb_path), provenance)
+    present(nb, _results_for(nb_path), provenance, _errata_for(nb_path))
     nbformat.write(nb, nb_path)

@@ -8,9 +8,23 @@ notebooks' parameter cells. Nothing is typed in: rerun a notebook and the pages 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from .outputs import ERRATA_FILE, PAPERS, RESULTS_FILE, STATUSES, check_status
+from .outputs import (
+    ERRATA_FILE,
+    PAPERS,
+    RESULTS_FILE,
+    SEVERITIES,
+    STATUS_RULE,
+    STATUSES,
+    allowed_counts,
+    alternatives_phrase,
+    check_status,
+    count_phrase,
+    erratum_anchor,
+    record_anchor,
+)
 from .present import badge, md_escape, slugify
 
 PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog"]
@@ -20,14 +34,14 @@ PAPER_SHORT = {"A": "Paper A", "B": "Paper B", "notes": "Notes", "rankdcg": "Ran
                "blog": "LTR note"}
 
 #: The order in which the errata page ranks its entries, gravest first.
-SEVERITY_ORDER = ("false claim", "wrong formula", "inconsistent table", "imprecise", "typo",
-                  "convention")
+SEVERITY_ORDER = SEVERITIES
 
 SEVERITY_TITLE = {
     "false claim": "False claims",
     "wrong formula": "Wrong formulas",
     "inconsistent table": "Inconsistent table entries",
     "imprecise": "Imprecise statements",
+    "omission": "Omissions",
     "typo": "Typos",
     "convention": "Conventions and caveats",
 }
@@ -65,15 +79,14 @@ def _sorted_results(results: list[dict]) -> list[dict]:
     return sorted(results, key=lambda r: (_paper_key(r), r["notebook"], r["artifact"]))
 
 
-def _counts(rec: dict) -> str:
-    if rec.get("total") is None:
-        return ""
-    return f"{rec['matched']} of {rec['total']} {rec.get('unit', 'cells')}"
-
-
 def _status_line(results: list[dict]) -> str:
     counts = {s: sum(r["status"] == s for r in results) for s in STATUSES}
     return " ".join(f"{badge(s)} {c}" for s, c in counts.items() if c)
+
+
+def _severity_line(errata: list[dict]) -> str:
+    counts = {s: sum(_severity(e) == s for e in errata) for s in SEVERITY_ORDER}
+    return ", ".join(f"{c} {SEVERITY_TITLE[s].lower()}" for s, c in counts.items() if c)
 
 
 def dashboard_markdown(results: list[dict]) -> str:
@@ -81,12 +94,11 @@ def dashboard_markdown(results: list[dict]) -> str:
         "# Reproducibility dashboard",
         "",
         "Every published artifact the notebooks check, with the paper's claim, the published and",
-        "the reproduced values, and a status set by one rule: *reproduced exactly* or *within",
-        "sampling noise* when every compared value matched, *partly* when some did, *not",
-        "reproduced* when none did, *claim holds* or *claim false* for stated claims, and",
-        "*recomputed* where the paper printed nothing to compare point by point. Each artifact",
-        "links to the page section that shows it. The page is generated at build time from the",
-        "records the notebooks write, so rerunning a notebook updates it.",
+        "the reproduced values, and a status set by one rule. " + STATUS_RULE,
+        "",
+        "Each artifact links to the page section that shows it. The page is generated at build",
+        "time from the records the notebooks write, so rerunning a notebook updates it; the",
+        "coverage table at the end lists every stated result of the sources.",
         "",
     ]
     if not results:
@@ -100,11 +112,14 @@ def dashboard_markdown(results: list[dict]) -> str:
                   "| Artifact | Paper's claim | Published | Reproduced | Status | Why |",
                   "|---|---|---|---|---|---|"]
         for r in _sorted_results([r for r in results if r["paper"] == paper]):
-            counts = _counts(r)
+            counts = count_phrase(r)
+            reading = f"<br>reading: {_cell(r['reading'])}" if r.get("reading") else ""
+            if r.get("alternatives"):
+                reading += f"<br>other readings: {_cell(alternatives_phrase(r))}"
             lines.append(
                 f"| {_link(r, r['artifact'])} | {_cell(r.get('claim', ''))} "
-                f"| {_cell(r.get('published', ''))} | {_cell(r.get('reproduced', '') or counts)} "
-                f"| {badge(r['status'])}{'<br>' + counts if counts else ''} "
+                f"| {_cell(r.get('published', ''))} | {_cell(r.get('reproduced', ''))} "
+                f"| {badge(r['status'])}{'<br>' + _cell(counts) if counts else ''}{reading} "
                 f"| {_cell(r.get('detail'))} |"
             )
         lines += ["", "::::", ""]
@@ -144,6 +159,7 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
     if not errata:
         lines.append("No notebook has reported a discrepancy yet.")
         return "\n".join(lines) + "\n"
+    errata = merge_errata(errata)
     papers = sorted({e["paper"] for e in errata}, key=lambda p: _paper_key({"paper": p}))
     sevs = [s for s in SEVERITY_ORDER if any(_severity(e) == s for e in errata)]
     lines += [
@@ -164,7 +180,8 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
         lines += [f"## {SEVERITY_TITLE[sev]} ({len(entries)})", ""]
         for e in entries:
             source = PAPER_SHORT.get(e["paper"], e["paper"])
-            lines += [f"**{source}, {_cell(e['where'])}.** {md_escape(e['finding'])}", ""]
+            lines += [f"({erratum_anchor(e)})=", "",
+                      f"**{source}, {_cell(e['where'])}.** {md_escape(e['finding'])}", ""]
             readings = list(e.get("readings") or [])
             if readings:
                 lines += ["*Under the reading:* " + "; ".join(md_escape(r) for r in readings), ""]
@@ -177,32 +194,198 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
             if cells:
                 lines += [f"*Cells ({len(cells)}):* " + "; ".join(md_escape(c) for c in cells), ""]
             lines += _evidence_block(e["evidence"])
-            page = (titles or {}).get(e["notebook"], e["notebook"].replace("_", " "))
-            where = f"{page}, section {e['section']}" if e.get("section") else page
-            lines += [f"Shown on: {_link(e, where)}.", ""]
+            shown = []
+            for nb in e["notebooks"]:
+                one = {**e, "notebook": nb}
+                page = (titles or {}).get(nb, nb.replace("_", " "))
+                where = f"{page}, section {e['section']}" if e.get("section") else page
+                shown.append(_link(one, where))
+            lines += [f"Shown on: {'; '.join(shown)}.", ""]
+            if e.get("artifact"):
+                target = f"{e['notebooks'][0]}.ipynb#{record_anchor(e)}"
+                lines += [f"Reported by the verdict row "
+                          f"[{md_escape(e['artifact'])}]({target}).", ""]
     return "\n".join(lines) + "\n"
+
+
+#: The coverage list: every table, figure, proposition, lemma, theorem, corollary, example and
+#: stated result of each source, with the artifact that checks it or why it is not checked.
+COVERAGE_FILE = ("data", "coverage.csv")
+COVERAGE_COLUMNS = ["source", "item", "kind", "artifact", "reason"]
+
+
+def read_coverage(root: Path) -> list[dict]:
+    """The rows of ``data/coverage.csv`` (``[]`` when the file is absent); ValueError naming the
+    line when a row names both an artifact and a reason, or neither, or an unknown source."""
+    import csv
+
+    path = root.joinpath(*COVERAGE_FILE)
+    if not path.is_file():
+        return []
+    lines = [ln for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    rows = list(csv.DictReader(lines))
+    if rows and list(rows[0]) != COVERAGE_COLUMNS:
+        raise ValueError(f"{path}: columns must be {COVERAGE_COLUMNS}, found {list(rows[0])}")
+    for i, row in enumerate(rows, 2):
+        if row["source"] not in PAPERS:
+            raise ValueError(f"{path}: row {i}: unknown source {row['source']!r}; valid: "
+                             f"{sorted(PAPERS)}")
+        if bool(row["artifact"].strip()) == bool(row["reason"].strip()):
+            raise ValueError(f"{path}: row {i} ({row['item']}): give an artifact or a reason, "
+                             "not both and not neither")
+    return rows
+
+
+def check_coverage(coverage: list[dict], results: list[dict]) -> None:
+    """Every artifact the coverage list names was recorded by a notebook, and every recorded
+    artifact is on the list; ValueError naming the first ones that are not."""
+    if not coverage:
+        return
+    named = {(c["source"], c["artifact"]) for c in coverage if c["artifact"]}
+    recorded = {(r["paper"], r["artifact"]) for r in results}
+    missing = sorted(named - recorded)
+    unlisted = sorted(recorded - named)
+    if missing or unlisted:
+        raise ValueError(
+            "data/coverage.csv and the notebooks' records disagree: "
+            + (f"listed but recorded by no notebook: {missing[:5]}; " if missing else "")
+            + (f"recorded but not listed: {unlisted[:5]}" if unlisted else ""))
+
+
+def coverage_markdown(coverage: list[dict], results: list[dict]) -> str:
+    """The dashboard's coverage table: every stated result of each source, with its status and
+    page, or the reason it is not checked."""
+    if not coverage:
+        return ""
+    by_key = {(r["paper"], r["artifact"]): r for r in results}
+    lines = ["## Coverage: every stated result of the sources", "",
+             "Each table, figure, proposition, lemma, theorem, corollary and example of the "
+             "sources, and each checkable statement of the informal notes, with the verdict row "
+             "that checks it or the reason it is not checked. The list is `data/coverage.csv`; "
+             "the build fails when it names an artifact no notebook checks, or when a notebook "
+             "checks an artifact it does not list.", ""]
+    for paper in sorted({c["source"] for c in coverage}, key=lambda p: _paper_key({"paper": p})):
+        rows = [c for c in coverage if c["source"] == paper]
+        checked = sum(1 for c in rows if c["artifact"])
+        lines += [f"### {PAPERS.get(paper, paper)}", "",
+                  f"{checked} of {len(rows)} items checked.", "",
+                  "| Item | Kind | Where | Status |", "|---|---|---|---|"]
+        for c in rows:
+            rec = by_key.get((c["source"], c["artifact"])) if c["artifact"] else None
+            if rec is not None:
+                target = f"{rec['notebook']}.ipynb#{record_anchor(rec)}"
+                where = f"[{md_escape(rec['artifact'])}]({target})"
+                status = badge(rec["status"])
+                phrase = count_phrase(rec)
+                if phrase:
+                    status += f"<br>{md_escape(phrase)}"
+            elif c["artifact"]:
+                where, status = md_escape(c["artifact"]), "no record"
+            else:
+                where, status = "not checked", f"because {md_escape(c['reason'])}"
+            lines.append(f"| {md_escape(c['item'])} | {md_escape(c['kind'])} | {where} "
+                         f"| {status} |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+_N_OF_M = re.compile(r"(?<![\d.])(\d[\d,]*) of (?:the |all )?(\d[\d,]*)(?![\d.])")
+
+
+def count_conflicts(text: str, records: list[dict]) -> list[str]:
+    """Every "N of M" in ``text`` whose M is the total of one of ``records`` but whose N is no
+    count of any record with that total (:func:`~rankbook.book.outputs.allowed_counts`): the
+    same artifact counted two ways. Returns the offending phrases with their context."""
+    by_total: dict[int, set[int]] = {}
+    for r in records:
+        if r.get("total") is not None:
+            by_total.setdefault(int(r["total"]), set()).update(allowed_counts(r))
+    bad = []
+    for m in _N_OF_M.finditer(text):
+        n, total = (int(g.replace(",", "")) for g in m.groups())
+        if total in by_total and n not in by_total[total]:
+            bad.append(text[max(0, m.start() - 60):m.end() + 30].replace("\n", " "))
+    return bad
+
+
+def merge_errata(errata: list[dict]) -> list[dict]:
+    """One entry per finding: the same erratum recorded by several notebooks (the spread of
+    paper B's Eq. 13 is shown beside Table IV and Table VI) is listed once, with every page that
+    shows it (``notebooks``)."""
+    merged: dict[str, dict] = {}
+    for e in errata:
+        key = erratum_anchor(e)
+        if key in merged:
+            if e["notebook"] not in merged[key]["notebooks"]:
+                merged[key]["notebooks"].append(e["notebook"])
+            continue
+        merged[key] = {**e, "notebooks": [e["notebook"]]}
+    return list(merged.values())
+
+
+def check_errata_reported(results: list[dict], errata: list[dict]) -> None:
+    """Every false claim in the errata is reported by a verdict row of its own page, whose
+    status says the claim fails; ValueError naming the entry otherwise."""
+    rows = {(r["notebook"], r["paper"], r["artifact"]): r for r in results}
+    for e in errata:
+        if _severity(e) != "false claim":
+            continue
+        rec = rows.get((e["notebook"], e["paper"], e.get("artifact")))
+        if rec is None:
+            raise ValueError(
+                f"erratum {e['where']!r} of {e['notebook']} is a false claim but names no verdict "
+                f"row of its page (artifact={e.get('artifact')!r}); pass artifact= the artifact of "
+                "a record_result of the same notebook")
+        if rec["status"] != "claim false":
+            raise ValueError(
+                f"erratum {e['where']!r} of {e['notebook']} is a false claim, but its verdict row "
+                f"{rec['artifact']!r} has status {rec['status']!r}: the verdict must say it fails")
 
 
 #: The chapter pages that include a status summary of their own sources (``summary_<KEY>.md``).
 CHAPTER_SOURCES = {"A": ("A",), "B": ("B",), "scoring": ("notes", "rankdcg", "blog")}
 
 
+#: How the landing page groups a source's artifacts, worst first.
+SUMMARY_GROUPS = (
+    ("Claims that fail", ("claim false",)),
+    ("Numbers not reproduced, or only in part", ("not reproduced", "partly")),
+    ("Reproduced, or claims that hold", ("reproduced exactly", "within sampling noise",
+                                          "claim holds")),
+    ("Recomputed or not checkable", ("recomputed", "not checkable")),
+)
+
+
 def summary_markdown(results: list[dict], prefix: str = "generated/",
-                     lead: str = "The notebooks check") -> str:
-    """The short status summary included by the landing page and, one source at a time, by
-    the chapter pages (links relative to ``book/``)."""
+                     lead: str = "The notebooks check", errata: list[dict] | None = None) -> str:
+    """The status summary included by the landing page and, one source at a time, by the chapter
+    pages (links relative to ``book/``): the counts by status and by errata severity, then each
+    source's artifacts grouped worst first, so a reader sees which claims fail without opening
+    the errata."""
     if not results:
         return "No notebook has reported a result yet.\n"
     # No grand total of cells: a "cell" is a printed number in one table and a checked
     # transposition in another, so adding them up would mean nothing.
-    lines = [f"{lead} **{len(results)} published artifacts**: "
-             f"{_status_line(results)}", ""]
-    one_source = len({r["paper"] for r in results}) == 1
-    for r in _sorted_results(results):
-        counts = _counts(r)
-        source = "" if one_source else f"{PAPER_SHORT.get(r['paper'], r['paper'])}: "
-        lines.append(f"- {badge(r['status'])} {source}"
-                     f"{_link(r, r['artifact'], prefix)}" + (f" ({counts})" if counts else ""))
+    lines = [f"{lead} **{len(results)} published artifacts**: {_status_line(results)}", ""]
+    if errata:
+        merged = merge_errata(errata)
+        lines += [f"The [errata]({prefix}errata.md) hold **{len(merged)} findings**: "
+                  f"{_severity_line(merged)}.", ""]
+    papers = sorted({r["paper"] for r in results}, key=lambda p: _paper_key({"paper": p}))
+    for paper in papers:
+        mine = _sorted_results([r for r in results if r["paper"] == paper])
+        if len(papers) > 1:
+            lines += [f"**{PAPERS.get(paper, paper)}**", ""]
+        for title, statuses in SUMMARY_GROUPS:
+            group = [r for r in mine if r["status"] in statuses]
+            if not group:
+                continue
+            lines.append(f"- {title} ({len(group)}):")
+            for r in group:
+                counts = count_phrase(r)
+                lines.append(f"  - {badge(r['status'])} {_link(r, r['artifact'], prefix)}"
+                             + (f": {md_escape(counts)}" if counts else ""))
+        lines.append("")
     return "\n".join(lines) + "\n"
 
 
@@ -238,11 +421,18 @@ def write_generated_pages(root: Path) -> None:
     for rec in results:  # one status rule for every page: a stale or hand-made status fails
         check_status(rec)
     errata = collect(gen, ERRATA_FILE)
-    _write_if_changed(gen / "dashboard.md", dashboard_markdown(results))
+    check_errata_reported(results, errata)
+    coverage = read_coverage(root)
+    check_coverage(coverage, results)
+    _write_if_changed(gen / "dashboard.md",
+                      dashboard_markdown(results) + coverage_markdown(coverage, results))
     _write_if_changed(gen / "errata.md", errata_markdown(errata, notebook_titles(root)))
-    _write_if_changed(gen / "summary.md", summary_markdown(results))
+    _write_if_changed(gen / "summary.md", summary_markdown(results, errata=errata))
     for key, sources in CHAPTER_SOURCES.items():
         mine = [r for r in results if r["paper"] in sources]
+        theirs = [e for e in errata if e["paper"] in sources]
         _write_if_changed(gen / f"summary_{key}.md",
-                          summary_markdown(mine, lead="The notebooks of this chapter check"))
+                          summary_markdown(mine, lead="The notebooks of this chapter check",
+                                           errata=theirs))
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))
+    _write_if_changed(gen / "status_rule.md", STATUS_RULE + "\n")

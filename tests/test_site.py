@@ -254,7 +254,7 @@ def test_a_false_claim_in_the_errata_is_reported_by_a_verdict_row(tmp_path, monk
     errata = (gen / "errata.md").read_text()
     anchor = outputs.erratum_anchor({"paper": "A", "where": "Prop 1", "finding": "it fails"})
     assert f"({anchor})=" in errata
-    assert f"[Prop 1](nb.ipynb#{outputs.record_anchor({'paper': 'A', 'artifact': 'Prop 1'})})" in errata
+    assert f'<a href="nb.html#{outputs.record_anchor({"paper": "A", "artifact": "Prop 1"})}">Prop 1</a>' in errata
     rec = json.loads((gen / "nb" / "results.json").read_text())[0]
     err = json.loads((gen / "nb" / "errata.json").read_text())
     box = present.verdict_markdown([rec], errata=err)

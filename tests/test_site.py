@@ -236,6 +236,7 @@ def test_one_count_per_artifact():
     bad = site.count_conflicts("inside the yes/no rows the stability row counts 16 of 33", [rec])
     assert len(bad) == 1 and "16 of 33" in bad[0]
     assert site.count_conflicts("3 of 7 bins", [rec]) == []  # another total: not this artifact
+    assert site.count_conflicts("6 of 33 cells", [rec]) == []  # another unit: not this artifact
 
 
 def test_a_false_claim_in_the_errata_is_reported_by_a_verdict_row(tmp_path, monkeypatch):

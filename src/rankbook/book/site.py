@@ -287,21 +287,28 @@ def coverage_markdown(coverage: list[dict], results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_N_OF_M = re.compile(r"(?<![\d.])(\d[\d,]*) of (?:the |all )?(\d[\d,]*)(?![\d.])")
+_N_OF_M = re.compile(r"(?<![\d.])(\d[\d,]*) of (?:the |all )?(\d[\d,]*)(?![\d.])(?:\s+([A-Za-z-]+))?")
 
 
 def count_conflicts(text: str, records: list[dict]) -> list[str]:
-    """Every "N of M" in ``text`` whose M is the total of one of ``records`` but whose N is no
-    count of any record with that total (:func:`~rankbook.book.outputs.allowed_counts`): the
-    same artifact counted two ways. Returns the offending phrases with their context."""
-    by_total: dict[int, set[int]] = {}
+    """Every "N of M [unit]" in ``text`` whose M (and unit, when one follows) is that of one of
+    ``records`` but whose N is no count of any such record
+    (:func:`~rankbook.book.outputs.allowed_counts`): the same artifact counted two ways.
+    Returns the offending phrases with their context."""
+    from .outputs import UNITS
+
+    by_total: dict[tuple[int, str], set[int]] = {}
     for r in records:
         if r.get("total") is not None:
-            by_total.setdefault(int(r["total"]), set()).update(allowed_counts(r))
+            key = (int(r["total"]), r.get("unit", "cells"))
+            by_total.setdefault(key, set()).update(allowed_counts(r))
     bad = []
     for m in _N_OF_M.finditer(text):
-        n, total = (int(g.replace(",", "")) for g in m.groups())
-        if total in by_total and n not in by_total[total]:
+        n, total = (int(g.replace(",", "")) for g in m.groups()[:2])
+        word = (m.group(3) or "").lower()
+        unit = word if word in UNITS else None
+        allowed = [v for (t, u), v in by_total.items() if t == total and unit in (None, u)]
+        if allowed and not any(n in v for v in allowed):
             bad.append(text[max(0, m.start() - 60):m.end() + 30].replace("\n", " "))
     return bad
 

@@ -241,40 +241,171 @@ def cell_status(published, reproduced, sd, abs_tol: float = ABS_TOL, n_sd: float
     return np.where(np.isfinite(r), out, "no")
 
 
+def _cutoff_means(names, sigma, nu, moved: dict, ks) -> dict:
+    """{(metric, change): per-run mean absolute change at every k of ``ks``, shape (runs, K)}.
+
+    The k-dependent metrics at every cut-off in one pass per pair (:mod:`rankbook.cutoffs`),
+    one run (block of pairs) at a time so that memory stays at one run's worth."""
+    from . import cutoffs
+
+    runs = sigma.shape[0]
+    out = {(m, c): np.empty((runs, len(ks))) for m in names for c in moved}
+    for r in range(runs):
+        before = cutoffs.evaluate_cutoffs(names, sigma[r], nu[r], ks)
+        for change, nu2 in moved.items():
+            after = cutoffs.evaluate_cutoffs(names, sigma[r], nu2[r], ks)
+            for m in names:
+                with np.errstate(invalid="ignore"):
+                    d = np.abs(after[m] - before[m])
+                ok = np.isfinite(d)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[(m, change)][r] = np.where(ok.any(0), np.where(ok, d, 0).sum(0) / ok.sum(0),
+                                                   np.nan)
+    return out
+
+
 def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int = 1000,
           n_runs: int = 10, seed: int = 0, names: Sequence[str] = K_DEPENDENT,
-          evaluate: Callable | None = None) -> pd.DataFrame:
+          evaluate: Callable | None = None, seeds: Sequence[int] | None = None) -> pd.DataFrame:
     """How well each k reproduces the published k-dependent cells of size n.
 
-    For every k in ``k_grid`` the k-dependent metrics are simulated (:func:`type_i_runs`) and
-    graded (:func:`cell_status`) against the published swap and slide cells of size n. Returns
-    one row per k: ``n, k, match, loose, no, cells, score`` where ``score`` is the median over
-    the cells of ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match), the
-    tie-breaker of :func:`choose_k`.
+    For every k in ``k_grid`` the k-dependent metrics are simulated and graded
+    (:func:`cell_status`) against the published swap and slide cells of size n, once per seed
+    of ``seeds`` (default: ``[seed]``), each seed a fresh set of ``n_runs`` runs. Returns one
+    row per k: ``n, k, match, loose, no, cells, seeds, score``, with the counts summed over the
+    seeds and ``score`` the median over cells and seeds of
+    ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match), the tie-breaker of
+    :func:`choose_k`. Use seeds that the verdict is NOT scored on, so that k is never fitted to
+    the data it is judged by. All cut-offs are evaluated at once (:mod:`rankbook.cutoffs`); a
+    custom ``evaluate`` takes the slower path of one evaluation per k.
     """
     pub = published[(published["n"] == n) & published["metric"].isin(names)]
     names = list(names)
-    ev = _evaluate_many(evaluate)
-    sigma, nu = _draw(n, n_pairs, n_runs, seed)
-    moved = {c: _moved(nu, c, seed) for c in CHANGES}
-    rows = []
-    for k in k_grid:
-        k = int(k)
+    ks = [int(k) for k in k_grid]
+    for k in ks:
         if not 1 <= k < n:
             raise ValueError(f"k must lie in 1..n-1 = 1..{n - 1}, got {k}")
-        res = _type_i_means(names, sigma, nu, moved, k, ev)
-        keys = list(zip(pub["metric"], pub["change"]))
-        means = [res[key][0] for key in keys]
-        rep = np.array([np.mean(x) for x in means])
-        sd = np.array([np.std(x, ddof=1) if len(x) > 1 else np.nan for x in means])
-        pubv = pub["published"].to_numpy(float)
-        st = cell_status(pubv, rep, sd)
-        tol = ABS_TOL + N_SD * np.nan_to_num(sd)
-        z = np.abs(pubv - rep) / tol
-        rows.append({"n": n, "k": k, "match": int((st == "match").sum()),
-                     "loose": int((st == "loose").sum()), "no": int((st == "no").sum()),
-                     "cells": len(pub), "score": float(np.nanmedian(np.where(np.isfinite(z), z, np.inf)))})
+    seeds = [seed] if seeds is None else [int(x) for x in seeds]
+    keys = list(zip(pub["metric"], pub["change"]))
+    pubv = pub["published"].to_numpy(float)
+    tally = {k: {"match": 0, "loose": 0, "no": 0, "z": []} for k in ks}
+    for sd_seed in seeds:
+        sigma, nu = _draw(n, n_pairs, n_runs, sd_seed)
+        moved = {c: _moved(nu, c, sd_seed) for c in CHANGES}
+        if evaluate is None:
+            res = _cutoff_means(names, sigma, nu, moved, ks)
+            per_k = {k: {key: res[key][:, j] for key in keys} for j, k in enumerate(ks)}
+        else:
+            per_k = {}
+            for k in ks:
+                r = _type_i_means(names, sigma, nu, moved, k, evaluate)
+                per_k[k] = {key: r[key][0] for key in keys}
+        for k in ks:
+            means = [per_k[k][key] for key in keys]
+            rep = np.array([np.mean(x) for x in means])
+            sd = np.array([np.std(x, ddof=1) if len(x) > 1 else np.nan for x in means])
+            st = cell_status(pubv, rep, sd)
+            tol = ABS_TOL + N_SD * np.nan_to_num(sd)
+            z = np.abs(pubv - rep) / tol
+            for label in ("match", "loose", "no"):
+                tally[k][label] += int((st == label).sum())
+            tally[k]["z"].extend(np.where(np.isfinite(z), z, np.inf).tolist())
+    rows = [{"n": n, "k": k, "match": t["match"], "loose": t["loose"], "no": t["no"],
+             "cells": len(pub) * len(seeds), "seeds": len(seeds),
+             "score": float(np.median(t["z"])) if t["z"] else float("nan")}
+            for k, t in tally.items()]
     return pd.DataFrame(rows)
+
+
+def seed_sets(seed: int, n_seeds: int, fit_seeds: int) -> tuple[list[int], list[int]]:
+    """The seeds a verdict is scored on and the disjoint, held-out seeds its k is fitted on.
+
+    Scored: ``seed, seed + 1, ...``; fitted: ``seed + 10000, seed + 10001, ...``. Each seed
+    draws its own rankings (generators ``[seed, n, run]``), so the two sets share no pair.
+
+    Examples
+    --------
+    >>> seed_sets(0, 3, 2)
+    ([0, 1, 2], [10000, 10001])
+    """
+    if n_seeds < 1 or fit_seeds < 0:
+        raise ValueError(f"need n_seeds >= 1 and fit_seeds >= 0, got {n_seeds}, {fit_seeds}")
+    return ([seed + i for i in range(n_seeds)], [seed + 10_000 + j for j in range(fit_seeds)])
+
+
+#: The name under which :func:`robustness_over_seeds` reports NDPM read like Kendall's tau.
+NDPM_UNIFORM = "ndpm (uniform)"
+
+
+def uniform_ndpm_evaluate(names, sigma, nu, k=None):
+    """``metrics.evaluate_many`` that also answers for ``"ndpm (uniform)"``: NDPM read on the
+    arrays like Kendall's tau, NDPM = (1 - tau) / 2, the uniform reading of the two (for strict
+    rankings, Yao's count of discordant pairs taken over positions instead of items). Use it
+    as the ``evaluate`` of :func:`type_i_runs`; tau is computed once for both."""
+    from . import metrics
+
+    real = [m for m in names if m != NDPM_UNIFORM]
+    extra = ["kendall_tau"] if NDPM_UNIFORM in names and "kendall_tau" not in real else []
+    out = metrics.evaluate_many(real + extra, sigma, nu, k=k)
+    if NDPM_UNIFORM in names:
+        out[NDPM_UNIFORM] = (1.0 - np.asarray(out["kendall_tau"], float)) / 2.0
+    return {m: out[m] for m in names}
+
+
+def robustness_over_seeds(published: pd.DataFrame, names: Sequence[str], ns: Sequence[int],
+                          k_of: dict, seeds: Sequence[int], n_pairs: int = 1000,
+                          n_runs: int = 20, k_alternative: dict | None = None) -> pd.DataFrame:
+    """Type I robustness cells simulated once per seed and graded against the published cells.
+
+    For every seed, size and change: ``n_runs`` runs of ``n_pairs`` pairs (:func:`type_i_runs`),
+    their mean (``reproduced``), the spread of one run (``sd``) and the grade
+    (:func:`cell_status`). The k-dependent metrics are graded at ``k_of[n]`` and, when given,
+    also at ``k_alternative[n]`` (rows with ``k_reading`` "alternative"); NDPM is also graded
+    under the uniform reading (:func:`uniform_ndpm_evaluate`, ``metric`` "ndpm (uniform)").
+
+    Returns a long table ``metric, change, n, seed, k, k_reading, published, reproduced, sd,
+    status`` (published cells only).
+    """
+    names = list(names)
+    kdep = [m for m in names if m in K_DEPENDENT]
+    flat = [m for m in names if m not in K_DEPENDENT]
+    frames = []
+    for n in ns:
+        ks = [int(k_of[n])] + ([int(k_alternative[n])] if k_alternative else [])
+        labels = ["fitted"] + (["alternative"] if k_alternative else [])
+        for sd_seed in seeds:
+            sigma, nu = _draw(n, n_pairs, n_runs, sd_seed)
+            moved = {c: _moved(nu, c, sd_seed) for c in CHANGES}
+            rows = []
+            if flat:
+                flat_names = flat + ([NDPM_UNIFORM] if "ndpm" in flat else [])
+                res = _type_i_means(flat_names, sigma, nu, moved, None, uniform_ndpm_evaluate)
+                rows += [(m, c, -1, "any", v[0]) for (m, c), v in res.items()]
+            if kdep:
+                res = _cutoff_means(kdep, sigma, nu, moved, ks)
+                rows += [(m, c, k, lab, v[:, j]) for (m, c), v in res.items()
+                         for j, (k, lab) in enumerate(zip(ks, labels))]
+            for m, c, k, lab, means in rows:
+                frames.append({"metric": m, "change": c, "n": n, "seed": sd_seed, "k": k,
+                               "k_reading": lab, "reproduced": float(np.mean(means)),
+                               "sd": float(np.std(means, ddof=1)) if len(means) > 1 else np.nan})
+    out = pd.DataFrame(frames)
+    pub = published[["metric", "change", "n", "published"]]
+    pub_uniform = pub[pub["metric"] == "ndpm"].assign(metric=NDPM_UNIFORM)
+    out = out.merge(pd.concat([pub, pub_uniform]), on=["metric", "change", "n"], how="inner")
+    out["status"] = cell_status(out["published"], out["reproduced"], out["sd"])
+    return out.sort_values(["n", "change", "metric", "k_reading", "seed"]).reset_index(drop=True)
+
+
+def seed_counts(cells: pd.DataFrame, reading: dict) -> pd.Series:
+    """Per seed, the number of published cells that match under one reading: ``reading`` picks,
+    per metric, the ``k_reading`` ("fitted" or "alternative") and whether NDPM is read
+    uniformly (``{"k": "fitted", "ndpm": "ndpm"}`` or ``"ndpm (uniform)"``)."""
+    k_lab = reading.get("k", "fitted")
+    ndpm = reading.get("ndpm", "ndpm")
+    keep = cells[cells["k_reading"].isin(["any", k_lab])]
+    keep = keep[(keep["metric"] != (NDPM_UNIFORM if ndpm == "ndpm" else "ndpm"))]
+    return (keep["status"] == "match").groupby(keep["seed"]).sum().astype(int)
 
 
 def choose_k(fit: pd.DataFrame, ratio: float = 0.25) -> pd.DataFrame:
@@ -829,6 +960,76 @@ def stability_text_reading(curves: pd.DataFrame, threshold: float = 0.975) -> pd
                         index=pd.Index(order, name="metric"))
 
 
+def stability_ks(n: int, k_step: int = 10) -> list[int]:
+    """The cut-offs the stability experiments use: k = 1..10, then every ``k_step``-th k below
+    n - 1 (k + 1 = n is left out: there every item is relevant and retrieved, and most
+    confusion metrics are 0/0).
+
+    Examples
+    --------
+    >>> stability_ks(60, 20)
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 40]
+    """
+    if n < 3 or k_step < 1:
+        raise ValueError(f"need n >= 3 and k_step >= 1, got n={n}, k_step={k_step}")
+    return sorted({k for k in range(1, min(10, n - 2) + 1)} | set(range(k_step, n - 1, k_step)))
+
+
+def stability_over_seeds(names: Sequence[str], n: int, seeds: Sequence[int], *,
+                         n_pairs: int = 1000, threshold: float = 0.975, k_step: int = 10,
+                         k_single: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Section 6.5's stability experiment repeated on independent seeds, under every reading.
+
+    For each seed: :func:`rankbook.properties.stability_curves` on ``n_pairs`` random pairs of
+    S_n at the cut-offs :func:`stability_ks`, then the verdict of each metric under four
+    readings: ``text`` (:func:`stability_text_reading`: mean change first, then the share of k
+    below 1/k), ``single_k`` (Definition 10 per pair at one k, default n/4), ``every_k``
+    (stable at every k of the grid) and ``pooled`` (the pass rate averaged over the grid).
+
+    Returns ``(curves, verdicts)``: the curves with a ``seed`` column, and one row per metric
+    and seed with the four verdicts.
+    """
+    from . import properties
+
+    ks = stability_ks(n, k_step)
+    k_single = k_single or properties.default_k(n)
+    k_star = min(ks, key=lambda k: abs(k - k_single))
+    curves, rows = [], []
+    for sd in seeds:
+        c = properties.stability_curves(list(names), n, ks, n_pairs=n_pairs, seed=int(sd),
+                                        threshold=threshold)
+        curves.append(c.assign(seed=int(sd)))
+        wide = c.pivot(index="metric", columns="k", values="pass_rate").reindex(list(names))
+        text = stability_text_reading(c, threshold).reindex(list(names))["stable"]
+        for m in names:
+            rates = wide.loc[m].to_numpy(dtype=float)
+            rows.append({"metric": m, "seed": int(sd), "text": bool(text[m]),
+                         "single_k": bool(wide.loc[m, k_star] >= threshold),
+                         "every_k": bool((rates >= threshold).all()),
+                         "pooled": bool(np.nanmean(rates) >= threshold)})
+    return pd.concat(curves, ignore_index=True), pd.DataFrame(rows)
+
+
+#: The readings of the stability row that :func:`stability_over_seeds` computes, in words.
+STABILITY_READINGS = {
+    "text": "the text's: mean change over the pairs, then the share of k where it is below 1/k",
+    "single_k": "Definition 10 per pair, at one k (about n/4)",
+    "every_k": "stable at every k of the grid",
+    "pooled": "pass rate pooled over the k of the grid",
+}
+
+
+def stability_row_counts(verdicts: pd.DataFrame, published: pd.Series) -> pd.DataFrame:
+    """Per seed and reading, how many of the printed stability symbols agree.
+
+    ``published`` maps each metric to its printed symbol (one alignment of the extracted row).
+    Returns one row per seed with a column per reading of :data:`STABILITY_READINGS`.
+    """
+    pub = verdicts["metric"].map(published).astype(bool)
+    agree = verdicts[list(STABILITY_READINGS)].eq(pub, axis=0)
+    return agree.groupby(verdicts["seed"]).sum().astype(int)
+
+
 def table3_alignments(raw: Sequence[Sequence[str]], columns: Sequence[str],
                       recomputed: Sequence[Sequence[bool]]) -> pd.DataFrame:
     """Every way to read the extracted rows of Table 3 onto its columns.
@@ -1089,10 +1290,11 @@ def table2_property_errata(props: pd.DataFrame, labels: dict, prop_labels: dict,
         if prop == "is_distance":
             fail_def4 = [m for m in g["metric"] if not bool(ioi.get(m, True))]
             record.update(
-                finding=(f"With the identity of indiscernibles of Definition 11, {len(wrong)} of "
-                         f"{len(g)} printed symbols are wrong ({listing}); with the notion of "
-                         "Definition 4, which the paper uses for its identity-of-indiscernibles "
-                         "row, the row stands."),
+                finding=(f"The row contradicts the paper's own Definitions 11 and 12: under them "
+                         f"{len(wrong)} of {len(g)} printed symbols are wrong ({listing}), metrics "
+                         "that become distances after the linear transform of eq. 7. Only with the "
+                         "identity of indiscernibles of Definition 4, which Definition 11 does not "
+                         "use, would the all-✗ row stand."),
                 evidence=evidence + (f"\nDefinition 4's identity of indiscernibles fails for "
                                      f"{len(fail_def4)} of {len(g)} metrics (the row "
                                      f"'{prop_labels['identity_of_indiscernibles']}' above), "
@@ -1105,7 +1307,7 @@ def table2_property_errata(props: pd.DataFrame, labels: dict, prop_labels: dict,
                        " are distances after the linear transform of eq. 7",
                        "Definition 4: m(id, σ) = m(id, ν) only for σ = ν":
                        "no metric qualifies, so the all-✗ row is right"},
-                severity="imprecise")
+                severity="inconsistent table")
         out.append(record)
     return out
 
@@ -1114,6 +1316,7 @@ def table2_property_errata(props: pd.DataFrame, labels: dict, prop_labels: dict,
 #: are read: the relative permutation of DCG and the rank metrics, and which NDPM.
 ROB2_READINGS = {
     "A": "DCG and the rank metrics through nu^-1 o sigma; NDPM on item positions (Yao)",
+    "U": "DCG and the rank metrics through nu^-1 o sigma; NDPM = (1 - tau)/2 on the arrays, like tau",
     "B": "DCG and the rank metrics through nu o sigma^-1; NDPM as Appendix C.2 prints it",
 }
 
@@ -1124,23 +1327,29 @@ def rob2_readings(n: int, k: int | None = None) -> pd.DataFrame:
 
     Returns ``metric, reading, right, left``. Under reading A (this book's, which reproduces
     the robustness cells) NDPM, DCG, nDCG, MRR, GMR and meanRank are left- but not
-    right-invariant; under reading B it is the other way round.
+    right-invariant; under reading B it is the other way round. Reading U is A with NDPM read
+    on the arrays like Kendall's tau (NDPM = (1 - tau)/2), the uniform reading of the two; it
+    makes NDPM right-invariant like tau.
 
     Examples
     --------
     >>> t = rob2_readings(4)
-    >>> t.groupby("reading")["right"].sum().to_dict()
-    {'A': 0, 'B': 6}
+    >>> t.groupby("reading", sort=False)["right"].sum().to_dict()
+    {'A': 0, 'U': 1, 'B': 6}
     """
     from . import metrics as _metrics
     from . import properties
 
     k = k or max(1, n // 4)
     rows = []
-    for reading, rel in (("A", RELATIVE_READINGS[0]), ("B", RELATIVE_READINGS[1])):
+    ndpms = {"A": lambda s, v: _metrics.ndpm(s, v),
+             "U": lambda s, v: (1.0 - np.asarray(_metrics.kendall_tau(s, v), float)) / 2.0,
+             "B": printed_ndpm}
+    for reading, rel in (("A", RELATIVE_READINGS[0]), ("U", RELATIVE_READINGS[0]),
+                         ("B", RELATIVE_READINGS[1])):
         funcs = {name: rank_metric_under(name, rel, k)
                  for name in ("dcg", "ndcg", "mrr", "gmr", "mean_rank")}
-        funcs["ndpm"] = (lambda s, v: _metrics.ndpm(s, v)) if reading == "A" else printed_ndpm
+        funcs["ndpm"] = ndpms[reading]
         for name in ("ndpm", "dcg", "ndcg", "mrr", "gmr", "mean_rank"):
             r = properties.type_ii_robustness(funcs[name], n)
             rows.append({"metric": name, "reading": reading, "right": bool(r.holds),

@@ -1349,10 +1349,18 @@ def stability_curves(
     nu = _perm.random(n, n_pairs, rng)
     need = [name for name in names if _metrics.REGISTRY[name].needs_k]
     cache: dict = {}
+    # every k-dependent metric at every cut-off in one pass, bit for bit the values the metrics
+    # return at each k (rankbook.cutoffs, exact=True), so that the strict comparison with 1/k
+    # sees exactly those values
+    from . import cutoffs as _cutoffs
+
+    all_k = sorted(set(ks) | {kk + 1 for kk in ks})
+    column = {kk: j for j, kk in enumerate(all_k)}
+    table = _cutoffs.evaluate_cutoffs(need, sigma, nu, all_k, exact=True) if need else {}
 
     def at(kk):
         if kk not in cache:
-            cache[kk] = _metrics.evaluate_many(need, sigma, nu, k=kk) if need else {}
+            cache[kk] = {name: table[name][..., column[kk]] for name in need}
         return cache[kk]
 
     rows = []

@@ -287,7 +287,8 @@ def coverage_markdown(coverage: list[dict], results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_N_OF_M = re.compile(r"(?<![\d.])(\d[\d,]*) of (?:the |all )?(\d[\d,]*)(?![\d.])(?:\s+([A-Za-z-]+))?")
+_N_OF_M = re.compile(r"(?<![\d.])(\d[\d,]*) of (?:the |all )?(\d[\d,]*)(?![\d.])"
+                     r"(?:\s+([A-Za-z-]+))?(?:\s+([A-Za-z-]+))?")
 
 
 def count_conflicts(text: str, records: list[dict]) -> list[str]:
@@ -305,8 +306,8 @@ def count_conflicts(text: str, records: list[dict]) -> list[str]:
     bad = []
     for m in _N_OF_M.finditer(text):
         n, total = (int(g.replace(",", "")) for g in m.groups()[:2])
-        word = (m.group(3) or "").lower()
-        unit = word if word in UNITS else None
+        words = [(w or "").lower() for w in m.groups()[2:]]
+        unit = next((w for w in words if w in UNITS), None)  # "198 printed cells" counts cells
         allowed = [v for (t, u), v in by_total.items() if t == total and unit in (None, u)]
         if allowed and not any(n in v for v in allowed):
             bad.append(text[max(0, m.start() - 60):m.end() + 30].replace("\n", " "))

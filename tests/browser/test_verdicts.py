@@ -16,7 +16,7 @@ import re
 
 from rankbook.book import outputs, site
 
-from .conftest import ROOT, SITE
+from conftest import ROOT, SITE
 
 GENERATED = ROOT / "book" / "generated"
 

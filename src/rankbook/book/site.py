@@ -267,7 +267,7 @@ def coverage_markdown(coverage: list[dict], results: list[dict]) -> str:
         rows = [c for c in coverage if c["source"] == paper]
         checked = sum(1 for c in rows if c["artifact"])
         lines += [f"### {PAPERS.get(paper, paper)}", "",
-                  f"{checked} of {len(rows)} items checked.", "",
+                  f"{checked} items checked, {len(rows) - checked} not checked (with the reason).", "",
                   "| Item | Kind | Where | Status |", "|---|---|---|---|"]
         for c in rows:
             rec = by_key.get((c["source"], c["artifact"])) if c["artifact"] else None

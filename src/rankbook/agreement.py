@@ -77,6 +77,9 @@ __all__ = [
     "agreement_ratio_bruteforce",
     "agreement_ratio",
     "are_consistent",
+    "WITNESS_READINGS",
+    "inconsistency_witness",
+    "witness_from_values",
     "sample",
     "agreement_matrix",
     "ReversedMatrix",
@@ -501,6 +504,108 @@ def are_consistent(m1, m2, n, k=None, reference=None) -> bool:
     x, y = _values(m1, ref, allp, k), _values(m2, ref, allp, k)
     c = concordance_counts(x, y)
     return c["discordant"] + c["tied_x"] == 0
+
+
+#: Readings of eq. 1 for :func:`inconsistency_witness`: ``"literal"`` lets mu be sigma (then
+#: the first line of eq. 1 always holds); ``"distinct"`` asks sigma, mu, nu to be three
+#: different rankings, the reading under which the first line constrains anything.
+WITNESS_READINGS = ("literal", "distinct")
+
+
+def witness_from_values(x, y, reading: str = "literal"):
+    """Indices (s, u, v) of a triple satisfying eq. 1 of Def. 1 on given values, or None.
+
+    ``x[i]`` and ``y[i]`` are the values :math:`m_1(\\mathrm{id}, \\pi_i)` and
+    :math:`m_2(\\mathrm{id}, \\pi_i)` of the same rankings (e.g. all of S_n); the triple is
+    returned as indices into them. ``"literal"``: sort by x ascending and y descending; a
+    witness (s, s, v) exists iff some element has a smaller y than an element before it (x
+    weakly smaller there, y strictly larger), O(N log N). ``"distinct"``: rows of the N x N
+    comparison tables, chunked. nan values witness nothing. :func:`inconsistency_witness`
+    computes the values for two metrics.
+
+    Examples
+    --------
+    >>> witness_from_values([0, 1, 2], [0, 1, 2]) is None
+    True
+    >>> witness_from_values([0, 1, 2], [0, 2, 1])   # mu = sigma = 1, nu = 2
+    (1, 1, 2)
+    >>> witness_from_values([0, 1, 2, 3], [0, 2, 1, 3], "distinct")   # mu = 3 now
+    (1, 3, 2)
+    """
+    _check_choice(reading, WITNESS_READINGS, "reading")
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same number of values, got {x.size} and {y.size}")
+    keep = np.flatnonzero(~(np.isnan(x) | np.isnan(y)))
+    x, y = x[keep], y[keep]
+    if reading == "literal":
+        order = np.lexsort((-y, x))
+        ys = y[order]
+        run = np.maximum.accumulate(ys)
+        bad = np.flatnonzero(ys < run)
+        if bad.size == 0:
+            return None
+        j = int(bad[0])
+        i = int(np.flatnonzero(ys[:j] == run[j])[0])  # an earlier element with the larger y
+        s, v = keep[order[i]], keep[order[j]]
+        return int(s), int(s), int(v)
+    N = x.size
+    step = max(1, (1 << 22) // max(N, 1))
+    for a in range(0, N, step):
+        xs, ys = x[a : a + step, None], y[a : a + step, None]
+        second = (xs <= x[None, :]) & (ys > y[None, :])  # nu: m1 weakly, m2 strictly against
+        first = (xs <= x[None, :]) & (ys <= y[None, :])  # mu: both weakly for
+        rows = np.arange(len(xs))
+        first[rows, a + rows] = False  # mu != sigma (mu != nu holds: ys > y there)
+        ok = second.any(axis=1) & first.any(axis=1)
+        if ok.any():
+            r = int(np.flatnonzero(ok)[0])
+            u, v = int(np.flatnonzero(first[r])[0]), int(np.flatnonzero(second[r])[0])
+            return int(keep[a + r]), int(keep[u]), int(keep[v])
+    return None
+
+
+def inconsistency_witness(m1, m2, n, k=None, reference=None, reading="literal"):
+    """Three rankings (sigma, mu, nu) satisfying eq. 1 of Def. 1, found exhaustively on S_n, or None.
+
+    Def. 1 of :cite:`paperA` calls m1 and m2 inconsistent when some triple satisfies
+
+    .. math::
+        m_1(\\mathrm{id}, \\sigma) \\le m_1(\\mathrm{id}, \\mu) \\wedge
+        m_2(\\mathrm{id}, \\sigma) \\le m_2(\\mathrm{id}, \\mu), \\quad
+        m_1(\\mathrm{id}, \\sigma) \\le m_1(\\mathrm{id}, \\nu) \\wedge
+        m_2(\\mathrm{id}, \\sigma) > m_2(\\mathrm{id}, \\nu).
+
+    ``reading="literal"`` (the text as printed) allows :math:`\\mu = \\sigma`, and then the
+    answer is ``None`` exactly when :func:`are_consistent` is True; ``"distinct"`` asks for
+    three different rankings (n <= 7). Undefined (nan) values witness nothing.
+
+    Returns
+    -------
+    tuple of three int arrays, or None
+
+    Examples
+    --------
+    >>> from rankbook.metrics import kendall_tau
+    >>> flip = lambda ref, r, k=None: 0.5 - kendall_tau(ref, r)   # a decreasing linear image
+    >>> [r.tolist() for r in inconsistency_witness("kendall_tau", flip, 3)]
+    [[3, 2, 1], [3, 2, 1], [2, 3, 1]]
+    >>> inconsistency_witness("dcg", "ndcg", 4) is None
+    True
+    """
+    _check_choice(reading, WITNESS_READINGS, "reading")
+    top = 8 if reading == "literal" else 7
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= top:
+        raise ValueError(f"inconsistency_witness enumerates S_n: n must be an integer in 1..{top} "
+                         f"for reading {reading!r}, got {n!r}")
+    allp = _perm.all_permutations(int(n))
+    ref = _reference(reference, int(n))
+    x, y = _values(m1, ref, allp, k), _values(m2, ref, allp, k)
+    hit = witness_from_values(x, y, reading)
+    if hit is None:
+        return None
+    return tuple(allp[i].copy() for i in hit)
 
 
 # ----------------------------------------------------------------------------------------------

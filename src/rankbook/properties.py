@@ -124,6 +124,8 @@ __all__ = [
     "dcg_collisions",
     "dcg_distinct_values",
     "precompute",
+    "tabulate",
+    "TabulatedMetric",
     "stability_curves",
     "MATRIX_MAX_N",
 ]
@@ -375,6 +377,7 @@ class _Resolved:
     higher_is_closer: Optional[bool]
     _fn: Callable
     registered: bool = False
+    table: Optional[np.ndarray] = None
 
     def __call__(self, sigma, nu) -> np.ndarray:
         return self.at(sigma, nu, self.k)
@@ -427,7 +430,8 @@ def _resolve(metric: Metric, n: int, k=None, higher_is_closer=None) -> _Resolved
         def fn(s, v, kk, _f=metric):
             return _f(s, v) if kk is None else _f(s, v, k=kk)
 
-        return _Resolved(name, k, k is not None, higher_is_closer, fn)
+        table = metric.values if isinstance(metric, TabulatedMetric) and metric.n == n else None
+        return _Resolved(name, k, k is not None, higher_is_closer, fn, table=table)
     raise ValueError(
         f"metric must be a name of rankbook.metrics.NAMES or a callable f(sigma, nu), got {metric!r}"
     )
@@ -528,6 +532,8 @@ def _store(key, M):
 
 def _full_matrix(m: _Resolved, n: int) -> np.ndarray:
     """``M[a, b] = m(P[a], P[b])`` over S_n in lexicographic order (cached for registered names)."""
+    if m.table is not None:
+        return m.table
     if not m.registered:
         return _compute_matrix(m, n)
     key = (m.name, n, m.k)
@@ -577,6 +583,73 @@ def precompute(names: Optional[Sequence[str]] = None, n: int = 6, k: Optional[in
         mats[r.name].setflags(write=False)
         _store((r.name, n, r.k), mats[r.name])
     return None
+
+
+class TabulatedMetric:
+    """A metric on S_n read from its ``(n!)^2`` table of values (see :func:`tabulate`).
+
+    Calling it with rankings ``sigma``, ``nu`` (one-line arrays of length ``n``, batch axes
+    broadcast) looks the values up instead of recomputing them; ``values`` is the table in the
+    lexicographic order of :func:`rankbook.permutations.all_permutations`. A ranking of another
+    length, or an array that is not a permutation of 1..n, raises ValueError.
+    """
+
+    def __init__(self, name: str, n: int, values: np.ndarray):
+        self.__name__ = self.name = str(name)
+        self.n = int(n)
+        self.values = values
+
+    def __call__(self, sigma, nu, k=None) -> np.ndarray:
+        P, codes = _sn(self.n)
+        sigma, nu = np.asarray(sigma), np.asarray(nu)
+        shape = np.broadcast_shapes(sigma.shape, nu.shape)
+        if shape[-1] != self.n:
+            raise ValueError(f"{self.name} is tabulated on S_{self.n}: rankings must have length "
+                             f"{self.n}, got {shape[-1]}")
+        idx = []
+        for r in (sigma, nu):
+            c = _codes(np.broadcast_to(r, shape).astype(np.int64))
+            i = np.clip(np.searchsorted(codes, c), 0, len(codes) - 1)
+            if not (codes[i] == c).all() or not ((r >= 1) & (r <= self.n)).all():
+                raise ValueError(f"{self.name}: the rankings must be permutations of 1..{self.n}")
+            idx.append(i)
+        out = self.values[idx[0], idx[1]]
+        return out[()] if out.ndim == 0 else out
+
+    def __repr__(self) -> str:
+        return f"TabulatedMetric({self.name!r}, n={self.n})"
+
+
+def tabulate(metric: Metric, n: int, *, k: Optional[int] = None, apply=None,
+             name: Optional[str] = None) -> TabulatedMetric:
+    """Tabulate a metric on all pairs of S_n once, optionally transformed, for fast exhaustive checks.
+
+    The ``(n!)^2`` values are computed once (and shared with the other checks of this module
+    for a registered name, :func:`precompute`); ``apply``, a function of the whole value table,
+    transforms them (e.g. ``lambda v: 2 * v + 1``, a linear image of the metric,
+    :mod:`rankbook.equivalence`). Every property check of this module accepts the result in
+    place of the metric, and then costs array indexing only. ``n <= MATRIX_MAX_N`` (6).
+
+    Examples
+    --------
+    >>> t = tabulate("kendall_tau", 4, apply=lambda v: -v + 0.5, name="0.5 - tau")
+    >>> float(t([1, 2, 3, 4], [4, 3, 2, 1]))
+    1.5
+    >>> maximal_agreement(t, 4).holds
+    False
+    """
+    n = _check_n(n)
+    if n > MATRIX_MAX_N:
+        raise ValueError(f"tabulate is for n <= {MATRIX_MAX_N} (the (n!)^2 table), got n={n}")
+    m = _resolve(metric, n, k)
+    values = _full_matrix(m, n)
+    if apply is not None:
+        values = np.asarray(apply(values), dtype=float)
+        if values.shape != (_n_fact(n), _n_fact(n)):
+            raise ValueError(f"apply must return a table of the same shape {(_n_fact(n),) * 2}, "
+                             f"got {values.shape}")
+        values.setflags(write=False)
+    return TabulatedMetric(name or m.name, n, values)
 
 
 def _matrix_ok(n: int, how: str) -> bool:

@@ -48,6 +48,20 @@ __all__ = [
     "parse_cycle",
     "indiscernibility_table",
     "equivalence_kind",
+    "FIGURE1_HIGH",
+    "FIGURE1_LOW",
+    "FIGURE1_ALPHA",
+    "FIGURE1_MIN_RANK_CORR",
+    "FIGURE1_MAX_MEAN_ABS_DIFF",
+    "FIGURE1_SETTING",
+    "figure1_group_means",
+    "figure1_statements",
+    "figure1_balance",
+    "figure1_similarity",
+    "figure1_seeds",
+    "figure1_over_seeds",
+    "figure1_grid_k",
+    "figure1_grid",
 ]
 
 #: The two small changes of Table 2: ``swap`` = I(a), eq. 5; ``slide`` = I(b), eq. 6.
@@ -818,6 +832,243 @@ def equivalence_kind(x, y, tol: float = 1e-9) -> str:
     if np.all(dy[~tie] >= -eps) or np.all(dy[~tie] <= eps):
         return "monotone"
     return "none"
+
+
+# --- Figure 1's text, measured over seeds ---------------------------------------------------
+#
+# The text beside Figure 1 says that the agreement ratios are evenly distributed (as many
+# pairs of metrics agree highly as disagree highly, "not significantly different") and that
+# other lengths n and numbers k of relevant items give similar results. The definitions below
+# make both measurable. They were fixed, with their thresholds, before any result was computed,
+# and are not tuned to the outcome.
+
+#: After the paper's reversal (compare with :math:`-m_2` where most pairs disagree) a ratio lies
+#: in [1/2, 1], below 1/2 only through ties. The heat map's three colours (green agreeing, white
+#: partial, pink disagreeing) are read as equal thirds of that range: a pair of metrics agrees
+#: highly when its ratio is at least ``FIGURE1_HIGH`` and disagrees highly when its ratio is
+#: below ``FIGURE1_LOW`` (every ratio below 1/2 included).
+FIGURE1_HIGH = 5 / 6
+FIGURE1_LOW = 2 / 3
+#: "Not significantly different": a two-sided exact binomial test of the two counts against
+#: equal proportions (p = 1/2) does not reject at this level.
+FIGURE1_ALPHA = 0.05
+#: "Similar pictures": the ratios of the distinct pairs at another n and k have a Spearman
+#: rank correlation of at least ``FIGURE1_MIN_RANK_CORR`` with those at the paper's setting,
+#: and a mean absolute difference of at most ``FIGURE1_MAX_MEAN_ABS_DIFF``.
+FIGURE1_MIN_RANK_CORR = 0.9
+FIGURE1_MAX_MEAN_ABS_DIFF = 0.05
+#: The paper's setting of Figure 1: rankings of length 100, 30 relevant = retrieved items.
+FIGURE1_SETTING = {"n": 100, "k": 30}
+
+
+def _upper(ar: pd.DataFrame) -> np.ndarray:
+    a = ar.to_numpy(dtype=float)
+    return a[np.triu_indices(len(a), 1)]
+
+
+def figure1_group_means(ar: pd.DataFrame, groups: dict | None = None) -> pd.DataFrame:
+    """Mean agreement ratio within (diagonal) and between the groups of Figure 1 (right).
+
+    Within a group the diagonal of the matrix (a metric with itself) is left out.
+
+    Examples
+    --------
+    >>> ar = pd.DataFrame([[1, .9, .5], [.9, 1, .6], [.5, .6, 1]], index=list("abc"), columns=list("abc"))
+    >>> figure1_group_means(ar, {"x": ("a", "b"), "y": ("c",)}).round(2).to_dict()
+    {'x': {'x': 0.9, 'y': 0.55}, 'y': {'x': 0.55, 'y': nan}}
+    """
+    groups = FIGURE1_GROUPS if groups is None else groups
+    names = list(groups)
+    gm = pd.DataFrame(index=names, columns=names, dtype=float)
+    for a in names:
+        for b in names:
+            block = ar.loc[list(groups[a]), list(groups[b])].to_numpy(dtype=float)
+            if a == b:
+                block = block[~np.eye(len(block), dtype=bool)]
+            gm.loc[a, b] = float(np.nanmean(block)) if np.isfinite(block).any() else np.nan
+    return gm
+
+
+def figure1_statements(ar: pd.DataFrame) -> dict:
+    """The two statements of Figure 1 and its text that can be read off one agreement matrix.
+
+    ``"DCG and nDCG never disagree"`` (Appendix C.3: the ratio is exactly 1) and ``"metrics of
+    one group agree more than metrics of different groups"`` (Figure 1, right: the mean ratio
+    within the groups exceeds the mean between them). Returns ``{statement: (holds, value)}``.
+    """
+    gm = figure1_group_means(ar)
+    g = gm.to_numpy()
+    within = float(np.nanmean(np.diag(g)))
+    between = float(np.nanmean(g[~np.eye(len(g), dtype=bool)]))
+    dcg = float(ar.loc["dcg", "ndcg"])
+    return {
+        "DCG and nDCG never disagree (Appendix C.3)": (dcg == 1.0, dcg),
+        "metrics of the same group agree more than metrics of different groups":
+            (within > between, (within, between)),
+    }
+
+
+def figure1_balance(ar, high: float = FIGURE1_HIGH, low: float = FIGURE1_LOW,
+                    alpha: float = FIGURE1_ALPHA) -> dict:
+    """Are as many pairs of metrics highly agreeing as highly disagreeing (Figure 1's text)?
+
+    Counts the distinct pairs (upper triangle of the matrix ``ar``, or given ratios) with a
+    ratio of at least ``high`` and below ``low`` (see :data:`FIGURE1_HIGH`), and tests the two
+    counts against equal proportions with a two-sided exact binomial test
+    (``scipy.stats.binomtest``). The pairs are not independent samples (pairs sharing a
+    metric are correlated), so the test is the plain reading of the paper's "not significantly
+    different", not a sampling statement.
+
+    Returns
+    -------
+    dict
+        ``pairs, high, low, partial, undefined, p_value, holds`` (``holds``: p >= alpha).
+
+    Examples
+    --------
+    >>> r = figure1_balance(np.r_[np.full(30, 0.95), np.full(26, 0.55), np.full(10, 0.75)])
+    >>> r["high"], r["low"], r["partial"], round(r["p_value"], 3), r["holds"]
+    (30, 26, 10, 0.689, True)
+    """
+    from scipy.stats import binomtest
+
+    x = _upper(ar) if isinstance(ar, pd.DataFrame) else np.asarray(ar, dtype=float).ravel()
+    ok = np.isfinite(x)
+    n_high = int((x[ok] >= high).sum())
+    n_low = int((x[ok] < low).sum())
+    total = n_high + n_low
+    p = float(binomtest(n_high, total, 0.5).pvalue) if total else 1.0
+    return {"pairs": int(x.size), "high": n_high, "low": n_low,
+            "partial": int(ok.sum()) - total, "undefined": int((~ok).sum()),
+            "p_value": p, "holds": bool(p >= alpha)}
+
+
+def figure1_similarity(reference: pd.DataFrame, other: pd.DataFrame,
+                       min_rank_corr: float = FIGURE1_MIN_RANK_CORR,
+                       max_mean_abs_diff: float = FIGURE1_MAX_MEAN_ABS_DIFF) -> dict:
+    """How alike two agreement matrices are: rank correlation and mean absolute difference.
+
+    Compares the ratios of the distinct pairs of metrics (upper triangles, same metric order;
+    pairs undefined in either are left out) by their Spearman rank correlation
+    (``scipy.stats.spearmanr``, ties averaged) and their mean absolute difference. ``similar``
+    holds when the correlation is at least ``min_rank_corr`` and the difference at most
+    ``max_mean_abs_diff`` (:data:`FIGURE1_MIN_RANK_CORR`, :data:`FIGURE1_MAX_MEAN_ABS_DIFF`).
+
+    Examples
+    --------
+    >>> up = np.array([0.9, 0.6, 0.7, 0.8, 0.55, 1.0])
+    >>> def matrix(u):
+    ...     m = np.eye(4); m[np.triu_indices(4, 1)] = u
+    ...     return pd.DataFrame(np.maximum(m, m.T), index=list("abcd"), columns=list("abcd"))
+    >>> r = figure1_similarity(matrix(up), matrix(up - 0.04))
+    >>> round(r["rank_corr"], 3), round(r["mean_abs_diff"], 3), r["similar"]
+    (1.0, 0.04, True)
+    >>> figure1_similarity(matrix(up), matrix(up[::-1]))["similar"]
+    False
+    """
+    from scipy.stats import spearmanr
+
+    if list(reference.index) != list(other.index) or list(reference.columns) != list(other.columns):
+        raise ValueError("the two agreement matrices must list the same metrics in the same order")
+    x, y = _upper(reference), _upper(other)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        rho = float("nan")
+    else:
+        rho = float(spearmanr(x, y).statistic)
+    mad = float(np.mean(np.abs(x - y))) if x.size else float("nan")
+    similar = bool(np.isfinite(rho) and rho >= min_rank_corr and mad <= max_mean_abs_diff)
+    return {"pairs": int(x.size), "rank_corr": rho, "mean_abs_diff": mad, "similar": similar}
+
+
+def figure1_seeds(seed: int, n_seeds: int) -> list[int]:
+    """The seeds of the repeated Figure 1 samples: ``seed, seed + 1, ..., seed + n_seeds - 1``.
+
+    NumPy turns each integer seed into an independent stream (``SeedSequence`` hashes it), so
+    consecutive seeds give independent samples; the first is the page's own sample.
+
+    Examples
+    --------
+    >>> figure1_seeds(0, 3)
+    [0, 1, 2]
+    """
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, (int, np.integer)) or n_seeds < 2:
+        raise ValueError(f"n_seeds must be an integer >= 2, got {n_seeds!r}")
+    return [int(seed) + i for i in range(int(n_seeds))]
+
+
+def figure1_over_seeds(seeds: Sequence[int], *, n: int = 100, n_pairs: int = 10000,
+                       k: int = 30, **options) -> tuple[pd.DataFrame, dict]:
+    """Figure 1 recomputed on independent samples, with its statements checked on each.
+
+    ``options`` go to :func:`rankbook.agreement.agreement_matrix` (``protocol``, ``reverse``,
+    ``ties``, ``names``). Returns one row per seed (the ratio of DCG and nDCG, the mean ratios
+    within and between the groups of Figure 1, right, the counts of :func:`figure1_balance`
+    and whether each statement holds) and the matrices by seed.
+    """
+    from . import agreement
+
+    rows, mats = [], {}
+    for s in seeds:
+        ar = agreement.agreement_matrix(n=n, n_pairs=n_pairs, k=k, seed=int(s), **options)
+        mats[int(s)] = ar
+        st = figure1_statements(ar)
+        (dcg_ok, dcg), (grp_ok, (within, between)) = st.values()
+        bal = figure1_balance(ar)
+        rows.append({"seed": int(s), "dcg_ndcg": dcg, "within": within, "between": between,
+                     "dcg_ndcg_holds": dcg_ok, "groups_holds": grp_ok,
+                     "high": bal["high"], "low": bal["low"], "partial": bal["partial"],
+                     "p_value": bal["p_value"], "balanced": bal["holds"]})
+    return pd.DataFrame(rows), mats
+
+
+def figure1_grid_k(n: int, share: float) -> int:
+    """The number of relevant items for a length ``n`` and a share of it: ``round(share n)``,
+    kept within 1..n-1.
+
+    Examples
+    --------
+    >>> figure1_grid_k(100, 0.3), figure1_grid_k(20, 0.01), figure1_grid_k(10, 0.99)
+    (30, 1, 9)
+    """
+    if not 0 < share < 1:
+        raise ValueError(f"a share of relevant items must lie strictly between 0 and 1, got {share!r}")
+    return int(min(n - 1, max(1, round(share * n))))
+
+
+def figure1_grid(references: dict, ns: Sequence[int], k_shares: Sequence[float],
+                 n_pairs: int = 1000, **options) -> pd.DataFrame:
+    """Figure 1 at other lengths n and numbers k of relevant items, compared with the paper's.
+
+    For every seed of ``references`` (``{seed: agreement matrix at the paper's setting}``, as
+    returned by :func:`figure1_over_seeds`), every ``n`` of ``ns`` and every share of
+    ``k_shares`` (k = :func:`figure1_grid_k`), the matrix is recomputed on ``n_pairs`` rankings
+    drawn with that seed and compared with the reference of the same seed by
+    :func:`figure1_similarity`. The point at the paper's own n and k measures what sampling
+    alone changes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``seed, n, k, share, rank_corr, mean_abs_diff, similar``.
+    """
+    from . import agreement
+
+    if not references:
+        raise ValueError("references must hold at least one seed's matrix")
+    rows = []
+    for s, ref in references.items():
+        for n in ns:
+            for share in k_shares:
+                k = figure1_grid_k(int(n), float(share))
+                ar = agreement.agreement_matrix(list(ref.index), n=int(n), n_pairs=n_pairs, k=k,
+                                                seed=int(s), **options)
+                sim = figure1_similarity(ref, ar)
+                rows.append({"seed": int(s), "n": int(n), "k": k, "share": float(share),
+                             "rank_corr": sim["rank_corr"], "mean_abs_diff": sim["mean_abs_diff"],
+                             "similar": sim["similar"]})
+    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------------

@@ -175,6 +175,18 @@ class LinearMap:
         text = re.sub(r"(\d)(m|\0)", r"\1·\2", text).replace("m", metric)
         return text.replace("\0", f"{metric}(id, id)")
 
+    def tex(self, symbol: str = "m") -> str:
+        r"""The map as LaTeX maths for a metric written ``symbol``, e.g. ``-\tau + 0.5``.
+
+        Examples
+        --------
+        >>> print(LinearMap.parse("m0 - m").tex(r"\tau"))
+        \tau(\mathrm{id}, \mathrm{id}) - \tau
+        """
+        text = str(self).replace("m(id, id)", "\0").replace("−", "-")
+        text = re.sub(r"(\d)(m|\0)", r"\1\\,\2", text).replace("m", "\1")
+        return text.replace("\1", symbol).replace("\0", symbol + r"(\mathrm{id}, \mathrm{id})")
+
     def __str__(self) -> str:
         def term(coef, sym, first):
             size = f"{abs(coef):g}" if (abs(coef) != 1 or not sym) else ""

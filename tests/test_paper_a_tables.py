@@ -182,3 +182,71 @@ def test_figure1_groups_cover_every_metric_once():
     members = [m for ms in R.FIGURE1_GROUPS.values() for m in ms]
     assert sorted(members) == sorted(metrics.NAMES)
     assert set(R.K_DEPENDENT) == {m for m in metrics.NAMES if metrics.REGISTRY[m].needs_k}
+
+
+# --- Figure 1's text, over seeds ----------------------------------------------------------------
+
+def test_figure1_balance_counts_and_binomial_test_by_hand():
+    import scipy.stats
+
+    rng = np.random.default_rng(3)
+    x = np.r_[rng.uniform(0.4, 1.0, 200), [1.0] * 20, [np.nan] * 3]
+    r = R.figure1_balance(x)
+    ok = x[np.isfinite(x)]
+    high = sum(v >= 5 / 6 for v in ok)
+    low = sum(v < 2 / 3 for v in ok)
+    assert (r["high"], r["low"], r["partial"], r["undefined"]) == (high, low, len(ok) - high - low, 3)
+    assert r["p_value"] == pytest.approx(scipy.stats.binomtest(high, high + low).pvalue)
+    assert r["holds"] == (r["p_value"] >= 0.05)
+    # a matrix is read through its upper triangle only
+    m = pd.DataFrame([[1, 0.9, 0.55], [0.1, 1, 0.95], [0.1, 0.1, 1]])
+    b = R.figure1_balance(m)
+    assert (b["pairs"], b["high"], b["low"]) == (3, 2, 1)
+    assert not R.figure1_balance(np.r_[[0.95] * 40, [0.55] * 5])["holds"]
+
+
+def test_figure1_similarity_against_scipy_and_thresholds():
+    import scipy.stats
+
+    names = list("abcde")
+    rng = np.random.default_rng(1)
+    u = rng.uniform(0.5, 1, 10)
+
+    def mat(v):
+        a = np.eye(5)
+        a[np.triu_indices(5, 1)] = v
+        return pd.DataFrame(np.maximum(a, a.T), index=names, columns=names)
+
+    r = R.figure1_similarity(mat(u), mat(u + 0.06))
+    assert r["rank_corr"] == pytest.approx(1.0) and r["mean_abs_diff"] == pytest.approx(0.06)
+    assert not r["similar"]  # the difference is above 0.05
+    v = u.copy()
+    v[[0, 1]] = v[[1, 0]]
+    r = R.figure1_similarity(mat(u), mat(v))
+    assert r["rank_corr"] == pytest.approx(scipy.stats.spearmanr(u, v).statistic)
+    with pytest.raises(ValueError, match="same metrics"):
+        R.figure1_similarity(mat(u), mat(u).iloc[::-1, ::-1])
+
+
+def test_figure1_seeds_grid_k_and_validation():
+    assert R.figure1_seeds(5, 10) == list(range(5, 15))
+    with pytest.raises(ValueError, match="n_seeds"):
+        R.figure1_seeds(0, 1)
+    assert R.figure1_grid_k(20, 0.1) == 2 and R.figure1_grid_k(200, 0.5) == 100
+    with pytest.raises(ValueError, match="strictly between"):
+        R.figure1_grid_k(20, 1.0)
+    with pytest.raises(ValueError, match="at least one seed"):
+        R.figure1_grid({}, [10], [0.3])
+
+
+def test_figure1_over_seeds_and_grid_are_deterministic_and_seeds_differ():
+    names = ["dcg", "ndcg", "mse", "kendall_tau", "precision", "recall", "mrr"]
+    rows, mats = R.figure1_over_seeds([0, 1], n=12, n_pairs=80, k=3, names=names)
+    assert list(rows["seed"]) == [0, 1] and rows["dcg_ndcg_holds"].all()
+    assert not mats[0].equals(mats[1])  # independent samples, different ratios
+    rows2, mats2 = R.figure1_over_seeds([0, 1], n=12, n_pairs=80, k=3, names=names)
+    assert rows.equals(rows2) and mats[1].equals(mats2[1])
+    grid = R.figure1_grid(mats, [12], [0.25], n_pairs=80)
+    # the grid point at the reference's own n, k and sample size is the reference itself
+    assert (grid["k"] == 3).all() and (grid["rank_corr"] == 1.0).all() and (grid["mean_abs_diff"] == 0).all()
+    assert grid["similar"].all()

@@ -25,8 +25,8 @@ import rankbook
 from rankbook.book.paths import project_root
 
 ROOT = project_root()
-LIBRARY = ["permutations", "metrics", "agreement", "properties", "consensus", "ir", "rbo",
-           "rankdcg", "transpositions", "paper_a_tables", "plotting", "profile"]
+LIBRARY = ["permutations", "metrics", "agreement", "properties", "equivalence", "consensus", "ir",
+           "rbo", "rankdcg", "transpositions", "paper_a_tables", "plotting", "profile"]
 
 EXAMPLE = r'''
 import json, sys

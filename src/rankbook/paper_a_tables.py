@@ -869,7 +869,8 @@ def _upper(ar: pd.DataFrame) -> np.ndarray:
 def figure1_group_means(ar: pd.DataFrame, groups: dict | None = None) -> pd.DataFrame:
     """Mean agreement ratio within (diagonal) and between the groups of Figure 1 (right).
 
-    Within a group the diagonal of the matrix (a metric with itself) is left out.
+    Within a group the diagonal of the matrix (a metric with itself) is left out; metrics that
+    the matrix does not hold are skipped, and a mean over no pair is nan.
 
     Examples
     --------
@@ -878,11 +879,13 @@ def figure1_group_means(ar: pd.DataFrame, groups: dict | None = None) -> pd.Data
     {'x': {'x': 0.9, 'y': 0.55}, 'y': {'x': 0.55, 'y': nan}}
     """
     groups = FIGURE1_GROUPS if groups is None else groups
+    present = set(ar.index)
+    groups = {g: [m for m in ms if m in present] for g, ms in groups.items()}
     names = list(groups)
     gm = pd.DataFrame(index=names, columns=names, dtype=float)
     for a in names:
         for b in names:
-            block = ar.loc[list(groups[a]), list(groups[b])].to_numpy(dtype=float)
+            block = ar.loc[groups[a], groups[b]].to_numpy(dtype=float)
             if a == b:
                 block = block[~np.eye(len(block), dtype=bool)]
             gm.loc[a, b] = float(np.nanmean(block)) if np.isfinite(block).any() else np.nan
@@ -896,6 +899,8 @@ def figure1_statements(ar: pd.DataFrame) -> dict:
     one group agree more than metrics of different groups"`` (Figure 1, right: the mean ratio
     within the groups exceeds the mean between them). Returns ``{statement: (holds, value)}``.
     """
+    if not {"dcg", "ndcg"} <= set(ar.index):
+        raise ValueError("figure1_statements needs the ratios of DCG and nDCG in the matrix")
     gm = figure1_group_means(ar)
     g = gm.to_numpy()
     within = float(np.nanmean(np.diag(g)))

@@ -14,8 +14,8 @@ linear maps (:class:`LinearMap`), with the property checks of :mod:`rankbook.pro
 consistency test of :mod:`rankbook.agreement` applied to the tabulated image
 (:func:`rankbook.properties.tabulate`), so each metric is evaluated once per n and k.
 
-Readings
---------
+How the statements are read
+---------------------------
 The paper's own words admit more than one reading for three of the four statements, and the
 checks report each (:data:`READINGS`):
 

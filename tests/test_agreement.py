@@ -339,3 +339,25 @@ def test_ratio_and_matrix_share_their_defaults_and_the_matrix_takes_your_pairs()
     assert df.attrs["protocol"] == "given" and df.shape == (4, 4)
     with pytest.raises(TypeError, match="tuple"):
         A.agreement_matrix(names, k=3, pairs=rankings)
+
+
+def test_matrix_from_values_equals_matrix_and_refuses_bad_input():
+    names = ["mse", "kendall_tau", "recall", "lr_plus"]
+    refs, rankings = A.sample(9, 70, seed=5)
+    values = M.evaluate_many(names, refs, rankings, k=2)
+    for reverse in A.REVERSE:
+        got = A.agreement_matrix_from_values(values, names, reverse=reverse)
+        want = A.agreement_matrix(names, n=9, n_pairs=70, k=2, seed=5, reverse=reverse)
+        np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+        assert got.attrs["reversed"] == want.attrs["reversed"]
+        assert got.attrs["dropped"] == want.attrs["dropped"]
+    assert list(want.attrs) == ["n", "n_pairs", "k", "seed", "protocol", "reverse", "ties",
+                                "reversed", "dropped"]
+    with pytest.raises(ValueError, match="no values given for 'mae'"):
+        A.agreement_matrix_from_values(values, names + ["mae"])
+    with pytest.raises(ValueError, match="same sample"):
+        A.agreement_matrix_from_values({"a": [1, 2, 3], "b": [1, 2]})
+    with pytest.raises(ValueError, match="unknown: 'a'"):
+        A.agreement_matrix_from_values({"a": [1, 2, 3], "mse": [1, 2, 3]}, reverse="orient")
+    with pytest.raises(ValueError, match="reverse"):
+        A.agreement_matrix_from_values(values, reverse="sometimes")

@@ -250,3 +250,25 @@ def test_figure1_over_seeds_and_grid_are_deterministic_and_seeds_differ():
     # the grid point at the reference's own n, k and sample size is the reference itself
     assert (grid["k"] == 3).all() and (grid["rank_corr"] == 1.0).all() and (grid["mean_abs_diff"] == 0).all()
     assert grid["similar"].all()
+
+
+def test_figure1_grid_matrices_are_those_of_agreement_matrix(monkeypatch):
+    """The grid shares the values of the metrics without a cut-off across k; its matrices must be
+    exactly those agreement_matrix computes from scratch."""
+    from rankbook import agreement
+
+    names = ["dcg", "ndcg", "mse", "kendall_tau", "precision", "mrr", "lr_plus"]
+    _, mats = R.figure1_over_seeds([4], n=10, n_pairs=60, k=3, names=names, ties="lenient")
+    seen = []
+    real = agreement.agreement_matrix_from_values
+    monkeypatch.setattr(agreement, "agreement_matrix_from_values",
+                        lambda *a, **kw: seen.append(real(*a, **kw)) or seen[-1])
+    R.figure1_grid(mats, [8, 12], [0.25, 0.5], n_pairs=50, ties="lenient", reverse="none")
+    monkeypatch.undo()
+    ks = [(n, R.figure1_grid_k(n, s)) for n in (8, 12) for s in (0.25, 0.5)]
+    assert len(seen) == len(ks)
+    for df, (n, k) in zip(seen, ks):
+        full = agreement.agreement_matrix(names, n=n, n_pairs=50, k=k, seed=4, ties="lenient",
+                                          reverse="none")
+        np.testing.assert_array_equal(df.to_numpy(), full.to_numpy())
+        assert df.attrs["reversed"] == full.attrs["reversed"]

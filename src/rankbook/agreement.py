@@ -82,6 +82,7 @@ __all__ = [
     "witness_from_values",
     "sample",
     "agreement_matrix",
+    "agreement_matrix_from_values",
     "ReversedMatrix",
 ]
 
@@ -750,10 +751,65 @@ def agreement_matrix(
                              f"shape {rankings.shape}")
         n, n_pairs, seed, protocol = rankings.shape[1], rankings.shape[0], None, "given"
     values = _metrics.evaluate_many(names, refs, rankings, k=k)
+    df = agreement_matrix_from_values(values, names, reverse=reverse, ties=ties)
+    given = dict(df.attrs)
+    df.attrs.clear()
+    df.attrs.update(n=int(n), n_pairs=int(n_pairs), k=k, seed=seed, protocol=protocol,
+                    reverse=reverse, ties=ties, reversed=given["reversed"], dropped=given["dropped"])
+    return df
+
+
+def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
+                                 ties: str = "def1") -> pd.DataFrame:
+    """The agreement matrix of metrics whose values on one sample are already computed.
+
+    :func:`agreement_matrix` draws the sample, evaluates the metrics and calls this; call it
+    directly to reuse values, e.g. those of the metrics without a cut-off across several k.
+
+    Parameters
+    ----------
+    values : mapping of str to array_like of shape (T,)
+        Each metric's values on the same T sample elements (nan where undefined).
+    names : iterable of str, optional
+        The metrics to compare, in this order; all keys of ``values`` by default. With
+        ``reverse="orient"`` they must be names of :data:`rankbook.metrics.NAMES`.
+    reverse, ties : str
+        As in :func:`agreement_matrix`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`agreement_matrix`, with ``attrs`` ``n_pairs``, ``reverse``, ``ties``,
+        ``reversed`` and ``dropped``.
+
+    Examples
+    --------
+    >>> x = np.array([0.1, 0.4, 0.3, 0.9])
+    >>> df = agreement_matrix_from_values({"a": x, "b": 2 * x + 1, "c": -x}, reverse="none")
+    >>> df.to_numpy().tolist()
+    [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    _check_choice(reverse, REVERSE, "reverse")
+    _check_choice(ties, TIES, "ties")
+    names = list(values if names is None else names)
+    if not names:
+        raise ValueError("names must hold at least one metric")
+    missing = [name for name in names if name not in values]
+    if missing:
+        raise ValueError(f"no values given for {', '.join(map(repr, missing))}")
+    arrays = [np.asarray(values[name], dtype=np.float64).ravel() for name in names]
+    if len({a.size for a in arrays}) != 1:
+        raise ValueError("every metric needs values on the same sample: got lengths "
+                         + ", ".join(f"{name} {a.size}" for name, a in zip(names, arrays)))
+    if reverse == "orient":
+        unknown = [name for name in names if name not in _metrics.REGISTRY]
+        if unknown:
+            raise ValueError(f'reverse="orient" needs metric names (to look up higher_is_closer); '
+                             f"unknown: {', '.join(map(repr, unknown))}")
     m = len(names)
     out = np.full((m, m), np.nan)
     rev = np.zeros((m, m), dtype=bool)
-    counts_of = _PairCounts([values[name] for name in names])
+    counts_of = _PairCounts(arrays)
 
     def entry(i, j):
         c = counts_of(i, j)
@@ -773,12 +829,8 @@ def agreement_matrix(
                 out[j, i], rev[j, i] = entry(j, i)
             else:
                 out[j, i], rev[j, i] = out[i, j], rev[i, j]
-    counts = {name: int(np.isnan(values[name]).sum()) for name in names}
+    counts = {name: int(np.isnan(a).sum()) for name, a in zip(names, arrays)}
     df = pd.DataFrame(out, index=pd.Index(names, name="m1"), columns=pd.Index(names, name="m2"))
-    df.attrs.update(
-        n=int(n), n_pairs=int(n_pairs), k=k, seed=seed, protocol=protocol, reverse=reverse,
-        ties=ties,
-        reversed=ReversedMatrix(names, rev),
-        dropped=counts,
-    )
+    df.attrs.update(n_pairs=int(arrays[0].size), reverse=reverse, ties=ties,
+                    reversed=ReversedMatrix(names, rev), dropped=counts)
     return df

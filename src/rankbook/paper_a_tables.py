@@ -1043,7 +1043,8 @@ def figure1_grid_k(n: int, share: float) -> int:
 
 
 def figure1_grid(references: dict, ns: Sequence[int], k_shares: Sequence[float],
-                 n_pairs: int = 1000, **options) -> pd.DataFrame:
+                 n_pairs: int = 1000, *, protocol: str = "reference", reverse: str = "auto",
+                 ties: str = "def1") -> pd.DataFrame:
     """Figure 1 at other lengths n and numbers k of relevant items, compared with the paper's.
 
     For every seed of ``references`` (``{seed: agreement matrix at the paper's setting}``, as
@@ -1051,7 +1052,9 @@ def figure1_grid(references: dict, ns: Sequence[int], k_shares: Sequence[float],
     ``k_shares`` (k = :func:`figure1_grid_k`), the matrix is recomputed on ``n_pairs`` rankings
     drawn with that seed and compared with the reference of the same seed by
     :func:`figure1_similarity`. The point at the paper's own n and k measures what sampling
-    alone changes.
+    alone changes. For each seed and n the sample is drawn once and the metrics without a
+    cut-off are evaluated once for all k; the matrices are those of
+    :func:`rankbook.agreement.agreement_matrix` with the same arguments.
 
     Returns
     -------
@@ -1059,16 +1062,25 @@ def figure1_grid(references: dict, ns: Sequence[int], k_shares: Sequence[float],
         ``seed, n, k, share, rank_corr, mean_abs_diff, similar``.
     """
     from . import agreement
+    from . import metrics as _metrics
 
     if not references:
         raise ValueError("references must hold at least one seed's matrix")
     rows = []
     for s, ref in references.items():
+        names = list(ref.index)
+        flat = [m for m in names if not _metrics.REGISTRY[m].needs_k]
+        cut = [m for m in names if _metrics.REGISTRY[m].needs_k]
         for n in ns:
+            refs, rankings = agreement.sample(int(n), n_pairs, seed=int(s), protocol=protocol)
+            base = _metrics.evaluate_many(flat, refs, rankings) if flat else {}
             for share in k_shares:
                 k = figure1_grid_k(int(n), float(share))
-                ar = agreement.agreement_matrix(list(ref.index), n=int(n), n_pairs=n_pairs, k=k,
-                                                seed=int(s), **options)
+                values = dict(base)
+                if cut:
+                    values.update(_metrics.evaluate_many(cut, refs, rankings, k=k))
+                ar = agreement.agreement_matrix_from_values(values, names, reverse=reverse,
+                                                            ties=ties)
                 sim = figure1_similarity(ref, ar)
                 rows.append({"seed": int(s), "n": int(n), "k": k, "share": float(share),
                              "rank_corr": sim["rank_corr"], "mean_abs_diff": sim["mean_abs_diff"],

@@ -25,7 +25,7 @@ import rankbook
 from rankbook.book.paths import project_root
 
 ROOT = project_root()
-LIBRARY = ["permutations", "metrics", "agreement", "properties", "equivalence", "consensus", "ir",
+LIBRARY = ["permutations", "metrics", "cutoffs", "agreement", "properties", "equivalence", "consensus", "ir",
            "rbo", "rankdcg", "transpositions", "paper_a_tables", "plotting", "profile"]
 
 EXAMPLE = r'''

@@ -12,10 +12,25 @@ Input conventions
 ``relevance`` is the graded relevance (a finite number >= 0) of the returned items *in rank
 order*: ``relevance[0]`` belongs to the item ranked first. An item counts as *relevant* for the
 binary measures (precision, recall, AP, RR, hit) when its relevance is > 0; for integer grades
-this is trec_eval's default ``relevance_level=1``. Because the list is already an order, these
-measures have no ties to resolve: if the order came from tied scores, the caller chose the order
-(trec_eval breaks score ties by descending document id). :func:`dcg` and :func:`ndcg` also accept
-``scores`` and a ``ties`` policy, which is where scikit-learn and trec_eval differ.
+this is trec_eval's default ``relevance_level=1``.
+
+Tied scores
+-----------
+Every measure of a list (and every batch helper) also takes ``scores``: then ``relevance`` is
+*aligned* with ``scores`` (entry ``i`` of each belongs to item ``i``), the items are ranked by
+decreasing score, and ``ties`` says what a group of equal scores means (see :mod:`rankbook.ties`):
+
+``"expected"`` (default; alias ``"average"``)
+    the exact mean over all orders of the tied items, in closed form (McSherry and Najork
+    {cite}`mcsherry2008computing`): no order is enumerated and no random order is drawn;
+``"optimistic"`` / ``"pessimistic"``
+    the best / worst value over those orders, reached by ranking the most / least relevant of
+    the tied items first;
+``"order"``
+    the tied items keep their input order (sort them yourself first to reproduce a tool's
+    rule: trec_eval breaks score ties by descending document id).
+
+Without ``scores`` the list is already an order and ``ties`` has nothing to resolve.
 
 ``n_relevant`` is the number of relevant items judged for the query, returned or not. When it
 is ``None`` the list is assumed to contain all of them.
@@ -33,6 +48,8 @@ import numbers
 from typing import Sequence
 
 import numpy as np
+
+from . import ties as _ties
 
 __all__ = [
     "GAINS",
@@ -67,8 +84,10 @@ __all__ = [
 #: trec_eval, ir_measures' default nDCG, ranx ``ndcg``, scikit-learn), ``"exponential"`` uses
 #: ``2**rel - 1`` (Burges et al.; ranx ``ndcg_burges``, the blog note's NDCG@K).
 GAINS = ("linear", "exponential")
-#: How tied scores are resolved when :func:`dcg` / :func:`ndcg` rank items by ``scores``.
-TIES = ("average", "pessimistic", "optimistic", "order")
+#: How tied scores are resolved when a measure ranks items by ``scores``: the three rules of
+#: :data:`rankbook.ties.TIES`, ``"order"`` (input order among ties) and the alias ``"average"``
+#: of ``"expected"``.
+TIES = ("expected", "optimistic", "pessimistic", "order", "average")
 #: Where the ideal DCG of :func:`ndcg` is cut: at the same ``k`` as the DCG, or not at all.
 IDEAL_CUTS = ("k", "full")
 #: What the aggregation helpers do with undefined (nan) per-query values, i.e. with a query
@@ -251,9 +270,8 @@ def _cut_mask(mask: np.ndarray, k):
 # cut at k is a slice of the first k columns)
 
 
-def _ap_kernel(values, k, n_relevant, relevant=None):
-    """AP per query; ``relevant`` is ``values > 0`` if the caller already has it."""
-    relevant = values > 0 if relevant is None else relevant
+def _ap_divisor(relevant, n_relevant):
+    """The AP divisor m per query (all relevant judged), checked against the list's count."""
     total_rel_in_list = relevant.sum(axis=1, dtype=np.int64).astype(float)
     m = total_rel_in_list if n_relevant is None else n_relevant.astype(float)
     if n_relevant is not None and np.any(total_rel_in_list > m):
@@ -262,6 +280,13 @@ def _ap_kernel(values, k, n_relevant, relevant=None):
             f"n_relevant={int(m[q])} is smaller than the {int(total_rel_in_list[q])} relevant "
             f"items present in list {q}: n_relevant counts all relevant items judged for the query"
         )
+    return m
+
+
+def _ap_kernel(values, k, n_relevant, relevant=None):
+    """AP per query; ``relevant`` is ``values > 0`` if the caller already has it."""
+    relevant = values > 0 if relevant is None else relevant
+    m = _ap_divisor(relevant, n_relevant)
     rel = relevant if k is None else relevant[:, :k]
     # precision at each rank times the relevance of that rank; the relevant count so far is an
     # exact integer, so dividing it by the rank rounds once, as P@i = hits / i does
@@ -298,9 +323,15 @@ def _discounts(n: int, log_base: float) -> np.ndarray:
 def _dcg_kernel(values, k, gain, log_base):
     if k is not None:
         values = values[:, :k]
-    if not values.shape[1]:
-        return np.zeros(values.shape[0])
-    return _gain(values, gain) @ _discounts(values.shape[1], log_base)
+    return _dcg_of_gains(_gain(values, gain), None, log_base)
+
+
+def _dcg_of_gains(gains, k, log_base):
+    if k is not None:
+        gains = gains[:, :k]
+    if not gains.shape[1]:
+        return np.zeros(gains.shape[0])
+    return gains @ _discounts(gains.shape[1], log_base)
 
 
 #: Largest integer grade for which :func:`_top_k` counts grades instead of sorting.
@@ -392,10 +423,103 @@ def _one(relevance, name="relevance"):
 
 
 # --------------------------------------------------------------------------------------------
+# ranking by scores, with a rule for tied scores
+
+
+def _check_tie_rule(ties) -> str:
+    return _ties.check_ties(ties, extra=("order",))
+
+
+def _pad_scores(scores, lengths, width, name="scores"):
+    """Scores padded like the relevance batch (one finite number per relevance value), and the
+    mask of valid positions."""
+    n_q = lengths.shape[0]
+    valid = np.arange(width)[None, :] < lengths[:, None]
+    if isinstance(scores, np.ndarray) and scores.ndim == 2:
+        try:
+            sc = np.asarray(scores, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold numbers: {exc}") from None
+        if sc.shape[0] != n_q or sc.shape[1] < width:
+            raise ValueError(
+                f"{name} must be aligned with the relevance batch: shape ({n_q}, >= {width}), "
+                f"got {sc.shape}"
+            )
+        sc = sc[:, :width]
+    else:
+        if isinstance(scores, np.ndarray) and scores.ndim != 1:
+            raise ValueError(f"{name} must be a list of 1-D lists or a 2-D array, like the relevance batch")
+        try:
+            rows = [np.asarray(r, dtype=float) for r in scores]
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a list of sequences of numbers: {exc}") from None
+        if len(rows) != n_q:
+            raise ValueError(f"{name} must hold one list per query ({n_q}), got {len(rows)}")
+        sc = np.zeros((n_q, width))
+        for q, r in enumerate(rows):
+            if r.ndim != 1 or r.shape[0] != lengths[q]:
+                raise ValueError(
+                    f"{name}[{q}] must score each of the {int(lengths[q])} items of list {q} "
+                    f"(aligned with its relevance), got shape {r.shape}"
+                )
+            sc[q, : r.shape[0]] = r
+    bad = valid & ~np.isfinite(sc)
+    if np.any(bad):
+        q, i = (int(x[0]) for x in np.nonzero(bad))
+        raise ValueError(f"{name} must be finite numbers; list {q}, position {i} holds {sc[q, i]}")
+    return sc, valid
+
+
+def _rank(values, valid, sc, ties):
+    """Relevance values ranked by decreasing score under the tie rule, and the tie groups
+    (a :class:`rankbook.ties.ScoreBlocks`) when ``ties="expected"`` and some list has a tie."""
+    if ties == "expected":
+        blocks = _ties.ScoreBlocks(sc, valid)
+        return blocks.ranked(values), (blocks if blocks.tied_rows.any() else None)
+    primary = np.where(valid, -sc, np.inf)
+    if ties == "order":
+        order = np.argsort(primary, axis=1, kind="stable")
+    else:
+        secondary = values if ties == "pessimistic" else -values
+        order = np.lexsort((secondary, primary), axis=1)
+    return np.take_along_axis(values, order, axis=1), None
+
+
+def _rank_batch(values, lengths, scores, ties):
+    if scores is None:
+        return values, None
+    sc, valid = _pad_scores(scores, lengths, values.shape[1])
+    return _rank(values, valid, sc, ties)
+
+
+def _one_ranked(relevance, scores, ties):
+    """One list as a (1, n) batch in rank order, and its tie groups (see :func:`_rank`)."""
+    ties = _check_tie_rule(ties)
+    values, _ = _one(relevance)
+    if scores is None:
+        return values, None
+    sc = _as_float_1d(scores, "scores")
+    if sc.shape[0] != values.shape[1]:
+        raise ValueError(f"scores has {sc.shape[0]} entries but relevance has {values.shape[1]}")
+    return _rank(values, np.ones(values.shape, dtype=bool), sc[None, :], ties)
+
+
+def _expected_rows(per_query, blocks, fn):
+    """``per_query`` with the rows that have tied scores replaced by ``fn(rows, their blocks)``."""
+    if blocks is None:
+        return per_query
+    rows = np.flatnonzero(blocks.tied_rows)
+    out = np.array(per_query, dtype=float, copy=True)
+    out[rows] = fn(rows, blocks.subset(rows))
+    return out
+
+
+
+# --------------------------------------------------------------------------------------------
 # one list
 
 
-def precision_at_k(relevance, k) -> float:
+def precision_at_k(relevance, k, scores=None, ties: str = "expected") -> float:
     r"""Precision at k: the share of the first ``k`` positions that hold a relevant item.
 
     .. math:: P@k = \frac{1}{k} \sum_{i=1}^{k} [\mathrm{rel}_i > 0]
@@ -403,16 +527,26 @@ def precision_at_k(relevance, k) -> float:
     as in {cite}`rankingnotes` and {cite}`ltrmetricsblog`. A list shorter than ``k`` is padded
     with non-relevant items (the divisor stays ``k``), as trec_eval, ir_measures and ranx do.
 
+    Ties (with ``scores``): ``"expected"`` counts each position with the share of relevant
+    items in its group of tied scores, :math:`E[P@k] = \frac{1}{k}\sum_{i \le k} r_i / g_i`
+    (``g_i`` tied items at position ``i``, ``r_i`` of them relevant) {cite}`mcsherry2008computing`.
+
     Parameters
     ----------
     relevance : sequence of float >= 0
-        Relevance of the returned items in rank order.
+        Relevance of the returned items in rank order, or aligned with ``scores``.
     k : int >= 1
         The cut-off.
+    scores : sequence of float, optional
+        Predicted scores, aligned with ``relevance``; the items are then ranked by decreasing
+        score (see *Tied scores* in the module docstring).
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Rule for equal scores (``"average"`` is an alias of ``"expected"``); used only with
+        ``scores``.
 
     Returns
     -------
-    float in [0, 1]. Ties: none; the list order is taken as given.
+    float in [0, 1].
 
     Examples
     --------
@@ -420,18 +554,24 @@ def precision_at_k(relevance, k) -> float:
     0.5
     >>> precision_at_k([1], k=3)  # missing positions count as not relevant
     0.3333333333333333
+    >>> precision_at_k([1, 0, 0], k=1, scores=[0.5, 0.5, 0.5])  # 1 of 3 tied items relevant
+    0.3333333333333333
     """
     k = _check_k(k, allow_none=False)
-    values, mask = _one(relevance)
-    return float(((values > 0) & _cut_mask(mask, k)).sum() / k)
+    values, blocks = _one_ranked(relevance, scores, ties)
+    hits = (values[:, :k] > 0).sum(axis=1).astype(float)
+    hits = _expected_rows(hits, blocks, lambda rows, b: _ties.expected_hits(values[rows] > 0, b, k))
+    return float(hits[0] / k)
 
 
-def recall_at_k(relevance, k, n_relevant=None) -> float:
+def recall_at_k(relevance, k, n_relevant=None, scores=None, ties: str = "expected") -> float:
     r"""Recall at k: the share of all relevant items that appear among the first ``k``.
 
     .. math:: R@k = \frac{1}{m} \sum_{i=1}^{k} [\mathrm{rel}_i > 0]
 
-    with ``m = n_relevant`` {cite}`rankingnotes` {cite}`ltrmetricsblog`.
+    with ``m = n_relevant`` {cite}`rankingnotes` {cite}`ltrmetricsblog`. Ties (with
+    ``scores``): linear in the number of hits, so ``"expected"`` is the expected hits over ``m``
+    (see :func:`precision_at_k`).
 
     Parameters
     ----------
@@ -439,21 +579,25 @@ def recall_at_k(relevance, k, n_relevant=None) -> float:
     k : int >= 1
     n_relevant : int >= 0, optional
         Relevant items judged for the query; default: those present in ``relevance``.
+    scores, ties
+        As in :func:`precision_at_k`.
 
     Returns
     -------
     float in [0, 1]; ``nan`` when there is no relevant item (``m = 0``; trec_eval, ir_measures
     and ranx score such a judged query 0 and count it in their mean, see :data:`NAN_POLICIES`).
-    Ties: none; the list order is taken as given.
 
     Examples
     --------
     >>> recall_at_k([1, 0, 2, 0], k=2, n_relevant=4)
     0.25
+    >>> recall_at_k([1, 0, 2, 0], k=2, scores=[3, 2, 2, 1], ties="optimistic")
+    1.0
     """
     k = _check_k(k, allow_none=False)
-    values, mask = _one(relevance)
-    hits = float(((values > 0) & _cut_mask(mask, k)).sum())
+    values, blocks = _one_ranked(relevance, scores, ties)
+    hits = (values[:, :k] > 0).sum(axis=1).astype(float)
+    hits = _expected_rows(hits, blocks, lambda rows, b: _ties.expected_hits(values[rows] > 0, b, k))
     total = float((values > 0).sum())
     m = _check_n_relevant(n_relevant, 1)
     m = total if m is None else float(m[0])
@@ -461,48 +605,58 @@ def recall_at_k(relevance, k, n_relevant=None) -> float:
         raise ValueError(
             f"n_relevant={int(m)} is smaller than the {int(total)} relevant items in the list"
         )
-    return hits / m if m > 0 else float("nan")
+    return float(hits[0]) / m if m > 0 else float("nan")
 
 
-def f1_at_k(relevance, k, n_relevant=None) -> float:
+def f1_at_k(relevance, k, n_relevant=None, scores=None, ties: str = "expected") -> float:
     r"""F1 at k, the harmonic mean of :func:`precision_at_k` and :func:`recall_at_k`.
 
-    .. math:: F_1@k = 2\,\frac{P@k \cdot R@k}{P@k + R@k}
+    .. math:: F_1@k = 2\,\frac{P@k \cdot R@k}{P@k + R@k} = \frac{2\,h}{k + m}
 
-    {cite}`rankingnotes`. It is 0 when both are 0, and ``nan`` when recall is undefined
-    (no relevant item). Ties: none; the list order is taken as given.
+    with ``h`` the relevant items among the first ``k`` {cite}`rankingnotes`. It is 0 when
+    both are 0, and ``nan`` when recall is undefined (no relevant item). Ties (with ``scores``):
+    F1 is linear in ``h``, so ``"expected"`` is :math:`2E[h]/(k+m)`, the harmonic mean of the
+    expected precision and recall; ``scores`` and ``ties`` as in :func:`precision_at_k`.
 
     Examples
     --------
     >>> round(f1_at_k([1, 0, 2, 0], k=2, n_relevant=4), 6)
     0.333333
     """
-    p = precision_at_k(relevance, k)
-    r = recall_at_k(relevance, k, n_relevant)
+    p = precision_at_k(relevance, k, scores=scores, ties=ties)
+    r = recall_at_k(relevance, k, n_relevant, scores=scores, ties=ties)
     if np.isnan(r):
         return float("nan")
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
 
-def hit_at_k(relevance, k) -> float:
-    r"""Hit at k (Accuracy@K, top-k accuracy): 1 if a relevant item is among the first ``k``.
+def hit_at_k(relevance, k, scores=None, ties: str = "expected") -> float:
+    r"""Hit at k (Accuracy@K, top-k accuracy, Success@k): 1 if a relevant item is among the first ``k``.
 
     .. math:: A@k = \left[\sum_{i=1}^{k} [\mathrm{rel}_i > 0] > 0\right]
 
     {cite}`rankingnotes` {cite}`ltrmetricsblog`. Averaged over queries it is the share of users
-    who see at least one relevant item. Empty list: 0. Ties: none; order taken as given.
+    who see at least one relevant item. Empty list: 0. Ties (with ``scores``): only the group of
+    tied items that straddles the cut is random; with ``c`` of its ``g`` positions above the cut
+    and ``r`` relevant items, ``"expected"`` is :math:`1 - \binom{g-r}{c}/\binom{g}{c}`
+    (hypergeometric) unless an earlier group holds a relevant item. ``scores`` and ``ties`` as
+    in :func:`precision_at_k`.
 
     Examples
     --------
     >>> hit_at_k([0, 0, 3], k=2), hit_at_k([0, 0, 3], k=3)
     (0.0, 1.0)
+    >>> round(hit_at_k([0, 0, 3], k=2, scores=[1, 1, 1]), 6)  # 1 - C(2,2)/C(3,2)
+    0.666667
     """
     k = _check_k(k, allow_none=False)
-    values, mask = _one(relevance)
-    return float(((values > 0) & _cut_mask(mask, k)).any())
+    values, blocks = _one_ranked(relevance, scores, ties)
+    hit = (values[:, :k] > 0).any(axis=1).astype(float)
+    hit = _expected_rows(hit, blocks, lambda rows, b: _ties.expected_hit(values[rows] > 0, b, k))
+    return float(hit[0])
 
 
-def average_precision(relevance, n_relevant=None, k=None) -> float:
+def average_precision(relevance, n_relevant=None, k=None, scores=None, ties: str = "expected") -> float:
     r"""Average precision AP@N as the notes and the blog note define it.
 
     .. math::
@@ -514,16 +668,26 @@ def average_precision(relevance, n_relevant=None, k=None) -> float:
     ``map`` / ``map_cut_k`` (ir_measures ``AP`` / ``AP@k``) and ranx ``map@k``: the divisor is
     all relevant items, not ``min(m, k)`` as in some recommender-system code.
 
+    Ties (with ``scores``), after McSherry and Najork {cite}`mcsherry2008computing`: a position
+    ``i`` in a group of ``g`` tied items holding ``r`` relevant ones, at offset ``o`` in the
+    group, after ``R`` relevant items in earlier groups, holds a relevant item with probability
+    ``r/g``, and two of its group's positions both do with probability ``r(r-1)/(g(g-1))``, so
+
+    .. math:: E[AP@N] = \frac{1}{m}\sum_{i \le N} \frac{r}{g\,i}
+              \left(1 + R + o\,\frac{r - 1}{g - 1}\right).
+
     Parameters
     ----------
     relevance : sequence of float >= 0
     n_relevant : int >= 0, optional
         Default: the number of relevant items in ``relevance``.
     k : int >= 1, optional
+    scores, ties
+        As in :func:`precision_at_k`.
 
     Returns
     -------
-    float in [0, 1]; ``nan`` when ``m = 0``. Ties: none; the list order is taken as given.
+    float in [0, 1]; ``nan`` when ``m = 0``.
 
     Examples
     --------
@@ -531,19 +695,30 @@ def average_precision(relevance, n_relevant=None, k=None) -> float:
     0.8333333333333333
     >>> average_precision([1, 0, 1, 0], n_relevant=4)
     0.41666666666666663
+    >>> average_precision([1, 0], scores=[0.5, 0.5])  # (1 + 1/2) / 2 over the two orders
+    0.75
     """
     k = _check_k(k)
-    values, mask = _one(relevance)
-    return float(_ap_kernel(values, k, _check_n_relevant(n_relevant, 1))[0])
+    values, blocks = _one_ranked(relevance, scores, ties)
+    n_rel = _check_n_relevant(n_relevant, 1)
+    ap = _ap_kernel(values, k, n_rel)
+    m = _ap_divisor(values > 0, n_rel)
+    ap = _expected_rows(ap, blocks, lambda rows, b: _ties.expected_ap(values[rows] > 0, b, k, m[rows]))
+    return float(ap[0])
 
 
-def reciprocal_rank(relevance, k=None) -> float:
+def reciprocal_rank(relevance, k=None, scores=None, ties: str = "expected") -> float:
     r"""Reciprocal rank: one over the rank of the first relevant item, 0 if there is none.
 
     .. math:: RR = \frac{1}{\min\{i : \mathrm{rel}_i > 0\}}
 
     {cite}`rankingnotes` {cite}`ltrmetricsblog`. With ``k``, only the first ``k`` positions are
-    searched (RR@k). Empty list: 0. Ties: none; order taken as given.
+    searched (RR@k). Empty list: 0. Ties (with ``scores``): only the first group of tied items
+    that holds a relevant item matters; with ``g`` items from rank ``a + 1`` on, ``r`` of them
+    relevant, the first relevant one is at rank ``a + 1 + j`` with probability
+    :math:`\binom{g-1-j}{r-1}/\binom{g}{r}` {cite}`mcsherry2008computing`; ``"expected"`` sums
+    those probabilities over the ranks (up to ``k``). ``scores`` and ``ties`` as in
+    :func:`precision_at_k`.
 
     Examples
     --------
@@ -551,44 +726,61 @@ def reciprocal_rank(relevance, k=None) -> float:
     0.3333333333333333
     >>> reciprocal_rank([0, 0, 1], k=2)
     0.0
+    >>> reciprocal_rank([1, 0], scores=[2, 2])  # (1 + 1/2) / 2
+    0.75
     """
     k = _check_k(k)
-    values, mask = _one(relevance)
-    return float(_rr_kernel(values, k)[0])
+    values, blocks = _one_ranked(relevance, scores, ties)
+    rr = _rr_kernel(values, k)
+    rr = _expected_rows(rr, blocks, lambda rows, b: _ties.expected_rr(values[rows] > 0, b, k))
+    return float(rr[0])
 
 
-def cg(relevance, k=None) -> float:
+def cg(relevance, k=None, scores=None, ties: str = "expected") -> float:
     r"""Cumulated gain: the sum of the relevance of the first ``k`` items (default: all).
 
     .. math:: CG_k = \sum_{i=1}^{k} \mathrm{rel}_i
 
-    {cite}`jarvelin2002cumulated`. It ignores the order inside the top ``k``. Ties: irrelevant.
+    {cite}`jarvelin2002cumulated`. It ignores the order inside the top ``k``. Ties (with
+    ``scores``): only the group straddling the cut matters; ``"expected"`` gives each of its
+    positions the group's mean relevance. ``scores`` and ``ties`` as in :func:`precision_at_k`.
 
     Examples
     --------
     >>> cg([3, 2, 0, 1], k=2)
     5.0
+    >>> cg([3, 2, 0, 1], k=2, scores=[1, 0, 0, 0])  # 3 + mean(2, 0, 1)
+    4.0
     """
     k = _check_k(k)
-    values, mask = _one(relevance)
-    return float((values * _cut_mask(mask, k)).sum())
+    values, blocks = _one_ranked(relevance, scores, ties)
+    total = values[:, :k].sum(axis=1)
+    total = _expected_rows(
+        total, blocks, lambda rows, b: _ties.expected_gain(values[rows], b)[:, :k].sum(axis=1)
+    )
+    return float(total[0])
 
 
 def order_by_scores(relevance, scores, ties: str = "pessimistic") -> np.ndarray:
     """Relevance of the items ranked by decreasing ``scores``, with a rule for tied scores.
 
     ``ties``: ``"pessimistic"`` puts the least relevant of tied items first, ``"optimistic"``
-    the most relevant, ``"order"`` keeps input order (a stable sort). ``"average"`` has no
-    single order; use it in :func:`dcg` / :func:`ndcg`. (scikit-learn's ``ignore_ties=True``
-    leaves tied items in the order of numpy's default, unstable argsort, which none of these
-    rules reproduces in general; without ties all rules agree.)
+    the most relevant, ``"order"`` keeps input order (a stable sort). ``"expected"`` (alias
+    ``"average"``) has no single order; pass ``scores`` to the measures instead. (scikit-learn's
+    ``ignore_ties=True`` leaves tied items in the order of numpy's default, unstable argsort,
+    which none of these rules reproduces in general; without ties all rules agree.)
 
     Examples
     --------
     >>> order_by_scores([0, 2, 1], [0.5, 0.5, 0.9], ties="pessimistic")
     array([1., 0., 2.])
     """
-    _check_choice(ties, "ties", [t for t in TIES if t != "average"])
+    ties = _check_tie_rule(ties)
+    if ties == "expected":
+        raise ValueError(
+            "ties='expected' has no single order: pass scores= and ties='expected' to the measure "
+            "itself; order_by_scores takes 'pessimistic', 'optimistic' or 'order'"
+        )
     rel = _check_relevance(relevance)
     sc = _as_float_1d(scores, "scores")
     if sc.shape != rel.shape:
@@ -598,22 +790,16 @@ def order_by_scores(relevance, scores, ties: str = "pessimistic") -> np.ndarray:
     return rel[np.lexsort((secondary, -sc))]
 
 
-def _tie_averaged_dcg(rel, scores, k, gain, log_base):
-    """McSherry and Najork's tie-averaged DCG: each tie group gets its mean gain at every slot."""
-    g = _gain(rel, gain)
-    n = rel.shape[0]
-    disc = _discounts(n, log_base)
-    if k is not None:
-        disc[k:] = 0.0
-    uniq, inv, counts = np.unique(-scores, return_inverse=True, return_counts=True)
-    group_gain = np.bincount(inv, weights=g, minlength=uniq.shape[0])
-    ends = np.cumsum(counts)
-    cum = np.concatenate([[0.0], np.cumsum(disc)])
-    group_disc = cum[ends] - cum[ends - counts]
-    return float(np.sum(group_gain / counts * group_disc))
+def _ranked_dcg(values, blocks, k, gain, log_base):
+    """DCG of ranked rows; rows with tied scores get each group's mean gain at its positions."""
+    gains = _gain(values, gain)
+    out = _dcg_of_gains(gains, k, log_base)
+    return _expected_rows(
+        out, blocks, lambda rows, b: _dcg_of_gains(_ties.expected_gain(gains[rows], b), k, log_base)
+    )
 
 
-def dcg(relevance, k=None, gain: str = "linear", log_base: float = 2, scores=None, ties: str = "average") -> float:
+def dcg(relevance, k=None, gain: str = "linear", log_base: float = 2, scores=None, ties: str = "expected") -> float:
     r"""Discounted cumulated gain of the first ``k`` positions.
 
     .. math:: DCG_k = \sum_{i=1}^{k} \frac{g(\mathrm{rel}_i)}{\log_b(i+1)}
@@ -634,13 +820,14 @@ def dcg(relevance, k=None, gain: str = "linear", log_base: float = 2, scores=Non
     log_base : float > 1
     scores : sequence of float, optional
         Predicted scores; the items are then ranked by decreasing score.
-    ties : {"average", "pessimistic", "optimistic", "order"}
-        Only used with ``scores``. ``"average"`` gives every item of a tie group the group's mean
-        gain at each of its positions (McSherry and Najork {cite}`mcsherry2008computing`), the
-        expected DCG over random tie orders: scikit-learn's default (``ignore_ties=False``).
-        trec_eval (hence ir_measures) breaks ties by descending document id: sort by it
-        yourself and use ``"order"``. ``"pessimistic"``/``"optimistic"`` give the range over
-        all tie orders. See :func:`order_by_scores`.
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Only used with ``scores``. ``"expected"`` (alias ``"average"``) gives every position of
+        a group of tied items the group's mean gain (McSherry and Najork
+        {cite}`mcsherry2008computing`), the exact expected DCG over the orders of the group:
+        scikit-learn's default (``ignore_ties=False``). trec_eval (hence ir_measures) breaks ties
+        by descending document id: sort by it yourself and use ``"order"``.
+        ``"pessimistic"``/``"optimistic"`` give the range over all tie orders. See
+        :func:`order_by_scores`.
 
     Returns
     -------
@@ -658,17 +845,8 @@ def dcg(relevance, k=None, gain: str = "linear", log_base: float = 2, scores=Non
     k = _check_k(k)
     log_base = _check_log_base(log_base)
     _check_choice(gain, "gain", GAINS)
-    _check_choice(ties, "ties", TIES)
-    if scores is not None:
-        rel = _check_relevance(relevance)
-        sc = _as_float_1d(scores, "scores")
-        if sc.shape != rel.shape:
-            raise ValueError(f"scores has {sc.shape[0]} entries but relevance has {rel.shape[0]}")
-        if ties == "average":
-            return _tie_averaged_dcg(rel, sc, k, gain, log_base)
-        relevance = order_by_scores(rel, sc, ties)
-    values, mask = _one(relevance)
-    return float(_dcg_kernel(values, k, gain, log_base)[0])
+    values, blocks = _one_ranked(relevance, scores, ties)
+    return float(_ranked_dcg(values, blocks, k, gain, log_base)[0])
 
 
 def ndcg(
@@ -679,7 +857,7 @@ def ndcg(
     ideal_cut: str = "k",
     log_base: float = 2,
     scores=None,
-    ties: str = "average",
+    ties: str = "expected",
 ) -> float:
     r"""Normalised DCG: :func:`dcg` divided by the DCG of the ideal order.
 
@@ -696,12 +874,13 @@ def ndcg(
       ``ideal_cut="full"`` uses the whole ideal list, so nDCG@k < 1 whenever relevant items lie
       beyond ``k`` in the ideal order (no library above does this; some papers do).
 
-    The log base cancels in the ratio for both gains (it rescales DCG and IDCG alike).
+    The log base cancels in the ratio for both gains (it rescales DCG and IDCG alike). Ties:
+    the ideal does not depend on the order, so ``"expected"`` is the expected DCG over IDCG.
 
     Parameters
     ----------
     relevance, k, gain, log_base, scores, ties
-        As in :func:`dcg`; ``ties="average"`` is scikit-learn's default.
+        As in :func:`dcg`; ``ties="expected"`` is scikit-learn's default.
     ideal : sequence of float >= 0, optional
         All judged relevance values of the query. Must dominate the list (its i-th largest value
         is >= the list's i-th largest), else ``ValueError``.
@@ -738,7 +917,7 @@ def ndcg(
     return float(_unit_ratio(num, den))
 
 
-def r_score(ratings, d: float, alpha: float, normalize: bool = False) -> float:
+def r_score(ratings, d: float, alpha: float, normalize: bool = False, scores=None, ties: str = "expected") -> float:
     r"""The R-score (half-life utility) of one list, Breese et al. {cite}`breese1998empirical`.
 
     .. math:: R_u = \sum_{j=1}^{n} \frac{\max(r_{j} - d, 0)}{2^{(j-1)/(\alpha-1)}}
@@ -747,17 +926,23 @@ def r_score(ratings, d: float, alpha: float, normalize: bool = False) -> float:
     and ``alpha`` the half-life: the item at position ``alpha`` is worth half the item at
     position 1 {cite}`rankingnotes`. With ``normalize=True`` the value is divided by that of the
     best order of the same ratings, ``R_u / R_u^*`` (``nan`` if every rating is <= ``d``).
-    Ties: irrelevant (tied ratings give the same utility in either order).
+    Tied ratings give the same utility in either order. With ``scores`` (aligned with
+    ``ratings``) the items are ranked by decreasing score; ``"expected"`` gives each position
+    the mean utility of its group of tied scores (the R-score is linear in the positions, like
+    DCG), ``"optimistic"`` / ``"pessimistic"`` rank the highest / lowest rating first.
 
     Parameters
     ----------
     ratings : sequence of float
-        Ratings of the listed items in rank order (any finite numbers).
+        Ratings of the listed items in rank order (any finite numbers), or aligned with
+        ``scores``.
     d : float
         Neutral rating.
     alpha : float > 1
         Half-life in positions.
     normalize : bool
+    scores, ties
+        As in :func:`precision_at_k`.
 
     Examples
     --------
@@ -765,7 +950,10 @@ def r_score(ratings, d: float, alpha: float, normalize: bool = False) -> float:
     2.25
     >>> round(r_score([5, 3, 4], d=3, alpha=2, normalize=True), 4)
     0.9
+    >>> r_score([5, 3, 4], d=3, alpha=2, scores=[1, 1, 0])  # mean utility 1 at positions 1, 2
+    1.75
     """
+    ties = _check_tie_rule(ties)
     r = _as_float_1d(ratings, "ratings")
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or not np.isfinite(d):
         raise ValueError(f"d={d!r} must be a finite real number (the neutral rating)")
@@ -773,7 +961,15 @@ def r_score(ratings, d: float, alpha: float, normalize: bool = False) -> float:
         raise ValueError(f"alpha={alpha!r} must be a finite real number > 1 (half-life in positions)")
     disc = np.exp2(-np.arange(r.shape[0]) / (alpha - 1.0))
     util = np.maximum(r - d, 0.0)
-    value = float(util @ disc)
+    if scores is None:
+        value = float(util @ disc)
+    else:
+        sc = _as_float_1d(scores, "scores")
+        if sc.shape != r.shape:
+            raise ValueError(f"scores has {sc.shape[0]} entries but ratings has {r.shape[0]}")
+        ranked, blocks = _rank(util[None, :], np.ones((1, r.shape[0]), bool), sc[None, :], ties)
+        per = _expected_rows(ranked @ disc, blocks, lambda rows, b: _ties.expected_gain(ranked[rows], b) @ disc)
+        value = float(per[0])
     if not normalize:
         return value
     best = float(-np.sort(-util) @ disc)
@@ -938,7 +1134,8 @@ def kendall_tau_distance_at_k(a, b, k=None) -> float:
 # aggregation over queries
 
 
-def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_policy: str = "propagate", reduce: bool = True):
+def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_policy: str = "propagate", reduce: bool = True,
+                           scores=None, ties: str = "expected"):
     r"""Mean average precision over queries {cite}`rankingnotes`.
 
     .. math:: MAP = \frac{1}{|Q|} \sum_{q \in Q} AP_q
@@ -959,9 +1156,15 @@ def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_pol
         ir_measures and ranx do). See :data:`NAN_POLICIES`.
     reduce : bool
         False returns the per-query values.
+    scores : list of sequences, or 2-D array, optional
+        Predicted scores aligned with ``batch`` (same lengths); each list is then ranked by
+        decreasing score.
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Rule for equal scores, as in :func:`average_precision` (``"average"`` is an alias of
+        ``"expected"``); used only with ``scores``.
 
-    Ties: none; each list is an order (see :func:`average_precision`). The padded path is
-    vectorised over queries (no Python loop per query).
+    The padded path is vectorised over queries (no Python loop per query), tied scores
+    included: the expected values are closed forms over the tie groups of every list at once.
 
     Examples
     --------
@@ -973,18 +1176,46 @@ def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_pol
     """
     k = _check_k(k)
     _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
-    values, _ = _pad(batch, lengths, "batch")
-    per_query = _ap_kernel(values, k, _check_n_relevant(n_relevant, values.shape[0]))
+    ties = _check_tie_rule(ties)
+    values, lengths = _pad(batch, lengths, "batch")
+    values, blocks = _rank_batch(values, lengths, scores, ties)
+    n_rel = _check_n_relevant(n_relevant, values.shape[0])
+    per_query = _batch_ap(values, k, n_rel, blocks)
     return _reduce(per_query, nan_policy, reduce)
 
 
-def mean_reciprocal_rank(batch, lengths=None, k=None, reduce: bool = True):
+def _batch_ap(values, k, n_rel, blocks, relevant=None):
+    relevant = values > 0 if relevant is None else relevant
+    per_query = _ap_kernel(values, k, n_rel, relevant)
+    if blocks is None:
+        return per_query
+    m = _ap_divisor(relevant, n_rel)
+    return _expected_rows(per_query, blocks,
+                          lambda rows, b: _ties.expected_ap(relevant[rows], b, k, m[rows]))
+
+
+def _batch_rr(values, k, blocks, relevant=None):
+    relevant = values > 0 if relevant is None else relevant
+    per_query = _rr_kernel(values, k, relevant)
+    return _expected_rows(per_query, blocks, lambda rows, b: _ties.expected_rr(relevant[rows], b, k))
+
+
+def _batch_ndcg(values, k, gain, log_base, ideal_values, ideal_cut, blocks):
+    if blocks is None:
+        return _ndcg_kernel(values, k, gain, log_base, ideal_values, ideal_cut)
+    num = _ranked_dcg(values, blocks, k, gain, log_base)
+    ordered = _top_k(ideal_values, k if ideal_cut == "k" else None)
+    return _unit_ratio(num, _dcg_kernel(ordered, None, gain, log_base))
+
+
+def mean_reciprocal_rank(batch, lengths=None, k=None, reduce: bool = True, scores=None, ties: str = "expected"):
     r"""Mean reciprocal rank over queries {cite}`rankingnotes`.
 
     .. math:: MRR = \frac{1}{|Q|} \sum_{q \in Q} \frac{1}{\mathrm{rank}_q}
 
-    A query without a relevant item contributes 0. ``batch`` and ``lengths`` as in
-    :func:`mean_average_precision`. Ties: none; each list is an order.
+    A query without a relevant item contributes 0. ``batch``, ``lengths``, ``scores`` and
+    ``ties`` as in :func:`mean_average_precision`; the expected RR of a list with tied scores is
+    that of :func:`reciprocal_rank`.
 
     Examples
     --------
@@ -992,8 +1223,10 @@ def mean_reciprocal_rank(batch, lengths=None, k=None, reduce: bool = True):
     0.5
     """
     k = _check_k(k)
-    values, _ = _pad(batch, lengths, "batch")
-    return _reduce(_rr_kernel(values, k), "propagate", reduce)
+    ties = _check_tie_rule(ties)
+    values, lengths = _pad(batch, lengths, "batch")
+    values, blocks = _rank_batch(values, lengths, scores, ties)
+    return _reduce(_batch_rr(values, k, blocks), "propagate", reduce)
 
 
 def mean_ndcg(
@@ -1007,6 +1240,8 @@ def mean_ndcg(
     log_base: float = 2,
     nan_policy: str = "propagate",
     reduce: bool = True,
+    scores=None,
+    ties: str = "expected",
 ):
     r"""Mean nDCG over queries; see :func:`ndcg` for ``gain``, ``ideal`` and ``ideal_cut``.
 
@@ -1014,8 +1249,8 @@ def mean_ndcg(
     ``ideal_lengths``) holding every judged relevance per query; default: each list's own
     values. ``nan_policy="zero"`` scores queries without relevant items 0, as trec_eval,
     pytrec_eval, ir_measures, ranx and scikit-learn's ``ndcg_score`` do (see
-    :data:`NAN_POLICIES`). Ties: none; each list is an order (use :func:`ndcg` with ``scores`` to
-    average over tied scores).
+    :data:`NAN_POLICIES`). ``scores`` and ``ties`` as in :func:`mean_average_precision`; with
+    ties, each list's expected DCG (its tie groups' mean gains) over its ideal DCG.
 
     Examples
     --------
@@ -1027,9 +1262,11 @@ def mean_ndcg(
     _check_choice(gain, "gain", GAINS)
     _check_choice(ideal_cut, "ideal_cut", IDEAL_CUTS)
     _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
-    values, _ = _pad(batch, lengths, "batch")
+    ties = _check_tie_rule(ties)
+    values, lengths = _pad(batch, lengths, "batch")
     ideal_values = _ideal_batch(values, ideal, ideal_lengths, values.shape[0])
-    per_query = _ndcg_kernel(values, k, gain, log_base, ideal_values, ideal_cut)
+    values, blocks = _rank_batch(values, lengths, scores, ties)
+    per_query = _batch_ndcg(values, k, gain, log_base, ideal_values, ideal_cut, blocks)
     return _reduce(per_query, nan_policy, reduce)
 
 
@@ -1058,6 +1295,8 @@ def evaluate(
     log_base: float = 2,
     nan_policy: str = "propagate",
     reduce: bool = True,
+    scores=None,
+    ties: str = "expected",
 ) -> dict:
     r"""Several batch measures of the same queries in one call, validating the batch once.
 
@@ -1086,6 +1325,10 @@ def evaluate(
         Measure names, e.g. ``["ndcg@10", "ap", "rr"]`` (see :data:`BATCH_MEASURES`).
     lengths, n_relevant, gain, ideal, ideal_lengths, ideal_cut, log_base, nan_policy, reduce
         As in :func:`mean_average_precision` and :func:`mean_ndcg`.
+    scores, ties
+        Predicted scores aligned with ``batch`` and the rule for equal scores, as in
+        :func:`mean_average_precision`; the lists are ranked (and their tie groups found) once
+        for all measures.
 
     Returns
     -------
@@ -1098,6 +1341,8 @@ def evaluate(
     >>> out = evaluate([[3, 2, 3, 0, 1, 2], [0, 1]], ["ndcg@3", "ap", "rr"])
     >>> {name: round(v, 4) for name, v in out.items()}
     {'ndcg@3': 0.8044, 'ap': 0.7133, 'rr': 0.75}
+    >>> evaluate([[1, 0]], ["ap", "rr"], scores=[[0.5, 0.5]], ties="expected")
+    {'ap': 0.75, 'rr': 0.75}
     """
     names = [measures] if isinstance(measures, str) else list(measures)
     if not names:
@@ -1107,20 +1352,22 @@ def evaluate(
     _check_choice(gain, "gain", GAINS)
     _check_choice(ideal_cut, "ideal_cut", IDEAL_CUTS)
     _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
-    values, _ = _pad(batch, lengths, "batch")
+    ties = _check_tie_rule(ties)
+    values, lengths = _pad(batch, lengths, "batch")
     n_q = values.shape[0]
     n_rel = _check_n_relevant(n_relevant, n_q)
     kinds = {base for base, _ in parsed.values()}
-    relevant = values > 0 if kinds & {"ap", "rr"} else None
     ideal_values = _ideal_batch(values, ideal, ideal_lengths, n_q) if "ndcg" in kinds else None
+    values, blocks = _rank_batch(values, lengths, scores, ties)
+    relevant = values > 0 if kinds & {"ap", "rr"} else None
     out = {}
     for name, (base, k) in parsed.items():
         if base == "ap":
-            per_query = _ap_kernel(values, k, n_rel, relevant)
+            per_query = _batch_ap(values, k, n_rel, blocks, relevant)
         elif base == "rr":
-            per_query = _rr_kernel(values, k, relevant)
+            per_query = _batch_rr(values, k, blocks, relevant)
         else:
-            per_query = _ndcg_kernel(values, k, gain, log_base, ideal_values, ideal_cut)
+            per_query = _batch_ndcg(values, k, gain, log_base, ideal_values, ideal_cut, blocks)
         out[name] = _reduce(per_query, nan_policy, reduce)
     return out
 
@@ -1135,7 +1382,7 @@ CONVENTIONS = [
     ("ideal", "all judged relevances of the query", "trec_eval, ir_measures, ranx: relevant items not returned lower nDCG"),
     ("ideal_cut", '"k"', "all four libraries: the ideal DCG is cut at the same k"),
     ("ideal_cut", '"full"', "none of the four; some papers normalise DCG@k by the uncut ideal DCG"),
-    ("ties (with scores)", '"average"', "scikit-learn default (ignore_ties=False): McSherry-Najork tie averaging"),
+    ("ties (with scores)", '"expected" (alias "average")', "scikit-learn default (ignore_ties=False): McSherry-Najork tie averaging"),
     ("ties (with scores)", '"order" after sorting by score, then document id descending', "trec_eval and ir_measures (they break score ties by descending document id)"),
     ("ties (with scores)", "any rule, on tie-free scores", "scikit-learn ignore_ties=True (its order among ties is numpy's unstable argsort)"),
     ("judged query without relevant items", "nan (nan_policy='propagate'); nan_policy='zero' counts it 0",

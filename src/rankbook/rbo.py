@@ -15,10 +15,14 @@ RBO conventions
 ---------------
 * Lists are sequences of hashable items, best first; a ``str`` is read as its characters, so
   ``rbo("abc", "acb", 0.9)`` works. An item repeated within one list raises ``ValueError``.
-* Ties are refused: a position holding a ``set``/``frozenset``/``list`` of items raises
-  ``ValueError``. Webber et al. extend RBO to ties (their Section 4.4, with agreement
-  ``2 X_d / (|S_{:d}| + |T_{:d}|)``); this module does not implement that variant, so break ties
-  first (e.g. by item id) and say how.
+* Ties: a ``set`` inside a list holds tied items, ``["a", {"b", "c"}, "d"]`` (in a ``str``,
+  braces: ``"a{bc}d"``, see :func:`rankbook.ties.parse_ranking`); a group occupies as many ranks
+  as it has items. The measures :func:`rbo`, :func:`rbo_min`, :func:`rbo_max`,
+  :func:`rbo_res`, :func:`rbo_bounds` and :func:`rbo_ext` take ``ties="w" | "a" | "b"``, the
+  variants RBO^w, RBO^a and RBO^b of Corsi and Urbano {cite}`corsi2024ties` (see
+  :func:`rbo_ext`; ``"a"``, the expected RBO over the orders of the tied items, is the default,
+  as in the authors' code). Without ties the three are the tie-free RBO. :func:`overlaps` and
+  :func:`random_extension_rbo` take tie-free lists only.
 * Uneven lists: with ``s <= l`` the lengths of the shorter and the longer list, the shorter one
   is considered unknown beyond depth ``s`` (Webber et al. Section 4.3). ``rbo_min``,
   ``rbo_res`` and ``rbo_ext`` use everything seen, up to depth ``l``.
@@ -36,9 +40,13 @@ import numbers
 
 import numpy as np
 
+from .ties import parse_ranking
+
 __all__ = [
+    "TIES",
     "rbo",
     "rbo_min",
+    "rbo_max",
     "rbo_res",
     "rbo_ext",
     "rbo_bounds",
@@ -50,6 +58,23 @@ __all__ = [
 ]
 
 _TIE_TYPES = (set, frozenset, list, dict)
+
+#: The tie-aware variants of Corsi and Urbano {cite}`corsi2024ties`: ``"w"`` (ties mean equal
+#: rank; Webber et al.'s own treatment), ``"a"`` (ties mean an unknown order; the expected RBO
+#: over the orders of the tied items) and ``"b"`` (``"a"`` corrected for the information the
+#: ties lose, so that a ranking with ties scores 1 against itself). Without ties all three are
+#: the tie-free RBO.
+TIES = ("w", "a", "b")
+
+
+def _check_rbo_ties(ties) -> str:
+    if not isinstance(ties, str) or ties not in TIES:
+        raise ValueError(
+            f"ties={ties!r} is not valid; choose one of {list(TIES)} (Corsi and Urbano's RBO^w, "
+            "RBO^a, RBO^b: ties as equal ranks, as an unknown order averaged over, or averaged "
+            "and corrected for the information lost)"
+        )
+    return ties
 _FAR = np.iinfo(np.int64).max  # position of an item absent from a list
 
 
@@ -63,24 +88,208 @@ def _check_p(p) -> float:
     return float(p)
 
 
-def _as_items(values, name: str) -> list:
+def _as_ranking(values, name: str) -> list:
+    """A ranking as a list of entries: items, or ``frozenset`` tie groups of two or more items.
+
+    A ``str`` is read one character per item, or with :func:`rankbook.ties.parse_ranking` when
+    it holds a brace (``"a{bc}d"``, ``"a {b c} d"``). A set of one item is that item.
+    """
     if isinstance(values, str):
-        return list(values)
+        if "{" not in values and "}" not in values:
+            return list(values)
+        values = parse_ranking(values)
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise ValueError(f"{name} must be a 1-D list of items, got shape {values.shape}")
         values = values.tolist()
+    if isinstance(values, (set, frozenset, dict)):
+        raise ValueError(f"{name} is a {type(values).__name__}, which has no order: a ranking is a "
+                         "sequence of items (a set inside the list holds tied items)")
     try:
-        items = list(values)
+        entries = list(values)
     except TypeError:
         raise ValueError(f"{name} must be a sequence of items (list, tuple, array or str)") from None
-    if any(issubclass(t, _TIE_TYPES) for t in set(map(type, items))):
-        i = next(i for i, item in enumerate(items) if isinstance(item, _TIE_TYPES))
+    if not any(issubclass(t, _TIE_TYPES) for t in set(map(type, entries))):
+        return entries
+    out = []
+    for i, entry in enumerate(entries):
+        if isinstance(entry, (set, frozenset)):
+            if not entry:
+                raise ValueError(f"{name}[{i}] is an empty tie group")
+            if any(isinstance(x, _TIE_TYPES) for x in entry):
+                raise ValueError(f"{name}[{i}] nests a tie group inside a tie group")
+            out.append(next(iter(entry)) if len(entry) == 1 else frozenset(entry))
+        elif isinstance(entry, _TIE_TYPES):
+            raise ValueError(
+                f"{name}[{i}] is a {type(entry).__name__}: write tied items as a set inside the "
+                "list, e.g. ['a', {'b', 'c'}, 'd']"
+            )
+        else:
+            out.append(entry)
+    return out
+
+
+def _has_ties(entries) -> bool:
+    return any(isinstance(e, frozenset) for e in entries)
+
+
+def _as_items(values, name: str) -> list:
+    """A tie-free ranking as a list of items (``ValueError`` for a tie group)."""
+    items = _as_ranking(values, name)
+    if _has_ties(items):
+        i = next(i for i, item in enumerate(items) if isinstance(item, frozenset))
         raise ValueError(
-            f"{name}[{i}] is a {type(items[i]).__name__}: tied items are not supported; break the "
-            "tie (for example by item id) so that each position holds one item"
+            f"{name}[{i}] is a tie group: this function takes tie-free lists (the RBO measures "
+            "rbo, rbo_min, rbo_max, rbo_res, rbo_ext and rbo_bounds take ties)"
         )
     return items
+
+
+def _flatten(entries):
+    """Items in rank order with the first (``t``) and last (``b``) 0-based rank of their group."""
+    ids, t, b = [], [], []
+    r = 0
+    for e in entries:
+        if isinstance(e, frozenset):
+            g = len(e)
+            try:
+                members = sorted(e)
+            except TypeError:
+                members = sorted(e, key=repr)
+            ids.extend(members)
+            t.extend([r] * g)
+            b.extend([r + g - 1] * g)
+            r += g
+        else:
+            ids.append(e)
+            t.append(r)
+            b.append(r)
+            r += 1
+    return ids, np.array(t, dtype=np.int64), np.array(b, dtype=np.int64)
+
+
+def _n_items(entries) -> int:
+    return sum(len(e) if isinstance(e, frozenset) else 1 for e in entries)
+
+
+def _truncate(entries, depth: int, name: str) -> list:
+    """The first ``depth`` ranks; a tie group may not be cut."""
+    out, r = [], 0
+    for e in entries:
+        g = len(e) if isinstance(e, frozenset) else 1
+        if r >= depth:
+            break
+        if r + g > depth:
+            raise ValueError(
+                f"depth={depth} cuts the tie group of {name} at ranks {r + 1}-{r + g}: the items "
+                f"of a group are unordered, so choose a depth at a group boundary ({r} or {r + g})"
+            )
+        out.append(e)
+        r += g
+    return out
+
+
+def _contribution(d, t, b, variant):
+    """Share of an item (group ranks t..b) counted in the top d+1 ranks (0-based d)."""
+    if variant == "w":
+        return (d >= t).astype(float)
+    g = (b - t + 1).astype(float)
+    return np.where(d >= b, 1.0, np.where(d >= t, (d - t + 1) / g, 0.0))
+
+
+def _windows(lo, hi):
+    """Flat (index, depth) pairs for depth in [lo, hi) of every entry."""
+    lengths = np.maximum(hi - lo, 0)
+    idx = np.repeat(np.arange(lo.shape[0]), lengths)
+    starts = np.cumsum(lengths) - lengths
+    d = lo[idx] + np.arange(int(lengths.sum())) - starts[idx]
+    return idx, d
+
+
+def _sum_contrib(t, b, n_depths, variant, power=1):
+    """sum over items of contribution**power at each depth d = 0..n_depths-1."""
+    full = np.cumsum(np.bincount(b, minlength=n_depths)[:n_depths]).astype(float)
+    if variant == "w":
+        return np.cumsum(np.bincount(t, minlength=n_depths)[:n_depths]).astype(float)
+    tied = b > t
+    idx, d = _windows(t[tied], b[tied])
+    c = (d - t[tied][idx] + 1) / (b[tied][idx] - t[tied][idx] + 1)
+    return full + np.bincount(d, weights=c**power, minlength=n_depths)[:n_depths]
+
+
+def _tied_agreements(S, T, p, ties):
+    """The tie-aware agreements of Corsi and Urbano at depths 1..l, for two rankings with ties.
+
+    Returns ``(s, l, X_l, a_min, a_max, a_ext, a_ext_tail)``: the lengths of the shorter and the
+    longer list, the number of items they share, and the agreement of the lower bound, the upper
+    bound and the extrapolation at each seen depth, plus the extrapolated agreement beyond ``l``.
+    """
+    fS, fT = _flatten(S), _flatten(T)
+    _codes(fS[0], fT[0])  # an item repeated in one list is refused, naming the list
+    if len(fS[0]) >= len(fT[0]):  # the second list is the shorter one on equal lengths, as the
+        fS, fT = fT, fS            # authors' code does (the values do not depend on it)
+    (idS, tS, bS), (idL, tL, bL) = fS, fT
+    cs, cl, n_codes = _codes(idS, idL)
+    s, l = len(idS), len(idL)
+    variant = "w" if ties == "w" else "a"
+    # common items: product of the two contributions, 0 before lo, 1 from hi on
+    where_S = np.full(n_codes, -1)
+    where_S[cs] = np.arange(s)
+    in_S = where_S[cl] >= 0
+    jl = np.flatnonzero(in_S)
+    js = where_S[cl[jl]]
+    ct_s, cb_s, ct_l, cb_l = tS[js], bS[js], tL[jl], bL[jl]
+    lo = np.maximum(ct_s, ct_l)
+    if variant == "w":
+        X = np.cumsum(np.bincount(lo, minlength=l)[:l]).astype(float)
+    else:
+        hi = np.maximum(cb_s, cb_l)
+        X = np.cumsum(np.bincount(hi, minlength=l)[:l]).astype(float)
+        idx, d = _windows(lo, hi)
+        prod = (_contribution(d, ct_s[idx], cb_s[idx], "a") * _contribution(d, ct_l[idx], cb_l[idx], "a"))
+        X += np.bincount(d, weights=prod, minlength=l)[:l]
+    X_l = int(jl.shape[0])
+    depth = np.arange(1, l + 1, dtype=float)
+    sum_L = _sum_contrib(tL, bL, l, variant)
+    sq_L = _sum_contrib(tL, bL, l, variant, power=2)
+
+    def agree(x, dd, sum_s, sq_s, sl, ql):
+        if ties == "w":
+            return 2 * x / (sum_s + sl)
+        if ties == "a":
+            return x / dd
+        # at most 1 by Cauchy-Schwarz (one square root of the product, so that a ranking
+        # against itself gets exactly 1; rounding can still leave a hair above 1)
+        return np.minimum(x / np.sqrt(sq_s * ql), 1.0)
+
+    a1 = agree(X[:s], depth[:s], _sum_contrib(tS, bS, l, variant)[:s],
+               _sum_contrib(tS, bS, l, variant, power=2)[:s], sum_L[:s], sq_L[:s])
+    d2 = np.arange(s, l)
+    dd2 = depth[s:]
+    # unseen ranks of the short list: the long list's items that the short one lacks, in order
+    miss = ~in_S
+    tm, bm = tL[miss], bL[miss]
+    n_t = np.searchsorted(tm, d2, side="right")  # missing items with t <= d
+    n_b = np.searchsorted(bm, d2, side="right")  # ... with b <= d (fully in the top d+1)
+    if variant == "w":
+        u_max = np.minimum(d2 - s + 1, n_t).astype(float)
+        unseen_mean = np.ones(d2.shape[0])
+    else:
+        ramp = _contribution(d2, tL[d2], bL[d2], "a") if l > s else np.zeros(0)
+        take = d2 - s + 1
+        full = np.minimum(take, n_b)
+        u_max = full + ramp * (np.minimum(take, n_t) - full)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            unseen_mean = (n_b + ramp * (n_t - n_b)) / n_t
+    x2 = X[s:]
+    a_s = float(a1[-1]) if s else float("nan")
+    x_ext = x2 + (d2 - s + 1) * a_s * unseen_mean
+    sl2, ql2 = sum_L[s:], sq_L[s:]
+    a_min = np.concatenate([a1, agree(x2, dd2, dd2, dd2, sl2, ql2)])
+    a_max = np.concatenate([a1, agree(x2 + u_max, dd2, dd2, dd2, sl2, ql2)])
+    a_ext = np.concatenate([a1, agree(x_ext, dd2, dd2, dd2, sl2, ql2)])
+    a_tail = (X_l + (l - s) * a_s) / l if l else float("nan")
+    return s, l, X_l, a_min, a_max, a_ext, a_tail
 
 
 def _codes(S, T):
@@ -142,15 +351,26 @@ def _overlaps(S, T, depth: int) -> np.ndarray:
     return np.cumsum(np.bincount(enters, minlength=depth)[:depth]).astype(np.int64)
 
 
-def _prepare(S, T, p, depth):
+def _prepare(S, T, p, depth, ties="a"):
+    """Validated ``(p, S, T, ties)``, the lists cut at ``depth`` (at a tie-group boundary)."""
     p = _check_p(p)
-    S, T = _as_items(S, "S"), _as_items(T, "T")
-    depth = _check_depth(depth, max(len(S), len(T)))
+    ties = _check_rbo_ties(ties)
+    S, T = _as_ranking(S, "S"), _as_ranking(T, "T")
+    depth = _check_depth(depth, max(_n_items(S), _n_items(T)))
     if depth is not None:
-        S, T = S[:depth], T[:depth]
-    s, l = sorted((len(S), len(T)))
-    X = _overlaps(S, T, l)
-    return p, s, l, X
+        S, T = _truncate(S, depth, "S"), _truncate(T, depth, "T")
+    return p, S, T, ties
+
+
+def _bounds_of(S, T, p, ties):
+    """(min, max) of the prepared lists: the tie-free path when neither has a tie group."""
+    if not (_has_ties(S) or _has_ties(T)):
+        s, l = sorted((len(S), len(T)))
+        lo, hi, _ = _bounds(p, s, l, _overlaps(S, T, l))
+        return lo, hi
+    s, l, X_l, a_min, a_max, _, _ = _tied_agreements(S, T, p, ties)
+    lo, hi, _ = _bounds_from(p, s, l, X_l, a_min, a_max)
+    return lo, hi
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,23 +396,27 @@ def _log_tail(p: float, m: int) -> float:
 # the measures
 
 
-def rbo(S, T, p: float, depth=None) -> float:
+def rbo(S, T, p: float, depth=None, ties: str = "a") -> float:
     r"""Base RBO of a prefix: the part of RBO that the first ``depth`` ranks already fix.
 
-    .. math:: RBO@k = (1 - p) \sum_{d=1}^{k} p^{d-1} \frac{X_d}{d}
+    .. math:: RBO@k = (1 - p) \sum_{d=1}^{k} p^{d-1} A_d, \qquad A_d = \frac{X_d}{d}
 
     {cite}`webber2010rbo` {cite}`rankingnotes`. It is a lower bound of the full RBO, looser
     than :func:`rbo_min`. ``depth`` defaults to the shorter list's length (as in the ``rbo``
     package); it may go up to the longer length, with the shorter list's unseen ranks matching
-    nothing. Ties refused; value in [0, 1 - p^k].
+    nothing. With tie groups the agreement ``A_d`` is that of the variant ``ties`` (see
+    :func:`rbo_ext`). Value in [0, 1 - p^k].
 
     Parameters
     ----------
     S, T : sequence of hashable
-        Rankings, best first, each item at most once.
+        Rankings, best first, each item at most once; a ``set`` inside the list holds tied items
+        (``["a", {"b", "c"}, "d"]``), and a ``str`` may write them in braces (``"a{bc}d"``).
     p : float, 0 < p < 1
         Persistence: the weight of rank ``d`` is proportional to ``p^{d-1}``.
     depth : int, optional
+    ties : {"a", "w", "b"}
+        Corsi and Urbano's variant for tied items (see :data:`TIES` and :func:`rbo_ext`).
 
     Examples
     --------
@@ -200,34 +424,47 @@ def rbo(S, T, p: float, depth=None) -> float:
     0.1516
     >>> rbo("abc", "abc", p=0.5)  # 1 - 0.5**3
     0.875
+    >>> rbo("a{bc}", "abc", p=0.5)  # the mean of rbo("abc", ...) = 0.875 and rbo("acb", ...) = 0.75
+    0.8125
     """
     p = _check_p(p)
-    S, T = _as_items(S, "S"), _as_items(T, "T")
-    depth = _check_depth(depth, max(len(S), len(T)))
-    k = min(len(S), len(T)) if depth is None else depth
-    X = _overlaps(S, T, k)
+    ties = _check_rbo_ties(ties)
+    S, T = _as_ranking(S, "S"), _as_ranking(T, "T")
+    n_s, n_t = _n_items(S), _n_items(T)
+    depth = _check_depth(depth, max(n_s, n_t))
+    k = min(n_s, n_t) if depth is None else depth
     w = _weights(p, k)
     tail = math.exp(k * math.log(p))
+    if _has_ties(S) or _has_ties(T):
+        a_min = _tied_agreements(S, T, p, ties)[3]
+        return float(np.sum(w * a_min[:k]) / (np.sum(w) + tail))
+    X = _overlaps(S, T, k)
     d = np.arange(1, k + 1, dtype=float)
     return float(np.sum(w * (X / d)) / (np.sum(w) + tail))
 
 
 def _bounds(p, s, l, X):
-    """(min, max, total weight) of RBO over all extensions of the two prefixes."""
+    """(min, max, total weight) of RBO over all extensions of two tie-free prefixes."""
     X_l = int(X[-1]) if l else 0
+    d = np.arange(1, l + 1, dtype=float)
+    x_max = X.astype(float)
+    mid = d > s
+    x_max[mid] = X[mid] + d[mid] - s  # unseen ranks of the short list match the long one
+    return _bounds_from(p, s, l, X_l, X / d, x_max / d)
+
+
+def _bounds_from(p, s, l, X_l, a_min_seen, a_max_seen):
+    """(min, max, total weight) from the agreements of the bounds at the seen depths 1..l."""
     f = l + s - X_l  # depth from which the upper bound's agreement is 1
     F = max(f, l + 1)  # the bound arrays run over d = 1 .. F-1, then the tail
     d = np.arange(1, F, dtype=float)
-    x_seen = np.empty(F - 1)
-    x_seen[:l] = X
-    x_seen[l:] = X_l
-    a_min = x_seen / d
-    x_max = x_seen.copy()
-    mid = (d > s) & (d <= l)
-    x_max[mid] = x_seen[mid] + d[mid] - s  # unseen ranks of the short list match the long one
+    a_min = np.empty(F - 1)
+    a_min[:l] = a_min_seen
+    a_min[l:] = X_l / d[l:]
+    a_max = np.empty(F - 1)
+    a_max[:l] = a_max_seen
     far = d > l
-    x_max[far] = X_l + 2 * d[far] - s - l  # both lists' unseen ranks match seen items
-    a_max = x_max / d
+    a_max[far] = (X_l + 2 * d[far] - s - l) / d[far]  # both lists' unseen ranks match seen items
     w = _weights(p, F - 1)
     tail_w = math.exp((F - 1) * math.log(p))
     tail_min = X_l * (1.0 - p) / p * _log_tail(p, F - 1)
@@ -237,7 +474,7 @@ def _bounds(p, s, l, X):
     return float(lo), float(hi), (w, d, total, tail_w)
 
 
-def rbo_min(S, T, p: float, depth=None) -> float:
+def rbo_min(S, T, p: float, depth=None, ties: str = "a") -> float:
     r"""Tight lower bound of the RBO of any two lists that begin with ``S`` and ``T``.
 
     For equal lengths ``k`` (Webber et al., eq. 11; the ranking notes):
@@ -249,18 +486,53 @@ def rbo_min(S, T, p: float, depth=None) -> float:
 
     i.e. no item beyond the prefixes ever matches. For uneven lists (``s < l``) the shorter
     list's unseen ranks match nothing either, which gives the same formula with ``k = l``.
-    ``depth`` truncates both lists first. Ties refused; value in [0, 1].
+    ``depth`` truncates both lists first (at a tie-group boundary). With tie groups the seen
+    depths use the agreement of the variant ``ties`` (see :func:`rbo_ext`); ``RBO^a_min`` is
+    then exactly the mean of the tie-free ``RBO_min`` over the orders of the tied items. Value in
+    [0, 1].
 
     Examples
     --------
     >>> round(rbo_min("abcdefg", "zcavwxy", p=0.9), 4)
     0.2217
+    >>> lo_a = rbo_min("a{bc}", "abc", p=0.9)
+    >>> round(lo_a, 6), round((rbo_min("abc", "abc", 0.9) + rbo_min("acb", "abc", 0.9)) / 2, 6)
+    (0.500028, 0.500028)
     """
-    p, s, l, X = _prepare(S, T, p, depth)
-    return _bounds(p, s, l, X)[0]
+    p, S, T, ties = _prepare(S, T, p, depth, ties)
+    return _bounds_of(S, T, p, ties)[0]
 
 
-def rbo_res(S, T, p: float, depth=None) -> float:
+def rbo_max(S, T, p: float, depth=None, ties: str = "a") -> float:
+    r"""Tight upper bound of the RBO of any two lists that begin with ``S`` and ``T``:
+    :func:`rbo_min` plus :func:`rbo_res`.
+
+    The unseen ranks of each list hold items seen in the other list, then items new to both
+    and shared (Webber et al. eqs. 13 and 30); with ``f = l + s - X_l``,
+
+    .. math::
+
+        RBO_{max} = \frac{1-p}{p}\left(\sum_{d=1}^{l} A^{max}_d p^d
+          + \sum_{d=l+1}^{f} \frac{2d - l - s + X_l}{d}\, p^d\right) + p^f
+
+    where ``A^max_d`` is the agreement at the seen depths with the shorter list's ranks
+    ``s+1..d`` filled by the longer list's unmatched items in order. With tie groups the
+    agreement is the variant ``ties``'s (see :func:`rbo_ext`) and those unmatched items count
+    with their contribution at depth ``d``, as in Corsi and Urbano's reference code
+    {cite}`corsi2024ties`. Value in [rbo_min, 1].
+
+    Examples
+    --------
+    >>> round(rbo_max("abcdefg", "zcavwxy", p=0.9), 4)
+    0.5807
+    >>> rbo_max("abc", "abc", p=0.9)
+    1.0
+    """
+    p, S, T, ties = _prepare(S, T, p, depth, ties)
+    return _bounds_of(S, T, p, ties)[1]
+
+
+def rbo_res(S, T, p: float, depth=None, ties: str = "a") -> float:
     r"""Residual: the most that the unseen ranks can add to :func:`rbo_min`.
 
     For equal lengths ``k``, with ``f = 2k - X_k`` (notes; Webber et al. eq. 13):
@@ -273,7 +545,8 @@ def rbo_res(S, T, p: float, depth=None) -> float:
     The maximum is reached when every unseen rank of each list holds an item seen in the other
     list, or a new item shared by both. For uneven lists (``s < l``) the shorter list's ranks
     ``s+1..l`` first match the longer list's unmatched items, and ``f = l + s - X_l``
-    (Webber et al. eq. 30). Ties refused; value in [0, 1 - rbo_min].
+    (Webber et al. eq. 30). It is ``rbo_max - rbo_min``, for every variant ``ties`` (see
+    :func:`rbo_max`); value in [0, 1 - rbo_min].
 
     Examples
     --------
@@ -282,25 +555,26 @@ def rbo_res(S, T, p: float, depth=None) -> float:
     >>> round(rbo_min("abc", "abc", 0.9) + rbo_res("abc", "abc", 0.9), 12)
     1.0
     """
-    p, s, l, X = _prepare(S, T, p, depth)
-    lo, hi, _ = _bounds(p, s, l, X)
+    p, S, T, ties = _prepare(S, T, p, depth, ties)
+    lo, hi = _bounds_of(S, T, p, ties)
     return hi - lo
 
 
-def rbo_bounds(S, T, p: float, depth=None) -> tuple[float, float]:
-    """``(rbo_min, rbo_min + rbo_res)``: the range of the full RBO, computed together.
+def rbo_bounds(S, T, p: float, depth=None, ties: str = "a") -> tuple[float, float]:
+    """``(rbo_min, rbo_max)``: the range of the full RBO, computed together.
+
+    ``ties`` as in :func:`rbo_ext`.
 
     Examples
     --------
     >>> tuple(round(v, 4) for v in rbo_bounds("abcdefg", "zcavwxy", p=0.9))
     (0.2217, 0.5807)
     """
-    p, s, l, X = _prepare(S, T, p, depth)
-    lo, hi, _ = _bounds(p, s, l, X)
-    return lo, hi
+    p, S, T, ties = _prepare(S, T, p, depth, ties)
+    return _bounds_of(S, T, p, ties)
 
 
-def rbo_ext(S, T, p: float, depth=None) -> float:
+def rbo_ext(S, T, p: float, depth=None, ties: str = "a") -> float:
     r"""Extrapolated RBO: assume the agreement seen at the end of the prefixes continues.
 
     Webber et al. eq. 32, with ``s <= l`` the two lengths:
@@ -313,7 +587,31 @@ def rbo_ext(S, T, p: float, depth=None) -> float:
 
     For equal lengths ``k`` it is ``(1-p)/p * sum_d X_d/d p^d + X_k/k * p^k``; it agrees with
     the ``rbo`` package's ``rbo_ext``. ``nan`` when a list is empty (nothing to extrapolate).
-    Ties refused; value in [0, 1].
+
+    Ties: a ``set`` inside a list holds tied items, which occupy as many ranks as they are
+    items. Corsi and Urbano {cite}`corsi2024ties` count an item ``i`` into the top ``d`` of a
+    list with a contribution ``c_d(i)``, set the overlap to
+    :math:`X_d = \sum_i c^S_d(i)\, c^T_d(i)` and define three variants (``ties``):
+
+    ``"w"`` (RBO^w; ties are equal ranks)
+        ``c_d(i) = 1`` as soon as the first rank of ``i``'s group is within ``d`` (the whole
+        group enters at once) and :math:`A_d = 2X_d / (\sum_i c^S_d(i) + \sum_i c^T_d(i))`:
+        Webber et al.'s own treatment (their Section 4.4);
+    ``"a"`` (RBO^a, the default; ties are an unknown order)
+        ``c_d(i)`` is the probability that ``i`` is within the top ``d`` when its group is put
+        in a random order (0 before the group, ``(d - t + 1)/g`` inside a group of ``g`` items
+        starting at rank ``t``, 1 after) and :math:`A_d = X_d/d`. The seen part is the exact
+        mean over the orders of the tied items, so ``RBO^a_min`` and the base :func:`rbo` are
+        the means of their tie-free values, and so is ``RBO^a_ext`` for lists of equal length;
+    ``"b"`` (RBO^b; ``"a"`` corrected for the information lost)
+        the same ``c_d(i)``, with
+        :math:`A_d = X_d / \sqrt{\sum_i c^S_d(i)^2 \sum_i c^T_d(i)^2}`, which scores a ranking
+        with ties 1 against itself and is never below RBO^a.
+
+    At depths the shorter list has not reached, its unseen ranks count as whole items; the
+    extrapolation fills them at the agreement of depth ``s`` times the mean contribution of the
+    longer list's unmatched items, and the tail at ``(X_l + (l - s) A_s)/l``, as in the authors'
+    reference code. Without ties all three variants are the formula above.
 
     Examples
     --------
@@ -321,8 +619,20 @@ def rbo_ext(S, T, p: float, depth=None) -> float:
     0.2882
     >>> rbo_ext("abcd", "abcd", p=0.9)
     1.0
+    >>> x = ["a", {"b", "c"}, "d"]
+    >>> [round(rbo_ext(x, x, p=0.9, ties=v), 4) for v in TIES]
+    [1.0, 0.9775, 1.0]
     """
-    p, s, l, X = _prepare(S, T, p, depth)
+    p, S, T, ties = _prepare(S, T, p, depth, ties)
+    if _has_ties(S) or _has_ties(T):
+        s, l, _, _, _, a_ext, a_tail = _tied_agreements(S, T, p, ties)
+        if s == 0:
+            return float("nan")
+        w = _weights(p, l)
+        tail_w = math.exp(l * math.log(p))
+        return float((np.sum(w * a_ext) + tail_w * a_tail) / (np.sum(w) + tail_w))
+    s, l = sorted((len(S), len(T)))
+    X = _overlaps(S, T, l)
     if s == 0:
         return float("nan")
     d = np.arange(1, l + 1, dtype=float)

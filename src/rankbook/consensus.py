@@ -31,7 +31,9 @@ deviation is the one that reproduces its Tables IV and VI and is the default.
 
 Input. ``rankings`` is a non-empty sequence of rankings. A ranking is a non-empty sequence of
 hashable labels (a ``str`` is read as a sequence of one-character labels, so ``"abc"`` is the
-ranking a, b, c). An element that is a ``set``, ``frozenset``, ``tuple`` or ``list`` is a tie:
+ranking a, b, c, and braces in it hold tied labels: ``"a{bc}d"`` or ``"a {b c} d"``, see
+:func:`rankbook.ties.parse_ranking`). An element that is a ``set``, ``frozenset``, ``tuple`` or
+``list`` is a tie:
 all its labels share one position (Eq. 16 of the paper), and two tied items are in neither
 order, so no common subsequence holds both. Rankings may be partial (not every item in every
 ranking). Positions count tie groups: in ``["a", {"b", "c"}, "d"]`` the positions are 1, 2, 2, 3.
@@ -113,7 +115,15 @@ _CHUNK_PAIRS = 1 << 21  # candidate pairs examined at once while building the gr
 def _parse_ranking(ranking: Any, index: int) -> dict:
     """Map each label of one ranking to its 1-based position (tie groups share a position)."""
     if isinstance(ranking, str):
-        elements = list(ranking)
+        if "{" in ranking or "}" in ranking:
+            from .ties import parse_ranking
+
+            try:
+                elements = parse_ranking(ranking)
+            except ValueError as exc:
+                raise ValueError(f"rankings[{index}]: {exc}") from None
+        else:
+            elements = list(ranking)
     elif isinstance(ranking, (set, frozenset, dict)):
         raise ValueError(
             f"rankings[{index}] is a {type(ranking).__name__}, which has no order: a ranking must "
@@ -860,8 +870,11 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
     Format: lines starting with ``#`` are comments. The header names a column ``name`` (one
     ranking per row), an optional column ``group`` that splits the file into sets of rankings,
     and then one column per position (most preferred first). A cell holds one item label; tied
-    items share one cell separated by ``|`` (``b|c``). A partial ranking leaves its trailing
-    cells empty. Labels are read as text; quote a label that contains a comma (``"Smith, J."``).
+    items share one cell separated by ``|`` (``b|c``, or ``{b|c}``), or span consecutive cells
+    in braces, one label per cell (``a,{b,c},d``: the ``{...}`` notation of the rankings of
+    :mod:`rankbook.rbo` and :mod:`rankbook.ties`, with ``b`` and ``c`` tied). A partial ranking
+    leaves its trailing cells empty. Labels are read as text; quote a label that contains a comma
+    (``"Smith, J."``).
     ``path`` is absolute, relative to the current folder, or relative to the project's ``data/``
     folder.
 
@@ -892,6 +905,9 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
     ['a', 'b', 'c']
     >>> sorted(read_rankings_csv(path)["all"]["critic_2"][1])  # a tie group
     ['a', 'c']
+    >>> _ = path.write_text("name,1,2,3,4\\ncritic_3,a,{b,c},d\\n")
+    >>> read_rankings_csv(path)["all"]["critic_3"] == ["a", frozenset({"b", "c"}), "d"]
+    True
     >>> _ = path.write_text("name,1,2\\ncritic_1,a,b,c\\n")
     >>> read_rankings_csv(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -950,7 +966,7 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
                 "only trailing cells may be empty (partial ranking)"
             )
         ranking, seen = [], set()
-        for cell in cells:
+        for cell in _brace_groups(cells, where, name):
             labels = [x.strip() for x in cell.split("|")] if "|" in cell else [cell]
             if "" in labels:
                 raise ValueError(f"{where}: ranking {name!r} has an empty label in the tie group "
@@ -970,6 +986,41 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
         if name in names:
             raise ValueError(f"{where}: ranking name {name!r} repeated in group {group!r}")
         names[name] = ranking
+    return out
+
+
+def _brace_groups(cells: list, where: str, name: str) -> list:
+    """Cells with brace groups joined: ``["a", "{b", "c}", "d"]`` -> ``["a", "b|c", "d"]``;
+    ``{b|c}`` in one cell is ``b|c``."""
+    out: list = []
+    group = None
+    for cell in cells:
+        opens, closes = cell.startswith("{"), cell.endswith("}")
+        inner = cell[1 if opens else 0: len(cell) - 1 if closes else len(cell)].strip()
+        if "{" in inner or "}" in inner:
+            raise ValueError(f"{where}: ranking {name!r} has a misplaced brace in {cell!r}; a tie "
+                             "group is written {a,b} over consecutive cells or a|b in one cell")
+        if opens and group is not None:
+            raise ValueError(f"{where}: ranking {name!r} opens a tie group inside another ({cell!r})")
+        if closes and group is None and not opens:
+            raise ValueError(f"{where}: ranking {name!r} closes a tie group that was never opened "
+                             f"({cell!r})")
+        if (opens or group is not None) and not inner:
+            raise ValueError(f"{where}: ranking {name!r} has an empty cell inside a tie group")
+        if opens and closes:
+            out.append(inner)
+        elif opens:
+            group = [inner]
+        elif group is not None:
+            group.append(inner)
+            if closes:
+                out.append("|".join(group))
+                group = None
+        else:
+            out.append(cell)
+    if group is not None:
+        raise ValueError(f"{where}: ranking {name!r} opens a tie group {{{group[0]}... that is never "
+                         "closed with }")
     return out
 
 

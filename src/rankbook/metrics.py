@@ -34,6 +34,19 @@ Metric conventions
 - Undefined values (0/0 or x/0) are ``nan``, never an exception and never a silent 0; each
   metric's ``Metric.undefined`` says when.
 
+Ties
+----
+Every metric (and :func:`evaluate`, :func:`evaluate_many`) also takes rankings with ties (weak
+orders): a list in which a set holds tied items, ``[3, {1, 4}, 2]`` (items 1 and 4 share positions
+2 and 3), or a :class:`rankbook.ties.WeakOrder` for a batch, with
+``ties="optimistic" | "pessimistic" | "expected"``: the best, the worst or the exact mean value
+over every order of the tied items of both rankings. :mod:`rankbook.tied_metrics` says how each
+is computed (closed forms for the expected values, except the RMSE's) and where ordering the
+ties as the other ranking does is not the best order. Without ``ties`` a tied ranking is refused.
+
+>>> float(kendall_tau([1, 2, 3, 4], [{1, 2}, 3, 4], ties="expected"))  # tau 1 or 2/3, equally likely
+0.8333333333333334
+
 Readings
 --------
 Each reading is verified against Table 2 by recomputing the Type I robustness means of eqs. 5
@@ -491,8 +504,25 @@ def _evaluate(names, sigma, nu, k):
     return {name: _finish(val.reshape(batch)) for name, val in out.items()}
 
 
-def _compute(name, sigma, nu, k):
-    return _evaluate([name], sigma, nu, k)[name]
+def _compute(name, sigma, nu, k, ties=None):
+    return _evaluate_ties([name], sigma, nu, k, ties)[name]
+
+
+def _evaluate_ties(names, sigma, nu, k, ties):
+    """:func:`_evaluate`, or :func:`rankbook.tied_metrics.evaluate` when a ranking is a weak order
+    (a list holding sets, or a :class:`rankbook.ties.WeakOrder`)."""
+    from .ties import WeakOrder, check_ties
+
+    def weak(x):
+        return isinstance(x, WeakOrder) or (
+            isinstance(x, (list, tuple)) and any(isinstance(e, (set, frozenset)) for e in x))
+
+    if weak(sigma) or weak(nu):
+        from . import tied_metrics
+
+        return tied_metrics.evaluate(names, sigma, nu, k, ties)
+    check_ties(ties, allow_none=True)
+    return _evaluate(names, sigma, nu, k)
 
 
 # --------------------------------------------------------------------------------------------
@@ -501,7 +531,7 @@ def _compute(name, sigma, nu, k):
 
 
 
-def recall(sigma, nu, k=None):
+def recall(sigma, nu, k=None, ties=None):
     """Recall (true positive rate): ``TP / (TP + FN) = |R ∩ S| / |R|``.
 
     R is the set of sigma's first k items, S the set of nu's first k items (Appendix C.1 of
@@ -513,10 +543,10 @@ def recall(sigma, nu, k=None):
     >>> float(recall(sigma, nu, k=2))
     0.5
     """
-    return _compute("recall", sigma, nu, k)
+    return _compute("recall", sigma, nu, k, ties)
 
 
-def fnr(sigma, nu, k=None):
+def fnr(sigma, nu, k=None, ties=None):
     """False negative rate: FN / (TP + FN) = 1 - recall. Always defined for 1 <= k <= n.
 
     Examples
@@ -524,10 +554,10 @@ def fnr(sigma, nu, k=None):
     >>> float(fnr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fnr", sigma, nu, k)
+    return _compute("fnr", sigma, nu, k, ties)
 
 
-def fallout(sigma, nu, k=None):
+def fallout(sigma, nu, k=None, ties=None):
     """Fall-out (false positive rate): FP / (FP + TN). nan when k = n (no non-relevant item).
 
     Examples
@@ -535,10 +565,10 @@ def fallout(sigma, nu, k=None):
     >>> float(fallout([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("fallout", sigma, nu, k)
+    return _compute("fallout", sigma, nu, k, ties)
 
 
-def tnr(sigma, nu, k=None):
+def tnr(sigma, nu, k=None, ties=None):
     """True negative rate (specificity): TN / (TN + FP). nan when k = n.
 
     Examples
@@ -546,10 +576,10 @@ def tnr(sigma, nu, k=None):
     >>> float(tnr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.75
     """
-    return _compute("tnr", sigma, nu, k)
+    return _compute("tnr", sigma, nu, k, ties)
 
 
-def precision(sigma, nu, k=None):
+def precision(sigma, nu, k=None, ties=None):
     """Precision: ``TP / (TP + FP) = |R ∩ S| / |S|``. Equals recall here since ``|R| = |S| = k``.
 
     Examples
@@ -557,10 +587,10 @@ def precision(sigma, nu, k=None):
     >>> float(precision([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("precision", sigma, nu, k)
+    return _compute("precision", sigma, nu, k, ties)
 
 
-def fdr(sigma, nu, k=None):
+def fdr(sigma, nu, k=None, ties=None):
     """False discovery rate: FP / (TP + FP) = 1 - precision.
 
     Examples
@@ -568,10 +598,10 @@ def fdr(sigma, nu, k=None):
     >>> float(fdr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fdr", sigma, nu, k)
+    return _compute("fdr", sigma, nu, k, ties)
 
 
-def npv(sigma, nu, k=None):
+def npv(sigma, nu, k=None, ties=None):
     """Negative predictive value: TN / (TN + FN). nan when k = n.
 
     Examples
@@ -579,10 +609,10 @@ def npv(sigma, nu, k=None):
     >>> float(npv([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.75
     """
-    return _compute("npv", sigma, nu, k)
+    return _compute("npv", sigma, nu, k, ties)
 
 
-def for_(sigma, nu, k=None):
+def for_(sigma, nu, k=None, ties=None):
     """False omission rate (registry name ``"for"``): FN / (FN + TN) = 1 - NPV. nan when k = n.
 
     Examples
@@ -590,10 +620,10 @@ def for_(sigma, nu, k=None):
     >>> float(for_([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("for", sigma, nu, k)
+    return _compute("for", sigma, nu, k, ties)
 
 
-def accuracy(sigma, nu, k=None):
+def accuracy(sigma, nu, k=None, ties=None):
     """Accuracy: ``(TP + TN) / n = (|S ∩ R| + n - |S ∪ R|) / n``. Always defined.
 
     Examples
@@ -601,10 +631,10 @@ def accuracy(sigma, nu, k=None):
     >>> round(float(accuracy([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.6667
     """
-    return _compute("accuracy", sigma, nu, k)
+    return _compute("accuracy", sigma, nu, k, ties)
 
 
-def balanced_accuracy(sigma, nu, k=None):
+def balanced_accuracy(sigma, nu, k=None, ties=None):
     """Balanced accuracy: (TPR + TNR) / 2. nan when k = n.
 
     Examples
@@ -612,10 +642,10 @@ def balanced_accuracy(sigma, nu, k=None):
     >>> float(balanced_accuracy([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.625
     """
-    return _compute("balanced_accuracy", sigma, nu, k)
+    return _compute("balanced_accuracy", sigma, nu, k, ties)
 
 
-def f1(sigma, nu, k=None):
+def f1(sigma, nu, k=None, ties=None):
     """F1 score: 2 TP / (2 TP + FP + FN), the harmonic mean of precision and recall.
 
     Appendix C.1 prints F_beta = (1 + beta^2)(precision + recall) / (beta^2 precision + recall),
@@ -627,10 +657,10 @@ def f1(sigma, nu, k=None):
     >>> float(f1([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("f1", sigma, nu, k)
+    return _compute("f1", sigma, nu, k, ties)
 
 
-def fowlkes_mallows(sigma, nu, k=None):
+def fowlkes_mallows(sigma, nu, k=None, ties=None):
     """Fowlkes-Mallows index: sqrt(precision * recall) = sqrt((1 - FDR) TPR).
 
     Examples
@@ -638,10 +668,10 @@ def fowlkes_mallows(sigma, nu, k=None):
     >>> float(fowlkes_mallows([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fowlkes_mallows", sigma, nu, k)
+    return _compute("fowlkes_mallows", sigma, nu, k, ties)
 
 
-def mcc(sigma, nu, k=None):
+def mcc(sigma, nu, k=None, ties=None):
     """Matthews correlation coefficient (``matthews1975comparison``).
 
     MCC = (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)). Appendix C.1 of
@@ -653,10 +683,10 @@ def mcc(sigma, nu, k=None):
     >>> float(mcc([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("mcc", sigma, nu, k)
+    return _compute("mcc", sigma, nu, k, ties)
 
 
-def jaccard(sigma, nu, k=None):
+def jaccard(sigma, nu, k=None, ties=None):
     """Jaccard index: ``|S ∩ R| / |S ∪ R| = TP / (TP + FP + FN)``. Always defined for k >= 1.
 
     Examples
@@ -664,10 +694,10 @@ def jaccard(sigma, nu, k=None):
     >>> round(float(jaccard([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.3333
     """
-    return _compute("jaccard", sigma, nu, k)
+    return _compute("jaccard", sigma, nu, k, ties)
 
 
-def markedness(sigma, nu, k=None):
+def markedness(sigma, nu, k=None, ties=None):
     """Markedness: precision + NPV - 1 (Appendix C.1 writes 1 - FDR + NPV - 1). nan when k = n.
 
     Examples
@@ -675,10 +705,10 @@ def markedness(sigma, nu, k=None):
     >>> float(markedness([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("markedness", sigma, nu, k)
+    return _compute("markedness", sigma, nu, k, ties)
 
 
-def lr_minus(sigma, nu, k=None):
+def lr_minus(sigma, nu, k=None, ties=None):
     """Negative likelihood ratio: FNR / TNR. nan when TNR = 0 or k = n.
 
     Examples
@@ -686,10 +716,10 @@ def lr_minus(sigma, nu, k=None):
     >>> round(float(lr_minus([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.6667
     """
-    return _compute("lr_minus", sigma, nu, k)
+    return _compute("lr_minus", sigma, nu, k, ties)
 
 
-def informedness(sigma, nu, k=None):
+def informedness(sigma, nu, k=None, ties=None):
     """Informedness (Youden's J): TPR + TNR - 1. nan when k = n.
 
     Examples
@@ -697,10 +727,10 @@ def informedness(sigma, nu, k=None):
     >>> float(informedness([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("informedness", sigma, nu, k)
+    return _compute("informedness", sigma, nu, k, ties)
 
 
-def prevalence_threshold(sigma, nu, k=None):
+def prevalence_threshold(sigma, nu, k=None, ties=None):
     """Prevalence threshold: PT = sqrt(FPR) / (sqrt(TPR) + sqrt(FPR)).
 
     Appendix C.1 of ``paperA`` prints (sqrt(TPR FPR) - FPR) / (TPR - FPR); dividing numerator
@@ -714,10 +744,10 @@ def prevalence_threshold(sigma, nu, k=None):
     >>> round(float(prevalence_threshold([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.4142
     """
-    return _compute("prevalence_threshold", sigma, nu, k)
+    return _compute("prevalence_threshold", sigma, nu, k, ties)
 
 
-def lr_plus(sigma, nu, k=None):
+def lr_plus(sigma, nu, k=None, ties=None):
     """Positive likelihood ratio: TPR / FPR.
 
     nan when FPR = 0, i.e. whenever nu retrieves exactly sigma's first k items (TP = k), in
@@ -730,10 +760,10 @@ def lr_plus(sigma, nu, k=None):
     >>> import math; math.isnan(lr_plus([1, 2, 3], [2, 1, 3], k=2))
     True
     """
-    return _compute("lr_plus", sigma, nu, k)
+    return _compute("lr_plus", sigma, nu, k, ties)
 
 
-def mse(sigma, nu, k=None):
+def mse(sigma, nu, k=None, ties=None):
     """Mean squared error over positions: (1/n) sum_i (sigma(i) - nu(i))^2.
 
     Appendix C.3.1 of ``paperA`` writes the sum; the mean reproduces Table 2 (a sum would give
@@ -745,10 +775,10 @@ def mse(sigma, nu, k=None):
     >>> float(mse([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5]))
     2.0
     """
-    return _compute("mse", sigma, nu, k)
+    return _compute("mse", sigma, nu, k, ties)
 
 
-def rmse(sigma, nu, k=None):
+def rmse(sigma, nu, k=None, ties=None):
     """Root mean squared error: sqrt(MSE). Always defined. k is ignored.
 
     Examples
@@ -756,10 +786,10 @@ def rmse(sigma, nu, k=None):
     >>> round(float(rmse([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     1.4142
     """
-    return _compute("rmse", sigma, nu, k)
+    return _compute("rmse", sigma, nu, k, ties)
 
 
-def mae(sigma, nu, k=None):
+def mae(sigma, nu, k=None, ties=None):
     """Mean absolute error over positions: ``(1/n) sum_i |sigma(i) - nu(i)|`` (mean, not sum).
 
     Examples
@@ -767,10 +797,10 @@ def mae(sigma, nu, k=None):
     >>> round(float(mae([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     1.3333
     """
-    return _compute("mae", sigma, nu, k)
+    return _compute("mae", sigma, nu, k, ties)
 
 
-def mape(sigma, nu, k=None):
+def mape(sigma, nu, k=None, ties=None):
     """Mean absolute percentage error: ``(100/n) sum_i |sigma(i) - nu(i)| / sigma(i)``.
 
     Listed in Table 1 of ``paperA`` but never defined; this is the usual definition with the
@@ -783,10 +813,10 @@ def mape(sigma, nu, k=None):
     >>> round(float(mape([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     61.6667
     """
-    return _compute("mape", sigma, nu, k)
+    return _compute("mape", sigma, nu, k, ties)
 
 
-def smape(sigma, nu, k=None):
+def smape(sigma, nu, k=None, ties=None):
     """Symmetric MAPE: ``(100/n) sum_i 2 |sigma(i) - nu(i)| / (sigma(i) + nu(i))``. Always defined.
 
     Examples
@@ -794,10 +824,10 @@ def smape(sigma, nu, k=None):
     >>> round(float(smape([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     47.8451
     """
-    return _compute("smape", sigma, nu, k)
+    return _compute("smape", sigma, nu, k, ties)
 
 
-def r2(sigma, nu, k=None):
+def r2(sigma, nu, k=None, ties=None):
     """Coefficient of determination: 1 - sum_i (sigma(i) - nu(i))^2 / sum_i (sigma(i) - mean)^2.
 
     The mean is (n + 1)/2 for every permutation (Appendix C.3.1 prints the mean of nu, the same
@@ -808,10 +838,10 @@ def r2(sigma, nu, k=None):
     >>> round(float(r2([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.3143
     """
-    return _compute("r2", sigma, nu, k)
+    return _compute("r2", sigma, nu, k, ties)
 
 
-def kendall_tau(sigma, nu, k=None):
+def kendall_tau(sigma, nu, k=None, ties=None):
     """Kendall's tau (``kendall1938new``) of the raw arrays: (concordant - discordant) / C(n, 2).
 
     A pair of positions i < j is concordant when sigma(i) - sigma(j) and nu(i) - nu(j) have the
@@ -824,10 +854,10 @@ def kendall_tau(sigma, nu, k=None):
     >>> round(float(kendall_tau([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.4667
     """
-    return _compute("kendall_tau", sigma, nu, k)
+    return _compute("kendall_tau", sigma, nu, k, ties)
 
 
-def spearman_rho(sigma, nu, k=None):
+def spearman_rho(sigma, nu, k=None, ties=None):
     """Spearman's rho (``spearman1904proof``) of the raw arrays: 1 - 6 sum_i d_i^2 / (n (n^2 - 1)).
 
     d_i = sigma(i) - nu(i); equals the Pearson correlation of the arrays since both are
@@ -838,10 +868,10 @@ def spearman_rho(sigma, nu, k=None):
     >>> round(float(spearman_rho([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.6571
     """
-    return _compute("spearman_rho", sigma, nu, k)
+    return _compute("spearman_rho", sigma, nu, k, ties)
 
 
-def ndpm(sigma, nu, k=None):
+def ndpm(sigma, nu, k=None, ties=None):
     """Normalized distance-based performance measure (``yao1995ndpm``) on item positions.
 
     NDPM = (C- + C_u0 / 2) / C_u with item pairs compared by their positions in sigma and in nu;
@@ -861,10 +891,10 @@ def ndpm(sigma, nu, k=None):
     >>> round(float(ndpm([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.2667
     """
-    return _compute("ndpm", sigma, nu, k)
+    return _compute("ndpm", sigma, nu, k, ties)
 
 
-def dcg(sigma, nu, k=None):
+def dcg(sigma, nu, k=None, ties=None):
     """Discounted cumulative gain (``jarvelin2002cumulated``) as paper A uses it.
 
     DCG(sigma, nu) = sum_i pi(i) / log2(i + 1) with pi = nu^-1 o sigma: the gain at position i
@@ -879,10 +909,10 @@ def dcg(sigma, nu, k=None):
     >>> round(float(dcg([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     10.2921
     """
-    return _compute("dcg", sigma, nu, k)
+    return _compute("dcg", sigma, nu, k, ties)
 
 
-def ndcg(sigma, nu, k=None):
+def ndcg(sigma, nu, k=None, ties=None):
     """Normalised DCG: DCG / IDCG with IDCG = sum_i (n + 1 - i) / log2(i + 1).
 
     IDCG is the largest DCG over S_n (gains sorted in decreasing order), so nDCG is in (0, 1],
@@ -893,10 +923,10 @@ def ndcg(sigma, nu, k=None):
     >>> round(float(ndcg([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.7581
     """
-    return _compute("ndcg", sigma, nu, k)
+    return _compute("ndcg", sigma, nu, k, ties)
 
 
-def mrr(sigma, nu, k=None):
+def mrr(sigma, nu, k=None, ties=None):
     """Mean reciprocal rank: (1/k) sum over sigma's first k items x of 1 / (position of x in nu).
 
     As ``rexmex.metrics.ranking.mean_reciprocal_rank(sigma[:k], nu)``. Always defined.
@@ -906,10 +936,10 @@ def mrr(sigma, nu, k=None):
     >>> round(float(mrr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.4167
     """
-    return _compute("mrr", sigma, nu, k)
+    return _compute("mrr", sigma, nu, k, ties)
 
 
-def gmr(sigma, nu, k=None):
+def gmr(sigma, nu, k=None, ties=None):
     """Geometric mean rank: geometric mean of the positions in nu of sigma's first k items.
 
     Examples
@@ -917,10 +947,10 @@ def gmr(sigma, nu, k=None):
     >>> round(float(gmr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     2.4495
     """
-    return _compute("gmr", sigma, nu, k)
+    return _compute("gmr", sigma, nu, k, ties)
 
 
-def mean_rank(sigma, nu, k=None):
+def mean_rank(sigma, nu, k=None, ties=None):
     """Mean rank: arithmetic mean of the positions in nu of sigma's first k items.
 
     Examples
@@ -928,7 +958,7 @@ def mean_rank(sigma, nu, k=None):
     >>> float(mean_rank([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     2.5
     """
-    return _compute("mean_rank", sigma, nu, k)
+    return _compute("mean_rank", sigma, nu, k, ties)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1028,6 +1058,10 @@ _PARAMS_DOC = """
         Evaluated ranking(s); batch axes broadcast against sigma's.
     k : int, optional
         {k}
+    ties : {{None, "optimistic", "pessimistic", "expected"}}
+        Rule for rankings with ties (a list holding sets, ``[1, {{2, 3}}, 4]``, or a
+        :class:`rankbook.ties.WeakOrder`): the best, the worst or the exact mean value over the
+        orders of the tied items (:mod:`rankbook.tied_metrics`). ``None`` refuses tied rankings.
 
     Returns
     -------
@@ -1082,7 +1116,7 @@ def _check_names(names) -> list:
     return names
 
 
-def evaluate(name: str, sigma, nu, k: Optional[int] = None):
+def evaluate(name: str, sigma, nu, k: Optional[int] = None, ties: Optional[str] = None):
     """Evaluate one metric by name.
 
     The metric comes first, then the two rankings, as in ``scipy.stats`` functions and
@@ -1098,6 +1132,9 @@ def evaluate(name: str, sigma, nu, k: Optional[int] = None):
         Rankings (batch axes broadcast).
     k : int, optional
         Cut-off, required by the metrics with ``REGISTRY[name].needs_k``; ignored otherwise.
+    ties : {None, "optimistic", "pessimistic", "expected"}
+        For rankings with ties (weak orders, see *Ties* in the module docstring); ``None``
+        refuses them.
 
     Examples
     --------
@@ -1110,10 +1147,11 @@ def evaluate(name: str, sigma, nu, k: Optional[int] = None):
     """
     if not isinstance(name, str) or name not in REGISTRY:
         raise _unknown(name)
-    return _compute(name, sigma, nu, k)
+    return _compute(name, sigma, nu, k, ties)
 
 
-def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None) -> Dict[str, np.ndarray]:
+def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None,
+                  ties: Optional[str] = None) -> Dict[str, np.ndarray]:
     """Evaluate several metrics on the same rankings, sharing the work between them.
 
     Validation, inverse permutations, confusion counts, squared differences and the two
@@ -1129,6 +1167,9 @@ def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None) -> D
     sigma, nu : array_like of shape (n,) or (..., n)
     k : int, optional
         Required if any of the metrics needs it.
+    ties : {None, "optimistic", "pessimistic", "expected"}
+        For rankings with ties, as in :func:`evaluate`. Rows without a tie take the path above;
+        the others are computed by :mod:`rankbook.tied_metrics`.
 
     Returns
     -------
@@ -1140,5 +1181,8 @@ def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None) -> D
     >>> out = evaluate_many(["mse", "rmse", "recall"], [1, 2, 3, 4], [2, 1, 3, 4], k=2)
     >>> {name: round(float(v), 4) for name, v in out.items()}
     {'mse': 0.5, 'rmse': 0.7071, 'recall': 1.0}
+    >>> out = evaluate_many(["mse", "recall"], [1, 2, 3, 4], [{1, 2}, 3, 4], k=1, ties="expected")
+    >>> {name: round(float(v), 4) for name, v in out.items()}
+    {'mse': 0.25, 'recall': 0.5}
     """
-    return _evaluate(_check_names(names), sigma, nu, k)
+    return _evaluate_ties(_check_names(names), sigma, nu, k, ties)

@@ -346,13 +346,17 @@ def tie_breakings(ranking, limit: int = MAX_TIE_BREAKINGS) -> list:
 
 
 def _row_tie_breakings(order_row, blocks_row) -> np.ndarray:
-    """All orders of one :class:`WeakOrder` row, shape (count, n)."""
-    groups = _groups(blocks_row)
-    choices = [list(itertools.permutations(order_row[g])) for g in groups]
-    count = math.prod(len(c) for c in choices)
-    out = np.empty((count, order_row.shape[0]), dtype=np.int64)
-    for i, choice in enumerate(itertools.product(*choices)):
-        out[i] = np.concatenate(choice)
+    """All orders of one :class:`WeakOrder` row, shape (count, n), in lexicographic order of the
+    groups' permutations."""
+    order_row = np.asarray(order_row)
+    groups = _groups(np.asarray(blocks_row))
+    perms = [np.array(list(itertools.permutations(order_row[g]))) for g in groups]
+    counts = [p.shape[0] for p in perms]
+    total = math.prod(counts)
+    idx = np.unravel_index(np.arange(total), counts)
+    out = np.empty((total, order_row.shape[0]), dtype=np.int64)
+    for g, p, i in zip(groups, perms, idx):
+        out[:, g] = p[i]
     return out
 
 

@@ -1,0 +1,605 @@
+r"""The 33 metrics of :mod:`rankbook.metrics` on rankings with ties (weak orders).
+
+A weak order of the items ``1..n`` (see :mod:`rankbook.ties`) is a ranking some of whose
+consecutive positions hold tied items: ``[3, {1, 4}, 2]``, or a :class:`rankbook.ties.WeakOrder`
+for a batch. Every metric takes such rankings for ``sigma``, ``nu`` or both with
+``ties="optimistic" | "pessimistic" | "expected"``; the two rankings' ties are broken
+independently.
+
+What the three rules mean
+-------------------------
+``"optimistic"`` / ``"pessimistic"``
+    the best / worst value of the metric over every order of the tied items of both rankings,
+    "best" in the metric's own direction (:attr:`rankbook.metrics.Metric.higher_is_closer`).
+``"expected"``
+    the exact mean over those orders, each order of each ranking equally likely.
+
+How they are computed
+---------------------
+*Item metrics* (the 19 confusion-matrix metrics, NDPM, DCG, nDCG, MRR, GMR, meanRank) read the
+rankings as orders of items. For them the best order puts each ranking's tied items in the
+order of the *other* ranking (items tied in both: in the same order), and the worst in the
+reverse order (:data:`ITEM_METRICS`); this is checked against the extremes over every
+tie-breaking by brute force for every tie pattern up to ``n = 8``, and computed in
+``O(n log n)`` per pair, vectorised.
+
+*Position metrics* (MSE, RMSE, MAE, MAPE, SMAPE, R², Kendall's tau and Spearman's rho, which
+paper A computes on the raw arrays position by position; :data:`POSITION_METRICS`) are not
+extremal there: ordering the tied items as the other ranking orders them can be far from the
+best value (it is, in about two thirds of random weak orders with ``n <= 6``). For them the
+extremes are searched exactly: when only one ranking has ties, each of its tie groups is filled
+independently, by the values sorted like the other ranking's values at those positions (best)
+or against them (worst), which is optimal for the squared and absolute differences and for
+Kendall's tau (each group's choice is best whatever the other groups hold); MAPE and SMAPE,
+whose costs are not of that form, solve one assignment problem per group
+(``scipy.optimize.linear_sum_assignment``). When both rankings have ties, the orders of the one
+with fewer are enumerated (at most :data:`rankbook.ties.MAX_TIE_BREAKINGS`, else ``ValueError``)
+and the other is filled as above.
+
+Expected values, in closed form:
+
+* confusion-matrix metrics: functions of ``TP``, the overlap of the two top-``k`` sets. Only the
+  tie group straddling position ``k`` of each ranking is random; with ``F`` the items above it
+  and ``B`` its items, ``c`` of which enter the top ``k``, the top-``k`` set is ``F`` plus a
+  uniform ``c``-subset of ``B``, and ``TP = |F_s ∩ F_v| + X_a + Y`` where ``(X_a, X_b)`` count
+  the items of ``nu``'s draw in ``F_s`` and in ``B_s`` (multivariate hypergeometric) and
+  ``Y | X_b`` is hypergeometric with ``|B_s ∩ F_v| + X_b`` successes among ``|B_s|``. The exact
+  law of ``TP`` gives ``E[f(TP)]`` for each of the 19 (nan when an order of positive
+  probability makes the metric undefined);
+* MSE, R², Spearman's rho: linear in :math:`\sum_i \sigma(i)\nu(i)`, and the value at a position
+  is uniform over its tie group, independently in the two rankings:
+  :math:`E[SSE] = 2\sum_x x^2 - 2\sum_i \bar\sigma_i \bar\nu_i` with the group means;
+* MAE, MAPE, SMAPE: means over positions of ``f(sigma(i), nu(i))``; at position ``i`` the pair
+  is uniform over (group of ``i`` in sigma) x (group of ``i`` in nu), so each term is a mean over
+  those pairs;
+* Kendall's tau: :math:`E[D] = \sum_{i<j} q^\sigma_{ij}(1-q^\nu_{ij}) + (1-q^\sigma_{ij})q^\nu_{ij}`
+  with :math:`q_{ij} = P(\sigma(i) > \sigma(j))` (1/2 inside a group, else the share of pairs of
+  the two groups' items in that order), in ``O(n^2)`` per pair;
+* NDPM: the same over item pairs, with probabilities 0, 1/2 or 1 from the group order;
+* DCG, nDCG: ``E[pi(i)]`` is the mean over sigma's group at ``i`` of each item's mean position
+  in nu's group;
+* MRR, meanRank: each item of sigma's top ``k`` (with its probability of being there) times the
+  mean of ``1/p`` or ``p`` over its group's positions in nu;
+* GMR: ``E[prod_x pos(x)^{1/k}]``. In each tie group of nu, ``t`` of the top-``k`` items take a
+  uniform ``t``-subset of the group's positions, so the mean of the product is the elementary
+  symmetric polynomial ``e_t`` of ``p^{1/k}`` over the group divided by ``C(g, t)`` (computed by
+  a stable recursion on these means); the counts ``t`` follow the hypergeometric draw of
+  sigma's straddling group, summed by a dynamic programme over nu's groups;
+* RMSE: the square root of a sum of products has no tractable closed form (the law of
+  :math:`\sum_i \sigma(i)\nu(i)` under two random orders is that of a permanent), so its expected
+  value enumerates every pair of tie-breakings up to :data:`rankbook.ties.MAX_TIE_BREAKINGS`
+  and raises ``ValueError`` beyond; it never samples.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import metrics as _m
+from . import ties as _ties
+
+__all__ = ["ITEM_METRICS", "POSITION_METRICS", "evaluate"]
+
+#: Metrics computed on the raw arrays position by position (paper A's readings).
+POSITION_METRICS = ("mse", "rmse", "mae", "mape", "smape", "r2", "kendall_tau", "spearman_rho")
+#: Metrics that read the rankings as orders of items; their extremes over tie-breakings come from
+#: ordering each ranking's ties as the other ranking orders them (or against it).
+ITEM_METRICS = tuple(name for name in _m.NAMES if name not in POSITION_METRICS)
+
+_CONFUSION = tuple(name for name in _m.NAMES if _m.REGISTRY[name].family == "confusion")
+_CHUNK = 1 << 21  # entries of the largest temporary of one block of rows
+
+
+# --------------------------------------------------------------------------------------------
+# inputs
+
+
+def _weak(x, name):
+    w = _ties.as_weak_order(x, name)
+    if w is not None:
+        return w
+    arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    if arr.ndim == 0 or arr.size == 0:
+        raise ValueError(f"{name} must be a ranking of 1..n (one-line notation), a list with sets for "
+                         "tied items, or a rankbook.ties.WeakOrder")
+    return _ties.WeakOrder(arr, np.broadcast_to(np.arange(arr.shape[-1]), arr.shape))
+
+
+def _group_bounds(blocks):
+    """Start and end (exclusive) column of every position's tie group, shape (m, n)."""
+    m, n = blocks.shape
+    new = np.ones((m, n), dtype=bool)
+    new[:, 1:] = blocks[:, 1:] != blocks[:, :-1]
+    cols = np.arange(n)
+    start = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
+    nxt = np.concatenate([np.where(new[:, 1:], cols[1:], n), np.full((m, 1), n)], axis=1)
+    end = np.minimum.accumulate(nxt[:, ::-1], axis=1)[:, ::-1]
+    return start, end
+
+
+def _by_item(order, x):
+    """``x`` given per position, rearranged per item (column x - 1 for item x)."""
+    out = np.empty_like(x)
+    np.put_along_axis(out, order - 1, x, axis=1)
+    return out
+
+
+def _group_sum(x, start, end):
+    """Sum of ``x`` (per position, shape (m, n) or (m, n, ...)) over each position's group."""
+    cs = np.concatenate([np.zeros((x.shape[0], 1) + x.shape[2:]), np.cumsum(x, axis=1)], axis=1)
+    idx_e = end.reshape(end.shape + (1,) * (x.ndim - 2))
+    idx_s = start.reshape(start.shape + (1,) * (x.ndim - 2))
+    return np.take_along_axis(cs, idx_e, axis=1) - np.take_along_axis(cs, idx_s, axis=1)
+
+
+# --------------------------------------------------------------------------------------------
+# optimistic / pessimistic
+
+
+def _item_tie_break(s, bs, v, bv, best: bool):
+    """Each ranking's tied items in the other ranking's order (best) or against it (worst)."""
+    m, n = s.shape
+    bsi, bvi = _by_item(s, bs), _by_item(v, bv)
+    items = np.broadcast_to(np.arange(1, n + 1), (m, n))
+    if best:
+        so = np.lexsort((items, bvi, bsi), axis=1)
+        vo = np.lexsort((items, bsi, bvi), axis=1)
+    else:
+        so = np.lexsort((items, -bvi, bsi), axis=1)
+        vo = np.lexsort((-items, -bsi, bvi), axis=1)
+    return so + 1, vo + 1
+
+
+def _fill_sorted(fixed, other, other_blocks, best: bool):
+    """Fill every tie group of ``other`` (for each row of ``fixed``, shape (N, n)) with its values
+    sorted like ``fixed`` at those positions (best) or against them (worst)."""
+    shape = fixed.shape
+    blocks = np.broadcast_to(other_blocks, shape)
+    where = np.lexsort((fixed if best else -fixed, blocks), axis=1)  # positions, group by group
+    values = np.broadcast_to(other, shape)
+    values = np.take_along_axis(values, np.lexsort((values, blocks), axis=1), axis=1)
+    out = np.empty(shape, dtype=np.int64)
+    np.put_along_axis(out, where, values, axis=1)
+    return out
+
+
+def _fill_assignment(name, fixed, fixed_is_sigma, other, other_blocks, best: bool):
+    """Fill every tie group of ``other`` by an optimal assignment (MAPE, SMAPE), rows (N, n)."""
+    from scipy.optimize import linear_sum_assignment
+
+    out = np.repeat(other[None, :], fixed.shape[0], axis=0)
+    groups = [g for g in _ties._groups(other_blocks) if g.shape[0] > 1]
+    for r in range(fixed.shape[0]):
+        for g in groups:
+            f = fixed[r, g].astype(float)[:, None]  # the fixed ranking's values at the positions
+            c = other[g].astype(float)[None, :]     # the values to place
+            s_val, v_val = (f, c) if fixed_is_sigma else (c, f)
+            if name == "mape":
+                cost = np.abs(s_val - v_val) / s_val
+            else:
+                cost = 2.0 * np.abs(s_val - v_val) / (s_val + v_val)
+            rows, cols = linear_sum_assignment(cost, maximize=not best)
+            out[r, g[rows]] = other[g][cols]
+    return out
+
+
+def _position_extremes(names, s, bs, v, bv, best: bool) -> dict:
+    """Best or worst value of each position metric in ``names`` over every tie-breaking of one
+    pair of rankings."""
+    n_s, n_v = _ties.n_tie_breakings(bs), _ties.n_tie_breakings(bv)
+    if min(n_s, n_v) > _ties.MAX_TIE_BREAKINGS:
+        raise ValueError(
+            f"{', '.join(names)} with ties='{'optimistic' if best else 'pessimistic'}': both rankings "
+            f"have ties ({n_s} and {n_v} orders); the exact search enumerates the orders of one of "
+            f"them and allows at most rankbook.ties.MAX_TIE_BREAKINGS = {_ties.MAX_TIE_BREAKINGS}"
+        )
+    if n_s <= n_v:
+        fixed, fixed_is_sigma, other, other_blocks = _ties._row_tie_breakings(s, bs), True, v, bv
+    else:
+        fixed, fixed_is_sigma, other, other_blocks = _ties._row_tie_breakings(v, bv), False, s, bs
+    out = {}
+    sorted_names = [name for name in names if name not in ("mape", "smape")]
+    fills = [(sorted_names, _fill_sorted(fixed, other, other_blocks, best))] if sorted_names else []
+    for name in ("mape", "smape"):
+        if name in names:
+            fills.append(([name], _fill_assignment(name, fixed, fixed_is_sigma, other, other_blocks, best)))
+    for group, filled in fills:
+        sig, nu = (fixed, filled) if fixed_is_sigma else (filled, fixed)
+        values = _m._evaluate(group, sig, nu, None)
+        for name in group:
+            pick_max = _m.REGISTRY[name].higher_is_closer == best
+            out[name] = float(np.max(values[name]) if pick_max else np.min(values[name]))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# expected values
+
+
+def _log_comb(n, k):
+    return _ties._log_comb(n, k)
+
+
+def _tp_law(s, bs, v, bv, k):
+    """P(TP = t) for t = 0..k, shape (m, k + 1), for rows with ties."""
+    from scipy.special import gammaln
+
+    m, n = s.shape
+    out = np.zeros((m, k + 1))
+    ss, se = _group_bounds(bs)
+    vs, ve = _group_bounds(bv)
+    pos_s = _by_item(s, np.broadcast_to(np.arange(n), (m, n)))
+    pos_v = _by_item(v, np.broadcast_to(np.arange(n), (m, n)))
+    a_s, e_s = ss[:, k - 1], se[:, k - 1]
+    a_v, e_v = vs[:, k - 1], ve[:, k - 1]
+    g_s, g_v = e_s - a_s, e_v - a_v
+    c_s, c_v = k - a_s, k - a_v
+    in_fs = pos_s < a_s[:, None]
+    in_bs = (pos_s >= a_s[:, None]) & (pos_s < e_s[:, None])
+    in_fv = pos_v < a_v[:, None]
+    in_bv = (pos_v >= a_v[:, None]) & (pos_v < e_v[:, None])
+    t0 = (in_fs & in_fv).sum(axis=1)
+    na = (in_bv & in_fs).sum(axis=1)
+    nb = (in_bv & in_bs).sum(axis=1)
+    nc = g_v - na - nb
+    ne = (in_bs & in_fv).sum(axis=1)
+
+    def lc(N, K):
+        ok = (K >= 0) & (K <= N)
+        val = gammaln(np.where(ok, N, 0) + 1.0) - gammaln(np.where(ok, K, 0) + 1.0) - gammaln(np.where(ok, N - K, 0) + 1.0)
+        return np.where(ok, val, -np.inf)
+
+    D = int(max(g_s.max(), g_v.max())) + 1
+    step = max(1, _CHUNK // (D * D * D))
+    grid = np.arange(D)
+    xa = grid[None, :, None, None]
+    xb = grid[None, None, :, None]
+    y = grid[None, None, None, :]
+    for lo in range(0, m, step):
+        r = slice(lo, lo + step)
+        col = lambda a: a[r][:, None, None, None]  # noqa: E731
+        log_p = (lc(col(na), xa) + lc(col(nb), xb) + lc(col(nc), col(c_v) - xa - xb) - lc(col(g_v), col(c_v))
+                 + lc(col(ne) + xb, y) + lc(col(g_s) - col(ne) - xb, col(c_s) - y) - lc(col(g_s), col(c_s)))
+        prob = np.exp(log_p)
+        tp = col(t0) + xa + y
+        rows = np.arange(prob.shape[0])[:, None, None, None]
+        flat = np.broadcast_to(rows * (k + 1) + np.clip(tp, 0, k), prob.shape)
+        keep = prob > 0
+        out[r] = np.bincount(flat[keep], weights=prob[keep], minlength=prob.shape[0] * (k + 1)).reshape(-1, k + 1)
+    return out
+
+
+class _TPTable:
+    """Stands in for the block of pairs of :mod:`rankbook.metrics` in the confusion kernels: one
+    'pair' for each value TP = 0..k."""
+
+    def __init__(self, n, k):
+        self.n, self.k = n, k
+        self.tp = np.arange(k + 1, dtype=np.float64)
+
+    def counts(self):
+        tp = self.tp
+        fp = self.k - tp
+        return tp, fp, fp, self.n - 2 * self.k + tp
+
+
+def _expect_table(law, table):
+    """E[f(TP)] per row from the law of TP and the table f(0..k); nan if an undefined value has
+    positive probability."""
+    undefined = np.isnan(table)[None, :] & (law > 0)
+    val = (law * np.where(np.isnan(table), 0.0, table)[None, :]).sum(axis=1)
+    return np.where(undefined.any(axis=1), np.nan, val)
+
+
+def _group_mean(x, start, end):
+    return _group_sum(x.astype(float), start, end) / (end - start)
+
+
+def _expected_sse(s, bs, v, bv):
+    n = s.shape[1]
+    ss, se = _group_bounds(bs)
+    vs, ve = _group_bounds(bv)
+    mean_s, mean_v = _group_mean(s, ss, se), _group_mean(v, vs, ve)
+    return 2.0 * (n * (n + 1) * (2 * n + 1) / 6.0) - 2.0 * np.einsum("ij,ij->i", mean_s, mean_v)
+
+
+def _expected_pairwise_mean(s, bs, v, bv, f):
+    """Mean over positions of E f(sigma(i), nu(i)), the pair uniform over the two tie groups."""
+    m, n = s.shape
+    ss, se = _group_bounds(bs)
+    vs, ve = _group_bounds(bv)
+    gs, gv = (se - ss).ravel(), (ve - vs).ravel()
+    out = np.zeros(m)
+    counts = gs * gv
+    per_row = counts.reshape(m, n).sum(axis=1)
+    row_starts = np.concatenate([[0], np.cumsum(per_row)])
+    lo = 0
+    while lo < m:  # blocks of rows holding at most _CHUNK pairs (at least one row)
+        hi = int(np.searchsorted(row_starts, row_starts[lo] + _CHUNK, side="right")) - 1
+        hi = max(hi, lo + 1)
+        sel = slice(lo * n, hi * n)
+        c = counts[sel]
+        owner = np.repeat(np.arange(c.shape[0]), c)
+        local = np.arange(owner.shape[0]) - np.repeat(np.cumsum(c) - c, c)
+        row = lo + owner // n
+        i_a = ss.ravel()[sel][owner] + local // gv[sel][owner]
+        i_b = vs.ravel()[sel][owner] + local % gv[sel][owner]
+        a = s[row, i_a].astype(float)
+        b = v[row, i_b].astype(float)
+        term = f(a, b) / c[owner]
+        out[lo:hi] = np.bincount(row - lo, weights=term, minlength=hi - lo) / n
+        lo = hi
+    return out
+
+
+def _q_greater(s, bs):
+    """q[r, i, j] = P(value at position i > value at position j) under random tie orders."""
+    m, n = s.shape
+    start, end = _group_bounds(bs)
+    g = (end - start).astype(float)
+    onehot = np.zeros((m, n, n))
+    np.put_along_axis(onehot, (s - 1)[:, :, None], 1.0, axis=2)  # [r, position, value]
+    in_group = _group_sum(onehot, start, end)                      # [r, j, value]: value in group of j
+    below = np.cumsum(in_group, axis=2) - in_group                 # [r, j, x]: group values < x
+    y = np.take_along_axis(below, np.broadcast_to((s - 1)[:, None, :], (m, n, n)), axis=2)  # [r, j, t]
+    z = _group_sum(np.swapaxes(y, 1, 2), start, end)              # [r, i, j]: sum over t in group(i)
+    q = z / (g[:, :, None] * g[:, None, :])
+    same = bs[:, :, None] == bs[:, None, :]
+    return np.where(same, 0.5, q)
+
+
+def _expected_kendall(s, bs, v, bv):
+    m, n = s.shape
+    out = np.empty(m)
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    step = max(1, _CHUNK // (4 * n * n))
+    for lo in range(0, m, step):
+        r = slice(lo, lo + step)
+        qs, qv = _q_greater(s[r], bs[r]), _q_greater(v[r], bv[r])
+        disc = qs * (1.0 - qv) + (1.0 - qs) * qv
+        out[r] = (disc * upper).sum(axis=(1, 2))
+    return out
+
+
+def _expected_item_discordant(s, bs, v, bv):
+    m, n = s.shape
+    bsi, bvi = _by_item(s, bs), _by_item(v, bv)
+    out = np.empty(m)
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    step = max(1, _CHUNK // (2 * n * n))
+    for lo in range(0, m, step):
+        r = slice(lo, lo + step)
+        ps = 0.5 * (np.sign(bsi[r][:, :, None] - bsi[r][:, None, :]) + 1.0)
+        pv = 0.5 * (np.sign(bvi[r][:, :, None] - bvi[r][:, None, :]) + 1.0)
+        out[r] = ((ps * (1.0 - pv) + (1.0 - ps) * pv) * upper).sum(axis=(1, 2))
+    return out
+
+
+def _item_position_stats(v, bv):
+    """Per item (column x - 1): start and end (exclusive) of its group's positions in v."""
+    vs, ve = _group_bounds(bv)
+    return _by_item(v, vs), _by_item(v, ve)
+
+
+def _expected_dcg(s, bs, v, bv):
+    m, n = s.shape
+    st_v, en_v = _item_position_stats(v, bv)
+    mean_pos = (st_v + en_v + 1) / 2.0                     # per item, 1-based
+    at_position = np.take_along_axis(mean_pos, s - 1, axis=1)
+    ss, se = _group_bounds(bs)
+    rel = _group_mean(at_position, ss, se)
+    return (rel * _m._discount(n)).sum(axis=1)
+
+
+def _in_top_k(s, bs, k):
+    """P(item in sigma's top k), per item."""
+    ss, se = _group_bounds(bs)
+    st, en = _by_item(s, ss), _by_item(s, se)
+    return np.clip((k - st) / (en - st), 0.0, 1.0)
+
+
+def _expected_rank_mean(s, bs, v, bv, k, kind):
+    n = s.shape[1]
+    p_in = _in_top_k(s, bs, k)
+    st_v, en_v = _item_position_stats(v, bv)
+    if kind == "mean_rank":
+        f = (st_v + en_v + 1) / 2.0
+    else:
+        harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, n + 1))])
+        f = (harmonic[en_v] - harmonic[st_v]) / (en_v - st_v)
+    return (p_in * f).sum(axis=1) / k
+
+
+def _mean_products(w):
+    """m[t] = e_t(w) / C(len(w), t), t = 0..len(w): the mean product of a uniform t-subset."""
+    g = w.shape[0]
+    mt = np.zeros(g + 1)
+    mt[0] = 1.0
+    for j in range(1, g + 1):
+        t = np.arange(1, j + 1)
+        new = mt.copy()
+        new[t] = (j - t) / j * mt[t] + t / j * w[j - 1] * mt[t - 1]
+        mt = new
+    return mt
+
+
+def _expected_gmr_row(s, bs, v, bv, k):
+    from scipy.stats import hypergeom
+
+    n = s.shape[0]
+    ss, se = _group_bounds(bs[None, :])
+    vs, ve = _group_bounds(bv[None, :])
+    ss, se, vs, ve = ss[0], se[0], vs[0], ve[0]
+    pos_s = np.empty(n, dtype=np.int64)
+    pos_s[s - 1] = np.arange(n)
+    a, e = ss[k - 1], se[k - 1]
+    straddle = e > k  # sigma's group at position k runs past it: only part of it is in the top k
+    fixed_top = pos_s < (a if straddle else k)
+    in_b = (pos_s >= a) & (pos_s < e) if straddle else np.zeros(n, dtype=bool)
+    value, weights = 1.0, []
+    starts = np.flatnonzero(np.r_[True, bv[1:] != bv[:-1]])
+    for st in starts:
+        en = ve[st]
+        members = v[st:en] - 1
+        f_b = int(fixed_top[members].sum())
+        h_b = int(in_b[members].sum())
+        mt = _mean_products(np.arange(st + 1, en + 1, dtype=float) ** (1.0 / k))
+        if h_b == 0:
+            value *= mt[f_b]
+        else:
+            weights.append((h_b, mt[f_b: f_b + h_b + 1]))
+    if not straddle:
+        return value
+    c = k - a
+    remaining = e - a
+    dp = np.zeros(c + 1)
+    dp[0] = 1.0
+    for h_b, mts in weights:
+        new = np.zeros(c + 1)
+        for d in np.flatnonzero(dp):
+            ys = np.arange(0, min(h_b, c - d) + 1)
+            prob = hypergeom.pmf(ys, remaining, h_b, c - d)
+            new[d + ys] += dp[d] * prob * mts[ys]
+        dp = new
+        remaining -= h_b
+    return value * dp[c]
+
+
+def _expected_rmse_row(s, bs, v, bv):
+    n_s, n_v = _ties.n_tie_breakings(bs), _ties.n_tie_breakings(bv)
+    if n_s * n_v > _ties.MAX_TIE_BREAKINGS:
+        raise ValueError(
+            f"rmse with ties='expected' has no closed form (the square root of a sum of products); "
+            f"it is computed by enumerating the {n_s} x {n_v} = {n_s * n_v} pairs of tie-breakings, "
+            f"more than rankbook.ties.MAX_TIE_BREAKINGS = {_ties.MAX_TIE_BREAKINGS}. Use 'mse' "
+            "(closed form) or ties='optimistic'/'pessimistic'"
+        )
+    S, V = _ties._row_tie_breakings(s, bs), _ties._row_tie_breakings(v, bv)
+    sig = np.repeat(S, V.shape[0], axis=0)
+    nu = np.tile(V, (S.shape[0], 1))
+    return float(np.mean(_m._evaluate(["rmse"], sig, nu, None)["rmse"]))
+
+
+def _expected(names, s, bs, v, bv, k):
+    m, n = s.shape
+    out = {}
+    pairs = n * (n - 1) / 2.0
+    cache = {}
+
+    def sse():
+        if "sse" not in cache:
+            cache["sse"] = _expected_sse(s, bs, v, bv)
+        return cache["sse"]
+
+    conf = [name for name in names if name in _CONFUSION]
+    if conf:
+        law = _tp_law(s, bs, v, bv, k)
+        table = _TPTable(n, k)
+        for name in conf:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[name] = _expect_table(law, np.asarray(_m._KERNELS[name](table), dtype=float))
+    for name in names:
+        if name in out:
+            continue
+        if name == "mse":
+            out[name] = sse() / n
+        elif name == "r2":
+            out[name] = 1.0 - _m._div(sse(), np.full(m, n * (n * n - 1) / 12.0))
+        elif name == "spearman_rho":
+            out[name] = 1.0 - _m._div(6.0 * sse(), np.full(m, n * (n * n - 1.0)))
+        elif name == "mae":
+            out[name] = _expected_pairwise_mean(s, bs, v, bv, lambda a, b: np.abs(a - b))
+        elif name == "mape":
+            out[name] = 100.0 * _expected_pairwise_mean(s, bs, v, bv, lambda a, b: np.abs(a - b) / a)
+        elif name == "smape":
+            out[name] = 100.0 * _expected_pairwise_mean(s, bs, v, bv, lambda a, b: 2.0 * np.abs(a - b) / (a + b))
+        elif name == "kendall_tau":
+            out[name] = 1.0 - _m._div(2.0 * _expected_kendall(s, bs, v, bv), np.full(m, pairs))
+        elif name == "ndpm":
+            out[name] = _m._div(_expected_item_discordant(s, bs, v, bv), np.full(m, pairs))
+        elif name == "dcg":
+            out[name] = _expected_dcg(s, bs, v, bv)
+        elif name == "ndcg":
+            out[name] = _expected_dcg(s, bs, v, bv) / _m._idcg(n)
+        elif name in ("mrr", "mean_rank"):
+            out[name] = _expected_rank_mean(s, bs, v, bv, k, name)
+        elif name == "gmr":
+            out[name] = np.array([_expected_gmr_row(s[r], bs[r], v[r], bv[r], k) for r in range(m)])
+        elif name == "rmse":
+            out[name] = np.array([_expected_rmse_row(s[r], bs[r], v[r], bv[r]) for r in range(m)])
+        else:  # pragma: no cover - every name of NAMES is handled above
+            raise AssertionError(name)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# entry point
+
+
+def evaluate(names, sigma, nu, k, ties):
+    """The metrics ``names`` of rankings with ties under the rule ``ties`` (see the module
+    docstring); called by :func:`rankbook.metrics.evaluate_many` and the per-metric functions.
+
+    ``sigma`` and ``nu`` are permutations, lists with sets, or :class:`rankbook.ties.WeakOrder`;
+    batch axes broadcast. Returns ``{name: float or array of the batch shape}``.
+
+    Examples
+    --------
+    >>> out = evaluate(["kendall_tau", "recall"], [1, 2, 3, 4], [{1, 2}, 3, 4], 1, "expected")
+    >>> {name: round(float(v), 4) for name, v in out.items()}
+    {'kendall_tau': 0.8333, 'recall': 0.5}
+    """
+    ws, wv = _weak(sigma, "sigma"), _weak(nu, "nu")
+    n = ws.n
+    if wv.n != n:
+        raise ValueError(
+            f"sigma and nu rank different numbers of items: sigma has n={n}, nu has n={wv.n}"
+        )
+    rule = _ties.check_ties(ties, allow_none=True)
+    try:
+        batch = np.broadcast_shapes(ws.order.shape[:-1], wv.order.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"the batch shapes of sigma {ws.order.shape[:-1]} and nu {wv.order.shape[:-1]} do not broadcast"
+        ) from None
+    flat = lambda a: np.broadcast_to(a, batch + (n,)).reshape(-1, n)  # noqa: E731
+    s, bs, v, bv = flat(ws.order), flat(ws.blocks), flat(wv.order), flat(wv.blocks)
+    tied = np.any(np.diff(bs, axis=1) == 0, axis=1) | np.any(np.diff(bv, axis=1) == 0, axis=1)
+    if rule is None and tied.any():
+        which = "sigma" if np.any(np.diff(bs, axis=1) == 0) else "nu"
+        raise ValueError(
+            f"{which} has tied items; choose ties='optimistic', 'pessimistic' or 'expected' "
+            "(see rankbook.tied_metrics)"
+        )
+    if any(_m.REGISTRY[name].needs_k for name in names):
+        k = _m._check_k(k, n)
+    rows = s.shape[0]
+    out = {name: np.empty(rows) for name in names}
+    plain = np.flatnonzero(~tied)
+    if plain.size:
+        vals = _m._evaluate(names, s[plain], v[plain], k)
+        for name in names:
+            out[name][plain] = vals[name]
+    t = np.flatnonzero(tied)
+    if t.size:
+        ts, tbs, tv, tbv = s[t], bs[t], v[t], bv[t]
+        if rule == "expected":
+            vals = _expected(names, ts, tbs, tv, tbv, k)
+        else:
+            best = rule == "optimistic"
+            vals = {}
+            item = [name for name in names if name in ITEM_METRICS]
+            if item:
+                so, vo = _item_tie_break(ts, tbs, tv, tbv, best)
+                vals.update(_m._evaluate(item, so, vo, k))
+            position = [name for name in names if name in POSITION_METRICS]
+            if position:
+                per_row = [_position_extremes(position, ts[r], tbs[r], tv[r], tbv[r], best)
+                           for r in range(t.size)]
+                for name in position:
+                    vals[name] = np.array([row[name] for row in per_row])
+        for name in names:
+            out[name][t] = vals[name]
+    return {name: _m._finish(val.reshape(batch)) for name, val in out.items()}

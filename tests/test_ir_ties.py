@@ -213,3 +213,46 @@ def test_bad_scores_raise_value_error(call, words):
         call()
     for w in words:
         assert w in str(info.value)
+
+
+# ------------------------------------------------------------------------------------------
+# rankDCG
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_rankdcg_every_tie_pattern_against_brute_force(n):
+    from rankbook.rankdcg import rankdcg_components
+
+    rng = np.random.default_rng(300 + n)
+    for sizes in compositions(n):
+        orders = all_orders(sizes)
+        reference = rng.integers(0, 4, n).astype(float)
+        perm = rng.permutation(n)
+        hyp = np.repeat(np.arange(len(sizes), 0, -1), sizes).astype(float)[perm]
+        ref = reference[perm]
+        ranked = np.argsort(-hyp, kind="stable")
+        lo, hi = rankdcg_components(ref, hyp)[1:]
+        if hi == lo:
+            assert all(np.isnan(rankdcg(ref, hyp, t)) for t in ("expected", "optimistic", "pessimistic"))
+            continue
+        # DCG' of every order, from the definition: rel' = dense rank of the reference value
+        # from the bottom, position i discounted by the dense rank from the top of the value the
+        # ideal order puts there
+        levels = np.unique(ref)[::-1]
+        rel = (len(levels) - np.searchsorted(-levels, -ref)).astype(float)
+        discount = len(levels) - np.sort(rel)[::-1] + 1
+        values = ((rel[ranked][orders] / discount).sum(axis=1) - lo) / (hi - lo)
+        # spot check: one order scored as its own tie-free hypothesis
+        h = np.empty(n)
+        h[ranked[orders[-1]]] = -np.arange(n, dtype=float)
+        assert rankdcg(ref, h) == pytest.approx(values[-1], abs=1e-12)
+        assert rankdcg(ref, hyp, "expected") == pytest.approx(values.mean(), abs=1e-12)
+        assert rankdcg(ref, hyp, "average") == rankdcg(ref, hyp, "expected")
+        assert rankdcg(ref, hyp, "optimistic") == pytest.approx(values.max(), abs=1e-12)
+        assert rankdcg(ref, hyp, "pessimistic") == pytest.approx(values.min(), abs=1e-12)
+
+
+def rankdcg(ref, hyp, ties="pessimistic"):
+    from rankbook.rankdcg import rankdcg as f
+
+    return f(ref, hyp, ties=ties)

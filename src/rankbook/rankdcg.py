@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from .ir import _as_float_1d, _check_choice, _pair_counts
+from .ties import ALIASES
 
 __all__ = [
     "TIES",
@@ -42,12 +43,14 @@ __all__ = [
     "other_measures",
 ]
 
-#: Rules for items with equal ``hypothesis`` scores. ``"pessimistic"`` (the default) ranks the
-#: lower reference value first, as the authors' released code does (it sorts the items by
-#: ascending reference before a stable sort on the hypothesis); ``"optimistic"`` the higher
-#: first; ``"average"`` takes the expectation over random orders of each tie group; ``"order"``
-#: keeps the input order.
-TIES = ("pessimistic", "optimistic", "average", "order")
+#: Rules for items with equal ``hypothesis`` scores (the three of :data:`rankbook.ties.TIES`, plus
+#: two). ``"pessimistic"`` (the default) ranks the lower reference value first, as the authors'
+#: released code does (it sorts the items by ascending reference before a stable sort on the
+#: hypothesis), which gives the lowest rankDCG over the orders of the tied items;
+#: ``"optimistic"`` the higher first (the highest rankDCG); ``"expected"`` is the exact mean over
+#: those orders (``"average"`` is its older name, kept as an alias); ``"order"`` keeps the input
+#: order.
+TIES = ("pessimistic", "optimistic", "expected", "average", "order")
 
 
 def _aligned(reference, hypothesis):
@@ -73,6 +76,7 @@ def rankdcg_components(reference, hypothesis, ties: str = "pessimistic") -> tupl
     (10.0, 6.666666666666666, 10.0)
     """
     _check_choice(ties, "ties", TIES)
+    ties = ALIASES.get(ties, ties)
     ref, hyp = _aligned(reference, hypothesis)
     n = ref.shape[0]
     if n == 0:
@@ -89,7 +93,7 @@ def rankdcg_components(reference, hypothesis, ties: str = "pessimistic") -> tupl
         return math.fsum(sums / g)
 
     idx = np.arange(n)
-    if ties == "average":
+    if ties == "expected":
         _, grp, counts = np.unique(-hyp, return_inverse=True, return_counts=True)
         order = np.argsort(grp, kind="stable")
         mean_rel = np.bincount(grp, weights=rel) / counts
@@ -121,9 +125,12 @@ def rankdcg(reference, hypothesis, ties: str = "pessimistic") -> float:
         True rank values of the items (higher is better), e.g. ``[9, 4, 4, 2, 1]``.
     hypothesis : sequence of float
         Predicted scores of the same items, aligned with ``reference``.
-    ties : {"pessimistic", "optimistic", "average", "order"}
+    ties : {"pessimistic", "optimistic", "expected", "order"}
         Rule for equal predicted scores; see :data:`TIES`. The poster does not state one; the
         default matches the authors' released code. (None of the six test lists depends on it.)
+        DCG' is linear in the positions and rankDCG affine in DCG', so ``"expected"`` gives each
+        position the mean ``rel'`` of its group of tied scores: the exact mean rankDCG over the
+        orders of the tied items, without enumerating them.
 
     Examples
     --------
@@ -134,6 +141,8 @@ def rankdcg(reference, hypothesis, ties: str = "pessimistic") -> float:
     0.65
     >>> rankdcg([2, 1], [5, 5]), rankdcg([2, 1], [5, 5], ties="optimistic")
     (0.0, 1.0)
+    >>> rankdcg([2, 1], [5, 5], ties="expected")
+    0.5
     """
     value, lo, hi = rankdcg_components(reference, hypothesis, ties)
     if hi == lo:

@@ -49,6 +49,8 @@ __all__ = [
     "MAX_TIE_BREAKINGS",
     "check_ties",
     "parse_ranking",
+    "check_ranking_texts",
+    "check_tie_free_texts",
     "WeakOrder",
     "tie_breakings",
     "n_tie_breakings",
@@ -149,6 +151,44 @@ def parse_ranking(text: str) -> list:
     if group is not None:
         raise ValueError(f"ranking {text!r}: the brace opened at character {opened} is never closed")
     return out
+
+
+def check_ranking_texts(value) -> None:
+    """Check rankings given as text on the command line: each ``str`` (or each ``str`` of a
+    list) must read with :func:`parse_ranking` when it holds a brace. ``ValueError`` naming the
+    problem otherwise (``rankbook run`` then exits with status 2 before any kernel starts).
+
+    Examples
+    --------
+    >>> check_ranking_texts(["a{bc}d", "abcd"])
+    >>> check_ranking_texts("a}bc")
+    Traceback (most recent call last):
+    ...
+    ValueError: ranking 'a}bc': the brace at character 2 closes no group
+    """
+    texts = [value] if isinstance(value, str) else list(value)
+    for text in texts:
+        if isinstance(text, str) and ("{" in text or "}" in text):
+            parse_ranking(text)
+
+
+def check_tie_free_texts(value) -> None:
+    """Refuse a tie group (a brace) in rankings given as text where a page takes tie-free lists.
+
+    Examples
+    --------
+    >>> check_tie_free_texts("a{bc}d")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'a{bc}d' holds a tie group (braces): this parameter takes a tie-free list; give rankings with ties to the parameters that take them (rankbook list NAME)
+    """
+    texts = [value] if isinstance(value, str) else list(value)
+    for text in texts:
+        if isinstance(text, str) and ("{" in text or "}" in text):
+            raise ValueError(
+                f"{text!r} holds a tie group (braces): this parameter takes a tie-free list; give "
+                "rankings with ties to the parameters that take them (rankbook list NAME)"
+            )
 
 
 # --------------------------------------------------------------------------------------------

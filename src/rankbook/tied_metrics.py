@@ -251,12 +251,13 @@ def _tp_law(s, bs, v, bv, k):
         val = gammaln(np.where(ok, N, 0) + 1.0) - gammaln(np.where(ok, K, 0) + 1.0) - gammaln(np.where(ok, N - K, 0) + 1.0)
         return np.where(ok, val, -np.inf)
 
-    D = int(max(g_s.max(), g_v.max())) + 1
-    step = max(1, _CHUNK // (D * D * D))
-    grid = np.arange(D)
-    xa = grid[None, :, None, None]
-    xb = grid[None, None, :, None]
-    y = grid[None, None, None, :]
+    da = int(np.minimum(na, c_v).max()) + 1  # each count is at most its group's share of the draw
+    db = int(np.minimum(nb, c_v).max()) + 1
+    dy = int(c_s.max()) + 1
+    step = max(1, _CHUNK // (da * db * dy))
+    xa = np.arange(da)[None, :, None, None]
+    xb = np.arange(db)[None, None, :, None]
+    y = np.arange(dy)[None, None, None, :]
     for lo in range(0, m, step):
         r = slice(lo, lo + step)
         col = lambda a: a[r][:, None, None, None]  # noqa: E731
@@ -425,9 +426,17 @@ def _mean_products(w):
     return mt
 
 
-def _expected_gmr_row(s, bs, v, bv, k):
-    from scipy.stats import hypergeom
+def _hypergeom_pmf(y, population, successes, draws):
+    """P(Y = y) for Y ~ Hypergeometric(population, successes, draws), elementwise in ``y``."""
+    y = np.asarray(y)
+    ok = (y >= 0) & (y <= successes) & (draws - y >= 0) & (draws - y <= population - successes)
+    yy = np.where(ok, y, 0)
+    val = np.exp(_log_comb(successes, yy) + _log_comb(population - successes, draws - yy)
+                 - _log_comb(population, draws))
+    return np.where(ok, val, 0.0)
 
+
+def _expected_gmr_row(s, bs, v, bv, k):
     n = s.shape[0]
     ss, se = _group_bounds(bs[None, :])
     vs, ve = _group_bounds(bv[None, :])
@@ -438,14 +447,17 @@ def _expected_gmr_row(s, bs, v, bv, k):
     straddle = e > k  # sigma's group at position k runs past it: only part of it is in the top k
     fixed_top = pos_s < (a if straddle else k)
     in_b = (pos_s >= a) & (pos_s < e) if straddle else np.zeros(n, dtype=bool)
-    value, weights = 1.0, []
+    # per nu group: how many of its items are surely in sigma's top k, and how many may be
+    f_count = np.bincount(bv, weights=fixed_top[v - 1], minlength=bv[-1] + 1).astype(np.int64)
+    h_count = np.bincount(bv, weights=in_b[v - 1], minlength=bv[-1] + 1).astype(np.int64)
     starts = np.flatnonzero(np.r_[True, bv[1:] != bv[:-1]])
-    for st in starts:
+    value, weights = 1.0, []
+    for grp in np.flatnonzero((f_count > 0) | (h_count > 0)):  # the other groups contribute 1
+        st = starts[grp]
         en = ve[st]
-        members = v[st:en] - 1
-        f_b = int(fixed_top[members].sum())
-        h_b = int(in_b[members].sum())
-        mt = _mean_products(np.arange(st + 1, en + 1, dtype=float) ** (1.0 / k))
+        f_b, h_b = int(f_count[grp]), int(h_count[grp])
+        w = np.arange(st + 1, en + 1, dtype=float) ** (1.0 / k)
+        mt = np.array([1.0, w[0]]) if en - st == 1 else _mean_products(w)
         if h_b == 0:
             value *= mt[f_b]
         else:
@@ -460,7 +472,7 @@ def _expected_gmr_row(s, bs, v, bv, k):
         new = np.zeros(c + 1)
         for d in np.flatnonzero(dp):
             ys = np.arange(0, min(h_b, c - d) + 1)
-            prob = hypergeom.pmf(ys, remaining, h_b, c - d)
+            prob = _hypergeom_pmf(ys, remaining, h_b, c - d)
             new[d + ys] += dp[d] * prob * mts[ys]
         dp = new
         remaining -= h_b

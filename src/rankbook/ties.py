@@ -443,6 +443,8 @@ class ScoreBlocks:
         return sums[self._id].reshape(x_ranked.shape)
 
     def subset(self, rows: np.ndarray) -> "ScoreBlocks":
+        if rows.shape[0] == self.size.shape[0]:
+            return self
         out = object.__new__(ScoreBlocks)
         out.order = self.order[rows]
         out.size, out.start, out.offset = self.size[rows], self.start[rows], self.offset[rows]
@@ -519,14 +521,13 @@ def expected_rr(relevant, b: ScoreBlocks, k) -> np.ndarray:
         return np.zeros(m)
     rel = relevant.astype(np.int64)
     cum = np.concatenate([np.zeros((m, 1), np.int64), np.cumsum(rel, axis=1)], axis=1)
-    r = b.sum(rel).round().astype(np.int64)
-    before = np.take_along_axis(cum, b.start, axis=1)
-    first_group = (before == 0) & (r > 0)
-    g, j = b.size, b.offset
-    prob = np.where(first_group, _comb_ratio(g - 1 - j, r - 1, g, r), 0.0)
-    ranks = np.arange(1, w + 1, dtype=float)
-    term = prob / ranks
-    return term[:, :k].sum(axis=1)
+    kk = w if k is None else min(k, w)
+    r = b.sum(rel)[:, :kk].round().astype(np.int64)
+    before = np.take_along_axis(cum, b.start[:, :kk], axis=1)
+    rows, cols = np.nonzero((before == 0) & (r > 0))  # positions of the first group with a relevant item
+    g, j, rr = b.size[rows, cols], b.offset[rows, cols], r[rows, cols]
+    term = _comb_ratio(g - 1 - j, rr - 1, g, rr) / (cols + 1.0)
+    return np.bincount(rows, weights=term, minlength=m)
 
 
 def expected_ap(relevant, b: ScoreBlocks, k, m_rel) -> np.ndarray:
@@ -540,14 +541,15 @@ def expected_ap(relevant, b: ScoreBlocks, k, m_rel) -> np.ndarray:
               \left(1 + R + o\,\frac{r-1}{g-1}\right).
     """
     mq, w = relevant.shape
+    kk = w if k is None else min(k, w)
     rel = relevant.astype(np.int64)
     cum = np.concatenate([np.zeros((mq, 1), np.int64), np.cumsum(rel, axis=1)], axis=1)
-    r = b.sum(rel)
-    g = b.size.astype(float)
-    before = np.take_along_axis(cum, b.start, axis=1).astype(float)
+    r = b.sum(rel)[:, :kk]
+    g = b.size[:, :kk].astype(float)
+    before = np.take_along_axis(cum, b.start[:, :kk], axis=1).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        same = np.where(g > 1, b.offset * (r - 1) / np.where(g > 1, g - 1, 1), 0.0)
-    term = (r / g) * (1.0 + before + same) / np.arange(1, w + 1, dtype=float)
-    num = term[:, :k].sum(axis=1)
+        same = np.where(g > 1, b.offset[:, :kk] * (r - 1) / np.where(g > 1, g - 1, 1), 0.0)
+    term = (r / g) * (1.0 + before + same) / np.arange(1, kk + 1, dtype=float)
+    num = term.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(m_rel > 0, num / np.where(m_rel > 0, m_rel, 1.0), np.nan)

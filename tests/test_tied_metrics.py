@@ -225,10 +225,36 @@ def test_errors_name_the_problem():
         M.mse([1, 2, 3], [1, {2, 4}], ties="expected")
     with pytest.raises(ValueError, match="non-decreasing"):
         T.WeakOrder([1, 2, 3], [0, 1, 0])
-    with pytest.raises(ValueError, match="MAX_TIE_BREAKINGS"):
+    with pytest.raises(ValueError, match="positions 1-10, more than rankbook.ties.MAX_TIE_BREAKINGS"):
         M.rmse(list(range(1, 21)), [set(range(1, 11)), set(range(11, 21))], ties="expected")
+    both = [set(range(1, 11)), set(range(11, 21))]
     with pytest.raises(ValueError, match="both rankings have ties"):
-        M.mse([set(range(1, 11)), set(range(11, 21))], [set(range(1, 11)), set(range(11, 21))], ties="optimistic")
+        M.mse(both, both, ties="optimistic")
+    with pytest.raises(ValueError, match="kendall_tau with ties='pessimistic': both rankings have ties"):
+        M.kendall_tau([1, {2, 3}] + [{2 * i, 2 * i + 1} for i in range(2, 20)] + [40],
+                      [{1, 2}] + [{2 * i + 1, 2 * i + 2} for i in range(1, 20)], ties="pessimistic")
+
+
+def test_separable_extremes_and_rmse_scale_by_stretches():
+    """Two rankings of 60 items with ties of two everywhere on both sides: 2**30 orders each,
+    but no tie group crosses position 2j, so the exact search and the law of the RMSE work
+    stretch by stretch (checked against brute force on the first 8 items)."""
+    sigma = [{2 * i + 1, 2 * i + 2} for i in range(30)]
+    nu = [{2 * i + 2, 2 * i + 1} for i in range(30)][::-1]
+    for rule in T.TIES:
+        big = M.evaluate_many(["mse", "rmse", "mae", "mape", "smape"], sigma, nu, ties=rule)
+        assert all(np.isfinite(float(x)) for x in big.values())
+    s8, v8 = sigma[:4], [{1, 2}, {3, 4}, {5, 6}, {7, 8}][::-1]
+    truth = brute_force(*_arrays(s8), *_arrays(v8), 1)
+    for rule in T.TIES:
+        ours = M.evaluate_many(TM.POSITION_METRICS, s8, v8, ties=rule)
+        for name in TM.POSITION_METRICS:
+            _check(float(ours[name]), truth, rule, name, (s8, v8))
+
+
+def _arrays(ranking):
+    w = T.WeakOrder.from_list(ranking)
+    return w.order, w.blocks
 
 
 def test_closed_forms_scale_where_enumeration_cannot():

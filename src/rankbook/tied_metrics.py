@@ -33,8 +33,11 @@ or against them (worst), which is optimal for the squared and absolute differenc
 Kendall's tau (each group's choice is best whatever the other groups hold); MAPE and SMAPE,
 whose costs are not of that form, solve one assignment problem per group
 (``scipy.optimize.linear_sum_assignment``). When both rankings have ties, the orders of the one
-with fewer are enumerated (at most :data:`rankbook.ties.MAX_TIE_BREAKINGS`, else ``ValueError``)
-and the other is filled as above.
+with fewer are enumerated and the other is filled as above; for the seven metrics that are sums
+over positions this is done separately on each stretch of positions that no tie group of either
+ranking crosses (the stretches do not interact), for Kendall's tau on the whole ranking (its
+pairs of positions tie the stretches together). The enumeration is exact and refuses to go
+beyond :data:`rankbook.ties.MAX_TIE_BREAKINGS` orders (``ValueError``).
 
 Expected values, in closed form:
 
@@ -65,10 +68,17 @@ Expected values, in closed form:
   symmetric polynomial ``e_t`` of ``p^{1/k}`` over the group divided by ``C(g, t)`` (computed by
   a stable recursion on these means); the counts ``t`` follow the hypergeometric draw of
   sigma's straddling group, summed by a dynamic programme over nu's groups;
-* RMSE: the square root of a sum of products has no tractable closed form (the law of
-  :math:`\sum_i \sigma(i)\nu(i)` under two random orders is that of a permanent), so its expected
-  value enumerates every pair of tie-breakings up to :data:`rankbook.ties.MAX_TIE_BREAKINGS`
-  and raises ``ValueError`` beyond; it never samples.
+* RMSE: the square root of a sum has no closed form in the group means, so its expected value
+  uses the exact law of the sum of squared differences: the stretches that no tie group crosses
+  are independent, each stretch's law is found by enumerating its pairs of tie-breakings (at most
+  :data:`rankbook.ties.MAX_TIE_BREAKINGS`, else ``ValueError``), and the laws are convolved. It
+  never samples.
+
+Cost. Rows without a tie take the tie-free kernels. With ties, the item metrics' best and worst
+cost ``O(n log n)`` per pair; the expected values ``O(n^2)`` per pair for Kendall's tau and NDPM,
+``O(n)`` to ``O(n g)`` for the others (``g`` the largest tie group), and a loop over the pairs for
+GMR and the RMSE. All but GMR, the RMSE and the position metrics' extremes are vectorised over
+the batch.
 """
 
 from __future__ import annotations
@@ -176,41 +186,102 @@ def _fill_assignment(name, fixed, fixed_is_sigma, other, other_blocks, best: boo
             f = fixed[r, g].astype(float)[:, None]  # the fixed ranking's values at the positions
             c = other[g].astype(float)[None, :]     # the values to place
             s_val, v_val = (f, c) if fixed_is_sigma else (c, f)
-            if name == "mape":
-                cost = np.abs(s_val - v_val) / s_val
-            else:
-                cost = 2.0 * np.abs(s_val - v_val) / (s_val + v_val)
+            cost = _COSTS[name](s_val, v_val)
             rows, cols = linear_sum_assignment(cost, maximize=not best)
             out[r, g[rows]] = other[g][cols]
     return out
 
 
-def _position_extremes(names, s, bs, v, bv, best: bool) -> dict:
-    """Best or worst value of each position metric in ``names`` over every tie-breaking of one
-    pair of rankings."""
+#: Position-wise costs of the separable position metrics: the metric is a monotone function of
+#: the sum of the cost over positions (``a`` = sigma's value, ``b`` = nu's).
+_COSTS = {
+    "sse": lambda a, b: (a - b) ** 2,
+    "abs": lambda a, b: np.abs(a - b),
+    "ape": lambda a, b: np.abs(a - b) / a,
+    "sape": lambda a, b: 2.0 * np.abs(a - b) / (a + b),
+}
+_COST_OF = {"mse": "sse", "rmse": "sse", "r2": "sse", "spearman_rho": "sse", "mae": "abs",
+            "mape": "ape", "smape": "sape"}
+
+
+def _from_cost(name, total, n):
+    """The metric value from the sum of its position-wise cost (the formulas of the kernels)."""
+    if name == "mse":
+        return total / n
+    if name == "rmse":
+        return math.sqrt(total / n)
+    if name == "r2":
+        return 1.0 - total / (n * (n * n - 1) / 12.0) if n > 1 else float("nan")
+    if name == "spearman_rho":
+        return 1.0 - 6.0 * total / (n * (n * n - 1.0)) if n > 1 else float("nan")
+    if name == "mae":
+        return total / n
+    return 100.0 * total / n  # mape, smape
+
+
+def _components(bs, bv):
+    """Position ranges [lo, hi) that no tie group of either ranking crosses."""
+    n = bs.shape[0]
+    cut = np.flatnonzero((bs[1:] != bs[:-1]) & (bv[1:] != bv[:-1])) + 1
+    edges = np.concatenate([[0], cut, [n]])
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def _enumeration_side(bs, bv, what):
     n_s, n_v = _ties.n_tie_breakings(bs), _ties.n_tie_breakings(bv)
     if min(n_s, n_v) > _ties.MAX_TIE_BREAKINGS:
         raise ValueError(
-            f"{', '.join(names)} with ties='{'optimistic' if best else 'pessimistic'}': both rankings "
-            f"have ties ({n_s} and {n_v} orders); the exact search enumerates the orders of one of "
-            f"them and allows at most rankbook.ties.MAX_TIE_BREAKINGS = {_ties.MAX_TIE_BREAKINGS}"
+            f"{what}: both rankings have ties ({n_s} and {n_v} orders where they overlap); the exact "
+            "search enumerates the orders of one of them and allows at most "
+            f"rankbook.ties.MAX_TIE_BREAKINGS = {_ties.MAX_TIE_BREAKINGS}"
         )
-    if n_s <= n_v:
-        fixed, fixed_is_sigma, other, other_blocks = _ties._row_tie_breakings(s, bs), True, v, bv
-    else:
-        fixed, fixed_is_sigma, other, other_blocks = _ties._row_tie_breakings(v, bv), False, s, bs
-    out = {}
-    sorted_names = [name for name in names if name not in ("mape", "smape")]
-    fills = [(sorted_names, _fill_sorted(fixed, other, other_blocks, best))] if sorted_names else []
-    for name in ("mape", "smape"):
-        if name in names:
-            fills.append(([name], _fill_assignment(name, fixed, fixed_is_sigma, other, other_blocks, best)))
-    for group, filled in fills:
-        sig, nu = (fixed, filled) if fixed_is_sigma else (filled, fixed)
-        values = _m._evaluate(group, sig, nu, None)
-        for name in group:
-            pick_max = _m.REGISTRY[name].higher_is_closer == best
-            out[name] = float(np.max(values[name]) if pick_max else np.min(values[name]))
+    return n_s <= n_v
+
+
+def _separable_extreme(cost, s, bs, v, bv, best: bool, what: str) -> float:
+    """Smallest (best) or largest (worst) sum of a position-wise cost over every tie-breaking:
+    the positions split into stretches no tie group crosses, each optimised on its own."""
+    f = _COSTS[cost]
+    total = 0.0
+    for lo, hi in _components(bs, bv):
+        s_c, bs_c, v_c, bv_c = s[lo:hi], bs[lo:hi], v[lo:hi], bv[lo:hi]
+        if hi - lo == 1:
+            total += float(f(float(s_c[0]), float(v_c[0])))
+            continue
+        fixed_is_sigma = _enumeration_side(bs_c, bv_c, what)
+        fixed = _ties._row_tie_breakings(*((s_c, bs_c) if fixed_is_sigma else (v_c, bv_c)))
+        other, other_blocks = (v_c, bv_c) if fixed_is_sigma else (s_c, bs_c)
+        if cost in ("sse", "abs"):  # convex in the difference: sorted (anti-sorted) is optimal
+            filled = _fill_sorted(fixed, other, other_blocks, best)
+        else:
+            filled = _fill_assignment(cost, fixed, fixed_is_sigma, other, other_blocks, best)
+        a, b = (fixed, filled) if fixed_is_sigma else (filled, fixed)
+        sums = f(a.astype(float), b.astype(float)).sum(axis=1)
+        total += float(sums.min() if best else sums.max())
+    return total
+
+
+def _position_extremes(names, s, bs, v, bv, best: bool) -> dict:
+    """Best or worst value of each position metric in ``names`` over every tie-breaking of one
+    pair of rankings."""
+    rule = "optimistic" if best else "pessimistic"
+    n = s.shape[0]
+    out, sums = {}, {}
+    for name in names:
+        if name == "kendall_tau":
+            fixed_is_sigma = _enumeration_side(bs, bv, f"kendall_tau with ties='{rule}'")
+            fixed = _ties._row_tie_breakings(*((s, bs) if fixed_is_sigma else (v, bv)))
+            other, other_blocks = (v, bv) if fixed_is_sigma else (s, bs)
+            filled = _fill_sorted(fixed, other, other_blocks, best)
+            sig, nu = (fixed, filled) if fixed_is_sigma else (filled, fixed)
+            values = _m._evaluate([name], sig, nu, None)[name]
+            out[name] = float(np.max(values) if best else np.min(values))
+            continue
+        cost = _COST_OF[name]
+        # the metric decreases with the cost where higher is closer: best = smallest cost
+        if cost not in sums:
+            sums[cost] = _separable_extreme(cost, s, bs, v, bv, best, f"{name} with ties='{rule}'")
+        out[name] = _from_cost(name, sums[cost], n)
     return out
 
 
@@ -479,19 +550,40 @@ def _expected_gmr_row(s, bs, v, bv, k):
     return value * dp[c]
 
 
+#: Largest support of the law of the sum of squared differences that the RMSE's expected value
+#: convolves (the sum is a whole number between 0 and about n^3 / 3).
+_MAX_SSE_SUPPORT = 10**7
+
+
 def _expected_rmse_row(s, bs, v, bv):
-    n_s, n_v = _ties.n_tie_breakings(bs), _ties.n_tie_breakings(bv)
-    if n_s * n_v > _ties.MAX_TIE_BREAKINGS:
-        raise ValueError(
-            f"rmse with ties='expected' has no closed form (the square root of a sum of products); "
-            f"it is computed by enumerating the {n_s} x {n_v} = {n_s * n_v} pairs of tie-breakings, "
-            f"more than rankbook.ties.MAX_TIE_BREAKINGS = {_ties.MAX_TIE_BREAKINGS}. Use 'mse' "
-            "(closed form) or ties='optimistic'/'pessimistic'"
-        )
-    S, V = _ties._row_tie_breakings(s, bs), _ties._row_tie_breakings(v, bv)
-    sig = np.repeat(S, V.shape[0], axis=0)
-    nu = np.tile(V, (S.shape[0], 1))
-    return float(np.mean(_m._evaluate(["rmse"], sig, nu, None)["rmse"]))
+    """E[sqrt(SSE / n)] from the exact law of SSE: the stretches of positions that no tie group
+    crosses are independent, so the law is the convolution of theirs, each found by enumerating
+    the stretch's pairs of tie-breakings."""
+    n = s.shape[0]
+    law, offset = np.ones(1), 0
+    for lo, hi in _components(bs, bv):
+        s_c, bs_c, v_c, bv_c = s[lo:hi], bs[lo:hi], v[lo:hi], bv[lo:hi]
+        if hi - lo == 1:
+            offset += int((s_c[0] - v_c[0]) ** 2)
+            continue
+        n_s, n_v = _ties.n_tie_breakings(bs_c), _ties.n_tie_breakings(bv_c)
+        if n_s * n_v > _ties.MAX_TIE_BREAKINGS:
+            raise ValueError(
+                "rmse with ties='expected' has no closed form (the square root of a sum of products); "
+                f"its exact law enumerates the {n_s} x {n_v} = {n_s * n_v} pairs of tie-breakings of "
+                f"positions {lo + 1}-{hi}, more than rankbook.ties.MAX_TIE_BREAKINGS = "
+                f"{_ties.MAX_TIE_BREAKINGS}. Use 'mse' (closed form) or ties='optimistic'/'pessimistic'"
+            )
+        S, V = _ties._row_tie_breakings(s_c, bs_c), _ties._row_tie_breakings(v_c, bv_c)
+        sse = ((S[:, None, :] - V[None, :, :]) ** 2).sum(axis=2).ravel()
+        low = int(sse.min())
+        offset += low
+        law = np.convolve(law, np.bincount(sse - low) / sse.shape[0])
+        if law.shape[0] > _MAX_SSE_SUPPORT:
+            raise ValueError("rmse with ties='expected': the law of the squared differences has more "
+                             f"than {_MAX_SSE_SUPPORT} values; use 'mse' or the optimistic/pessimistic values")
+    support = offset + np.arange(law.shape[0], dtype=float)
+    return float(law @ np.sqrt(support / n))
 
 
 def _expected(names, s, bs, v, bv, k):

@@ -233,7 +233,8 @@ def _enumeration_side(bs, bv, what):
         raise ValueError(
             f"{what}: both rankings have ties ({n_s} and {n_v} orders where they overlap); the exact "
             "search enumerates the orders of one of them and allows at most "
-            f"rankbook.ties.MAX_TIE_BREAKINGS = {_ties.MAX_TIE_BREAKINGS}"
+            f"rankbook.ties.MAX_TIE_BREAKINGS = {_ties.MAX_TIE_BREAKINGS}; ties='expected' needs no "
+            "enumeration"
         )
     return n_s <= n_v
 
@@ -259,6 +260,41 @@ def _separable_extreme(cost, s, bs, v, bv, best: bool, what: str) -> float:
         sums = f(a.astype(float), b.astype(float)).sum(axis=1)
         total += float(sums.min() if best else sums.max())
     return total
+
+
+def _position_extremes_batch(names, s, bs, v, bv, best: bool) -> dict:
+    """:func:`_position_extremes` for rows of pairs; the rows where only one ranking has ties
+    (nothing to enumerate) are filled for all of them at once."""
+    m = s.shape[0]
+    out = {name: np.empty(m) for name in names}
+    tied_s = np.any(np.diff(bs, axis=1) == 0, axis=1)
+    tied_v = np.any(np.diff(bv, axis=1) == 0, axis=1)
+    one = np.flatnonzero(tied_s != tied_v)
+    if one.size:
+        fixed_is_sigma = ~tied_s[one][:, None]
+        fixed = np.where(fixed_is_sigma, s[one], v[one])
+        other = np.where(fixed_is_sigma, v[one], s[one])
+        other_blocks = np.where(fixed_is_sigma, bv[one], bs[one])
+        plain = [name for name in names if name not in ("mape", "smape")]
+        if plain:
+            filled = _fill_sorted(fixed, other, other_blocks, best)
+            vals = _m._evaluate(plain, np.where(fixed_is_sigma, fixed, filled),
+                                np.where(fixed_is_sigma, filled, fixed), None)
+            for name in plain:
+                out[name][one] = vals[name]
+        for name in ("mape", "smape"):
+            if name not in names:
+                continue
+            for j, r in enumerate(one):
+                filled = _fill_assignment(_COST_OF[name], fixed[j][None, :], bool(fixed_is_sigma[j, 0]),
+                                          other[j], other_blocks[j], best)
+                sig, nu = (fixed[j][None, :], filled) if fixed_is_sigma[j, 0] else (filled, fixed[j][None, :])
+                out[name][r] = float(_m._evaluate([name], sig, nu, None)[name][0])
+    for r in np.flatnonzero(tied_s & tied_v):
+        row = _position_extremes(names, s[r], bs[r], v[r], bv[r], best)
+        for name in names:
+            out[name][r] = row[name]
+    return out
 
 
 def _position_extremes(names, s, bs, v, bv, best: bool) -> dict:
@@ -700,10 +736,7 @@ def evaluate(names, sigma, nu, k, ties):
                 vals.update(_m._evaluate(item, so, vo, k))
             position = [name for name in names if name in POSITION_METRICS]
             if position:
-                per_row = [_position_extremes(position, ts[r], tbs[r], tv[r], tbv[r], best)
-                           for r in range(t.size)]
-                for name in position:
-                    vals[name] = np.array([row[name] for row in per_row])
+                vals.update(_position_extremes_batch(position, ts, tbs, tv, tbv, best))
         for name in names:
             out[name][t] = vals[name]
     return {name: _m._finish(val.reshape(batch)) for name, val in out.items()}

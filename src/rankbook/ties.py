@@ -389,14 +389,15 @@ def _row_tie_breakings(order_row, blocks_row) -> np.ndarray:
     """All orders of one :class:`WeakOrder` row, shape (count, n), in lexicographic order of the
     groups' permutations."""
     order_row = np.asarray(order_row)
-    groups = _groups(np.asarray(blocks_row))
+    groups = [g for g in _groups(np.asarray(blocks_row)) if g.shape[0] > 1]
     perms = [np.array(list(itertools.permutations(order_row[g]))) for g in groups]
     counts = [p.shape[0] for p in perms]
     total = math.prod(counts)
-    idx = np.unravel_index(np.arange(total), counts)
-    out = np.empty((total, order_row.shape[0]), dtype=np.int64)
-    for g, p, i in zip(groups, perms, idx):
-        out[:, g] = p[i]
+    out = np.repeat(order_row[None, :].astype(np.int64), total, axis=0)
+    if groups:
+        idx = np.unravel_index(np.arange(total), counts)
+        for g, p, i in zip(groups, perms, idx):
+            out[:, g] = p[i]
     return out
 
 

@@ -1,0 +1,1170 @@
+"""Uncertainty and comparison: bootstrap intervals, paired tests, corrections, system reports.
+
+How sure is a number? :func:`bootstrap_ci` gives a bootstrap confidence interval of any
+per-query statistic (percentile or BCa, the same resamples as :func:`scipy.stats.bootstrap`
+for the same seed), and :func:`wilson_interval` the Wilson interval of a binomial proportion
+(a pass rate, an agreement ratio). Is system A better than system B over the same queries?
+:func:`paired_test` runs a randomisation (sign-flip) test, exact by enumeration when the
+number of queries allows, a paired t-test or a Wilcoxon signed-rank test, with the effect size
+and the interval of the mean difference. :func:`correct` adjusts a family of p-values (Holm,
+Bonferroni, Benjamini-Hochberg, Benjamini-Yekutieli, as
+``statsmodels.stats.multitest.multipletests``), and :func:`compare` puts it all in one table
+of systems by measures that prints like ranx's report and renders as LaTeX.
+
+Resampling in one place
+-----------------------
+Bootstrap resamples are drawn exactly as :func:`scipy.stats.bootstrap` draws them:
+``numpy.random.default_rng(seed).integers(0, q, size=(n_resamples, q))``, one row of query
+indices per resample, drawn in order (drawing them in consecutive blocks gives the same
+stream). The statistic of a 2-D input ``(systems, queries)`` uses the same index rows for
+every system, as scipy does along ``axis=-1``, so the intervals of the systems and of their
+differences come from one set of resamples. For the mean, a block of resamples is turned into
+a matrix of counts and multiplied with the scores (one matrix product instead of
+``n_resamples x q x systems`` look-ups); the results equal scipy's up to floating-point
+rounding.
+
+Sign flips for the randomisation test come from a second stream,
+``numpy.random.default_rng(numpy.random.SeedSequence(seed).spawn(1)[0])``, so they are
+independent of the bootstrap draws while the bootstrap still reproduces scipy's. Every
+function takes ``seed`` (default 0), so the same call gives the same numbers.
+
+Undefined values
+----------------
+Scores must be finite: a ``nan`` per-query score raises ``ValueError`` (a query that a system
+does not answer needs a decision, see ``missing`` in :func:`compare`). Where the bootstrap
+distribution is degenerate (every resample gives the same value), BCa's acceleration is 0/0;
+scipy returns ``nan`` with a warning, :func:`bootstrap_ci` returns the percentile interval
+there, which is the single value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import special as _special
+from scipy import stats as _sps
+
+__all__ = [
+    "CI_METHODS",
+    "TESTS",
+    "CORRECTIONS",
+    "ALTERNATIVES",
+    "BootstrapCI",
+    "bootstrap_ci",
+    "wilson_interval",
+    "cohens_dz",
+    "PairedTest",
+    "randomization_test",
+    "paired_test",
+    "correct",
+    "Comparison",
+    "compare",
+    "simulate_benchmark",
+]
+
+#: Bootstrap interval methods of :func:`bootstrap_ci` (``"bca"``: bias-corrected and
+#: accelerated, Efron and Tibshirani 1993, Ch. 14; ``"percentile"``: the plain quantiles).
+CI_METHODS = ("bca", "percentile")
+#: Paired tests of :func:`paired_test` and :func:`compare`.
+TESTS = ("randomization", "t", "wilcoxon")
+#: Multiple-comparison corrections of :func:`correct` (``"none"`` leaves p-values as they are).
+CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
+#: Alternative hypotheses about the mean difference ``x - y``.
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+_STATSMODELS_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "by": "fdr_by"}
+_TEST_ALIASES = {"randomization": "randomization", "randomisation": "randomization",
+                 "permutation": "randomization", "t": "t", "ttest": "t", "t-test": "t",
+                 "wilcoxon": "wilcoxon"}
+_BLOCK_CELLS = 1 << 22  # cells of one block of resamples (about 32 MB of float64)
+_SUPERSCRIPTS = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
+
+
+# ----------------------------------------------------------------------------------------------
+# validation
+
+
+def _check_choice(value, choices, what):
+    if value not in choices:
+        raise ValueError(f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def _check_confidence(confidence) -> float:
+    try:
+        c = float(confidence)
+    except (TypeError, ValueError):
+        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}") from None
+    if not 0 < c < 1:
+        raise ValueError(f"confidence must be in (0, 1), e.g. 0.95; got {confidence!r}")
+    return c
+
+
+def _check_resamples(n_resamples) -> int:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    return int(n_resamples)
+
+
+def _check_seed(seed):
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None; "
+                         f"got {seed!r}")
+    return int(seed)
+
+
+def _scores(values, name="values", min_len=2) -> np.ndarray:
+    try:
+        x = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers") from None
+    if x.ndim == 0:
+        raise ValueError(f"{name} must have at least one axis (the queries), got a scalar")
+    if x.shape[-1] < min_len:
+        raise ValueError(f"{name} needs at least {min_len} values along its last axis (the "
+                         f"queries), got {x.shape[-1]}")
+    if not np.isfinite(x).all():
+        bad = np.argwhere(~np.isfinite(x))[0]
+        raise ValueError(f"{name} holds a non-finite value at index {tuple(int(i) for i in bad)}: "
+                         "every per-query score must be a finite number")
+    return x
+
+
+def _bootstrap_rng(seed):
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _sign_rng(seed):
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+
+
+def _is_mean(statistic) -> bool:
+    return statistic is np.mean or statistic is np.average or statistic == "mean"
+
+
+# ----------------------------------------------------------------------------------------------
+# bootstrap
+
+
+class BootstrapCI(NamedTuple):
+    """A bootstrap interval: ``estimate``, ``low``, ``high`` (arrays for a batch of rows),
+    ``standard_error`` (standard deviation of the bootstrap distribution, ``ddof=1``),
+    ``n_resamples``, ``method`` and ``confidence``."""
+
+    estimate: np.ndarray | float
+    low: np.ndarray | float
+    high: np.ndarray | float
+    standard_error: np.ndarray | float
+    n_resamples: int
+    method: str
+    confidence: float
+
+
+def _resample_means(X: np.ndarray, n_resamples: int, rng) -> np.ndarray:
+    """Bootstrap means of each row of X (rows, q): an array (rows, n_resamples).
+
+    Index rows are drawn as scipy draws them; each block becomes a count matrix (resamples x
+    q) multiplied with X.T.
+    """
+    rows, q = X.shape
+    out = np.empty((rows, n_resamples))
+    block = max(1, _BLOCK_CELLS // q)
+    offsets = None
+    for start in range(0, n_resamples, block):
+        b = min(block, n_resamples - start)
+        idx = rng.integers(0, q, size=(b, q))
+        if offsets is None or offsets.shape[0] != b:
+            offsets = (np.arange(b, dtype=np.int64) * q)[:, None]
+        counts = np.bincount((idx + offsets).ravel(), minlength=b * q).reshape(b, q)
+        out[:, start:start + b] = (X @ counts.T.astype(np.float64)) / q
+    return out
+
+
+def _resample_stat(X: np.ndarray, statistic: Callable, n_resamples: int, rng) -> np.ndarray:
+    rows, q = X.shape
+    out = np.empty((rows, n_resamples))
+    block = max(1, _BLOCK_CELLS // (q * rows))
+    for start in range(0, n_resamples, block):
+        b = min(block, n_resamples - start)
+        idx = rng.integers(0, q, size=(b, q))
+        out[:, start:start + b] = np.asarray(statistic(X[:, idx], axis=-1), dtype=np.float64)
+    return out
+
+
+def _jackknife(X: np.ndarray, statistic: Callable) -> np.ndarray:
+    """Leave-one-out values of the statistic per row: (rows, q)."""
+    rows, q = X.shape
+    if _is_mean(statistic):
+        return (X.sum(axis=1, keepdims=True) - X) / (q - 1)
+    out = np.empty((rows, q))
+    block = max(1, _BLOCK_CELLS // (q * rows))
+    base = np.arange(q)
+    for start in range(0, q, block):
+        stop = min(q, start + block)
+        keep = np.ones((stop - start, q), dtype=bool)
+        keep[np.arange(stop - start), np.arange(start, stop)] = False
+        idx = np.broadcast_to(base, keep.shape)[keep].reshape(stop - start, q - 1)
+        out[:, start:stop] = np.asarray(statistic(X[:, idx], axis=-1), dtype=np.float64)
+    return out
+
+
+def _quantile_rows(sorted_b: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Linear-interpolation quantiles (numpy's default) of each sorted row at its own probs."""
+    B = sorted_b.shape[-1]
+    h = np.clip(probs, 0.0, 1.0) * (B - 1)
+    lo = np.floor(h).astype(np.int64)
+    hi = np.minimum(lo + 1, B - 1)
+    frac = h - lo
+    a = np.take_along_axis(sorted_b, lo, axis=-1)
+    b = np.take_along_axis(sorted_b, hi, axis=-1)
+    return a + (b - a) * frac
+
+
+def _accel_from_jackknife(jack: np.ndarray) -> np.ndarray:
+    """BCa acceleration per row from leave-one-out values: sum U^3 / (6 (sum U^2)^1.5)."""
+    U = jack.mean(axis=1, keepdims=True) - jack  # the factor (n - 1) cancels in the ratio
+    U2 = U * U
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (U2 * U).sum(axis=1) / (6.0 * U2.sum(axis=1) ** 1.5)
+
+
+def _accel_of_mean(X: np.ndarray) -> np.ndarray:
+    """The acceleration of the mean: its jackknife values are (sum - x_i) / (n - 1), so U_i is
+    proportional to x_i - mean and a = sum (x - mean)^3 / (6 (sum (x - mean)^2)^1.5)."""
+    C = X - X.mean(axis=1, keepdims=True)
+    C2 = C * C
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (C2 * C).sum(axis=1) / (6.0 * C2.sum(axis=1) ** 1.5)
+
+
+def _interval_from_distribution(theta_hat, theta_b, a_hat, confidence, method):
+    """Percentile or BCa endpoints, row by row (scipy's formulas, Efron & Tibshirani 14.3)."""
+    alpha = (1 - confidence) / 2
+    rows, B = theta_b.shape
+    sorted_b = np.sort(theta_b, axis=-1)
+    probs = np.broadcast_to(np.array([alpha, 1 - alpha]), (rows, 2)).copy()
+    if method == "bca":
+        th = theta_hat[:, None]
+        share = (np.count_nonzero(theta_b < th, axis=-1)
+                 + np.count_nonzero(theta_b <= th, axis=-1)) / (2 * B)
+        z0 = _special.ndtri(share)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z_lo, z_hi = _special.ndtri(alpha), _special.ndtri(1 - alpha)
+            p_lo = _special.ndtr(z0 + (z0 + z_lo) / (1 - a_hat * (z0 + z_lo)))
+            p_hi = _special.ndtr(z0 + (z0 + z_hi) / (1 - a_hat * (z0 + z_hi)))
+        bca = np.stack([p_lo, p_hi], axis=-1)
+        ok = np.isfinite(bca).all(axis=-1)  # degenerate rows keep the percentile levels
+        probs[ok] = bca[ok]
+    ends = _quantile_rows(sorted_b, probs)
+    return ends[:, 0], ends[:, 1]
+
+
+def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95,
+                 method: str = "bca", n_resamples: int = 9999, seed=0) -> BootstrapCI:
+    """Bootstrap confidence interval of a statistic of per-query values.
+
+    The queries (last axis) are resampled with replacement ``n_resamples`` times and the
+    statistic recomputed on each resample. ``"percentile"`` takes the
+    :math:`\\alpha/2` and :math:`1-\\alpha/2` quantiles of the bootstrap distribution
+    (:math:`\\alpha = 1 -` ``confidence``). ``"bca"`` (default) moves those levels to
+
+    .. math::
+
+        \\alpha_{1,2} = \\Phi\\left(\\hat z_0 + \\frac{\\hat z_0 + z_{\\alpha/2,\\,1-\\alpha/2}}
+                        {1 - \\hat a (\\hat z_0 + z_{\\alpha/2,\\,1-\\alpha/2})}\\right),
+
+    with the bias correction :math:`\\hat z_0 = \\Phi^{-1}(\\#\\{\\theta^*_b < \\hat\\theta\\}/B)`
+    (ties count half) and the acceleration
+    :math:`\\hat a = \\sum_i U_i^3 / (6 (\\sum_i U_i^2)^{3/2})` from the jackknife values
+    :math:`U_i = \\bar\\theta_{(\\cdot)} - \\hat\\theta_{(i)}` (Efron and Tibshirani
+    :cite:`efron1993bootstrap`, Ch. 14). The same seed gives the same resamples, and so the
+    same interval, as ``scipy.stats.bootstrap((values,), statistic, n_resamples=n_resamples,
+    rng=seed, method=method, confidence_level=confidence)`` (along ``axis=-1``).
+
+    Parameters
+    ----------
+    values : array_like of shape (..., q)
+        Per-query values; leading axes are a batch (e.g. systems), each row its own interval,
+        all rows resampled with the same query indices.
+    statistic : callable
+        ``statistic(x, axis=-1)``, vectorised like numpy reductions. ``np.mean`` (default)
+        takes a fast path (count matrices times scores).
+    confidence : float
+        Two-sided confidence level in (0, 1).
+    method : {"bca", "percentile"}
+    n_resamples : int
+        Number of bootstrap resamples (scipy's default 9999).
+    seed : int, numpy.random.Generator or None
+        Seed of the resamples (default 0: deterministic).
+
+    Returns
+    -------
+    BootstrapCI
+        Floats for a 1-D input, arrays of the batch shape otherwise. Where the bootstrap
+        distribution is degenerate, BCa falls back to the percentile interval (scipy: ``nan``).
+
+    Examples
+    --------
+    >>> x = np.array([0.2, 0.5, 0.9, 0.4, 0.7, 0.1, 0.6, 0.8])
+    >>> ci = bootstrap_ci(x, n_resamples=2000, seed=1)
+    >>> round(ci.estimate, 4), round(ci.low, 4), round(ci.high, 4)
+    (0.525, 0.325, 0.6875)
+    >>> from scipy import stats
+    >>> ref = stats.bootstrap((x,), np.mean, n_resamples=2000, rng=1).confidence_interval
+    >>> bool(np.isclose(ci.low, ref.low) and np.isclose(ci.high, ref.high))
+    True
+    """
+    _check_choice(method, CI_METHODS, "method")
+    confidence = _check_confidence(confidence)
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    if not callable(statistic) and statistic != "mean":
+        raise ValueError(f"statistic must be a callable statistic(x, axis=-1) or 'mean', got "
+                         f"{statistic!r}")
+    x = _scores(values)
+    shape = x.shape[:-1]
+    X = x.reshape(-1, x.shape[-1])
+    stat = np.mean if _is_mean(statistic) else statistic
+    theta_hat = np.asarray(stat(X, axis=-1), dtype=np.float64).reshape(-1)
+    rng = _bootstrap_rng(seed)
+    if _is_mean(statistic):
+        theta_b = _resample_means(X, n_resamples, rng)
+    else:
+        theta_b = _resample_stat(X, stat, n_resamples, rng)
+    a_hat = None
+    if method == "bca":
+        a_hat = _accel_of_mean(X) if _is_mean(statistic) else _accel_from_jackknife(_jackknife(X, stat))
+    low, high = _interval_from_distribution(theta_hat, theta_b, a_hat, confidence, method)
+    se = theta_b.std(axis=-1, ddof=1) if n_resamples > 1 else np.full(len(X), np.nan)
+
+    def out(a):
+        a = np.asarray(a).reshape(shape)
+        return float(a) if a.ndim == 0 else a
+
+    return BootstrapCI(out(theta_hat), out(low), out(high), out(se), n_resamples, method,
+                       confidence)
+
+
+# ----------------------------------------------------------------------------------------------
+# binomial proportions
+
+
+def wilson_interval(successes, trials, confidence: float = 0.95):
+    """Wilson score interval of a binomial proportion, vectorised over arrays of counts.
+
+    .. math::
+
+        \\frac{\\hat p + \\frac{z^2}{2n} \\pm z \\sqrt{\\frac{\\hat p (1-\\hat p)}{n}
+        + \\frac{z^2}{4n^2}}}{1 + \\frac{z^2}{n}}, \\qquad \\hat p = k / n,
+
+    with :math:`z` the :math:`1 - \\alpha/2` normal quantile (Wilson
+    :cite:`wilson1927probable`). Unlike the Wald interval it stays inside [0, 1] and does not
+    collapse at :math:`\\hat p = 0` or 1. ``trials`` may be fractional: with an *effective*
+    sample size (successes scaled alike) it is the design-effect version used for
+    dependent data (see :func:`rankbook.agreement.agreement_ratio` with ``ci=True``).
+
+    Parameters
+    ----------
+    successes, trials : array_like
+        Broadcast against each other; ``0 <= successes <= trials``.
+    confidence : float
+
+    Returns
+    -------
+    low, high : float or numpy.ndarray
+        ``nan`` where ``trials`` is 0.
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(62, 100)
+    >>> round(low, 4), round(high, 4)
+    (0.5222, 0.7091)
+    >>> wilson_interval([0, 10], [10, 10])[0].round(4).tolist()
+    [0.0, 0.7225]
+    """
+    confidence = _check_confidence(confidence)
+    try:
+        k = np.asarray(successes, dtype=np.float64)
+        n = np.asarray(trials, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("successes and trials must be numbers or arrays of numbers") from None
+    k, n = np.broadcast_arrays(k, n)
+    if np.isnan(k).any() or np.isnan(n).any():
+        raise ValueError("successes and trials must not be nan")
+    if (n < 0).any() or (k < 0).any() or (k > n).any():
+        raise ValueError("need 0 <= successes <= trials (and trials >= 0) for every entry")
+    z = _special.ndtri(1 - (1 - confidence) / 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1 + z * z / n
+        center = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+        low = np.where(n > 0, np.clip(center - half, 0.0, 1.0), np.nan)
+        high = np.where(n > 0, np.clip(center + half, 0.0, 1.0), np.nan)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+# ----------------------------------------------------------------------------------------------
+# paired tests
+
+
+def cohens_dz(x, y=None):
+    """Standardised mean difference of paired values, Cohen's :math:`d_z`.
+
+    .. math::
+
+        d_z = \\frac{\\bar d}{s_d}, \\qquad d_i = x_i - y_i,
+
+    with :math:`s_d` the standard deviation of the differences (``ddof=1``), Cohen
+    :cite:`cohen1988statistical`. Vectorised over leading axes. 0 when every difference is 0;
+    ``±inf`` when all differences are equal and non-zero.
+
+    Examples
+    --------
+    >>> round(cohens_dz([0.5, 0.6, 0.9, 0.4], [0.4, 0.6, 0.7, 0.2]), 4)
+    1.3056
+    """
+    d = _scores(x, "x") if y is None else _scores(x, "x") - _scores(y, "y")
+    mean = d.mean(axis=-1)
+    sd = d.std(axis=-1, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0),
+                       np.where(mean == 0, 0.0, np.sign(mean) * np.inf))
+    return float(out) if out.ndim == 0 else out
+
+
+class PairedTest(NamedTuple):
+    """Result of :func:`paired_test` (arrays for a batch): ``mean_difference`` (x - y),
+    ``ci_low``, ``ci_high`` (bootstrap interval of the mean difference), ``effect_size``
+    (Cohen's :math:`d_z`), ``statistic`` (sum of differences, t or Wilcoxon's W), ``pvalue``,
+    ``test``, ``n_queries``, ``resamples`` (``"exact: 2^q sign assignments"``, the number of
+    Monte Carlo sign flips, or ``"-"``)."""
+
+    mean_difference: np.ndarray | float
+    ci_low: np.ndarray | float
+    ci_high: np.ndarray | float
+    effect_size: np.ndarray | float
+    statistic: np.ndarray | float
+    pvalue: np.ndarray | float
+    test: str
+    n_queries: int
+    resamples: str
+
+
+def _signflip_counts(X, pa, pb, alternative, exact, n_resamples, seed, max_exact, T=None,
+                     absd=None):
+    """p-values of the sign-flip test of mean(X[pa] - X[pb]) = 0 for every pair, and how.
+
+    The null statistic of one assignment s in {-1, 1}^q is sum_i s_i d_i. It is linear in the
+    scores, so for all pairs at once it is P[:, a] - P[:, b] with P = S @ X.T (one matrix
+    product per block of assignments, whatever the number of pairs). Exact: every s with
+    s_0 = +1 (the null distribution is symmetric: s and -s give opposite sums), in blocks.
+    Monte Carlo: n_resamples seeded assignments; p = (hits + 1) / (n_resamples + 1)
+    (Phipson and Smyth).
+    """
+    S_, q = X.shape
+    if T is None:
+        T = X[pa].sum(axis=1) - X[pb].sum(axis=1)
+        absd = np.abs(X[pa] - X[pb]).sum(axis=1)
+    tol = (q + 8) * np.finfo(float).eps * np.maximum(absd, np.abs(T))
+    use_exact = exact if exact is not None else q <= max_exact
+    if use_exact and q > 30:
+        raise ValueError(f"exact enumeration of 2^{q} sign assignments is not feasible; use "
+                         "exact=None (automatic) or exact=False (Monte Carlo)")
+    K = len(pa)
+    hits_ge = np.zeros(K)
+    hits_le = np.zeros(K)
+    hits_abs = np.zeros(K)
+
+    def tally(P, weight):
+        nonlocal hits_ge, hits_le, hits_abs
+        step = max(1, _BLOCK_CELLS // max(1, P.shape[0]))
+        for k0 in range(0, K, step):
+            sl = slice(k0, k0 + step)
+            null = P[:, pa[sl]] - P[:, pb[sl]]
+            t, g = T[sl], tol[sl]
+            ge = (null >= t - g).sum(axis=0)
+            le = (null <= t + g).sum(axis=0)
+            ab = (np.abs(null) >= np.abs(t) - g).sum(axis=0)
+            if weight == "symmetric":  # also count -s for every s enumerated
+                ge, le = ge + (-null >= t - g).sum(axis=0), le + (-null <= t + g).sum(axis=0)
+                ab = 2 * ab
+            hits_ge[sl] += ge
+            hits_le[sl] += le
+            hits_abs[sl] += ab
+
+    if use_exact:
+        total = 2 ** q
+        half = total // 2
+        block = max(1, min(half, _BLOCK_CELLS // max(q, S_)))
+        bits = np.arange(q - 1, dtype=np.int64)
+        for start in range(0, half, block):
+            codes = np.arange(start, min(half, start + block), dtype=np.int64)
+            signs = np.empty((codes.size, q))
+            signs[:, 0] = 1.0
+            signs[:, 1:] = ((codes[:, None] >> bits) & 1) * 2.0 - 1.0
+            tally(signs @ X.T, "symmetric")
+        how = f"exact: all 2^{q} = {total} sign assignments"
+        denom, add = float(total), 0.0
+    else:
+        rng = _sign_rng(seed)
+        block = max(1, _BLOCK_CELLS // q)
+        for start in range(0, n_resamples, block):
+            b = min(block, n_resamples - start)
+            signs = rng.integers(0, 2, size=(b, q)).astype(np.float64) * 2.0 - 1.0
+            tally(signs @ X.T, "plain")
+        how = f"Monte Carlo: {n_resamples} seeded sign assignments"
+        denom, add = float(n_resamples + 1), 1.0
+    hits = {"two-sided": hits_abs, "greater": hits_ge, "less": hits_le}[alternative]
+    return T, np.minimum(1.0, (hits + add) / denom), how
+
+
+def randomization_test(x, y=None, *, alternative: str = "two-sided", n_resamples: int = 10000,
+                       exact: Optional[bool] = None, max_exact: int = 20, seed=0):
+    """Paired randomisation (sign-flip permutation) test of a zero mean difference.
+
+    Under the null hypothesis that the two systems are exchangeable on every query, each
+    difference :math:`d_i = x_i - y_i` is equally likely to carry either sign. The p-value is
+    the share of sign assignments :math:`s \\in \\{-1, 1\\}^q` whose statistic is at least
+    as extreme as the observed one,
+
+    .. math::
+
+        p = \\frac{\\#\\{s : |\\sum_i s_i d_i| \\ge |\\sum_i d_i|\\}}{2^q}
+
+    (two-sided; ``"greater"`` and ``"less"`` count one tail). With ``q <= max_exact`` (or
+    ``exact=True``, at most 30) all :math:`2^q` assignments are enumerated; otherwise
+    ``n_resamples`` seeded random assignments are drawn and :math:`p = (h + 1)/(B + 1)`,
+    which is never 0 (Phipson and Smyth :cite:`phipson2010permutation`). This is the test
+    Smucker, Allan and Carterette recommend for IR evaluation
+    :cite:`smucker2007comparison`. Sums equal up to rounding count as ties.
+
+    Parameters
+    ----------
+    x, y : array_like of shape (..., q)
+        Paired scores (or ``x`` alone: the differences). Leading axes are a batch.
+
+    Returns
+    -------
+    statistic, pvalue, resamples
+        The observed sum of differences, the p-value, and how it was computed.
+
+    Examples
+    --------
+    >>> d = [0.1, 0.3, -0.05, 0.2, 0.15]
+    >>> stat, p, how = randomization_test(d)
+    >>> round(stat, 2), p, how  # sums 0.7 and 0.8, and their negatives: 4 of 32
+    (0.7, 0.125, 'exact: all 2^5 = 32 sign assignments')
+    """
+    _check_choice(alternative, ALTERNATIVES, "alternative")
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    d = _scores(x, "x", 1) if y is None else _scores(x, "x", 1) - _scores(y, "y", 1)
+    shape = d.shape[:-1]
+    D = d.reshape(-1, d.shape[-1])
+    X = np.concatenate([D, np.zeros((1, D.shape[1]))])
+    pa = np.arange(len(D))
+    pb = np.full(len(D), len(D))
+    T, p, how = _signflip_counts(X, pa, pb, alternative, exact, n_resamples, seed, max_exact)
+    T, p = T.reshape(shape), p.reshape(shape)
+    if T.ndim == 0:
+        return float(T), float(p), how
+    return T, p, how
+
+
+def _p_t(D, alternative):
+    n = D.shape[1]
+    mean, sd = D.mean(axis=1), D.std(axis=1, ddof=1)
+    zero = (sd == 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = mean / (sd / math.sqrt(n))
+    t = np.where(zero & (mean == 0), 0.0, np.where(zero, np.sign(mean) * np.inf, t))
+    if alternative == "two-sided":
+        p = 2 * _sps.t.sf(np.abs(t), n - 1)
+    elif alternative == "greater":
+        p = _sps.t.sf(t, n - 1)
+    else:
+        p = _sps.t.cdf(t, n - 1)
+    p = np.where(zero & (mean == 0), 1.0, p)
+    return t, np.minimum(p, 1.0)
+
+
+def _p_wilcoxon(D, alternative):
+    stat = np.full(len(D), np.nan)
+    p = np.ones(len(D))
+    nonzero = (D != 0).any(axis=1)
+    if nonzero.any():
+        res = _sps.wilcoxon(D[nonzero], axis=1, alternative=alternative, zero_method="wilcox")
+        stat[nonzero] = res.statistic
+        p[nonzero] = res.pvalue
+    return stat, p
+
+
+def paired_test(x, y, test: str = "randomization", *, alternative: str = "two-sided",
+                confidence: float = 0.95, ci_method: str = "bca", n_resamples: int = 10000,
+                exact: Optional[bool] = None, max_exact: int = 20, seed=0) -> PairedTest:
+    """Compare two systems scored on the same queries: test, effect size and interval.
+
+    ``test`` is ``"randomization"`` (sign-flip, see :func:`randomization_test`), ``"t"`` (the
+    paired t-test, :math:`t = \\bar d / (s_d/\\sqrt q)` with :math:`q-1` degrees of freedom,
+    as ``scipy.stats.ttest_rel``) or ``"wilcoxon"`` (signed-rank test on the non-zero
+    differences, as ``scipy.stats.wilcoxon`` with ``zero_method="wilcox"``). Where every
+    difference is 0 the p-value is 1 for all three (scipy's t-test gives ``nan`` there). The
+    effect size is Cohen's :math:`d_z` (:func:`cohens_dz`) and the interval is the bootstrap
+    interval of the mean difference (:func:`bootstrap_ci`, same seed).
+
+    Parameters
+    ----------
+    x, y : array_like of shape (..., q)
+        Scores of the two systems; ``x`` may carry a batch of leading axes (many systems
+        against one ``y``).
+
+    Examples
+    --------
+    >>> x = [0.42, 0.55, 0.61, 0.38, 0.70, 0.52, 0.47, 0.66]
+    >>> y = [0.40, 0.50, 0.60, 0.41, 0.62, 0.45, 0.47, 0.58]
+    >>> r = paired_test(x, y)
+    >>> round(r.mean_difference, 4), round(r.pvalue, 4), r.resamples
+    (0.035, 0.0781, 'exact: all 2^8 = 256 sign assignments')
+    >>> round(paired_test(x, y, "t").pvalue, 4)  # scipy.stats.ttest_rel(x, y)
+    0.0467
+    """
+    test = _TEST_ALIASES.get(test, test)
+    _check_choice(test, TESTS, "test")
+    _check_choice(alternative, ALTERNATIVES, "alternative")
+    xs, ys = _scores(x, "x"), _scores(y, "y")
+    if xs.shape[-1] != ys.shape[-1]:
+        raise ValueError(f"x and y must hold the same queries: {xs.shape[-1]} and "
+                         f"{ys.shape[-1]} values")
+    xs, ys = np.broadcast_arrays(xs, ys)
+    shape = xs.shape[:-1]
+    D = (xs - ys).reshape(-1, xs.shape[-1])
+    ci = bootstrap_ci(D, confidence=confidence, method=ci_method, n_resamples=n_resamples,
+                      seed=seed)
+    if test == "randomization":
+        X = np.concatenate([D, np.zeros((1, D.shape[1]))])
+        stat, p, how = _signflip_counts(X, np.arange(len(D)), np.full(len(D), len(D)),
+                                        alternative, exact, n_resamples, _check_seed(seed),
+                                        max_exact)
+    elif test == "t":
+        (stat, p), how = _p_t(D, alternative), "-"
+    else:
+        (stat, p), how = _p_wilcoxon(D, alternative), "-"
+
+    def out(a):
+        a = np.asarray(a, dtype=np.float64).reshape(shape)
+        return float(a) if a.ndim == 0 else a
+
+    return PairedTest(out(D.mean(axis=1)), out(ci.low), out(ci.high), out(cohens_dz(D)),
+                      out(stat), out(p), test, int(D.shape[1]), how)
+
+
+# ----------------------------------------------------------------------------------------------
+# multiple comparisons
+
+
+def correct(pvalues, method: str = "holm"):
+    """Adjust a family of p-values for multiple comparisons.
+
+    With the m p-values sorted, :math:`p_{(1)} \\le \\dots \\le p_{(m)}`:
+
+    - ``"bonferroni"``: :math:`\\min(1, m p_i)`;
+    - ``"holm"`` (step-down, controls the family-wise error rate, Holm
+      :cite:`holm1979simple`): :math:`\\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`;
+    - ``"bh"`` (controls the false discovery rate, Benjamini and Hochberg
+      :cite:`benjamini1995controlling`): :math:`\\min_{j \\ge i} \\min(1, m p_{(j)} / j)`;
+    - ``"by"`` (false discovery rate under any dependence, Benjamini and Yekutieli
+      :cite:`benjamini2001control`): ``"bh"`` times :math:`\\sum_{k=1}^m 1/k`, capped at 1;
+    - ``"none"``: unchanged.
+
+    The values equal ``statsmodels.stats.multitest.multipletests(p, method=...)[1]`` with
+    ``holm``, ``bonferroni``, ``fdr_bh`` and ``fdr_by``. A family is the last axis; ``nan``
+    entries (tests that could not be run) stay ``nan`` and do not count in m.
+
+    Examples
+    --------
+    >>> correct([0.01, 0.04, 0.03, 0.20], "holm").round(4).tolist()
+    [0.04, 0.09, 0.09, 0.2]
+    >>> correct([0.01, 0.04, 0.03, 0.20], "bh").round(4).tolist()
+    [0.04, 0.0533, 0.0533, 0.2]
+    """
+    _check_choice(method, CORRECTIONS, "correction")
+    try:
+        p = np.array(pvalues, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("pvalues must be numbers") from None
+    scalar = p.ndim == 0
+    p = np.atleast_1d(p)
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("p-values must lie in [0, 1]")
+    if method == "none":
+        return float(p[0]) if scalar else p
+    flat = p.reshape(-1, p.shape[-1])
+    out = np.full_like(flat, np.nan)
+    for r, row in enumerate(flat):
+        ok = ~np.isnan(row)
+        v = row[ok]
+        m = v.size
+        if m == 0:
+            continue
+        order = np.argsort(v, kind="stable")
+        s = v[order]
+        rank = np.arange(1, m + 1)
+        if method == "bonferroni":
+            adj = np.minimum(1.0, m * s)
+        elif method == "holm":
+            adj = np.minimum(1.0, np.maximum.accumulate((m - rank + 1) * s))
+        else:
+            c = 1.0 if method == "bh" else float(np.sum(1.0 / rank))
+            adj = np.minimum(1.0, np.minimum.accumulate((c * m * s / rank)[::-1])[::-1])
+        res = np.empty(m)
+        res[order] = adj
+        out[r, ok] = res
+    out = out.reshape(p.shape)
+    return float(out[0]) if scalar else out
+
+
+# ----------------------------------------------------------------------------------------------
+# compare many systems
+
+
+def _letters(n):
+    base = "abcdefghijklmnoprstuvwxyz"
+    if n <= len(base):
+        return list(base[:n])
+    return [base[i // len(base) - 1] + base[i % len(base)] if i >= len(base) else base[i]
+            for i in range(n)]
+
+
+def _superscript(text):
+    return "".join(_SUPERSCRIPTS.get(c, c) for c in text)
+
+
+@dataclass
+class Comparison:
+    """The result of :func:`compare`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (system, measure): ``system``, ``letter``, ``measure``, ``mean``,
+        ``ci_low``, ``ci_high``, and, against the baseline (``nan`` for the baseline itself
+        and without one), ``diff``, ``diff_low``, ``diff_high``, ``effect_size``, ``p_value``,
+        ``p_corrected``, ``significant``; ``mark`` holds the letters of the systems this one
+        is significantly better than, after correction (ranx's convention).
+    pairs : pandas.DataFrame
+        Every test run: ``measure``, ``system``, ``other``, ``diff`` (system minus other),
+        ``diff_low``, ``diff_high``, ``effect_size``, ``p_value``, ``p_corrected``,
+        ``significant_uncorrected`` (``p_value < alpha``), ``significant`` (corrected).
+    settings : dict
+        The test, the correction, alpha, the confidence level, the resampling used.
+    """
+
+    table: pd.DataFrame
+    pairs: pd.DataFrame
+    settings: dict = field(default_factory=dict)
+
+    def wide(self, decimals: int = 4) -> pd.DataFrame:
+        """Systems by measures, each cell the mean with its superscript marks (as printed)."""
+        t = self.table
+        cells = {}
+        for m, g in t.groupby("measure", sort=False):
+            col = []
+            for r in g.itertuples():
+                text = f"{r.mean:.{decimals}f}{_superscript(r.mark)}"
+                if self.settings.get("baseline") is not None and r.system != self.settings["baseline"]:
+                    text += f" ({r.diff:+.{decimals}f})"
+                col.append(text)
+            cells[m] = col
+        systems = list(dict.fromkeys(t.system))
+        letters = list(dict.fromkeys(t.letter))
+        frame = pd.DataFrame(cells)
+        frame.insert(0, "System", systems)
+        frame.insert(0, "#", letters)
+        return frame
+
+    def footer(self) -> str:
+        s = self.settings
+        corr = {"none": "uncorrected", "holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected",
+                "bh": "Benjamini-Hochberg-corrected", "by": "Benjamini-Yekutieli-corrected"}
+        against = (f"against the baseline {s['baseline']!r}" if s.get("baseline") is not None
+                   else "between every pair of systems")
+        return (f"Superscripts: significantly better than that system ({s['test']} test "
+                f"{against}, {corr[s['correction']]} p < {s['alpha']:g} within each "
+                f"{s['family']}; {s['resamples']}). Intervals: {s['confidence']:.0%} "
+                f"{s['ci_method']} bootstrap, {s['n_resamples']} resamples, seed {s['seed']}.")
+
+    def report(self, decimals: int = 4) -> str:
+        """The table as text, laid out like ranx's report, with a footer saying how."""
+        frame = self.wide(decimals)
+        cols = list(frame.columns)
+        rows = [[str(v) for v in r] for r in frame.itertuples(index=False)]
+        width = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+        line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, width)).rstrip()
+        out = [line(cols), line(["-" * w for w in width])] + [line(r) for r in rows]
+        return "\n".join(out) + "\n\n" + self.footer()
+
+    def __str__(self) -> str:
+        return self.report()
+
+    def to_latex(self, decimals: int = 4, caption: Optional[str] = None,
+                 label: Optional[str] = None) -> str:
+        """A booktabs LaTeX table: systems by measures, marks as superscripts."""
+        t = self.table
+        measures = list(dict.fromkeys(t.measure))
+        systems = list(dict.fromkeys(t.system))
+
+        def esc(s):
+            for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"),
+                         ("#", "\\#"), ("$", "\\$"), ("{", "\\{"), ("}", "\\}")):
+                s = s.replace(a, b)
+            return s
+
+        lines = []
+        if caption or label:
+            lines += ["\\begin{table}", "\\centering"]
+        lines += ["\\begin{tabular}{ll" + "r" * len(measures) + "}", "\\toprule",
+                  " & System & " + " & ".join(esc(m) for m in measures) + " \\\\", "\\midrule"]
+        for s in systems:
+            g = t[t.system == s].set_index("measure")
+            cells = []
+            for m in measures:
+                r = g.loc[m]
+                cell = f"{r['mean']:.{decimals}f}"
+                if r["mark"]:
+                    cell += f"$^{{{r['mark']}}}$"
+                cells.append(cell)
+            lines.append(f"{g['letter'].iloc[0]} & {esc(s)} & " + " & ".join(cells) + " \\\\")
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        if caption:
+            lines.append(f"\\caption{{{esc(caption)}}}")
+        if label:
+            lines.append(f"\\label{{{label}}}")
+        if caption or label:
+            lines.append("\\end{table}")
+        return "\n".join(lines) + "\n"
+
+    def _repr_markdown_(self) -> str:
+        frame = self.wide()
+        head = "| " + " | ".join(frame.columns) + " |\n|" + "---|" * len(frame.columns) + "\n"
+        body = "".join("| " + " | ".join(str(v) for v in r) + " |\n"
+                       for r in frame.itertuples(index=False))
+        return head + body + "\n" + self.footer()
+
+
+def _tidy_input(per_query, measures, missing):
+    """{measure: (systems list, queries list, matrix systems x queries)} from either layout."""
+    if not isinstance(per_query, pd.DataFrame):
+        raise ValueError("per_query must be a pandas DataFrame: systems x queries (wide) or a "
+                         "tidy table with columns system, query_id, measure, value")
+    tidy_cols = {"system", "query_id", "value"}
+    if tidy_cols <= set(per_query.columns):
+        df = per_query
+        if "measure" not in df.columns:
+            df = df.assign(measure="value" if measures is None or isinstance(measures, (list, tuple))
+                           else measures)
+        dup = df.duplicated(["system", "query_id", "measure"])
+        if dup.any():
+            r = df[dup].iloc[0]
+            raise ValueError(f"per_query repeats system {r.system!r}, query {r.query_id!r}, "
+                             f"measure {r.measure!r}: give each score once")
+        found = list(pd.unique(df["measure"]))
+        if measures is None:
+            wanted = found
+        else:
+            wanted = [measures] if isinstance(measures, str) else list(measures)
+            unknown = [m for m in wanted if m not in found]
+            if unknown:
+                raise ValueError(f"measure(s) {unknown} not in per_query; it holds {found}")
+        try:
+            values = pd.to_numeric(df["value"])
+        except (TypeError, ValueError):
+            raise ValueError("per_query's value column must hold numbers") from None
+        df = df.assign(value=values.astype(float))
+        out = {}
+        for m in wanted:
+            sub = df[df["measure"] == m]
+            wide = sub.pivot(index="system", columns="query_id", values="value")
+            wide = wide.reindex(list(pd.unique(sub["system"])))
+            out[m] = wide
+    else:
+        wide = per_query
+        if measures is not None and not isinstance(measures, str):
+            if len(measures) != 1:
+                raise ValueError("a wide per_query table (systems x queries) holds one measure; "
+                                 "give measures as one name, or pass the tidy layout (system, "
+                                 "query_id, measure, value)")
+            measures = measures[0]
+        try:
+            wide = wide.apply(pd.to_numeric).astype(float)
+        except (TypeError, ValueError):
+            raise ValueError("a wide per_query table (systems x queries) must hold numbers only; "
+                             "for the tidy layout give columns system, query_id, measure, value"
+                             ) from None
+        out = {measures or "value": wide}
+    result = {}
+    for m, wide in out.items():
+        systems = [str(s) for s in wide.index]
+        if len(set(systems)) != len(systems):
+            raise ValueError(f"measure {m!r}: system names repeat: {systems}")
+        M = wide.to_numpy(dtype=float)
+        bad = ~np.isfinite(M)
+        queries = list(wide.columns)
+        if bad.any():
+            if missing == "error":
+                i, j = np.argwhere(bad)[0]
+                n_bad = int(bad.any(axis=0).sum())
+                raise ValueError(
+                    f"measure {m!r}: system {systems[i]!r} has no (finite) score for query "
+                    f"{queries[j]!r}, and {n_bad} queries lack a score for some system. Paired "
+                    "tests need every system scored on the same queries: pass missing='zero' "
+                    "(trec_eval's convention: an unanswered query scores 0) or missing='drop' "
+                    "(compare on the queries every system has)")
+            if missing == "zero":
+                M = np.where(bad, 0.0, M)
+            else:
+                keep = ~bad.any(axis=0)
+                M = M[:, keep]
+                queries = [q for q, k in zip(queries, keep) if k]
+        if M.shape[1] < 2:
+            raise ValueError(f"measure {m!r}: at least 2 queries are needed, found {M.shape[1]}")
+        if M.shape[0] < 2:
+            raise ValueError(f"measure {m!r}: at least 2 systems are needed to compare, found "
+                             f"{M.shape[0]}")
+        result[m] = (systems, queries, M)
+    return result
+
+
+def compare(per_query, baseline: Optional[str] = None, measures=None,
+            test: str = "randomization", correction: str = "holm", *, alpha: float = 0.05,
+            confidence: float = 0.95, ci_method: str = "bca", n_resamples: int = 10000,
+            seed=0, missing: str = "error", family: str = "measure",
+            max_exact: int = 20) -> Comparison:
+    """Compare systems scored on the same queries: means, intervals, tests, corrected p-values.
+
+    For every measure: the mean of each system with its bootstrap interval; then either the
+    difference of each system to ``baseline`` (interval, effect size :math:`d_z`, p-value of
+    the paired ``test``) or, without a baseline, every pair of systems. The p-values of one
+    family (``family="measure"``: the tests of one measure; ``"all"``: every test in the
+    table) are adjusted with :func:`correct`, and a system is marked with the letter of each
+    system it beats at corrected p < ``alpha`` (the convention of ranx's report,
+    Bassani :cite:`bassani2022ranx`). ``str(result)`` prints that report; ``result.table``
+    and ``result.pairs`` hold every number, and ``result.to_latex()`` renders it.
+
+    All systems are resampled with the same query indices (bootstrap) and the same sign
+    assignments (randomisation test), and the work is shared: one matrix product per block of
+    resamples whatever the number of systems or pairs.
+
+    Parameters
+    ----------
+    per_query : pandas.DataFrame
+        Either *tidy*, with columns ``system``, ``query_id``, ``measure``, ``value`` (e.g.
+        several ``rankbook.ir`` per-query tables stacked with a ``system`` column), or *wide*:
+        one row per system (index) and one column per query, for one measure.
+    baseline : str, optional
+        The system the others are compared with; without it every pair is tested.
+    measures : str or list of str, optional
+        Measures to compare (default: all, in order of appearance); the name of the measure
+        of a wide table.
+    test : {"randomization", "t", "wilcoxon"}
+        See :func:`paired_test`.
+    correction : {"holm", "bonferroni", "bh", "by", "none"}
+    alpha, confidence : float
+    ci_method : {"bca", "percentile"}
+    n_resamples : int
+        Bootstrap resamples, and Monte Carlo sign assignments when the randomisation test is
+        not exact (exact when the number of queries is at most ``max_exact``).
+    seed : int
+    missing : {"error", "zero", "drop"}
+        A system without a score for a query: refuse (default), score it 0 (trec_eval), or
+        drop the query for that measure.
+    family : {"measure", "all"}
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> scores = pd.DataFrame({"q1": [0.50, 0.40, 0.52], "q2": [0.61, 0.55, 0.60],
+    ...                        "q3": [0.42, 0.30, 0.45], "q4": [0.70, 0.61, 0.69],
+    ...                        "q5": [0.33, 0.20, 0.35], "q6": [0.58, 0.49, 0.57]},
+    ...                       index=["bm25", "tfidf", "dense"])
+    >>> res = compare(scores, measures="nDCG@10", correction="none")
+    >>> print(res.report().split("\\n\\n")[0])
+    #  System  nDCG@10
+    -  ------  -------
+    a  bm25    0.5233ᵇ
+    b  tfidf   0.4250
+    c  dense   0.5300ᵇ
+    >>> res.pairs[["system", "other", "p_value"]].values.tolist()
+    [['bm25', 'tfidf', 0.03125], ['bm25', 'dense', 0.5], ['tfidf', 'dense', 0.03125]]
+    """
+    test = _TEST_ALIASES.get(test, test)
+    _check_choice(test, TESTS, "test")
+    _check_choice(correction, CORRECTIONS, "correction")
+    _check_choice(ci_method, CI_METHODS, "ci_method")
+    _check_choice(missing, ("error", "zero", "drop"), "missing")
+    _check_choice(family, ("measure", "all"), "family")
+    confidence = _check_confidence(confidence)
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    data = _tidy_input(per_query, measures, missing)
+    rows, pair_rows = [], []
+    how = set()
+    for m, (systems, queries, M) in data.items():
+        if baseline is not None and baseline not in systems:
+            raise ValueError(f"baseline {baseline!r} is not among the systems of measure {m!r}: "
+                             f"{systems}")
+        S, q = M.shape
+        letters = _letters(S)
+        rng = _bootstrap_rng(seed)
+        theta_b = _resample_means(M, n_resamples, rng)
+        means = M.mean(axis=1)
+        accel = _accel_of_mean(M) if ci_method == "bca" else None
+        lo, hi = _interval_from_distribution(means, theta_b, accel, confidence, ci_method)
+        if baseline is not None:
+            b = systems.index(baseline)
+            pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
+            pb = np.full(pa.size, b, dtype=np.int64)
+        else:
+            pa, pb = np.triu_indices(S, 1)
+        K = pa.size
+        # per pair: the difference vectors, in blocks of pairs (bounded memory)
+        diff, sums, absd = np.empty(K), np.empty(K), np.empty(K)
+        eff, daccel, p = np.empty(K), np.empty(K), np.empty(K)
+        step = max(1, _BLOCK_CELLS // q)
+        for k0 in range(0, K, step):
+            sl = slice(k0, k0 + step)
+            D = M[pa[sl]] - M[pb[sl]]
+            sums[sl] = D.sum(axis=1)
+            diff[sl] = sums[sl] / q
+            absd[sl] = np.abs(D).sum(axis=1)
+            eff[sl] = cohens_dz(D)
+            if ci_method == "bca":
+                daccel[sl] = _accel_of_mean(D)
+            if test == "t":
+                p[sl] = _p_t(D, "two-sided")[1]
+            elif test == "wilcoxon":
+                p[sl] = _p_wilcoxon(D, "two-sided")[1]
+        dboot = theta_b[pa] - theta_b[pb]
+        dlo, dhi = _interval_from_distribution(diff, dboot, daccel if ci_method == "bca" else None,
+                                               confidence, ci_method)
+        if test == "randomization":
+            _, p, h = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed,
+                                       max_exact, T=sums, absd=absd)
+            how.add(h)
+        for k in range(len(pa)):
+            pair_rows.append({"measure": m, "system": systems[pa[k]], "other": systems[pb[k]],
+                              "diff": diff[k], "diff_low": dlo[k], "diff_high": dhi[k],
+                              "effect_size": eff[k],
+                              "p_value": float(p[k]), "n_queries": q})
+        for i, s in enumerate(systems):
+            rows.append({"system": s, "letter": letters[i], "measure": m, "mean": means[i],
+                         "ci_low": lo[i], "ci_high": hi[i], "n_queries": q})
+    pairs = pd.DataFrame(pair_rows)
+    if family == "all":
+        pairs["p_corrected"] = correct(pairs["p_value"].to_numpy(), correction)
+    else:
+        pairs["p_corrected"] = np.nan
+        for m, idx in pairs.groupby("measure", sort=False).groups.items():
+            pairs.loc[idx, "p_corrected"] = correct(pairs.loc[idx, "p_value"].to_numpy(),
+                                                    correction)
+    pairs["significant_uncorrected"] = pairs["p_value"] < alpha
+    pairs["significant"] = pairs["p_corrected"] < alpha
+    table = pd.DataFrame(rows)
+    letter_of = dict(zip(table.system, table.letter))
+    marks = {}
+    for r in pairs.itertuples():
+        if r.significant:
+            winner, loser = (r.system, r.other) if r.diff > 0 else (r.other, r.system)
+            marks.setdefault((r.measure, winner), []).append(letter_of[loser])
+    table["mark"] = ["".join(sorted(marks.get((m, s), []))) for m, s in zip(table.measure, table.system)]
+    cols = ["diff", "diff_low", "diff_high", "effect_size", "p_value", "p_corrected", "significant"]
+    if baseline is not None:
+        extra = pairs.set_index(["measure", "system"])[cols]
+        table = table.join(extra, on=["measure", "system"])
+        table["significant"] = table["significant"].astype("boolean")
+    else:
+        for c in cols:
+            table[c] = np.nan if c != "significant" else pd.array([pd.NA] * len(table), "boolean")
+    table = table[["system", "letter", "measure", "mean", "ci_low", "ci_high"] + cols
+                  + ["mark", "n_queries"]]
+    if test == "randomization":
+        resamples = "; ".join(sorted(how))
+    else:
+        resamples = "no resampling for the test"
+    settings = dict(baseline=baseline, test=test, correction=correction, alpha=float(alpha),
+                    confidence=confidence, ci_method=ci_method, n_resamples=n_resamples,
+                    seed=seed if not isinstance(seed, np.random.Generator) else "generator",
+                    family=family, missing=missing, resamples=resamples)
+    return Comparison(table=table, pairs=pairs, settings=settings)
+
+
+# ----------------------------------------------------------------------------------------------
+# a simulated benchmark
+
+
+def simulate_benchmark(effects: Sequence[float], n_queries: int = 50, *, noise: float = 0.5,
+                       difficulty: float = 1.0, seed=0, names: Optional[Sequence[str]] = None,
+                       measure: str = "score") -> pd.DataFrame:
+    """Per-query scores of systems whose true differences are known, as a tidy table.
+
+    Each query has a difficulty :math:`u_j \\sim N(0, \\text{difficulty}^2)` shared by all
+    systems, and system :math:`i` scores
+
+    .. math::
+
+        x_{ij} = \\operatorname{logistic}(\\delta_i + u_j + \\varepsilon_{ij}), \\qquad
+        \\varepsilon_{ij} \\sim N(0, \\text{noise}^2),
+
+    a value in (0, 1) like nDCG or AP. Systems with equal :math:`\\delta_i` (``effects``) are
+    exchangeable, so any significant difference between them is a false discovery; a larger
+    :math:`\\delta` means a truly better system. The shared difficulty makes the scores of one
+    query correlated across systems, as in real test collections, which is why paired tests
+    are used.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``system``, ``query_id``, ``measure``, ``value`` (the layout of
+        :func:`compare`); ``attrs["effects"]`` maps each system to its :math:`\\delta`.
+
+    Examples
+    --------
+    >>> df = simulate_benchmark([0.0, 0.0, 0.3], n_queries=4, seed=1)
+    >>> df.shape, sorted(df.system.unique())
+    ((12, 4), ['s1', 's2', 's3'])
+    """
+    effects = [float(e) for e in effects]
+    if len(effects) < 2:
+        raise ValueError("effects needs one value per system, at least 2 systems")
+    if isinstance(n_queries, bool) or not isinstance(n_queries, (int, np.integer)) or n_queries < 2:
+        raise ValueError(f"n_queries must be an integer >= 2, got {n_queries!r}")
+    if not noise >= 0 or not difficulty >= 0:
+        raise ValueError("noise and difficulty must be >= 0")
+    names = [f"s{i + 1}" for i in range(len(effects))] if names is None else [str(n) for n in names]
+    if len(names) != len(effects) or len(set(names)) != len(names):
+        raise ValueError("names must give one distinct name per effect")
+    rng = np.random.default_rng(_check_seed(seed))
+    u = rng.normal(0.0, difficulty, size=n_queries)
+    eps = rng.normal(0.0, noise, size=(len(effects), n_queries))
+    x = _special.expit(np.asarray(effects)[:, None] + u[None, :] + eps)
+    qids = [f"q{j + 1}" for j in range(n_queries)]
+    df = pd.DataFrame({"system": np.repeat(names, n_queries), "query_id": qids * len(effects),
+                       "measure": measure, "value": x.ravel()})
+    df.attrs["effects"] = dict(zip(names, effects))
+    return df

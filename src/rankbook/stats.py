@@ -589,7 +589,7 @@ def _p_t(D, alternative):
     zero = (sd == 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = mean / (sd / math.sqrt(n))
-    t = np.where(zero & (mean == 0), 0.0, np.where(zero, np.sign(mean) * np.inf, t))
+        t = np.where(zero & (mean == 0), 0.0, np.where(zero, np.sign(mean) * np.inf, t))
     if alternative == "two-sided":
         p = 2 * _sps.t.sf(np.abs(t), n - 1)
     elif alternative == "greater":

@@ -58,7 +58,7 @@ counts, which are integers, so the ratios are exactly those of the pair-by-pair 
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional
 
 import numpy as np
 import pandas as pd
@@ -76,6 +76,8 @@ __all__ = [
     "agreement_ratio_from_values",
     "agreement_ratio_bruteforce",
     "agreement_ratio",
+    "AgreementRatio",
+    "per_element_counts",
     "are_consistent",
     "WITNESS_READINGS",
     "inconsistency_witness",
@@ -371,7 +373,143 @@ def _ratio(c: dict, ties: str, flip: bool) -> float:
     return good / c["pairs"]
 
 
-def agreement_ratio_from_values(x, y, ties="def1", reverse="none", orient=(True, True)):
+class AgreementRatio(NamedTuple):
+    """An agreement ratio with its interval (``ci=True``): ``ratio``, ``low``, ``high``,
+    ``n_effective`` (the number of independent pairs the interval is worth, see
+    :func:`agreement_ratio`) and ``confidence``."""
+
+    ratio: float
+    low: float
+    high: float
+    n_effective: float
+    confidence: float
+
+
+def _smaller_before(v: np.ndarray) -> np.ndarray:
+    """For each position i, the number of j < i with v[j] < v[i] (integers >= 0).
+
+    Bottom-up merge counting, vectorised per level: at block width w, every element of a
+    right half-block counts the elements of its left half-block below it with one global
+    ``searchsorted`` (block number times a stride plus the value keeps the blocks apart).
+    O(t log^2 t) time, O(t) memory.
+    """
+    t = v.size
+    out = np.zeros(t, dtype=np.int64)
+    if t < 2:
+        return out
+    v = v.astype(np.int64) - int(v.min())
+    stride = int(v.max()) + 1
+    pos = np.arange(t, dtype=np.int64)
+    srt = v.copy()  # values sorted within blocks of width w
+    w = 1
+    while w < t:
+        pair = pos // (2 * w)
+        right = (pos // w) % 2 == 1
+        left_keys = (pair * stride + srt)[~right]  # sorted: pairs in order, sorted inside
+        q = pair[right] * stride + v[right]
+        start = np.searchsorted(left_keys, pair[right] * stride, side="left")
+        out[right] += np.searchsorted(left_keys, q, side="left") - start
+        srt = np.sort(pair * stride + srt) - pair * stride
+        w *= 2
+    return out
+
+
+def _dominated(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For each i, the number of j with a[j] < a[i] and b[j] < b[i] (both strict)."""
+    order = np.lexsort((-b, a))  # by a, and by b descending among equal a
+    counts = np.empty(a.size, dtype=np.int64)
+    counts[order] = _smaller_before(b[order])
+    return counts
+
+
+def per_element_counts(x, y) -> dict:
+    """For each sample element, how the pairs it belongs to split: concordant, discordant, tied.
+
+    The per-element version of :func:`concordance_counts`: for element i, ``concordant[i]``
+    counts the j with both differences of the same strict sign, ``discordant[i]`` of opposite
+    signs, ``tied_x[i]`` (``tied_y[i]``) those tied in x (y) only and ``tied_both[i]`` those
+    tied in both; the five add up to T - 1 and their halved sums are the pair counts. Used for
+    the standard error of an agreement ratio (a U-statistic). From the contingency table when
+    the two variables take few values, else by merge counting in O(T log^2 T).
+
+    Parameters
+    ----------
+    x, y : array_like of shape (T,)
+        No nan (drop them first).
+
+    Examples
+    --------
+    >>> c = per_element_counts([1, 2, 2, 3], [1, 3, 2, 2])
+    >>> c["concordant"].tolist(), c["discordant"].tolist()
+    ([3, 1, 1, 1], [0, 1, 0, 1])
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same number of values, got {x.size} and {y.size}")
+    if np.isnan(x).any() or np.isnan(y).any():
+        raise ValueError("per_element_counts: drop the nan values first")
+    a, da = _dense_codes(x)
+    b, db = _dense_codes(y)
+    t = a.size
+    if t == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return dict(concordant=z, discordant=z, tied_x=z, tied_y=z, tied_both=z)
+    table = np.bincount(a * db + b, minlength=da * db).reshape(da, db)
+    if da * db <= _TABLE_CELLS_PER_VALUE * max(t, 512):
+        def excl(m, axis):
+            c = np.cumsum(m, axis=axis)
+            return c - m
+
+        ll = excl(excl(table, 0), 1)  # a' < a and b' < b
+        hh = excl(excl(table[::-1, ::-1], 0), 1)[::-1, ::-1]
+        lh = excl(excl(table[:, ::-1], 0), 1)[:, ::-1]  # a' < a and b' > b
+        hl = excl(excl(table[::-1, :], 0), 1)[::-1, :]
+        conc = (ll + hh)[a, b]
+        disc = (lh + hl)[a, b]
+    else:
+        conc = _dominated(a, b) + _dominated(-a, -b)
+        disc = _dominated(a, -b) + _dominated(-a, b)
+    both = table[a, b] - 1
+    tx = table.sum(axis=1)[a] - table[a, b]
+    ty = table.sum(axis=0)[b] - table[a, b]
+    return dict(concordant=conc.astype(np.int64), discordant=disc.astype(np.int64),
+                tied_x=tx.astype(np.int64), tied_y=ty.astype(np.int64),
+                tied_both=both.astype(np.int64))
+
+
+def _interval(x, y, ties, flip, confidence):
+    """Wilson interval of an agreement ratio with the effective number of pairs of its
+    U-statistic variance (Hoeffding), see agreement_ratio."""
+    from .stats import wilson_interval
+
+    keep = ~(np.isnan(x) | np.isnan(y))
+    pe = per_element_counts(x[keep], y[keep])
+    t = int(keep.sum())
+    if t < 2:
+        return float("nan"), float("nan"), float("nan")
+    conc, disc = (pe["discordant"], pe["concordant"]) if flip else (pe["concordant"], pe["discordant"])
+    if ties == "def1":
+        good = conc + pe["tied_both"]
+    elif ties == "def1_ordered":
+        good = conc + pe["tied_both"] + pe["tied_y"]
+    else:
+        good = (t - 1) - disc
+    h = good / (t - 1)  # each element's share of consistent partners
+    u = float(h.mean())
+    zeta1 = float(((h - u) ** 2).sum() / (t - 1)) if t > 2 else 0.0
+    pairs = t * (t - 1) / 2
+    var = 4 * (t - 2) / (t * (t - 1)) * zeta1 + 2 / (t * (t - 1)) * u * (1 - u)
+    if u * (1 - u) > 0 and var > 0:
+        n_eff = float(np.clip(u * (1 - u) / var, t / 2, pairs))
+    else:
+        n_eff = t / 2  # a ratio of exactly 0 or 1: the most conservative size
+    low, high = wilson_interval(u * n_eff, n_eff, confidence)
+    return low, high, n_eff
+
+
+def agreement_ratio_from_values(x, y, ties="def1", reverse="none", orient=(True, True), *,
+                                ci=False, confidence=0.95):
     """Agreement ratio of two metrics from their values on the sample T (Def. 2).
 
     Parameters
@@ -385,11 +523,15 @@ def agreement_ratio_from_values(x, y, ties="def1", reverse="none", orient=(True,
         metric whose ``orient`` flag (higher is closer) is False.
     orient : tuple of bool
         ``higher_is_closer`` of m1 and m2, used with ``reverse="orient"``.
+    ci : bool
+        Also return the interval (see :func:`agreement_ratio`).
+    confidence : float
 
     Returns
     -------
-    ratio : float
-        In [0, 1]; nan if fewer than two values are defined in both.
+    ratio : float or AgreementRatio
+        In [0, 1]; nan if fewer than two values are defined in both. With ``ci=True`` an
+        :class:`AgreementRatio` (ratio, low, high, n_effective, confidence).
 
     Examples
     --------
@@ -406,8 +548,13 @@ def agreement_ratio_from_values(x, y, ties="def1", reverse="none", orient=(True,
         flip = bool(orient[0]) != bool(orient[1])
     ratio = _ratio(c, ties, flip)
     if reverse == "auto" and ratio < 0.5:
-        ratio = _ratio(c, ties, True)
-    return ratio
+        ratio, flip = _ratio(c, ties, True), True
+    if not ci:
+        return ratio
+    xv = np.asarray(x, dtype=np.float64).ravel()
+    yv = np.asarray(y, dtype=np.float64).ravel()
+    low, high, n_eff = _interval(xv, yv, ties, flip, confidence)
+    return AgreementRatio(ratio, low, high, n_eff, float(confidence))
 
 
 def agreement_ratio_bruteforce(x, y, ties="def1", reverse="none", orient=(True, True)):
@@ -444,11 +591,33 @@ def agreement_ratio_bruteforce(x, y, ties="def1", reverse="none", orient=(True, 
     return float(r)
 
 
-def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", reverse="auto"):
+def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", reverse="auto", *,
+                    ci=False, confidence=0.95):
     """The sigma agreement ratio AR^sigma_{m1, m2} of Def. 2 over the sample T = ``rankings``.
 
     The defaults are those of :func:`agreement_matrix` and of Figure 1 of the paper:
     ``reverse="auto"`` (compare with -m2 where most pairs disagree) and ``ties="def1"``.
+
+    Interval (``ci=True``). The ratio averages an indicator over all
+    :math:`|T|(|T|-1)/2` pairs of sample elements, but those pairs share elements, so they
+    are not independent trials: a binomial interval with that many trials would be far too
+    narrow. The ratio is a U-statistic of order 2, and its variance is (Hoeffding
+    :cite:`hoeffding1948class`)
+
+    .. math::
+
+        \\operatorname{Var}(U) \\approx \\frac{4(t-2)}{t(t-1)} \\zeta_1
+            + \\frac{2}{t(t-1)} U(1-U),
+
+    with :math:`t = |T|` and :math:`\\zeta_1` the variance over elements of each element's
+    share of consistent partners (:func:`per_element_counts`). The interval is the Wilson
+    interval (:func:`rankbook.stats.wilson_interval`) with the *effective* number of pairs
+    :math:`n_{eff} = U(1-U)/\\operatorname{Var}(U)`, clipped to
+    :math:`[t/2, t(t-1)/2]` (the bounds :math:`0 \\le \\zeta_1 \\le U(1-U)/2` allow), the
+    design-effect construction of Korn and Graubard :cite:`korn1998confidence`. A ratio of
+    exactly 0 or 1 gets :math:`n_{eff} = t/2`, the conservative end. The interval describes
+    the sampling error of T, so it is valid for the random samples of Figure 1, not for a
+    fixed set of rankings.
 
     Parameters
     ----------
@@ -471,6 +640,9 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
     0.9
     >>> agreement_ratio("mse", "kendall_tau", T, reverse="auto", ties="lenient")
     1.0
+    >>> r = agreement_ratio("mse", "kendall_tau", T, ci=True)
+    >>> round(r.ratio, 2), round(r.low, 3), round(r.high, 3), round(r.n_effective, 2)
+    (0.9, 0.439, 0.99, 4.44)
     """
     r = _perm.validate(rankings)
     if r.ndim != 2:
@@ -483,7 +655,8 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
     if reverse == "orient" and not (isinstance(m1, str) and isinstance(m2, str)):
         raise ValueError('reverse="orient" needs metric names (to look up higher_is_closer)')
     return agreement_ratio_from_values(
-        _values(m1, ref, r, k), _values(m2, ref, r, k), ties=ties, reverse=reverse, orient=orient
+        _values(m1, ref, r, k), _values(m2, ref, r, k), ties=ties, reverse=reverse, orient=orient,
+        ci=ci, confidence=confidence,
     )
 
 

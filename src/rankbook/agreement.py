@@ -455,8 +455,8 @@ def per_element_counts(x, y) -> dict:
     if t == 0:
         z = np.zeros(0, dtype=np.int64)
         return dict(concordant=z, discordant=z, tied_x=z, tied_y=z, tied_both=z)
-    table = np.bincount(a * db + b, minlength=da * db).reshape(da, db)
     if da * db <= _TABLE_CELLS_PER_VALUE * max(t, 512):
+        table = np.bincount(a * db + b, minlength=da * db).reshape(da, db)
         def excl(m, axis):
             c = np.cumsum(m, axis=axis)
             return c - m
@@ -467,12 +467,17 @@ def per_element_counts(x, y) -> dict:
         hl = excl(excl(table[::-1, :], 0), 1)[::-1, :]
         conc = (ll + hh)[a, b]
         disc = (lh + hl)[a, b]
+        same = table[a, b]
+        per_a, per_b = table.sum(axis=1)[a], table.sum(axis=0)[b]
     else:
         conc = _dominated(a, b) + _dominated(-a, -b)
         disc = _dominated(a, -b) + _dominated(-a, b)
-    both = table[a, b] - 1
-    tx = table.sum(axis=1)[a] - table[a, b]
-    ty = table.sum(axis=0)[b] - table[a, b]
+        _, inv, cnt = np.unique(a * db + b, return_inverse=True, return_counts=True)
+        same = cnt[inv.ravel()]
+        per_a, per_b = np.bincount(a, minlength=da)[a], np.bincount(b, minlength=db)[b]
+    both = same - 1
+    tx = per_a - same
+    ty = per_b - same
     return dict(concordant=conc.astype(np.int64), discordant=disc.astype(np.int64),
                 tied_x=tx.astype(np.int64), tied_y=ty.astype(np.int64),
                 tied_both=both.astype(np.int64))

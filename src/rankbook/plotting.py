@@ -137,7 +137,8 @@ def plot_difference_heatmaps(diffs: dict, decimals: int = 3):
 
 def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
                  reference: float | None = None, ncols: int = 4, logx: bool = False,
-                 xlabel: str | None = None, ylabel: str | None = None, panel_size=(1.9, 1.55)):
+                 xlabel: str | None = None, ylabel: str | None = None, panel_size=(1.9, 1.55),
+                 band: tuple[str, str] | None = None):
     """Small multiples: one panel per distinct curve, metrics with identical curves sharing one.
 
     ``curves`` is a tidy DataFrame with columns ``x``, ``y`` and ``by`` (e.g. ``k``,
@@ -146,6 +147,9 @@ def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
     name them (a flat panel tells the reader nothing). ``reference`` draws a dashed horizontal
     line (a threshold). Returns ``(figure, flat)`` where ``flat`` maps each constant value to
     the names whose curve is constant at it; the figure is ``None`` when every curve is flat.
+    ``band=(low, high)`` names two more columns drawn as a shaded interval around each curve
+    (e.g. the Wilson interval of a pass rate); curves share a panel only when their bands
+    are equal too.
     """
     import matplotlib.pyplot as plt
 
@@ -154,6 +158,10 @@ def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
     order = list(dict.fromkeys(curves[by]))
     wide = wide.reindex(order)
     values = wide.to_numpy(dtype=float)
+    if band is not None:
+        lows = curves.pivot(index=by, columns=x, values=band[0]).reindex(order).to_numpy(float)
+        highs = curves.pivot(index=by, columns=x, values=band[1]).reindex(order).to_numpy(float)
+        bands = dict(zip(order, zip(lows, highs)))
     flat: dict[float, list[str]] = {}
     groups: list[list[str]] = []
     keys: list[np.ndarray] = []
@@ -163,7 +171,9 @@ def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
             flat.setdefault(float(finite[0]), []).append(labels.get(name, name))
             continue
         for g, key in zip(groups, keys):
-            if np.array_equal(key, row, equal_nan=True):
+            if np.array_equal(key, row, equal_nan=True) and (
+                    band is None or all(np.array_equal(u, v, equal_nan=True)
+                                        for u, v in zip(bands[g[0]], bands[name]))):
                 g.append(name)
                 break
         else:
@@ -177,6 +187,9 @@ def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
                              sharex=True, sharey=True, squeeze=False)
     xs = wide.columns.to_numpy()
     for ax, g, key in zip(axes.flat, groups, keys):
+        if band is not None:
+            ax.fill_between(xs, bands[g[0]][0], bands[g[0]][1], color="#0072B2", alpha=0.22,
+                            lw=0)
         ax.plot(xs, key, lw=1.4, color="#0072B2")
         if reference is not None:
             ax.axhline(reference, color="black", ls="--", lw=0.8)

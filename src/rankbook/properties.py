@@ -1381,6 +1381,7 @@ def stability_curves(
     n_pairs: int = 1000,
     seed: int = 0,
     threshold: float = 0.975,
+    confidence: float = 0.95,
 ):
     """Pass rates of Def. 10 with eps_k = 1/k for many registered metrics and many k at once.
 
@@ -1392,13 +1393,18 @@ def stability_curves(
     -------
     pandas.DataFrame
         Columns ``metric, family, k, pass_rate, mean_abs_diff, n_valid, n_undefined, stable``
-        (``stable`` = ``pass_rate >= threshold``), one row per metric and k.
+        (``stable`` = ``pass_rate >= threshold``), one row per metric and k, then
+        ``n_passed`` and ``pass_low``, ``pass_high``: the Wilson interval
+        (:func:`rankbook.stats.wilson_interval`, level ``confidence``) of the pass rate, whose
+        pairs are independent draws. The intervals are pointwise: the same pairs serve every k.
 
     Examples
     --------
     >>> t = stability_curves(["recall", "mse"], n=50, ks=[2, 10], n_pairs=100)
     >>> t.shape, bool(t[t.metric == "mse"].stable.all())
-    ((4, 8), True)
+    ((4, 11), True)
+    >>> bool((t.pass_low <= t.pass_rate).all() and (t.pass_rate <= t.pass_high).all())
+    True
     """
     import pandas as pd
 
@@ -1452,7 +1458,13 @@ def stability_curves(
         for key in [x for x in cache if x < kk]:
             del cache[key]
     cols = ["metric", "family", "k", "pass_rate", "mean_abs_diff", "n_valid", "n_undefined", "stable"]
-    return pd.DataFrame(rows, columns=cols)
+    out = pd.DataFrame(rows, columns=cols)
+    from .stats import wilson_interval
+
+    out["n_passed"] = np.rint(out["pass_rate"].fillna(0) * out["n_valid"]).astype(np.int64)
+    low, high = wilson_interval(out["n_passed"].to_numpy(), out["n_valid"].to_numpy(), confidence)
+    out["pass_low"], out["pass_high"] = low, high
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -79,6 +79,15 @@ __all__ = [
     "reading_comparison",
     "kappa_p_curves",
     "sensitivity_table",
+    "ITEM_SETS",
+    "KendallW",
+    "rank_matrix",
+    "kendall_w",
+    "kendall_w_scores",
+    "mean_pairwise_tau",
+    "KappaInterval",
+    "kappa_bootstrap",
+    "agreement_summary",
 ]
 
 #: The readings of the item-position spread ``d`` in :math:`\theta(\sigma) = \gamma^d`.
@@ -1183,3 +1192,354 @@ def sensitivity_table(curves: dict):
                          "at_largest": hi, "at_smallest": lo,
                          "relative_decline": 1 - lo / hi if hi else float("nan")})
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# agreement of the judges: Kendall's W, pairwise tau and an interval for kappa (issue 22)
+
+
+class KendallW(NamedTuple):
+    """Kendall's coefficient of concordance with its test: ``w``, ``chi2`` (Friedman's
+    statistic :math:`m(n-1)W`), ``df`` (:math:`n-1`), ``pvalue`` (chi-square upper tail),
+    ``m`` (judges), ``n`` (items), ``tie_corrected``."""
+
+    w: float
+    chi2: float
+    df: int
+    pvalue: float
+    m: int
+    n: int
+    tie_corrected: bool
+
+
+def _mid_ranks_of(pos: dict, items: list, missing_last: bool) -> np.ndarray:
+    """Mid-ranks (ties share the mean of the places they occupy) of ``items`` in one ranking;
+    items the ranking lacks share the places after its own (``missing_last``)."""
+    present = [x for x in items if x in pos]
+    groups: dict = {}
+    for x in present:
+        groups.setdefault(pos[x], []).append(x)
+    out = {}
+    place = 0
+    for key in sorted(groups):
+        g = groups[key]
+        out.update({x: place + (len(g) + 1) / 2 for x in g})
+        place += len(g)
+    rest = [x for x in items if x not in pos]
+    if rest:
+        if not missing_last:
+            raise AssertionError("items missing from a ranking")  # pragma: no cover
+        out.update({x: place + (len(rest) + 1) / 2 for x in rest})
+    return np.array([out[x] for x in items], dtype=np.float64)
+
+
+#: Which items :func:`rank_matrix`, :func:`kendall_w` and :func:`mean_pairwise_tau` rank:
+#: ``"common"`` the items present in every ranking (those :func:`kappa` counts), re-ranked
+#: within each ranking; ``"union"`` every item of any ranking, an item a ranking lacks tied
+#: with the others it lacks after its last listed item (the usual reading of top-k lists).
+ITEM_SETS = ("common", "union")
+
+
+def rank_matrix(rankings, items: str = "common"):
+    """The rankings as a judges x items matrix of mid-ranks (1 = most preferred).
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        As for :func:`kappa` (ties as sets, partial rankings allowed).
+    items : {"common", "union"}
+        See :data:`ITEM_SETS`.
+
+    Returns
+    -------
+    labels : list
+        The items, in order of first appearance.
+    ranks : numpy.ndarray of shape (m, n)
+
+    Examples
+    --------
+    >>> labels, R = rank_matrix([["a", {"b", "c"}, "d"], ["b", "a", "c"]])
+    >>> labels, R.tolist()
+    (['a', 'b', 'c'], [[1.0, 2.5, 2.5], [2.0, 1.0, 3.0]])
+    >>> rank_matrix([["a", "b"], ["c", "a"]], items="union")[1].tolist()
+    [[1.0, 2.0, 3.0], [2.0, 3.0, 1.0]]
+    """
+    _check_choice = items in ITEM_SETS
+    if not _check_choice:
+        raise ValueError(f"items must be one of {list(ITEM_SETS)}; got {items!r}")
+    parsed = _parse_rankings(rankings)
+    seen: dict = {}
+    for p in parsed:
+        for x in sorted(p, key=lambda lab: p[lab]):
+            seen.setdefault(x, None)
+    labels = list(seen)
+    if items == "common":
+        labels = [x for x in labels if all(x in p for p in parsed)]
+    R = np.array([_mid_ranks_of(p, labels, True) for p in parsed]).reshape(len(parsed), len(labels))
+    return labels, R
+
+
+def _tie_sums(R: np.ndarray) -> np.ndarray:
+    """Per row, sum over tie groups of t^3 - t."""
+    out = np.zeros(R.shape[0])
+    if R.shape[1] == 0:
+        return out
+    S = np.sort(R, axis=1)
+    for i, row in enumerate(S):
+        _, counts = np.unique(row, return_counts=True)
+        out[i] = float((counts.astype(float) ** 3 - counts).sum())
+    return out
+
+
+def _kendall_w_of_ranks(R: np.ndarray, ties: bool) -> KendallW:
+    from scipy import stats as sps
+
+    m, n = R.shape
+    if m < 2 or n < 2:
+        raise ValueError(f"Kendall's W needs at least 2 judges and 2 items, got {m} judges "
+                         f"and {n} items")
+    sums = R.sum(axis=0)
+    S = float(((sums - m * (n + 1) / 2) ** 2).sum())
+    denom = m * m * (n ** 3 - n) - (m * float(_tie_sums(R).sum()) if ties else 0.0)
+    w = 12 * S / denom if denom > 0 else float("nan")
+    chi2 = m * (n - 1) * w
+    p = float(sps.chi2.sf(chi2, n - 1)) if np.isfinite(chi2) else float("nan")
+    return KendallW(float(w), float(chi2), n - 1, p, m, n, bool(ties))
+
+
+def kendall_w(rankings, ties: bool = True, *, items: str = "common") -> KendallW:
+    """Kendall's coefficient of concordance W of a set of rankings, with its chi-square test.
+
+    With :math:`m` judges ranking :math:`n` items, :math:`R_j` the sum of item j's ranks and
+    :math:`S = \\sum_j (R_j - m(n+1)/2)^2`,
+
+    .. math::
+
+        W = \\frac{12 S}{m^2 (n^3 - n) - m \\sum_{i=1}^m T_i}, \\qquad
+        T_i = \\sum_{g} (t_g^3 - t_g),
+
+    where :math:`t_g` are the sizes of the tie groups of judge i (mid-ranks); ``ties=False``
+    drops the :math:`T_i` term (Kendall and Babington Smith :cite:`kendall1939problem`,
+    Kendall's tie correction :cite:`kendall1948rank`). Then :math:`\\chi^2 = m(n-1)W` is
+    Friedman's statistic with :math:`n-1` degrees of freedom, tie correction included, so
+    :math:`W = \\chi^2_F / (m(n-1))` with :math:`\\chi^2_F` from
+    ``scipy.stats.friedmanchisquare(*ranks.T)`` (judges are its blocks, items its groups).
+    W lies in [0, 1]; it is ``nan`` when every judge ties all items.
+
+    Which formula the tools use (read in their sources and issue threads; the judges, or
+    raters, are the *blocks* of the Friedman test):
+
+    - R ``irr::kendall(correct=TRUE)``, ``DescTools::KendallW(correct=TRUE)`` and
+      ``pingouin.friedman`` compute the formula above; irr and DescTools expect items
+      (subjects) in rows and raters in columns.
+    - JASP 0.15 reported W for a Friedman test on the transposed table (issue JASP #1473):
+      with 12 participants (blocks) and 3 conditions, :math:`\\chi^2_F = 2` on 2 degrees of
+      freedom gives :math:`W = 2 / (12 \\cdot 2) = 0.0833`, while JASP printed 0.317, the W of
+      3 "judges" ranking 12 "items", which is what ``DescTools::KendallW`` returns when given
+      participants in rows.
+    - ``effectsize::kendalls_w`` had a faulty tie correction that could return a negative W
+      (issue effectsize #448, fixed in pull request #449); since then it uses the formula
+      above with blocks in rows, as ``friedman.test`` does.
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        As for :func:`kappa`; see :func:`rank_matrix` for ``items``.
+    ties : bool
+        Apply the tie correction (default).
+    items : {"common", "union"}
+
+    Returns
+    -------
+    KendallW
+
+    Examples
+    --------
+    >>> r = kendall_w(["abcd", "abdc", "bacd"])
+    >>> round(r.w, 4), round(r.chi2, 2), r.df
+    (0.8222, 7.4, 3)
+    >>> # the issue's check: chi2 = 2 on 2 degrees of freedom with 12 judges
+    >>> round(2 / (12 * (3 - 1)), 4)
+    0.0833
+    """
+    _, R = rank_matrix(rankings, items)
+    return _kendall_w_of_ranks(R, ties)
+
+
+def kendall_w_scores(scores, ties: bool = True) -> KendallW:
+    """:func:`kendall_w` of a judges x items matrix of scores (or ranks).
+
+    Each row is ranked with mid-ranks for ties (``scipy.stats.rankdata``). W does not change
+    when every row's order is reversed, so higher-is-better scores and rank numbers give the
+    same W.
+
+    Examples
+    --------
+    >>> from scipy.stats import friedmanchisquare
+    >>> X = np.array([[5.40, 5.50, 5.55], [5.85, 5.70, 5.75], [5.20, 5.60, 5.50],
+    ...               [5.55, 5.50, 5.40]])
+    >>> r = kendall_w_scores(X)
+    >>> bool(np.isclose(r.w, friedmanchisquare(*X.T).statistic / (4 * 2)))
+    True
+    """
+    from scipy.stats import rankdata
+
+    try:
+        X = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("scores must be a judges x items array of numbers") from None
+    if X.ndim != 2:
+        raise ValueError(f"scores must be 2-d (judges x items), got shape {X.shape}")
+    if not np.isfinite(X).all():
+        raise ValueError("scores must be finite: a judge who did not rank an item needs a "
+                         "decision (use kendall_w with items='common' or 'union')")
+    return _kendall_w_of_ranks(rankdata(X, axis=1), ties)
+
+
+def mean_pairwise_tau(rankings, *, items: str = "common") -> float:
+    """Mean Kendall :math:`\\tau_b` over all pairs of rankings (:cite:`kendall1938new`).
+
+    On the mid-rank matrix of :func:`rank_matrix` (``items``), each pair of judges with
+    ``scipy.stats.kendalltau`` (:math:`\\tau_b`, which corrects for ties); pairs where it is
+    undefined (a judge tying every item) are left out. The loop runs over the
+    :math:`m(m-1)/2` pairs of judges, each an :math:`O(n \\log n)` count.
+
+    Examples
+    --------
+    >>> round(mean_pairwise_tau(["abcd", "abdc", "bacd"]), 4)
+    0.5556
+    """
+    from scipy.stats import kendalltau
+
+    _, R = rank_matrix(rankings, items)
+    m = R.shape[0]
+    if m < 2 or R.shape[1] < 2:
+        return float("nan")
+    vals = []
+    for i in range(m):
+        for j in range(i + 1, m):
+            t = kendalltau(R[i], R[j]).statistic
+            if np.isfinite(t):
+                vals.append(t)
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+class KappaInterval(NamedTuple):
+    """Bootstrap interval of :func:`kappa` over judges: ``kappa`` (of the given set), ``low``,
+    ``high``, ``n_resamples``, ``confidence``, ``mean_distinct`` (mean number of distinct
+    rankings in a resample), ``share_below`` (share of resamples with kappa below the
+    estimate) and ``distribution`` (every resample's kappa)."""
+
+    kappa: float
+    low: float
+    high: float
+    n_resamples: int
+    confidence: float
+    mean_distinct: float
+    share_below: float
+    distribution: np.ndarray
+
+
+def kappa_bootstrap(rankings, gamma: float = 1.0, lam: float = 1.0, *, n_resamples: int = 1000,
+                    confidence: float = 0.95, seed: int = 0,
+                    deviation: str = "std") -> KappaInterval:
+    """Percentile bootstrap interval of :func:`kappa`, resampling the rankings (judges).
+
+    Each resample draws m rankings with replacement from the m given ones
+    (``numpy.random.default_rng(seed).integers(0, m, size=(n_resamples, m))``) and computes
+    kappa of the drawn multiset; the interval is the :math:`\\alpha/2` and :math:`1-\\alpha/2`
+    quantiles (Efron and Tibshirani :cite:`efron1993bootstrap`).
+
+    What duplicates do. A duplicated ranking adds no constraint, so with
+    ``gamma = lam = 1`` the kappa of a resample is the kappa of the *distinct* rankings it
+    holds, and fewer rankings share at least as many common subsequences (Eq. 3 of
+    :cite:`lin2017consensus`): every resample has :math:`\\kappa \\ge \\kappa(\\mathcal{R})`,
+    and only a resample that draws every ranking once (probability :math:`m!/m^m`, 1.5 % for
+    m = 6) reproduces it. A resample holds on average :math:`m(1-(1-1/m)^m)` distinct
+    rankings (about 0.63 m), so the distribution describes the consensus of smaller panels:
+    the interval sits at or above the estimate and is a measure of how much kappa depends on
+    which judges are present, not an interval centred on the true consensus. With weights
+    below 1 the duplicates also pull the mean positions and gaps behind the weights towards
+    the duplicated rankings, so values below the estimate become possible. ``share_below``
+    and ``mean_distinct`` report both effects; :func:`kappa_hat` is the paper's own
+    correction for duplicates. BCa is not offered: its bias correction is infinite when no
+    resample falls below the estimate.
+
+    Examples
+    --------
+    >>> r = kappa_bootstrap(["abcdef", "bdcefa", "bcdeghijkf", "badefc"], n_resamples=200)
+    >>> r.kappa, r.low >= r.kappa, r.share_below
+    (17.0, True, 0.0)
+    """
+    parsed = _parse_rankings(rankings)
+    g = float(_check_unit(gamma, "gamma"))
+    lm = float(_check_unit(lam, "lam"))
+    _check_deviation(deviation)
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    if not 0 < float(confidence) < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    m = len(parsed)
+    ga, la = np.asarray(g), np.asarray(lm)
+    est = float(_kappa_from_graph(_graph_from_parsed(parsed, deviation, None), ga, la))
+    idx = np.random.default_rng(seed).integers(0, m, size=(int(n_resamples), m))
+    keys = [_ranking_key(p) for p in parsed]
+    cache: dict = {}
+    values = np.empty(len(idx))
+    distinct = np.empty(len(idx))
+    for b, row in enumerate(idx):
+        # unweighted kappa depends on the set of distinct rankings; weighted on the multiset
+        key = tuple(sorted(set(keys[i] for i in row), key=hash)) if g == lm == 1.0 \
+            else tuple(sorted(row.tolist()))
+        if key not in cache:
+            sub = [parsed[i] for i in row]
+            cache[key] = float(_kappa_from_graph(_graph_from_parsed(sub, deviation, None), ga, la))
+        values[b] = cache[key]
+        distinct[b] = len(set(keys[i] for i in row))
+    alpha = (1 - float(confidence)) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    return KappaInterval(est, float(low), float(high), int(n_resamples), float(confidence),
+                         float(distinct.mean()), float((values < est - 1e-12 * abs(est)).mean()),
+                         values)
+
+
+def agreement_summary(sets: dict, *, gamma: float = 1.0, lam: float = 1.0,
+                      n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0):
+    """kappa (with its bootstrap interval), Kendall's W and the mean pairwise tau, per set.
+
+    ``sets`` maps a name to a list of rankings. One row per set: ``rankings``, ``common
+    items``, ``kappa``, ``kappa low``, ``kappa high`` (:func:`kappa_bootstrap`), ``W
+    (common)`` with its ``p (common)`` and ``W (union)`` (:func:`kendall_w`, tie-corrected),
+    ``mean tau_b (common)`` and ``mean tau_b (union)`` (:func:`mean_pairwise_tau`). W and
+    tau are ``nan`` where fewer than 2 items are common.
+
+    Examples
+    --------
+    >>> t = agreement_summary({"toy": ["abcd", "abdc", "bacd"]}, n_resamples=50)
+    >>> t[["kappa", "W (common)", "mean tau_b (common)"]].round(4).values.tolist()
+    [[8.0, 0.8222, 0.5556]]
+    """
+    import pandas as pd
+
+    rows = []
+    for name, R in sets.items():
+        R = list(R)
+        labels, ranks = rank_matrix(R, "common")
+        ki = kappa_bootstrap(R, gamma, lam, n_resamples=n_resamples, confidence=confidence,
+                             seed=seed)
+        row = {"set": name, "rankings": len(R), "common items": len(labels),
+               "kappa": ki.kappa, "kappa low": ki.low, "kappa high": ki.high}
+        for which in ITEM_SETS:
+            lab, M = (labels, ranks) if which == "common" else rank_matrix(R, "union")
+            if M.shape[0] >= 2 and M.shape[1] >= 2:
+                w = _kendall_w_of_ranks(M, True)
+                row[f"W ({which})"] = w.w
+                row[f"p ({which})"] = w.pvalue
+            else:
+                row[f"W ({which})"] = row[f"p ({which})"] = float("nan")
+            row[f"mean tau_b ({which})"] = mean_pairwise_tau(R, items=which)
+        rows.append(row)
+    cols = ["set", "rankings", "common items", "kappa", "kappa low", "kappa high", "W (common)",
+            "p (common)", "W (union)", "p (union)", "mean tau_b (common)", "mean tau_b (union)"]
+    return pd.DataFrame(rows)[cols]

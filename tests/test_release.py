@@ -26,7 +26,7 @@ from rankbook.book.paths import project_root
 
 ROOT = project_root()
 LIBRARY = ["permutations", "metrics", "cutoffs", "agreement", "properties", "equivalence", "consensus", "ir",
-           "rbo", "rankdcg", "transpositions", "paper_a_tables", "plotting", "profile", "ties", "tied_metrics"]
+           "rbo", "rankdcg", "transpositions", "paper_a_tables", "plotting", "profile", "ties", "tied_metrics", "stats"]
 
 EXAMPLE = r'''
 import json, sys

@@ -64,6 +64,7 @@ __all__ = [
     "Comparison",
     "compare",
     "simulate_benchmark",
+    "decision_rates",
 ]
 
 #: Bootstrap interval methods of :func:`bootstrap_ci` (``"bca"``: bias-corrected and
@@ -896,7 +897,8 @@ def _tidy_input(per_query, measures, missing):
         for m in wanted:
             sub = df[df["measure"] == m]
             wide = sub.pivot(index="system", columns="query_id", values="value")
-            wide = wide.reindex(list(pd.unique(sub["system"])))
+            wide = wide.reindex(index=list(pd.unique(sub["system"])),
+                                columns=list(pd.unique(sub["query_id"])))
             out[m] = wide
     else:
         wide = per_query
@@ -1118,6 +1120,13 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
 # a simulated benchmark
 
 
+def _simulate(effects, n_queries, noise, difficulty, seed) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    u = rng.normal(0.0, difficulty, size=n_queries)
+    eps = rng.normal(0.0, noise, size=(len(effects), n_queries))
+    return _special.expit(np.asarray(effects, dtype=float)[:, None] + u[None, :] + eps)
+
+
 def simulate_benchmark(effects: Sequence[float], n_queries: int = 50, *, noise: float = 0.5,
                        difficulty: float = 1.0, seed=0, names: Optional[Sequence[str]] = None,
                        measure: str = "score") -> pd.DataFrame:
@@ -1159,12 +1168,88 @@ def simulate_benchmark(effects: Sequence[float], n_queries: int = 50, *, noise: 
     names = [f"s{i + 1}" for i in range(len(effects))] if names is None else [str(n) for n in names]
     if len(names) != len(effects) or len(set(names)) != len(names):
         raise ValueError("names must give one distinct name per effect")
-    rng = np.random.default_rng(_check_seed(seed))
-    u = rng.normal(0.0, difficulty, size=n_queries)
-    eps = rng.normal(0.0, noise, size=(len(effects), n_queries))
-    x = _special.expit(np.asarray(effects)[:, None] + u[None, :] + eps)
+    x = _simulate(effects, n_queries, noise, difficulty, _check_seed(seed))
     qids = [f"q{j + 1}" for j in range(n_queries)]
     df = pd.DataFrame({"system": np.repeat(names, n_queries), "query_id": qids * len(effects),
                        "measure": measure, "value": x.ravel()})
     df.attrs["effects"] = dict(zip(names, effects))
     return df
+
+
+def decision_rates(effects: Sequence[float], n_queries: int = 50, n_repeats: int = 200, *,
+                   test: str = "randomization", alpha: float = 0.05,
+                   corrections: Sequence[str] = CORRECTIONS, noise: float = 0.5,
+                   n_resamples: int = 2000, seed=0) -> pd.DataFrame:
+    """How often corrected and uncorrected decisions are right, on simulated benchmarks.
+
+    ``effects[0]`` is the baseline; every other system is compared with it on
+    ``n_repeats`` benchmarks of :func:`simulate_benchmark` (seeds ``seed``, ``seed + 1``,
+    ...). The p-values of one benchmark are computed once and adjusted with each correction.
+    A system with the baseline's effect is a *null* system (any rejection is a false
+    discovery); the others are truly different.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per correction: ``familywise error`` (share of benchmarks with at least one
+        false discovery), ``false discovery rate`` (mean over benchmarks of false / all
+        discoveries, 0 when nothing is discovered), ``mean false discoveries``, ``power``
+        (share of truly different systems detected, in the right direction), and the Wilson
+        intervals (level 0.95) ``familywise low`` / ``familywise high`` and ``power low`` /
+        ``power high``.
+
+    Examples
+    --------
+    >>> t = decision_rates([0, 0, 0, 0, 1.0], n_queries=30, n_repeats=20, n_resamples=500)
+    >>> t.set_index("correction").loc["bonferroni", "familywise error"] <= \\
+    ...     t.set_index("correction").loc["none", "familywise error"]
+    True
+    """
+    for c in corrections:
+        _check_choice(c, CORRECTIONS, "correction")
+    effects = [float(e) for e in effects]
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    seed = _check_seed(seed)
+    if not isinstance(seed, int):
+        raise ValueError("decision_rates needs an integer seed (one benchmark per seed)")
+    null = np.array([e == effects[0] for e in effects[1:]])
+    sign = np.sign(np.array(effects[1:]) - effects[0])
+    test = _TEST_ALIASES.get(test, test)
+    _check_choice(test, TESTS, "test")
+    pv, dirs = [], []
+    pa = np.arange(1, len(effects))
+    pb = np.zeros(pa.size, dtype=np.int64)
+    for r in range(int(n_repeats)):
+        # the same scores and p-values as compare(simulate_benchmark(..., seed=seed + r),
+        # baseline=first system, seed=seed + r), without the tables
+        M = _simulate(effects, n_queries, noise, 1.0, seed + r)
+        D = M[pa] - M[pb]
+        if test == "randomization":
+            p = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed + r, 20)[1]
+        elif test == "t":
+            p = _p_t(D, "two-sided")[1]
+        else:
+            p = _p_wilcoxon(D, "two-sided")[1]
+        pv.append(p)
+        dirs.append(np.sign(D.mean(axis=1)))
+    pv, dirs = np.array(pv), np.array(dirs)
+    rows = []
+    for c in corrections:
+        adj = correct(pv, c)
+        rej = adj < alpha
+        false = (rej & null).sum(axis=1)
+        true = (rej & ~null & (dirs == sign)).sum(axis=1)
+        found = rej.sum(axis=1)
+        fw = int((false > 0).sum())
+        n_alt = int((~null).sum()) * len(pv)
+        hits = int(true.sum())
+        fw_lo, fw_hi = wilson_interval(fw, len(pv))
+        pw_lo, pw_hi = wilson_interval(hits, n_alt) if n_alt else (np.nan, np.nan)
+        rows.append({"correction": c, "familywise error": fw / len(pv),
+                     "familywise low": fw_lo, "familywise high": fw_hi,
+                     "false discovery rate": float(np.mean(np.where(found > 0, false / np.maximum(found, 1), 0.0))),
+                     "mean false discoveries": float(false.mean()),
+                     "power": hits / n_alt if n_alt else float("nan"),
+                     "power low": pw_lo, "power high": pw_hi})
+    return pd.DataFrame(rows)

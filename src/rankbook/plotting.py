@@ -10,7 +10,9 @@ matplotlib is imported inside each function, only when it is called, so importin
   (:func:`rankbook.consensus.kappa_p_curves`);
 - :func:`plot_difference_heatmaps`: reproduced minus published grids
   (:func:`rankbook.consensus.compare_grid`);
-- :func:`curve_panels`: small multiples of many curves, one panel per distinct curve.
+- :func:`curve_panels`: small multiples of many curves, one panel per distinct curve;
+- :func:`difference_plot`: each system's difference to a baseline with its interval
+  (:func:`rankbook.stats.compare`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 from . import consensus as _consensus
 
 __all__ = ["draw_consensus_graph", "plot_kappa_p_curves", "plot_difference_heatmaps",
-           "curve_panels"]
+           "curve_panels", "difference_plot"]
 
 
 def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=None,
@@ -209,3 +211,38 @@ def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
             ax.set_ylabel(ylabel)
     fig.tight_layout()
     return fig, flat
+
+
+def difference_plot(comparison, measure: str | None = None, *, truth: dict | None = None):
+    """Differences to the baseline with their intervals, one row per system (a forest plot).
+
+    ``comparison`` is the result of :func:`rankbook.stats.compare` with a baseline. Filled
+    markers are significant after the correction, hollow ones only without it, small dots
+    neither. ``truth`` (system -> true difference, e.g. from a simulation) adds a cross at
+    the true value. Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    t = comparison.pairs
+    if comparison.settings.get("baseline") is None:
+        raise ValueError("difference_plot needs a comparison against a baseline")
+    measure = measure or t.measure.iloc[0]
+    t = t[t.measure == measure].reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(6.4, 0.42 * len(t) + 1.3))
+    y = np.arange(len(t))[::-1]
+    ax.axvline(0, color="0.4", lw=0.9, ls="--")
+    ax.hlines(y, t.diff_low, t.diff_high, color="#0072B2", lw=2)
+    for yi, r in zip(y, t.itertuples()):
+        if r.significant:
+            ax.plot(r.diff, yi, "o", color="#D55E00", ms=7)
+        elif r.significant_uncorrected:
+            ax.plot(r.diff, yi, "o", mfc="white", mec="#D55E00", ms=7, mew=1.6)
+        else:
+            ax.plot(r.diff, yi, "o", color="#0072B2", ms=4)
+        if truth is not None and r.system in truth:
+            ax.plot(truth[r.system], yi, "x", color="black", ms=6)
+    ax.set_yticks(y, list(t.system))
+    ax.set_xlabel(f"{measure}: mean difference to {comparison.settings['baseline']}")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig

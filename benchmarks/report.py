@@ -120,6 +120,12 @@ def table_rows(cases: dict) -> list:
         if rb:
             rows.append(("RBO + RBO_ext", f"{rb['pairs']} pairs, depth {rb['depth']}",
                          rb["rankbook_s"], "rbo package", rb["rbo_package_s"]))
+    cp = cases.get("compare")
+    if cp:
+        cfg = f"{cp['systems']} systems x {cp['queries']} queries, {cp['resamples']} resamples"
+        rows.append(("compare (baseline)", cfg, cp["rankbook_baseline_s"],
+                     "scipy bootstrap (BCa) + permutation_test", cp["scipy_baseline_s"]))
+        rows.append(("compare (every pair)", cfg, cp["rankbook_all_pairs_s"], "-", None))
     bk = cases.get("book")
     if bk and not bk.get("skipped"):
         rows.append(("book", "cold build", bk["cold"]["wall_s"], "-", None))

@@ -7,7 +7,8 @@ Usage::
     .venv/bin/python benchmarks/run.py --only consensus,ir   # re-run some cases, merge the rest
 
 Cases (one module each): ``metric_batch`` (bench_metrics), ``agreement`` (bench_agreement),
-``consensus`` (bench_consensus), ``ir`` (bench_ir, with RBO), ``book`` (bench_book). The run
+``consensus`` (bench_consensus), ``ir`` (bench_ir, with RBO), ``book`` (bench_book),
+``sweep`` (bench_sweep), ``compare`` (bench_stats). The run
 prints a table of medians and ratios and writes a JSON file read by the book's benchmark page
 (notebooks/benchmarks.ipynb). Each target of issue 8 is evaluated in ``targets`` with the
 measured figure, the threshold, whether it is met, and by how much and why where it is not.
@@ -35,7 +36,7 @@ os.environ.setdefault("MPLBACKEND", "agg")
 from common import ROOT, log, strip_values  # noqa: E402
 from report import fmt_s, table_rows  # noqa: E402
 
-CASES = ("metric_batch", "agreement", "consensus", "ir", "book", "sweep")
+CASES = ("metric_batch", "agreement", "consensus", "ir", "book", "sweep", "compare")
 
 
 def _machine() -> dict:
@@ -96,6 +97,8 @@ def run_case(name: str, quick: bool) -> dict:
         import bench_book as m
     elif name == "sweep":
         import bench_sweep as m
+    elif name == "compare":
+        import bench_stats as m
     else:
         raise ValueError(f"unknown case {name!r}; valid: {', '.join(CASES)}")
     load0 = os.getloadavg()[0]
@@ -237,6 +240,17 @@ def evaluate_targets(results: dict, quick: bool) -> list:
                        "notebooks: " + ", ".join(f"{k} {v:.0f} s" for k, v in slow))
             targets.append(_target(f"book_{key}", label, b["wall_s"], limit, "s",
                                    ok and b["wall_s"] < limit, why, applies))
+    cp = results.get("compare")
+    if cp:
+        cfg = f"{cp['systems']} systems x {cp['queries']} queries, {cp['resamples']} resamples"
+        targets.append(_target(
+            "compare_speed", f"compare (intervals, randomisation test, Holm) against a baseline, "
+            f"{cfg}: under 5 s on 2 cores", cp["rankbook_baseline_s"], 5.0, "s",
+            cp["rankbook_baseline_s"] < 5.0, "", applies))
+        targets.append(_target(
+            "compare_all_pairs_speed", f"compare, every pair ({cp['all_pairs_tests']} tests), {cfg}: "
+            "under 5 s on 2 cores (beyond the issue's wording)", cp["rankbook_all_pairs_s"], 5.0,
+            "s", cp["rankbook_all_pairs_s"] < 5.0, "", applies))
     return targets
 
 

@@ -1262,8 +1262,8 @@ def expected_scores(effects: Sequence[float], *, noise: float = 0.5,
 
     .. math::
 
-        \mathbb E[x_i] = \mathbb E[\operatorname{logistic}(\delta_i + \sigma Z)], \qquad
-        \sigma^2 = \text{difficulty}^2 + \text{noise}^2, \; Z \sim N(0, 1),
+        \\mathbb E[x_i] = \\mathbb E[\\operatorname{logistic}(\\delta_i + \\sigma Z)], \\qquad
+        \\sigma^2 = \\text{difficulty}^2 + \\text{noise}^2, \\; Z \\sim N(0, 1),
 
     by 101-point Gauss-Hermite quadrature (accurate to about 1e-12 here). The true
     difference of two systems is the difference of their expected scores.

@@ -1358,9 +1358,12 @@ def kendall_w(rankings, ties: bool = True, *, items: str = "common") -> KendallW
     >>> r = kendall_w(["abcd", "abdc", "bacd"])
     >>> round(r.w, 4), round(r.chi2, 2), r.df
     (0.8222, 7.4, 3)
-    >>> # the issue's check: chi2 = 2 on 2 degrees of freedom with 12 judges
-    >>> round(2 / (12 * (3 - 1)), 4)
-    0.0833
+    >>> # 12 judges ranking 3 items with Friedman's chi2 = 2 on 2 degrees of freedom:
+    >>> X = [[3, 2, 1], [3, 1, 2], [3, 1, 2], [2, 1, 3], [3, 2, 1], [1, 2, 3],
+    ...      [2, 3, 1], [3, 1, 2], [3, 2, 1], [2, 3, 1], [2, 1, 3], [1, 3, 2]]
+    >>> r = kendall_w_scores(X)
+    >>> round(r.chi2, 6), r.df, round(r.w, 4)  # W = 2 / (12 * 2), not 0.317
+    (2.0, 2, 0.0833)
     """
     _, R = rank_matrix(rankings, items)
     return _kendall_w_of_ranks(R, ties)

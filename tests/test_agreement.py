@@ -427,3 +427,18 @@ def test_agreement_ratio_ci_through_metric_names():
     r = agreement_ratio("mse", "kendall_tau", T, ci=True, confidence=0.9)
     assert r.ratio == agreement_ratio("mse", "kendall_tau", T)
     assert r.low < r.ratio < r.high and r.confidence == 0.9
+
+
+def test_agreement_intervals_equal_the_pairwise_calls():
+    """The matrix version shares counts between metrics that order the sample alike; each row
+    equals agreement_ratio_from_values(..., ci=True) on the same values."""
+    from rankbook.agreement import agreement_intervals, agreement_ratio_from_values, sample
+
+    names = ["precision", "recall", "mse", "rmse", "kendall_tau", "spearman_rho", "dcg"]
+    t = agreement_intervals(names, n=15, n_pairs=300, k=5, seed=2)
+    refs, rankings = sample(15, 300, seed=2)
+    values = M.evaluate_many(names, refs, rankings, k=5)
+    assert len(t) == len(names) * (len(names) - 1) // 2
+    for r in t.itertuples():
+        ref = agreement_ratio_from_values(values[r.m1], values[r.m2], reverse="auto", ci=True)
+        assert (r.ratio, r.low, r.high) == pytest.approx((ref.ratio, ref.low, ref.high))

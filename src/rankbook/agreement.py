@@ -85,6 +85,8 @@ __all__ = [
     "sample",
     "agreement_matrix",
     "agreement_matrix_from_values",
+    "agreement_intervals",
+    "agreement_intervals_from_values",
     "ReversedMatrix",
 ]
 
@@ -1012,3 +1014,104 @@ def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
     df.attrs.update(n_pairs=int(arrays[0].size), reverse=reverse, ties=ties,
                     reversed=ReversedMatrix(names, rev), dropped=counts)
     return df
+
+
+def agreement_intervals_from_values(values, names=None, *, reverse: str = "auto",
+                                    ties: str = "def1", confidence: float = 0.95) -> pd.DataFrame:
+    """:func:`agreement_intervals` from metric values already computed on one sample.
+
+    ``values``, ``names``, ``reverse`` and ``ties`` as in :func:`agreement_matrix_from_values`;
+    the ratios and reversals are that function's. Returns the tidy table of
+    :func:`agreement_intervals`.
+
+    Examples
+    --------
+    >>> x = np.array([0.1, 0.4, 0.3, 0.9, 0.5, 0.2])
+    >>> t = agreement_intervals_from_values({"a": x, "b": x ** 2, "c": -x})
+    >>> t[["m1", "m2", "ratio", "reversed"]].values.tolist()
+    [['a', 'b', 1.0, False], ['a', 'c', 1.0, True], ['b', 'c', 1.0, True]]
+    """
+    df = agreement_matrix_from_values(values, names, reverse=reverse, ties=ties)
+    names = list(df.index)
+    arrays = [np.asarray(values[name], dtype=np.float64).ravel() for name in names]
+    groups = _PairCounts(arrays)
+    rev = df.attrs["reversed"].to_numpy()
+    cache: dict = {}
+    first: dict = {}
+    for i, c in enumerate(groups._cls):
+        first.setdefault(c, i)  # the member that defined the class (its own order, flip False)
+    rows = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            ci, cj = groups._cls[i], groups._cls[j]
+            # concordance of (i, j) is that of the class representatives, swapped once per
+            # reversed member and once more when the ratio was taken with -m2
+            flip = bool(rev[i, j]) ^ groups._flip[i] ^ groups._flip[j]
+            key = (ci, cj, flip)
+            if key not in cache:
+                cache[key] = _interval(arrays[first[ci]], arrays[first[cj]], ties, flip,
+                                       confidence)
+            low, high, n_eff = cache[key]
+            rows.append({"m1": names[i], "m2": names[j], "ratio": float(df.iat[i, j]),
+                         "low": low, "high": high, "n_effective": n_eff,
+                         "reversed": bool(rev[i, j]),
+                         "excludes_half": bool(low > 0.5 or high < 0.5)})
+    out = pd.DataFrame(rows, columns=["m1", "m2", "ratio", "low", "high", "n_effective",
+                                      "reversed", "excludes_half"])
+    out.attrs.update({key: v for key, v in df.attrs.items() if key != "reversed"})
+    out.attrs["confidence"] = float(confidence)
+    return out
+
+
+def agreement_intervals(
+    names: Optional[Iterable[str]] = None,
+    n: int = 100,
+    n_pairs: int = 10000,
+    k: Optional[int] = 30,
+    seed=0,
+    protocol: str = "reference",
+    reverse: str = "auto",
+    ties: str = "def1",
+    pairs=None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Every agreement ratio of :func:`agreement_matrix` with its interval, as a tidy table.
+
+    The same sample, ratios and reversals as :func:`agreement_matrix` (same arguments); each
+    pair of metrics (``m1`` before ``m2`` in ``names``) gets the interval of
+    :func:`agreement_ratio` with ``ci=True``: a Wilson interval with the effective number of
+    pairs of the U-statistic. Metrics whose values order the sample identically (or exactly
+    reversed) share their per-element counts, so the work is one count per distinct pair of
+    orders, not per pair of metrics. :func:`agreement_intervals_from_values` does the same
+    from values already computed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``m1``, ``m2``, ``ratio``, ``low``, ``high``, ``n_effective``, ``reversed``
+        (computed with -m2) and ``excludes_half`` (the interval lies entirely above or below
+        1/2); ``attrs`` holds the parameters and ``confidence``.
+
+    Examples
+    --------
+    >>> t = agreement_intervals(["dcg", "mse", "kendall_tau"], n=12, n_pairs=200, k=4)
+    >>> t[["m1", "m2"]].values.tolist()
+    [['dcg', 'mse'], ['dcg', 'kendall_tau'], ['mse', 'kendall_tau']]
+    >>> bool((t.low <= t.ratio).all() and (t.ratio <= t.high).all())
+    True
+    """
+    names = list(_metrics.NAMES if names is None else names)
+    df = agreement_matrix(names, n=n, n_pairs=n_pairs, k=k, seed=seed, protocol=protocol,
+                          reverse=reverse, ties=ties, pairs=pairs)  # validates every argument
+    if pairs is None:
+        refs, rankings = sample(n, n_pairs, seed=seed, protocol=protocol)
+    else:
+        rankings = _perm.validate(pairs[1])
+        refs = _perm.validate(pairs[0])
+        refs = np.broadcast_to(refs, rankings.shape) if refs.ndim == 1 else refs
+    values = _metrics.evaluate_many(names, refs, rankings, k=k)
+    out = agreement_intervals_from_values(values, names, reverse=reverse, ties=ties,
+                                          confidence=confidence)
+    out.attrs.update({key: v for key, v in df.attrs.items() if key != "reversed"})
+    out.attrs["confidence"] = float(confidence)
+    return out

@@ -190,7 +190,7 @@ def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
     xs = wide.columns.to_numpy()
     for ax, g, key in zip(axes.flat, groups, keys):
         if band is not None:
-            ax.fill_between(xs, bands[g[0]][0], bands[g[0]][1], color="#0072B2", alpha=0.22,
+            ax.fill_between(xs, bands[g[0]][0], bands[g[0]][1], color="#0072B2", alpha=0.3,
                             lw=0)
         ax.plot(xs, key, lw=1.4, color="#0072B2")
         if reference is not None:

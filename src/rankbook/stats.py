@@ -815,7 +815,9 @@ class Comparison:
         width = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
         line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, width)).rstrip()
         out = [line(cols), line(["-" * w for w in width])] + [line(r) for r in rows]
-        return "\n".join(out) + "\n\n" + self.footer()
+        import textwrap
+
+        return "\n".join(out) + "\n\n" + textwrap.fill(self.footer(), width=92)
 
     def __str__(self) -> str:
         return self.report()

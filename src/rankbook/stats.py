@@ -782,11 +782,13 @@ class Comparison:
         t = self.table
         cells = {}
         for m, g in t.groupby("measure", sort=False):
+            heads = [f"{r.mean:.{decimals}f}{_superscript(r.mark)}" for r in g.itertuples()]
+            width = max(len(h) for h in heads)
             col = []
-            for r in g.itertuples():
-                text = f"{r.mean:.{decimals}f}{_superscript(r.mark)}"
+            for h, r in zip(heads, g.itertuples()):
+                text = h
                 if self.settings.get("baseline") is not None and r.system != self.settings["baseline"]:
-                    text += f" ({r.diff:+.{decimals}f})"
+                    text = h.ljust(width) + f" ({r.diff:+.{decimals}f})"
                 col.append(text)
             cells[m] = col
         systems = list(dict.fromkeys(t.system))

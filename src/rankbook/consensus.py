@@ -1493,8 +1493,7 @@ def kappa_bootstrap(rankings, gamma: float = 1.0, lam: float = 1.0, *, n_resampl
     distinct = np.empty(len(idx))
     for b, row in enumerate(idx):
         # unweighted kappa depends on the set of distinct rankings; weighted on the multiset
-        key = tuple(sorted(set(keys[i] for i in row), key=hash)) if g == lm == 1.0 \
-            else tuple(sorted(row.tolist()))
+        key = frozenset(keys[i] for i in row) if g == lm == 1.0 else tuple(sorted(row.tolist()))
         if key not in cache:
             sub = [parsed[i] for i in row]
             cache[key] = float(_kappa_from_graph(_graph_from_parsed(sub, deviation, None), ga, la))

@@ -25,8 +25,10 @@ import rankbook
 from rankbook.book.paths import project_root
 
 ROOT = project_root()
-LIBRARY = ["permutations", "metrics", "cutoffs", "agreement", "properties", "equivalence", "consensus", "ir",
-           "rbo", "rankdcg", "transpositions", "paper_a_tables", "plotting", "profile", "ties", "tied_metrics", "stats"]
+#: Every library module: each ``src/rankbook/*.py`` except the package file and ``__main__``
+#: (the command line, which is the book machinery's entry point).
+LIBRARY = sorted(p.stem for p in (ROOT / "src" / "rankbook").glob("*.py")
+                 if p.stem not in ("__init__", "__main__"))
 
 EXAMPLE = r'''
 import json, sys
@@ -44,6 +46,13 @@ print(json.dumps({"version": rankbook.__version__, "metrics": len(values), "kapp
 '''
 
 
+def test_the_library_list_is_the_source_folder():
+    known = {"permutations", "metrics", "cutoffs", "agreement", "properties", "equivalence",
+             "consensus", "ir", "rbo", "rankdcg", "transpositions", "paper_a_tables",
+             "paper_b_checks", "plotting", "profile"}
+    assert known <= set(LIBRARY), sorted(known - set(LIBRARY))
+
+
 @pytest.mark.parametrize("module", LIBRARY)
 def test_library_modules_import_no_book_machinery(module):
     code = (f"import sys, rankbook.{module}\n"
@@ -51,6 +60,38 @@ def test_library_modules_import_no_book_machinery(module):
             " if m in sys.modules]\nprint(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", f"rankbook.{module} imports {out.stdout.strip()}"
+
+
+def test_importing_every_library_module_leaves_the_book_out():
+    """One fresh interpreter imports all library modules together: ``rankbook.book`` (and the
+    machinery behind it) stays out of ``sys.modules``."""
+    code = ("import importlib, sys\n"
+            f"for m in {LIBRARY!r}:\n    importlib.import_module('rankbook.' + m)\n"
+            "print(sorted(m for m in sys.modules if m == 'rankbook.book' or m.startswith("
+            "'rankbook.book.') or m in ('papermill', 'jupyter_book')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", f"the library imports {out.stdout.strip()}"
+
+
+@pytest.mark.parametrize("module", LIBRARY)
+def test_library_modules_never_import_the_book_even_inside_functions(module):
+    """Not at import time, nor later: no ``import`` statement of a library module names
+    ``rankbook.book`` (or ``.book``), so a library call never reaches into the book's paths."""
+    import ast
+
+    tree = ast.parse((ROOT / "src" / "rankbook" / f"{module}.py").read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = ("." * node.level) + (node.module or "")
+            if target in (".book", "rankbook.book") or target.startswith((".book.", "rankbook.book.")) \
+                    or (target == "." and any(a.name == "book" for a in node.names)) \
+                    or (target == "rankbook" and any(a.name == "book" for a in node.names)):
+                found.append(f"line {node.lineno}: from {target} import ...")
+        elif isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names
+                      if a.name == "rankbook.book" or a.name.startswith("rankbook.book.")]
+    assert not found, f"rankbook.{module} imports the book machinery: {found}"
 
 
 def test_one_version():

@@ -365,12 +365,15 @@ class ConsensusGraph:
             return 0
         if self.rows.size == 0:
             return 1
-        L = self.lower(1.0)
-        indptr, indices = L.indptr, L.indices
+        # edges sorted by row: rows are in topological order (every edge points to a larger
+        # row index), so one sweep over the rows finds the longest path
+        order = np.lexsort((self.cols, self.rows))
+        rows, cols = self.rows[order], self.cols[order]
+        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        stops = np.r_[starts[1:], rows.size]
         depth = np.ones(n, dtype=np.int64)
-        # rows are in topological order (every edge points to a larger row index)
-        for i in np.flatnonzero(np.diff(indptr)):
-            depth[i] = 1 + depth[indices[indptr[i] : indptr[i + 1]]].max()
+        for a, b in zip(starts.tolist(), stops.tolist()):
+            depth[rows[a]] = 1 + depth[cols[a:b]].max()
         return int(depth.max())
 
     def path_sum(self, lam: float = 1.0) -> float:
@@ -401,7 +404,11 @@ class ConsensusGraph:
         """``[z^T L^{p-1} z for p = 2..ell]`` by repeated sparse matrix-vector products."""
         if self.longest < 2:
             return np.zeros(0)
-        L = self.lower(lam)
+        if self.n_items <= _DENSE_MAX:  # small graphs: a dense matrix avoids sparse overhead
+            L = np.zeros((self.n_items, self.n_items))
+            L[self.rows, self.cols] = self.edge_weights(lam)
+        else:
+            L = self.lower(lam)
         out = np.empty(self.longest - 1)
         y = np.ones(self.n_items)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -844,18 +851,6 @@ def compare_grid(reproduced, published, decimals: int = 3) -> dict:
 # files
 
 
-def _resolve(path) -> Path:
-    """An absolute path as is; a relative one under the project's ``data/`` folder."""
-    from .book.paths import data_path
-
-    p = Path(path)
-    if p.is_absolute():
-        if not p.exists():
-            raise FileNotFoundError(f"file not found: {p}")
-        return p
-    return data_path(*p.parts)
-
-
 def format_ranking(ranking) -> str:
     """A ranking as text: labels separated by spaces, tie groups in braces (sorted).
 
@@ -884,8 +879,7 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
     :mod:`rankbook.rbo` and :mod:`rankbook.ties`, with ``b`` and ``c`` tied). A partial ranking
     leaves its trailing cells empty. Labels are read as text; quote a label that contains a comma
     (``"Smith, J."``).
-    ``path`` is absolute, relative to the current folder, or relative to the project's ``data/``
-    folder.
+    ``path`` is absolute or relative to the current folder.
 
     Every row must have exactly as many fields as the header: a row with more or fewer fields
     (an unquoted comma inside a label, a stray trailing cell) is refused, naming the file and
@@ -1034,16 +1028,12 @@ def _brace_groups(cells: list, where: str, name: str) -> list:
 
 
 def _resolve_input(path) -> Path:
-    """An input file: absolute, relative to the current folder, or under ``data/``."""
+    """An input file: absolute, or relative to the current folder (the book resolves its own
+    paths under ``data/`` before calling, see :func:`rankbook.book.specs.resolve_input_path`)."""
     p = Path(path).expanduser()
-    if not p.is_absolute() and not p.exists():
-        try:
-            p = _resolve(path)
-        except FileNotFoundError:
-            raise ValueError(f"no such file: {path} (looked in the current folder and under "
-                             "the project's data/ folder)") from None
     if not p.exists():
-        raise ValueError(f"no such file: {p}")
+        raise ValueError(f"no such file: {p} (a relative path is read from the current folder "
+                         f"{Path.cwd()})")
     if p.is_dir():
         raise ValueError(f"{p} is a folder: give the path of a CSV file")
     return p
@@ -1052,12 +1042,20 @@ def _resolve_input(path) -> Path:
 def read_published_grid(path):
     """Read a published gamma x lam grid (``data/published/paper_b/``) as a DataFrame.
 
-    Header ``gamma,<lam1>,<lam2>,...``; one row per gamma. Index: gamma (float); columns: the
-    lam values as text, as in :func:`kappa_grid`. ``path`` is absolute or relative to ``data/``.
+    Header ``gamma,<lam1>,<lam2>,...``; one row per gamma; lines starting with ``#`` are
+    comments. Index: gamma (float); columns: the lam values as text, as in :func:`kappa_grid`.
+    ``path`` is a path (absolute, or relative to the current folder) or an open text file.
+
+    Examples
+    --------
+    >>> import io
+    >>> read_published_grid(io.StringIO("# a grid\\ngamma,1,0.5\\n1,19,11.344\\n")).loc[1.0, "0.5"]
+    11.344
     """
     import pandas as pd
 
-    path = _resolve(path)
+    if isinstance(path, (str, Path)):
+        path = _resolve_input(path)
     df = pd.read_csv(path, comment="#")
     if df.columns[0] != "gamma":
         raise ValueError(f"{path}: the first column must be 'gamma', found {df.columns[0]!r}")

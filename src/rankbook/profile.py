@@ -58,12 +58,9 @@ def _import_function(spec: str):
     where, func = spec.rsplit(":", 1)
     if where.endswith(".py"):
         path = Path(where).expanduser()
-        if not path.is_absolute() and not path.exists():
-            from .book.paths import project_root
-
-            path = project_root() / where
         if not path.is_file():
-            raise ValueError(f"metric {spec!r}: no such file {where}")
+            raise ValueError(f"metric {spec!r}: no such file {where} (a relative path is read "
+                             f"from the current folder {Path.cwd()})")
         mod_spec = importlib.util.spec_from_file_location(f"rankbook_user_{path.stem}", path)
         module = importlib.util.module_from_spec(mod_spec)
         try:

@@ -487,6 +487,32 @@ def resolve_input_path(text: str, root: Path | None = None) -> Path:
     return (root or project_root()) / "data" / path
 
 
+def resolve_metric_spec(value: str, root: Path | None = None) -> str:
+    """A ``metric`` parameter with its file made absolute: ``path/to/file.py:function`` is read
+    relative to the current folder when the file is there, else to the project root (the
+    notebooks run in a staging folder, and the library itself only knows the current folder).
+    Registered names and ``module:function`` pass unchanged."""
+    if not isinstance(value, str) or ":" not in value:
+        return value
+    where, func = value.rsplit(":", 1)
+    if not where.endswith(".py"):
+        return value
+    path = Path(where).expanduser()
+    if not path.is_absolute() and not path.exists():
+        candidate = (root or project_root()) / path
+        if candidate.exists():
+            path = candidate
+    return f"{path.resolve() if path.exists() else path}:{func}"
+
+
+def check_metric(value: str) -> str:
+    """The ``check`` of a ``metric`` parameter: resolve its file (:func:`resolve_metric_spec`),
+    then load it with :func:`rankbook.profile.check_metric_spec` (ValueError when it does not)."""
+    from rankbook.profile import check_metric_spec
+
+    return check_metric_spec(resolve_metric_spec(value))
+
+
 def read_input_file(kind: str, text: str, name: str = "", notebook: str = "",
                     root: Path | None = None):
     """Read an input file with the library reader of ``kind``; ParameterError when it fails."""

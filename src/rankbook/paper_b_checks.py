@@ -62,6 +62,9 @@ __all__ = [
     "table_i_cells",
     "section_ii_b_properties",
     "eq3_cases",
+    "kernel_checks",
+    "eq7_as_printed",
+    "library_matrices",
     "read_published_matrices",
     "read_published_values",
     "compare_matrices",
@@ -229,7 +232,9 @@ def brute_force_kappa_p(rankings, gamma: float = 1.0, lam: float = 1.0, *,
     return _kappa_p_brute(_maps(rankings), gamma, lam, deviation, _check_ties(ties))
 
 
-def _kappa_p_brute(maps, gamma, lam, deviation, ties, seqs=None) -> np.ndarray:
+def _kappa_p_brute(maps, gamma, lam, deviation, ties, seqs=None, power: int = 1) -> np.ndarray:
+    """Brute-force sums; ``power`` raises each path weight (``N`` gives Eq. 7 with the printed
+    feature weights of Section IV-B2, see :func:`eq7_as_printed`)."""
     seqs = _subsequences(maps, ties) if seqs is None else seqs
     if not seqs:
         return np.zeros(0)
@@ -238,7 +243,7 @@ def _kappa_p_brute(maps, gamma, lam, deviation, ties, seqs=None) -> np.ndarray:
         if len(s) == 1:
             out[0] += 1.0 if gamma == 1 else _theta(maps, s[0], gamma, deviation)
         else:
-            out[len(s) - 1] += math.prod(_psi(maps, a, b, lam) for a, b in zip(s, s[1:]))
+            out[len(s) - 1] += math.prod(_psi(maps, a, b, lam) for a, b in zip(s, s[1:])) ** power
     return out
 
 
@@ -500,7 +505,9 @@ def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str
         ``kappa``, ``ell`` (brute force), ``theorem_1``, ``corollary_1``, ``corollary_2``,
         ``library`` (each True when it agrees, plain and weighted, for every base), the same
         under the other tie reading (``*_either``; equal to the strict ones without ties, and
-        only computed when ``either``) and ``why`` (the first disagreement, or "").
+        only computed when ``either``), ``theorem_1_printed_weights`` (Theorem 1 against Eq. (7)
+        with the feature weights Section IV-B2 prints, :func:`eq7_as_printed`) and ``why``
+        (the disagreements, or "").
 
     Examples
     --------
@@ -519,6 +526,8 @@ def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str
     t1_e = c1_e = c2_e = True
     has_ties = any(len(set(m.values())) < len(m) for m in maps)
     ref_e = _kappa_p_brute(maps, 1.0, 1.0, deviation, "either") if (either and has_ties) else ref
+    ref_printed = _kappa_p_brute(maps, gamma, lam, deviation, "strict", seqs, power=len(maps))
+    t1_p = True
     for b in range(len(maps)):
         A = _eq10(maps, b, 1.0, 1.0, deviation)[0]
         Aw = _eq10(maps, b, gamma, lam, deviation)[0]
@@ -537,6 +546,7 @@ def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str
             why.append(f"Corollary 2 with base r{b + 1}: {k2:g} / {k2w:.6f} against "
                        f"{ref.sum():g} / {ref_w.sum():.6f}")
         t1_e &= _close(kp, ref_e)
+        t1_p &= _close(kp, ref) and _close(kpw, ref_printed)
         c1_e &= ell == ref_e.size
         c2_e &= _close(k2, ref_e.sum())
     lib = consensus.kappa_p(rankings, [1.0, gamma], [1.0, lam], deviation=deviation)
@@ -550,6 +560,7 @@ def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str
     return {"kappa": float(ref.sum()), "ell": int(ref.size), "kappa_weighted": float(ref_w.sum()),
             "kappa_either": float(ref_e.sum()), "theorem_1": t1, "corollary_1": c1,
             "corollary_2": c2, "library": lib_ok, "theorem_1_either": t1_e,
+            "theorem_1_printed_weights": t1_p,
             "corollary_1_either": c1_e, "corollary_2_either": c2_e, "why": "; ".join(why)}
 
 
@@ -782,6 +793,94 @@ def eq3_cases(cases: Iterable[tuple[str, list]]) -> pd.DataFrame:
             rows.append({"rankings": _describe(rankings), "removed": i + 1, "kappa": float(k),
                          "kappa without": float(k_rest), "holds": bool(k <= k_rest)})
     return pd.DataFrame(rows, columns=["rankings", "removed", "kappa", "kappa without", "holds"])
+
+
+def eq7_as_printed(rankings, lam: float, *, deviation: str = "std") -> pd.DataFrame:
+    """:math:`\\kappa_p` of Theorem 1 beside Eq. (7) with the feature weights Section IV-B2
+    prints, :math:`f_{\\mathbf{r}}(y) = \\prod_i \\psi(y_i, y_{i+1})` for every ranking.
+
+    Eq. (7) multiplies :math:`f_{\\mathbf{r}}(y)` over the ``N`` rankings, so with the same
+    factor for every ranking each subsequence weighs :math:`(\\prod_i \\psi)^N`, while the
+    matrix of Theorem 1 weighs it :math:`\\prod_i \\psi` once. One row per ``p >= 2``:
+    ``theorem 1`` (the brute-force sum that Theorem 1 equals) and ``eq. (7) as printed``.
+
+    Examples
+    --------
+    >>> eq7_as_printed(["ab", "ab"], 0.5).values.tolist()  # ab: gap 1; N = 2 rankings
+    [[2.0, 0.5, 0.25]]
+    """
+    maps = _maps(rankings)
+    seqs = _subsequences(maps, "strict")
+    longest = max((len(s) for s in seqs), default=0)
+    rows = []
+    for p in range(2, longest + 1):
+        weights = [math.prod(_psi(maps, a, b, lam) for a, b in zip(s, s[1:]))
+                   for s in seqs if len(s) == p]
+        rows.append({"p": float(p), "theorem 1": float(sum(weights)),
+                     "eq. (7) as printed": float(sum(w ** len(maps) for w in weights))})
+    return pd.DataFrame(rows, columns=["p", "theorem 1", "eq. (7) as printed"])
+
+
+def library_matrices(rankings, powers: int = 4, *, base: int = 0) -> dict[str, pd.DataFrame]:
+    """``A`` as :func:`rankbook.consensus.consensus_matrix` computes it (``gamma = lam = 1``),
+    its strictly lower part ``L`` and the powers ``L^2 .. L^powers``, labelled by item, named as
+    paper B prints them (``"A"``, ``"L"``, ``"L^2"``, ...).
+
+    Examples
+    --------
+    >>> m = library_matrices(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
+    >>> list(m), int(m["L^2"].loc["f", "b"])
+    (['A', 'L', 'L^2', 'L^3', 'L^4'], 2)
+    """
+    from . import consensus
+
+    A = consensus.consensus_matrix(rankings, base=base)
+    L = np.tril(A.to_numpy(), -1)
+    out = {"A": A, "L": pd.DataFrame(L, index=A.index, columns=A.columns)}
+    P = L
+    for k in range(2, powers + 1):
+        P = P @ L
+        out[f"L^{k}"] = pd.DataFrame(P, index=A.index, columns=A.columns)
+    return out
+
+
+def kernel_checks(n_values: Iterable[int] = (3, 4), weights: Iterable[tuple] = ((1.0, 1.0),), *,
+                  deviation: str = "std") -> pd.DataFrame:
+    """Section II-C: :math:`\\kappa` of two rankings as a kernel, i.e. its Gram matrix over a set
+    of rankings is positive semi-definite.
+
+    For each ``n`` of ``n_values`` and each family (every full ranking of ``n`` items, every
+    partial ranking of them), the Gram matrix :math:`G_{ij} = \\kappa(\\{r_i, r_j\\})` is built
+    with :func:`rankbook.consensus.kappa` for each ``(gamma, lam)`` of ``weights``. One row per
+    matrix: ``items``, ``family``, ``rankings`` (its size), ``gamma``, ``lam``,
+    ``smallest eigenvalue`` and ``psd`` (smallest eigenvalue above ``-1e-9`` times the largest).
+
+    Examples
+    --------
+    >>> kernel_checks([3])[["family", "rankings", "psd"]].values.tolist()
+    [['full', 6, True], ['partial', 15, True]]
+    """
+    from . import consensus
+
+    rows = []
+    for n in n_values:
+        items = [chr(ord("a") + i) for i in range(n)]
+        pools = {"full": [list(p) for p in itertools.permutations(items)],
+                 "partial": [list(p) for k in range(1, n + 1) for p in itertools.permutations(items, k)]}
+        for family, pool in pools.items():
+            pairs = [(i, j) for i in range(len(pool)) for j in range(i, len(pool))]
+            ws = list(weights)
+            values = np.array([consensus.kappa([pool[i], pool[j]], [g for g, _ in ws], [lm for _, lm in ws],
+                                               deviation=deviation) for i, j in pairs]).reshape(len(pairs), len(ws))
+            for w, (g, lm) in enumerate(ws):
+                G = np.zeros((len(pool), len(pool)))
+                for (i, j), v in zip(pairs, values[:, w]):
+                    G[i, j] = G[j, i] = v
+                eig = np.linalg.eigvalsh(G)
+                rows.append({"items": n, "family": family, "rankings": len(pool), "gamma": float(g),
+                             "lam": float(lm), "smallest eigenvalue": float(eig[0]),
+                             "psd": bool(eig[0] >= -1e-9 * max(1.0, float(eig[-1])))})
+    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------------

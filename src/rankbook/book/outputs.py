@@ -55,7 +55,7 @@ COMPARISONS = ("exact", "noise", "claim", "none", "unavailable")
 
 #: The units a record counts in (``matched`` of ``total`` ...).
 UNITS = ("cells", "values", "symbols", "entries", "statements", "transpositions", "rows",
-         "curves", "claims", "metrics", "cases", "pairs", "matrices")
+         "curves", "claims", "metrics", "cases", "pairs", "matrices", "edges", "subsequences")
 
 #: Units that only a stated claim can count: a set of statements is a claim made of parts, so it
 #: is graded by the claim rule (it holds only when every part holds), never as "partly".

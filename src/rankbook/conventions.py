@@ -1,0 +1,1214 @@
+r"""Qrels and runs scored under the conventions of trec_eval, pytrec_eval, ir_measures, ranx,
+scikit-learn or torchmetrics: :func:`evaluate_run` and the six profiles.
+
+The IR tools agree on the formulas and disagree, quietly, on everything around them: which of
+two equally scored documents comes first, whether a document judged ``-1`` counts as judged,
+what a query without relevant documents scores, whether a query missing from the run counts,
+what P@10 of a five-document list divides by, which relevance values count as gains and
+whether queries are averaged or pooled. A :class:`Convention` fixes each of these choices the
+way one tool makes it, so that a number computed here is the number that tool would print
+(trec_eval issue 22, pytrec_eval issue 56, ir_measures issue 18, scikit-learn issue 29521 and
+torchmetrics issue 3216 {cite}`trec_eval_issue22,pytrec_eval_issue56,ir_measures_issue18,sklearn_issue29521,torchmetrics_issue3216`
+report the differences users tripped over).
+
+Measures are named as ir_measures writes them {cite}`macavaney2022irmeasures`: ``nDCG``,
+``nDCG@10``, ``AP``, ``AP@100``, ``RR``, ``RR@10``, ``P@5``, ``R@100``, ``Rprec``,
+``Success@10``, ``Judged@10``, with parameters in parentheses: ``P(rel=2)@5`` (a document is
+relevant when its relevance is at least ``rel``, default 1) and ``nDCG(dcg='exp-log2')@10``
+(gain :math:`2^{r}-1` instead of :math:`r`). ``DCG`` (ranx, scikit-learn) and ``LRAP``
+(scikit-learn's label ranking average precision) are also available under the profiles that
+have them. A profile offers exactly the measures its tool offers; asking for another raises a
+``ValueError`` that lists them.
+
+The profiles
+------------
+Each choice is quoted from the peer's own source (file and function); the same table is
+:func:`conventions_table` and is shown in the book ("Where the tools disagree").
+
+.. list-table::
+   :header-rows: 1
+
+   * - setting
+     - trec_eval / pytrec_eval
+     - ir_measures
+     - ranx
+     - sklearn
+     - torchmetrics
+   * - order of tied scores
+     - document id descending (``form_res_rels.c: comp_sim_docno``)
+     - as pytrec_eval; ``RR@k`` and ``Judged`` ascending document id (``msmarco_provider.py``,
+       ``judged_provider.py``)
+     - numba's quicksort of the negated scores in input order: input order for up to 15
+       documents (``data_structures/common.py: sort_dict_by_value``)
+     - averaged over the tied group for (n)DCG (``_ranking.py: _tie_average_dcg``); one
+       threshold per tied group for AP and LRAP (``precision_recall_curve``)
+     - averaged for nDCG (``functional/retrieval/ndcg.py``); ``torch.topk`` / ``argsort``
+       elsewhere, taken here as input order
+   * - negative relevance
+     - judged but unjudged-in-pool: never relevant, gain 0 (``form_res_rels.c``)
+     - as pytrec_eval; ``Judged`` counts it as judged
+     - below ``rel``: dropped (``metrics/common.py: clean_qrels``)
+     - ``ndcg_score`` raises; ``dcg_score`` uses it as a negative gain
+     - nDCG uses it as a negative gain; binary measures take ``relevance >= rel``
+   * - relevant documents not retrieved
+     - count (recall, AP and the ideal DCG use every judged document)
+     - count
+     - count
+     - invisible: only the scored items exist
+     - invisible: only the scored items exist
+   * - query without relevant documents
+     - 0, counted in the mean
+     - 0, counted
+     - 0, counted
+     - nDCG and AP 0 (issue 29521), LRAP 1
+     - 0 (``empty_target_action="neg"``)
+   * - query judged but not in the run
+     - skipped (trec_eval without ``-c``)
+     - 0, counted (``providers/base.py: Evaluator.iter_calc``)
+     - error (``meta/evaluate.py: check_keys``)
+     - skipped (no row)
+     - skipped (no row)
+   * - query in the run but not judged
+     - skipped
+     - skipped
+     - error
+     - scored with every label 0
+     - scored with every label 0
+   * - P@k, k longer than the list
+     - divide by k
+     - divide by k; ``Judged@k`` by the list length
+     - divide by k
+     - (no P@k)
+     - divide by k (``adaptive_k=False``)
+   * - gain, discount
+     - relevance, :math:`\log_2(i+1)`
+     - same
+     - relevance or :math:`2^r-1` (``ndcg_burges``), :math:`\log_2(i+1)`
+     - relevance, :math:`\log_2(i+1)`
+     - relevance, :math:`\log_2(i+1)`
+   * - averaging
+     - mean over queries
+     - mean
+     - mean
+     - mean over rows
+     - mean over queries (``RetrievalMetric``); the functional call on 2-D input pools all
+       rows into one list (issue 3216): ``profile("torchmetrics", averaging="pooled")``
+
+torchmetrics needs torch, which rankbook does not install: its profile was derived from the
+source of torchmetrics 1.9.0 and is tested against the examples of its own docstrings, not
+against the running library. Other quirks it fixes: scores are cast to float32, documents with
+a score of 0 or less never count as relevant in AP, RR, P and R (``torch.where(preds > 0, ...)``),
+and its AP@k divides by the relevant documents found in the top k.
+
+Examples
+--------
+>>> qrels = {"1": {"a": 0, "b": 1, "c": 0}}
+>>> evaluate_run(qrels, {"1": {"b": 1.0, "a": 1.0}}, ["nDCG"]).aggregate["nDCG"]
+1.0
+>>> evaluate_run(qrels, {"1": {"b": 1.0, "c": 1.0}}, ["nDCG"]).aggregate["nDCG"].round(4)
+0.6309
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+from dataclasses import dataclass
+from typing import Mapping, NamedTuple, Sequence
+
+import numpy as np
+import pandas as pd
+
+from rankbook import trec_format
+
+__all__ = [
+    "Convention",
+    "CONVENTIONS",
+    "TIE_RULES",
+    "MEASURE_FAMILIES",
+    "RunEvaluation",
+    "evaluate_run",
+    "profile",
+    "parse_measure",
+    "conventions_table",
+    "read_qrels",
+    "read_run",
+]
+
+read_qrels = trec_format.read_qrels
+read_run = trec_format.read_run
+
+#: How documents with equal scores are put in order. ``docno_desc``: by document id, descending
+#: (trec_eval); ``docno_asc``: ascending; ``input_order``: as given (a stable sort);
+#: ``numba_quicksort``: the order numba's ``np.argsort`` of the negated scores leaves them in
+#: (ranx's Qrels/Run objects: input order up to 15 documents); ``numba_quicksort_reversed``:
+#: numba's ascending ``np.argsort`` of the scores, reversed (ranx given plain dicts: reverse
+#: input order up to 15 documents); ``average``:
+#: no order, the gain of a tied group is averaged over its positions (McSherry and Najork);
+#: ``threshold``: no order, a tied group is one threshold of the precision-recall curve.
+TIE_RULES = ("docno_desc", "docno_asc", "input_order", "numba_quicksort", "numba_quicksort_reversed",
+             "average", "threshold")
+
+#: Measure families and the parameters each accepts (besides the cut-off ``@k``).
+MEASURE_FAMILIES = {
+    "nDCG": ("dcg", "rel"),
+    "DCG": ("dcg", "rel"),
+    "AP": ("rel",),
+    "RR": ("rel",),
+    "P": ("rel",),
+    "R": ("rel",),
+    "Rprec": ("rel",),
+    "Success": ("rel",),
+    "Judged": (),
+    "LRAP": ("rel",),
+}
+_CUTOFF = {"nDCG": "optional", "DCG": "optional", "AP": "optional", "RR": "optional",
+           "P": "required", "R": "required", "Rprec": "none", "Success": "required",
+           "Judged": "optional", "LRAP": "none"}
+
+
+@dataclass(frozen=True)
+class Convention:
+    """The choices one evaluation tool makes, besides the formula of each measure.
+
+    Build one from a profile with :func:`profile` (``profile("ranx", ties="docno_desc")``) to
+    ask what-if questions; :data:`CONVENTIONS` holds the six profiles. Every field is a choice
+    the table of the module documentation describes.
+
+    Attributes
+    ----------
+    name : str
+    measures : tuple of str
+        Measure forms the tool offers, as ``family`` or ``family@k``.
+    ties : str
+        Default rule for tied scores, one of :data:`TIE_RULES`.
+    ties_by_measure : tuple of (str, str)
+        Measure forms (``"RR@k"``, ``"nDCG"``, ...) ordered by another rule.
+    judgments : {"all", "retrieved"}
+        ``"all"``: every judged document counts (recall, AP divisor, ideal DCG);
+        ``"retrieved"``: only scored documents exist (scikit-learn, torchmetrics).
+    negative_labels : {"unjudged", "below_rel", "gain"}
+        What a negative relevance is: never relevant and no gain (``"unjudged"``,
+        ``"below_rel"``), or a (negative) gain in (n)DCG (``"gain"``).
+    whole_labels : bool
+        Relevance must be a whole number (trec_eval reads integers, pytrec_eval takes int).
+    nonnegative_ndcg_labels : bool
+        nDCG refuses negative relevance (scikit-learn's ``ndcg_score``).
+    min_documents_dcg : int
+        Fewest scored documents a query needs for (n)DCG (scikit-learn: 2).
+    qrels_only : {"skip", "zero", "error"}
+        A query judged but absent from the run.
+    run_only : {"skip", "unjudged", "error"}
+        A query in the run without judgements; ``"unjudged"`` scores it with all labels 0.
+    judged_cut_divisor : {"k", "list"}
+        What ``Judged@k`` divides by when the list is shorter than k.
+    ap_divisor : {"relevant", "relevant_in_cut"}
+        AP divides by all relevant documents, or by those in the top k (torchmetrics).
+    nonpositive_scores_relevant : bool
+        False: a document scored 0 or less never counts as relevant in AP, RR, P and R
+        (torchmetrics).
+    score_dtype : {"float64", "float32"}
+    no_relevant_lrap : float
+        LRAP of a query whose documents are all relevant or all not (scikit-learn: 1).
+    averaging : {"per_query", "pooled"}
+        Mean over queries, or one list pooling every query's documents.
+    peer : str
+        The tool and version the profile was read from.
+    sources : tuple of (str, str)
+        For each setting, where the peer makes that choice (file and function).
+    """
+
+    name: str
+    measures: tuple
+    ties: str = "docno_desc"
+    ties_by_measure: tuple = ()
+    judgments: str = "all"
+    negative_labels: str = "unjudged"
+    whole_labels: bool = True
+    nonnegative_ndcg_labels: bool = False
+    min_documents_dcg: int = 1
+    qrels_only: str = "skip"
+    run_only: str = "skip"
+    judged_cut_divisor: str = "k"
+    ap_divisor: str = "relevant"
+    nonpositive_scores_relevant: bool = True
+    score_dtype: str = "float64"
+    no_relevant_lrap: float = 1.0
+    averaging: str = "per_query"
+    peer: str = ""
+    sources: tuple = ()
+
+    def __post_init__(self):
+        checks = {
+            "ties": TIE_RULES, "judgments": ("all", "retrieved"),
+            "negative_labels": ("unjudged", "below_rel", "gain"),
+            "qrels_only": ("skip", "zero", "error"), "run_only": ("skip", "unjudged", "error"),
+            "judged_cut_divisor": ("k", "list"), "ap_divisor": ("relevant", "relevant_in_cut"),
+            "score_dtype": ("float64", "float32"), "averaging": ("per_query", "pooled"),
+        }
+        for field, choices in checks.items():
+            value = getattr(self, field)
+            if value not in choices:
+                raise ValueError(f"{field}={value!r} is not valid; choose one of {list(choices)}")
+        for form, rule in self.ties_by_measure:
+            if rule not in TIE_RULES:
+                raise ValueError(f"ties_by_measure[{form!r}]={rule!r} is not valid; choose one of {list(TIE_RULES)}")
+        if self.averaging == "pooled" and self.judgments != "retrieved":
+            raise ValueError(
+                "averaging='pooled' pools the scored documents of every query into one list, "
+                "which only makes sense with judgments='retrieved' (scikit-learn, torchmetrics)"
+            )
+
+    def tie_rule(self, form: str) -> str:
+        """The tie rule for one measure form (``"RR@k"``, ``"nDCG"``, ...)."""
+        for f, rule in self.ties_by_measure:
+            if f == form:
+                return rule
+        return self.ties
+
+
+_TREC_MEASURES = ("nDCG", "nDCG@k", "AP", "AP@k", "RR", "P@k", "R@k", "Rprec", "Success@k")
+
+_TREC_SOURCES = (
+    ("ties", "form_res_rels.c: comp_sim_docno (score descending, then strcmp of docno, descending)"),
+    ("negative_labels", "form_res_rels.c: te_form_res_rels (rel < 0: RELVALUE_UNJUDGED, never relevant)"),
+    ("qrels_only", "trec_eval.c: main (queries in both qrels and results; -c not given)"),
+    ("run_only", "trec_eval.c: main (a query without qrels is not evaluated)"),
+    ("no_relevant", "m_map.c, m_ndcg.c: the value stays 0 when num_rel or the ideal DCG is 0"),
+    ("k_beyond_list", "m_P.c: te_calc_P (relevant retrieved in the top k divided by k)"),
+    ("gain", "m_ndcg.c / m_ndcg_cut.c: gain = relevance level, discount log2(rank + 1)"),
+    ("averaging", "meas_avg.c: te_calc_avg_meas_s (sum over queries / num_q)"),
+)
+
+CONVENTIONS: dict = {
+    "trec_eval": Convention(
+        name="trec_eval", measures=_TREC_MEASURES, peer="trec_eval 9.0.8 / 10.0 (usnistgov/trec_eval)",
+        sources=_TREC_SOURCES,
+    ),
+    "pytrec_eval": Convention(
+        name="pytrec_eval", measures=_TREC_MEASURES,
+        peer="pytrec_eval-terrier 0.5 (trec_eval's code behind RelevanceEvaluator.evaluate)",
+        sources=_TREC_SOURCES[:2] + (
+            ("qrels_only", "pytrec_eval.cpp: RelevanceEvaluator_evaluate (only queries of the run that have qrels)"),
+            ("run_only", "pytrec_eval.cpp: RelevanceEvaluator_evaluate (a run query without qrels is left out)"),
+        ) + _TREC_SOURCES[4:7] + (("averaging", "none: per-query dicts; users average them (pytrec_eval.compute_aggregated_measure)"),),
+    ),
+    "ir_measures": Convention(
+        name="ir_measures",
+        measures=("nDCG", "nDCG@k", "AP", "AP@k", "RR", "RR@k", "P@k", "R@k", "Rprec", "Success@k",
+                  "Judged", "Judged@k"),
+        ties_by_measure=(("RR@k", "docno_asc"), ("Judged", "docno_asc"), ("Judged@k", "docno_asc")),
+        qrels_only="zero", judged_cut_divisor="list",
+        peer="ir_measures 0.4.3 (default pipeline: pytrec_eval, msmarco and judged providers)",
+        sources=(
+            ("ties", "providers/pytrec_eval_provider.py (trec_eval's order); providers/msmarco_provider.py "
+                     "and providers/judged_provider.py: sorted(key=(-score, doc_id)), ascending id"),
+            ("negative_labels", "pytrec_eval as trec_eval; judged_provider.py: any qrels entry is judged"),
+            ("qrels_only", "providers/base.py: Evaluator.iter_calc yields measure.DEFAULT (0) for qrels "
+                           "queries the run lacks"),
+            ("run_only", "providers/base.py: Evaluator (queries come from the qrels)"),
+            ("no_relevant", "pytrec_eval: 0; msmarco_provider: query without relevant -> DEFAULT 0"),
+            ("k_beyond_list", "pytrec_eval P_k divides by k; judged_provider.py divides by the list length"),
+            ("gain", "measures/ndcg.py: dcg='log2' served by pytrec_eval (relevance gain)"),
+            ("averaging", "measures/base.py: MeanAgg"),
+        ),
+    ),
+    "ranx": Convention(
+        name="ranx",
+        measures=("nDCG", "nDCG@k", "DCG", "DCG@k", "AP", "AP@k", "RR", "RR@k", "P@k", "R@k", "Rprec",
+                  "Success@k"),
+        ties="numba_quicksort", negative_labels="below_rel", qrels_only="error", run_only="error",
+        peer="ranx 0.3.21 (numba kernels; Qrels/Run or dicts)",
+        sources=(
+            ("ties", "data_structures/common.py: sort_dict_by_value -> np.argsort(-scores) in numba "
+                     "(quicksort; insertion sort below 16 items, so input order there)"),
+            ("negative_labels", "metrics/common.py: clean_qrels keeps relevance >= rel_lvl"),
+            ("qrels_only", "meta/evaluate.py: check_keys asserts equal query ids (make_comparable=False)"),
+            ("run_only", "meta/evaluate.py: check_keys"),
+            ("no_relevant", "metrics/*.py: return 0.0 when no qrels pass rel_lvl"),
+            ("k_beyond_list", "metrics/precision.py: _precision divides by k"),
+            ("gain", "metrics/ndcg.py: _dcg (jarvelin: rel / log2(i+1); burges: 2**rel - 1)"),
+            ("averaging", "meta/evaluate.py: np.mean(scores)"),
+        ),
+    ),
+    "sklearn": Convention(
+        name="sklearn", measures=("nDCG", "nDCG@k", "DCG", "DCG@k", "AP", "LRAP"),
+        ties="average", ties_by_measure=(("AP", "threshold"), ("LRAP", "threshold")),
+        judgments="retrieved", negative_labels="gain", whole_labels=False,
+        nonnegative_ndcg_labels=True, min_documents_dcg=2, run_only="unjudged",
+        peer="scikit-learn 1.9 (sklearn/metrics/_ranking.py)",
+        sources=(
+            ("ties", "_ranking.py: _dcg_sample_scores(ignore_ties=False) -> _tie_average_dcg; "
+                     "average_precision_score -> precision_recall_curve (one threshold per distinct score)"),
+            ("negative_labels", "_ranking.py: ndcg_score raises on y_true < 0; dcg_score accepts it"),
+            ("qrels_only", "no query ids: a row exists only for what was scored"),
+            ("run_only", "a row with y_true all 0"),
+            ("no_relevant", "_ranking.py: _ndcg_sample_scores sets all-irrelevant rows to 0 (issue 29521); "
+                            "average_precision_score returns 0 with a warning; "
+                            "label_ranking_average_precision_score gives 1"),
+            ("k_beyond_list", "ndcg_score(k) larger than the row: the whole row"),
+            ("gain", "_ranking.py: _dcg_sample_scores (y_true as gain, log_base=2)"),
+            ("averaging", "_ranking.py: ndcg_score -> np.average over rows"),
+        ),
+    ),
+    "torchmetrics": Convention(
+        name="torchmetrics",
+        measures=("nDCG", "nDCG@k", "AP", "AP@k", "RR", "RR@k", "P@k", "R@k", "Rprec", "Success@k"),
+        ties="input_order", ties_by_measure=(("nDCG", "average"), ("nDCG@k", "average")),
+        judgments="retrieved", negative_labels="gain", whole_labels=False, run_only="unjudged",
+        ap_divisor="relevant_in_cut", nonpositive_scores_relevant=False, score_dtype="float32",
+        peer="torchmetrics 1.9.0 (read from its source; torch is not installed)",
+        sources=(
+            ("ties", "functional/retrieval/ndcg.py: _tie_average_dcg; average_precision.py, "
+                     "reciprocal_rank.py: preds.topk(sorted=True); precision.py, recall.py: argsort"),
+            ("negative_labels", "utilities/checks.py: binary measures need targets in {0, 1}; nDCG "
+                                "(allow_non_binary_target) takes any"),
+            ("qrels_only", "retrieval/base.py: RetrievalMetric.compute groups rows by indexes"),
+            ("run_only", "retrieval/base.py: empty_target_action='neg' -> 0"),
+            ("no_relevant", "retrieval/base.py: empty_target_action='neg' -> 0"),
+            ("k_beyond_list", "functional/retrieval/precision.py: relevant / top_k (adaptive_k=False)"),
+            ("gain", "functional/retrieval/ndcg.py: _dcg_sample_scores (target / log2(i + 2))"),
+            ("averaging", "retrieval/base.py: _retrieval_aggregate 'mean'; the functional API "
+                          "flattens 2-D input (issue 3216)"),
+        ),
+    ),
+}
+
+
+def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
+    """One of the six profiles, optionally with some choices changed.
+
+    Parameters
+    ----------
+    name : str or Convention
+        ``"trec_eval"``, ``"pytrec_eval"``, ``"ir_measures"``, ``"ranx"``, ``"sklearn"`` or
+        ``"torchmetrics"``.
+    **changes
+        Fields of :class:`Convention` to replace, e.g. ``ties="input_order"``.
+
+    Examples
+    --------
+    >>> profile("torchmetrics", averaging="pooled").averaging
+    'pooled'
+    >>> profile("spss")
+    Traceback (most recent call last):
+    ...
+    ValueError: convention 'spss' is not known; choose one of ['trec_eval', 'pytrec_eval', 'ir_measures', 'ranx', 'sklearn', 'torchmetrics'] or pass a Convention
+    """
+    if isinstance(name, Convention):
+        base = name
+    elif isinstance(name, str) and name in CONVENTIONS:
+        base = CONVENTIONS[name]
+    else:
+        raise ValueError(
+            f"convention {name!r} is not known; choose one of {list(CONVENTIONS)} or pass a Convention"
+        )
+    if not changes:
+        return base
+    fields = {f.name for f in dataclasses.fields(Convention)}
+    unknown = sorted(set(changes) - fields)
+    if unknown:
+        raise ValueError(f"Convention has no field {unknown}; the fields are {sorted(fields)}")
+    return dataclasses.replace(base, **changes)
+
+
+# --------------------------------------------------------------------------------------------
+# measure names
+
+
+class Measure(NamedTuple):
+    """A parsed measure name: the text as given, its family, cut-off, ``rel`` and gain."""
+
+    text: str
+    family: str
+    k: int | None
+    rel: int
+    exp_gain: bool
+
+    @property
+    def form(self) -> str:
+        return self.family + ("@k" if self.k is not None else "")
+
+
+_MEASURE_RE = re.compile(r"^\s*(?P<family>[A-Za-z]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>[^\s]+))?\s*$")
+
+
+def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Measure:
+    """Parse an ir_measures-style name (``"P(rel=2)@5"``) and check the profile offers it.
+
+    Examples
+    --------
+    >>> parse_measure("P(rel=2)@5")
+    Measure(text='P(rel=2)@5', family='P', k=5, rel=2, exp_gain=False)
+    >>> parse_measure("RR@10")
+    Traceback (most recent call last):
+    ...
+    ValueError: measure 'RR@10' is not offered by the trec_eval profile; it offers nDCG, nDCG@k, AP, AP@k, RR, P@k, R@k, Rprec, Success@k (RR@k: ir_measures, ranx, torchmetrics)
+    """
+    conv = profile(convention)
+    valid = ", ".join(f"{f}@k" if _CUTOFF[f] == "required" else f for f in MEASURE_FAMILIES)
+    if not isinstance(text, str):
+        raise ValueError(f"measure {text!r} must be a string such as 'nDCG@10'; families: {valid}")
+    m = _MEASURE_RE.match(text)
+    if not m or m.group("family") not in MEASURE_FAMILIES:
+        raise ValueError(
+            f"measure {text!r} is not known; write it as ir_measures does, one of {valid}, with "
+            "an optional cut-off @k and parameters such as P(rel=2)@5 or nDCG(dcg='exp-log2')@10"
+        )
+    family = m.group("family")
+    k = None
+    if m.group("k") is not None:
+        raw = m.group("k")
+        if not (raw.isdigit() and raw.isascii() and int(raw) >= 1):
+            raise ValueError(f"measure {text!r}: the cut-off after @ must be an integer >= 1, got {raw!r}")
+        k = int(raw)
+    if _CUTOFF[family] == "required" and k is None:
+        raise ValueError(f"measure {text!r} needs a cut-off, e.g. {family}@10")
+    if _CUTOFF[family] == "none" and k is not None:
+        raise ValueError(f"measure {text!r}: {family} takes no cut-off")
+    rel, exp_gain = 1, False
+    params = (m.group("params") or "").strip()
+    if params:
+        for part in params.split(","):
+            key, eq, value = (s.strip() for s in part.partition("="))
+            if not eq or key not in MEASURE_FAMILIES[family]:
+                raise ValueError(
+                    f"measure {text!r}: parameter {part.strip()!r} is not valid for {family}; "
+                    f"it takes {list(MEASURE_FAMILIES[family]) or 'no parameters'}"
+                )
+            if key == "rel":
+                if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
+                    raise ValueError(f"measure {text!r}: rel must be an integer >= 1, got {value!r}")
+                rel = int(value)
+            else:
+                v = value.strip("'\"")
+                if v not in ("log2", "exp-log2"):
+                    raise ValueError(f"measure {text!r}: dcg must be 'log2' or 'exp-log2', got {value!r}")
+                exp_gain = v == "exp-log2"
+    out = Measure(text, family, k, rel, exp_gain)
+    if out.form not in conv.measures:
+        others = [n for n, c in CONVENTIONS.items() if out.form in c.measures]
+        where = f" ({out.form}: {', '.join(others)})" if others else ""
+        raise ValueError(
+            f"measure {text!r} is not offered by the {conv.name} profile; it offers "
+            f"{', '.join(conv.measures)}{where}"
+        )
+    if family in ("nDCG", "DCG") and conv.name not in ("ranx",) and (exp_gain or rel != 1):
+        raise ValueError(
+            f"measure {text!r}: the {conv.name} profile computes {family} with the relevance as "
+            "gain and every positive level counted; dcg='exp-log2' and rel are ranx's options"
+        )
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# inputs -> codes
+
+
+def _raw_table(obj, value_name: str, what: str):
+    """(query ids, doc ids, values) as arrays in input order, without converting ids yet."""
+    if isinstance(obj, (str, os.PathLike)):
+        df = trec_format._read(obj, "qrels" if what == "qrels" else "run")
+        return df["query_id"].to_numpy(), df["doc_id"].to_numpy(), df[value_name].to_numpy()
+    if isinstance(obj, pd.DataFrame):
+        need = ["query_id", "doc_id", value_name]
+        missing = [c for c in need if c not in obj.columns]
+        if missing:
+            raise ValueError(
+                f"the {what} DataFrame needs columns {need}; missing {missing} (it has {list(obj.columns)})"
+            )
+        q, d, v = obj["query_id"].to_numpy(), obj["doc_id"].to_numpy(), obj[value_name].to_numpy()
+    elif isinstance(obj, Mapping):
+        df = trec_format._from_mapping(obj, value_name, what)
+        q, d, v = df["query_id"].to_numpy(), df["doc_id"].to_numpy(), df[value_name].to_numpy()
+    else:
+        raise ValueError(
+            f"{what} must be a dict of dicts, a path to a TREC {what} file or a DataFrame with "
+            f"columns query_id, doc_id, {value_name}; got {type(obj).__name__}"
+        )
+    return q, d, v
+
+
+def _codes(a, b):
+    """Joint codes of two id arrays, ids compared as strings; returns (codes_a, codes_b, names)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        both = np.concatenate([a.astype(np.int64), b.astype(np.int64)])
+    else:
+        both = np.concatenate([a.astype(object), b.astype(object)])
+    codes, uniques = pd.factorize(both, use_na_sentinel=True)
+    if codes.size and codes.min() < 0:
+        raise ValueError("an id is missing (None or NaN); every row needs a query id and a document id")
+    names = np.array([str(u) for u in np.asarray(uniques, dtype=object)], dtype=object)
+    # distinct raw values with equal text (7 and "7") are one id
+    merged, names2 = pd.factorize(names)
+    if len(names2) < len(names):
+        codes = merged[codes]
+        names = np.asarray(names2, dtype=object)
+    return codes[: len(a)], codes[len(a):], names
+
+
+class _Inputs(NamedTuple):
+    qq: np.ndarray  # qrels query codes
+    qd: np.ndarray  # qrels doc codes
+    qv: np.ndarray  # qrels relevance
+    rq: np.ndarray  # run query codes
+    rd: np.ndarray  # run doc codes
+    rv: np.ndarray  # run scores
+    qnames: np.ndarray
+    dnames: np.ndarray
+
+
+def _numbers(values, qcodes, dcodes, qnames, dnames, value_name, what):
+    return trec_format._as_numbers(
+        values, lambda i: (qnames[qcodes[i]], dnames[dcodes[i]]), value_name, what)
+
+
+def _duplicates(qc, dc, nd, qnames, dnames, what):
+    key = qc.astype(np.int64) * np.int64(max(nd, 1)) + dc
+    if key.size < 2:
+        return
+    if pd.Index(key).is_unique:
+        return
+    dup = pd.Index(key).duplicated(keep="first")
+    i = int(np.flatnonzero(dup)[0])
+    first = int(np.flatnonzero(key == key[i])[0])
+    verb = "retrieved" if what == "run" else "judged"
+    raise ValueError(
+        f"document {dnames[dc[i]]!r} is {verb} twice for query {qnames[qc[i]]!r} in the {what} "
+        f"(entries {first} and {i}); trec_eval refuses duplicate documents and no measure is "
+        "defined with them"
+    )
+
+
+def _load(qrels, run) -> _Inputs:
+    q1, d1, v1 = _raw_table(qrels, "relevance", "qrels")
+    q2, d2, v2 = _raw_table(run, "score", "run")
+    qq, rq, qnames = _codes(q1, q2)
+    qd, rd, dnames = _codes(d1, d2)
+    qv = _numbers(v1, qq, qd, qnames, dnames, "relevance", "qrels")
+    rv = _numbers(v2, rq, rd, qnames, dnames, "score", "run")
+    _duplicates(qq, qd, len(dnames), qnames, dnames, "qrels")
+    _duplicates(rq, rd, len(dnames), qnames, dnames, "run")
+    return _Inputs(qq, qd, qv, rq, rd, rv, qnames, dnames)
+
+
+# --------------------------------------------------------------------------------------------
+# grouping and ranking
+
+
+def _group(codes, n_groups, *columns):
+    """Stable grouping of rows by code: (order of rows, start of each group, length of each)."""
+    if codes.size and np.all(codes[1:] >= codes[:-1]):
+        order = np.arange(codes.size)
+    else:
+        order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes, minlength=n_groups)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return order, starts, counts
+
+
+def _pad(values, order, starts, counts, fill, dtype=float):
+    """Rows ``order`` as a padded (groups x max count) matrix, ``fill`` outside each length."""
+    n_g = counts.shape[0]
+    width = int(counts.max()) if n_g else 0
+    out = np.full((n_g, width), fill, dtype=dtype)
+    if values.size:
+        sorted_codes = np.repeat(np.arange(n_g), counts)
+        cols = np.arange(order.size) - np.repeat(starts, counts)
+        out[sorted_codes, cols] = values[order]
+    return out
+
+
+def _numba_quicksort(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys)`` as numba compiles it (kind='quicksort'): the order ranx leaves ties in.
+
+    A transcription of numba/misc/quicksort.py (run_quicksort1 with is_argsort): partitions
+    with a median-of-three pivot until a range holds fewer than 16 items, then insertion sort.
+    """
+    a = [float(x) for x in keys]
+    r = list(range(len(a)))
+    n_items = len(a)
+    if n_items < 2:
+        return np.array(r, dtype=np.int64)
+    stack = [(0, n_items - 1)]
+    while stack:
+        low, high = stack.pop()
+        while high - low >= 15:
+            mid = (low + high) >> 1
+            if a[r[mid]] < a[r[low]]:
+                r[low], r[mid] = r[mid], r[low]
+            if a[r[high]] < a[r[mid]]:
+                r[high], r[mid] = r[mid], r[high]
+            if a[r[mid]] < a[r[low]]:
+                r[low], r[mid] = r[mid], r[low]
+            pivot = a[r[mid]]
+            r[high], r[mid] = r[mid], r[high]
+            i, j = low, high - 1
+            while True:
+                while i < high and a[r[i]] < pivot:
+                    i += 1
+                while j >= low and pivot < a[r[j]]:
+                    j -= 1
+                if i >= j:
+                    break
+                r[i], r[j] = r[j], r[i]
+                i += 1
+                j -= 1
+            r[i], r[high] = r[high], r[i]
+            if high - i > i - low:
+                if high > i:
+                    stack.append((i + 1, high))
+                high = i - 1
+            else:
+                if i > low:
+                    stack.append((low, i - 1))
+                low = i + 1
+        for i in range(low + 1, high + 1):
+            k = r[i]
+            v = a[k]
+            j = i
+            while j > low and v < a[r[j - 1]]:
+                r[j] = r[j - 1]
+                j -= 1
+            r[j] = k
+    return np.array(r, dtype=np.int64)
+
+
+class _Batch:
+    """The documents of each query in input order, padded: scores, labels, judged, doc codes."""
+
+    def __init__(self, score, label, judged, doc, n, dnames):
+        self.score, self.label, self.judged, self.doc, self.n = score, label, judged, doc, n
+        self.dnames = dnames
+        self._orders = {}
+        self._doc_rank = None
+
+    def _doc_string_rank(self):
+        if self._doc_rank is None:
+            order = np.argsort(self.dnames.astype(str), kind="stable")
+            rank = np.empty(order.size, dtype=np.int64)
+            rank[order] = np.arange(order.size)
+            self._doc_rank = rank
+        return self._doc_rank
+
+    def order(self, rule):
+        """Column order of each row from best to worst under a tie rule (padding last)."""
+        if rule in ("average", "threshold"):
+            rule = "input_order"
+        if rule in self._orders:
+            return self._orders[rule]
+        neg = np.where(self.valid, -self.score, np.inf)
+        if neg.shape[1] and np.all(neg[:, 1:] >= neg[:, :-1]):
+            perm = np.broadcast_to(np.arange(neg.shape[1]), neg.shape).copy()
+        else:
+            perm = np.argsort(neg, axis=1, kind="stable")
+        if rule != "input_order":
+            s = np.take_along_axis(neg, perm, axis=1)
+            tied = np.zeros(s.shape[0], dtype=bool)
+            if s.shape[1] > 1:
+                eq = (s[:, 1:] == s[:, :-1]) & np.isfinite(s[:, 1:])
+                tied = eq.any(axis=1)
+            rows = np.flatnonzero(tied)
+            if rows.size:
+                if rule in ("docno_desc", "docno_asc"):
+                    rank = self._doc_string_rank()
+                    sub = rank[self.doc[rows]]
+                    sub = np.where(self.valid[rows], sub, 0)
+                    second = -sub if rule == "docno_desc" else sub
+                    perm[rows] = np.lexsort((second, neg[rows]), axis=-1)
+                elif rule == "numba_quicksort":
+                    for r in rows:
+                        n = int(self.n[r])
+                        if n > 15:
+                            perm[r, :n] = _numba_quicksort(neg[r, :n])
+                elif rule == "numba_quicksort_reversed":
+                    for r in rows:
+                        n = int(self.n[r])
+                        perm[r, :n] = _numba_quicksort(-neg[r, :n])[::-1]
+                else:
+                    raise ValueError(f"unknown tie rule {rule!r}")
+        self._orders[rule] = perm
+        return perm
+
+    @property
+    def valid(self):
+        return np.arange(self.score.shape[1])[None, :] < self.n[:, None]
+
+    def ranked(self, rule):
+        perm = self.order(rule)
+        return (np.take_along_axis(self.label, perm, axis=1),
+                np.take_along_axis(self.judged, perm, axis=1),
+                np.take_along_axis(np.where(self.valid, self.score, -np.inf), perm, axis=1))
+
+
+# --------------------------------------------------------------------------------------------
+# measures on ranked matrices
+
+
+def _discount(width):
+    return 1.0 / np.log2(np.arange(2, width + 2, dtype=float))
+
+
+def _cut(mat, k):
+    return mat if k is None else mat[:, :k]
+
+
+def _hits(rel, k):
+    return _cut(rel, k).sum(axis=1)
+
+
+def _safe_div(num, den):
+    den = np.asarray(den, dtype=float)
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+def _gain(labels, m: Measure, conv: Convention):
+    if conv.negative_labels == "gain":
+        g = labels
+    elif conv.negative_labels == "below_rel":
+        g = np.where(labels >= m.rel, labels, 0.0)
+    else:
+        g = np.where(labels > 0, labels, 0.0)
+    return np.expm1(g * np.log(2.0)) if m.exp_gain else g
+
+
+def _dcg_ranked(gains, k):
+    g = _cut(gains, k)
+    if not g.shape[1]:
+        return np.zeros(g.shape[0])
+    return g @ _discount(g.shape[1])
+
+
+def _dcg_tie_average(gains_ranked, scores_ranked, n, k):
+    """McSherry-Najork DCG: each tied group gets its mean gain at each of its positions."""
+    q, w = gains_ranked.shape
+    if not w:
+        return np.zeros(q)
+    disc = _discount(w)
+    if k is not None:
+        disc = np.where(np.arange(w) < k, disc, 0.0)
+    valid = np.arange(w)[None, :] < n[:, None]
+    new = np.ones((q, w), dtype=bool)
+    new[:, 1:] = scores_ranked[:, 1:] != scores_ranked[:, :-1]
+    gid = np.cumsum(new.ravel()) - 1
+    gid = gid.reshape(q, w)
+    flat_valid = valid.ravel()
+    ids = gid.ravel()[flat_valid]
+    n_groups = int(gid.max()) + 1
+    gsum = np.bincount(ids, weights=gains_ranked.ravel()[flat_valid], minlength=n_groups)
+    dsum = np.bincount(ids, weights=np.broadcast_to(disc, (q, w)).ravel()[flat_valid], minlength=n_groups)
+    cnt = np.bincount(ids, minlength=n_groups)
+    contrib = np.where(cnt > 0, gsum * dsum / np.maximum(cnt, 1), 0.0)
+    row_of_group = np.zeros(n_groups, dtype=np.int64)
+    row_of_group[gid.ravel()] = np.repeat(np.arange(q), w)
+    return np.bincount(row_of_group, weights=contrib, minlength=q)
+
+
+def _threshold_ap(rel_ranked, scores_ranked, n, n_pos):
+    """scikit-learn's step-wise AP: one threshold per tied group, the sum of dR * P over them.
+
+    Each relevant document contributes the precision at the end of its tied group, divided by
+    the number of relevant documents.
+    """
+    q, w = rel_ranked.shape
+    if not w:
+        return np.zeros(q)
+    cols = np.arange(w)
+    valid = cols[None, :] < n[:, None]
+    last = np.zeros((q, w), dtype=bool)
+    last[:, :-1] = scores_ranked[:, :-1] != scores_ranked[:, 1:]
+    last[:, -1] = True
+    last |= cols[None, :] == (n - 1)[:, None]
+    idx = np.where(last, cols[None, :], w - 1)
+    end = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
+    hits = np.cumsum(rel_ranked * valid, axis=1)
+    prec_end = np.take_along_axis(hits, end, axis=1) / (end + 1.0)
+    return _safe_div((rel_ranked * valid * prec_end).sum(axis=1), n_pos)
+
+
+def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_sum):
+    """Per-row values of one measure (rows: the batch's queries)."""
+    rule = conv.tie_rule(m.form)
+    lab, judged, sc = batch.ranked(rule)
+    n = batch.n
+    valid = np.arange(lab.shape[1])[None, :] < n[:, None]
+    rel = (lab >= m.rel) & valid
+    k = m.k
+    fam = m.family
+    if fam in ("AP", "RR", "P", "R") and not conv.nonpositive_scores_relevant:
+        rel_f = rel & (sc > 0)
+    else:
+        rel_f = rel
+    if conv.judgments == "retrieved":
+        n_rel = rel.sum(axis=1).astype(float)
+    else:
+        n_rel = num_rel[m.rel]
+    if fam == "P":
+        out = _hits(rel_f, k) / k
+        if conv.judgments == "retrieved":  # torchmetrics: 0 without any relevant document
+            out = np.where(n_rel > 0, out, 0.0)
+        return out
+    if fam == "Success":
+        return (_hits(rel, k) > 0).astype(float)
+    if fam == "R":
+        return _safe_div(_hits(rel_f, k), n_rel)
+    if fam == "Rprec":
+        r = n_rel.astype(np.int64)
+        width = rel.shape[1]
+        csum = np.concatenate([np.zeros((rel.shape[0], 1)), np.cumsum(rel, axis=1)], axis=1)
+        got = csum[np.arange(rel.shape[0]), np.minimum(r, width)]
+        return _safe_div(got, n_rel)
+    if fam == "RR":
+        rr = _cut(rel_f, k)
+        if not rr.shape[1]:
+            return np.zeros(rr.shape[0])
+        first = np.argmax(rr, axis=1)
+        return np.where(rr.any(axis=1), 1.0 / (first + 1.0), 0.0)
+    if fam == "AP":
+        if rule == "threshold":
+            return _threshold_ap(rel.astype(float), sc, n, n_rel)
+        rr = _cut(rel_f, k)
+        hits = np.cumsum(rr, axis=1)
+        prec = hits / np.arange(1, rr.shape[1] + 1)
+        num = (prec * rr).sum(axis=1)
+        den = rr.sum(axis=1) if conv.ap_divisor == "relevant_in_cut" else n_rel
+        return _safe_div(num, den)
+    if fam == "LRAP":
+        ap = _threshold_ap(rel.astype(float), sc, n, n_rel)
+        degenerate = (n_rel == 0) | (n_rel == n)
+        return np.where(degenerate, conv.no_relevant_lrap, ap)
+    if fam == "Judged":
+        kk = n if k is None else np.minimum(k, n) if conv.judged_cut_divisor == "list" else np.full_like(n, k)
+        got = _hits(judged & valid, k)
+        return _safe_div(got, kk)
+    if fam in ("nDCG", "DCG"):
+        gains = np.where(valid, _gain(lab, m, conv), 0.0)
+        if rule == "average":
+            dcg = _dcg_tie_average(gains, sc, n, k)
+        else:
+            dcg = _dcg_ranked(gains, k)
+        if fam == "DCG":
+            return dcg
+        if conv.judgments == "retrieved":
+            ideal_gains = -np.sort(-np.where(valid, _gain(batch.label, m, conv), -np.inf), axis=1)
+            ideal_gains = np.where(np.isfinite(ideal_gains), ideal_gains, 0.0)
+        else:
+            ideal_gains = _gain(ideal[m.rel], m, conv)
+        idcg = _dcg_ranked(ideal_gains, k)
+        out = np.where(idcg != 0, dcg / np.where(idcg != 0, idcg, 1.0), 0.0)
+        if conv.judgments == "retrieved" and conv.name == "torchmetrics":
+            out = np.where(label_sum != 0, out, 0.0)
+        return out
+    raise AssertionError(fam)
+
+
+# --------------------------------------------------------------------------------------------
+# evaluate_run
+
+
+class RunEvaluation(NamedTuple):
+    """What :func:`evaluate_run` returns.
+
+    Attributes
+    ----------
+    per_query : pandas.DataFrame
+        Columns ``query_id``, ``measure``, ``value``: one row per query and measure, sorted by
+        query id, then by measure in the order given.
+    aggregate : pandas.Series
+        The mean over the evaluated queries (or the pooled value), indexed by measure name.
+    """
+
+    per_query: pd.DataFrame
+    aggregate: pd.Series
+
+
+def _query_sort_key(names):
+    """Query ids in a natural order: by value when every id is an integer, else as text."""
+    names = [str(x) for x in names]
+    if names and all(re.fullmatch(r"-?[0-9]+", s) for s in names):
+        return np.array(sorted(range(len(names)), key=lambda i: int(names[i])), dtype=np.int64)
+    return np.array(sorted(range(len(names)), key=lambda i: names[i]), dtype=np.int64)
+
+
+def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
+    r"""Score a run against relevance judgements under the conventions of one tool.
+
+    Parameters
+    ----------
+    qrels : dict, path or pandas.DataFrame
+        ``{query: {document: relevance}}``, a TREC qrels file (4 columns) or a DataFrame with
+        columns ``query_id, doc_id, relevance`` (see :mod:`rankbook.trec_format`).
+    run : dict, path or pandas.DataFrame
+        ``{query: {document: score}}``, a TREC run file (6 columns) or a DataFrame with columns
+        ``query_id, doc_id, score``. Higher scores rank first.
+    measures : str or sequence of str
+        ir_measures names, e.g. ``["nDCG@10", "AP", "P(rel=2)@5"]`` (module notes).
+    convention : str or Convention
+        ``"trec_eval"`` (default), ``"pytrec_eval"``, ``"ir_measures"``, ``"ranx"``,
+        ``"sklearn"``, ``"torchmetrics"``, or a :class:`Convention` from :func:`profile`.
+
+    Returns
+    -------
+    RunEvaluation
+        ``per_query`` (tidy: ``query_id, measure, value``) and ``aggregate`` (Series by
+        measure). The measures, with :math:`\mathrm{rel}_i` the relevance at rank :math:`i`,
+        :math:`R` the relevant documents and :math:`[\cdot]` an indicator:
+
+        .. math::
+
+            P@k = \frac{1}{k}\sum_{i\le k}[\mathrm{rel}_i \ge l], \quad
+            AP = \frac{1}{|R|}\sum_{i:\,\mathrm{rel}_i\ge l} P@i, \quad
+            nDCG@k = \frac{\sum_{i\le k} \mathrm{rel}_i/\log_2(i+1)}{IDCG@k}
+
+        (Järvelin and Kekäläinen {cite}`jarvelin2002cumulated`; trec_eval {cite}`trec_eval`);
+        the profile decides everything around the formula (module notes).
+
+    Raises
+    ------
+    ValueError
+        A score or relevance that is not a finite number, a document twice in the run or the
+        qrels, an unknown measure or one the profile does not offer (the message lists those it
+        offers), a query in one input only where the profile refuses it (ranx), and inputs the
+        peer refuses (scikit-learn: negative relevance or a single document for nDCG). Each
+        message names the query and the document.
+
+    Examples
+    --------
+    trec_eval breaks score ties by descending document id, so renaming a document changes the
+    value (trec_eval issue 22); ranx keeps the input order among ties:
+
+    >>> qrels = {"1": {"a": 0, "b": 1, "c": 0}}
+    >>> run = {"1": {"b": 1.0, "c": 1.0}}
+    >>> round(evaluate_run(qrels, run, "nDCG").aggregate["nDCG"], 4)
+    0.6309
+    >>> evaluate_run(qrels, run, "nDCG", convention="ranx").aggregate["nDCG"]
+    1.0
+    >>> res = evaluate_run(qrels, run, ["P@5", "AP"])
+    >>> res.per_query
+      query_id measure  value
+    0        1     P@5    0.1
+    1        1      AP    0.5
+    """
+    conv = profile(convention)
+    names = [measures] if isinstance(measures, str) else list(measures)
+    if not names:
+        raise ValueError(f"measures is empty; give at least one of {', '.join(conv.measures)}")
+    parsed = [parse_measure(t, conv) for t in names]
+    if len(set(names)) != len(names):
+        dup = next(t for t in names if names.count(t) > 1)
+        raise ValueError(f"measure {dup!r} is listed twice")
+    data = _load(qrels, run)
+    nq = len(data.qnames)
+
+    # labels of the qrels, checked for what the peer accepts
+    qv = data.qv
+    if conv.whole_labels and qv.size and not np.all(qv == np.round(qv)):
+        i = int(np.flatnonzero(qv != np.round(qv))[0])
+        raise ValueError(
+            f"the relevance of document {data.dnames[data.qd[i]]!r} for query "
+            f"{data.qnames[data.qq[i]]!r} is {qv[i]!r}; the {conv.name} profile takes whole-number "
+            "relevance levels as trec_eval reads them (use sklearn or torchmetrics for graded "
+            "fractions)"
+        )
+
+    in_qrels = np.zeros(nq, dtype=bool)
+    in_qrels[data.qq] = True
+    in_run = np.zeros(nq, dtype=bool)
+    in_run[data.rq] = True
+    only_q = np.flatnonzero(in_qrels & ~in_run)
+    only_r = np.flatnonzero(in_run & ~in_qrels)
+    if conv.qrels_only == "error" and only_q.size:
+        raise ValueError(
+            f"query {data.qnames[only_q[0]]!r} is judged in the qrels but absent from the run "
+            f"({only_q.size} such queries); the {conv.name} profile refuses runs and qrels with "
+            "different queries, as ranx.evaluate does without make_comparable=True"
+        )
+    if conv.run_only == "error" and only_r.size:
+        raise ValueError(
+            f"query {data.qnames[only_r[0]]!r} is in the run but has no judgements in the qrels "
+            f"({only_r.size} such queries); the {conv.name} profile refuses runs and qrels with "
+            "different queries, as ranx.evaluate does"
+        )
+    evaluated = in_run & (in_qrels | (conv.run_only == "unjudged"))
+    zero_rows = only_q if conv.qrels_only == "zero" else np.zeros(0, dtype=np.int64)
+
+    # keep run rows of evaluated queries; relabel queries compactly
+    keep = evaluated[data.rq]
+    rq, rd, rv = data.rq[keep], data.rd[keep], data.rv[keep]
+    if conv.score_dtype == "float32":
+        rv = rv.astype(np.float32).astype(float)
+    eval_ids = np.flatnonzero(evaluated)
+    new_code = np.full(nq, -1, dtype=np.int64)
+    new_code[eval_ids] = np.arange(eval_ids.size)
+    rq = new_code[rq]
+    m_q = eval_ids.size
+
+    # relevance of every retrieved document (0 and not judged if absent from the qrels)
+    nd = max(len(data.dnames), 1)
+    qkeep = evaluated[data.qq]
+    qq, qd, qv = new_code[data.qq[qkeep]], data.qd[qkeep], data.qv[qkeep]
+    qkey = qq.astype(np.int64) * nd + qd
+    rkey = rq.astype(np.int64) * nd + rd
+    pos = pd.Index(qkey).get_indexer(rkey) if qkey.size else np.full(rkey.size, -1)
+    judged = pos >= 0
+    label = np.where(judged, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
+
+    if conv.nonnegative_ndcg_labels and any(p.family == "nDCG" for p in parsed) and np.any(label < 0):
+        i = int(np.flatnonzero(label < 0)[0])
+        raise ValueError(
+            f"document {data.dnames[rd[i]]!r} of query {data.qnames[eval_ids[rq[i]]]!r} has relevance "
+            f"{label[i]:g}; the {conv.name} profile refuses negative relevance for nDCG, as "
+            "sklearn.metrics.ndcg_score does"
+        )
+
+    if conv.averaging == "pooled":
+        rq = np.zeros_like(rq)
+        m_pool = 1
+    else:
+        m_pool = m_q
+    order, starts, counts = _group(rq, m_pool)
+    score_m = _pad(rv, order, starts, counts, -np.inf)
+    label_m = _pad(label, order, starts, counts, 0.0)
+    judged_m = _pad(judged, order, starts, counts, False, dtype=bool)
+    doc_m = _pad(rd, order, starts, counts, 0, dtype=np.int64)
+    batch = _Batch(score_m, label_m, judged_m, doc_m, counts.astype(np.int64), data.dnames)
+
+    if conv.min_documents_dcg > 1 and any(p.family in ("nDCG", "DCG") for p in parsed):
+        short = np.flatnonzero(counts < conv.min_documents_dcg)
+        if short.size:
+            qname = data.qnames[eval_ids[short[0]]] if conv.averaging == "per_query" else "(pooled)"
+            raise ValueError(
+                f"query {qname!r} has {int(counts[short[0]])} scored document(s); the {conv.name} "
+                f"profile needs at least {conv.min_documents_dcg} for (n)DCG, as "
+                "sklearn.metrics.ndcg_score refuses a single document"
+            )
+
+    # what the qrels say per query: relevant counts and the ideal gains, for every rel used
+    rels = sorted({p.rel for p in parsed})
+    num_rel, ideal = {}, {}
+    if conv.judgments == "all" and m_q:
+        for r in rels:
+            num_rel[r] = np.bincount(qq, weights=(qv >= r).astype(float), minlength=m_q)
+        if any(p.family in ("nDCG", "DCG") for p in parsed):
+            qo, qs, qc = _group(qq, m_q)
+            lab_q = _pad(qv, qo, qs, qc, 0.0)
+            for r in rels:
+                if conv.negative_labels == "below_rel":
+                    g = np.where(lab_q >= r, lab_q, 0.0)
+                else:
+                    g = np.where(lab_q > 0, lab_q, 0.0)
+                ideal[r] = -np.sort(-g, axis=1)
+    label_sum = label_m.sum(axis=1)
+
+    values = []
+    for p in parsed:
+        if m_pool:
+            values.append(_values(p, conv, batch, num_rel, ideal, label_sum))
+        else:
+            values.append(np.zeros(0))
+
+    # assemble
+    if conv.averaging == "pooled":
+        agg = pd.Series([float(v[0]) if v.size else float("nan") for v in values], index=names, dtype=float)
+        qids = data.qnames[eval_ids]
+        per = pd.DataFrame({"query_id": pd.Series(["(pooled)"] * len(names), dtype=object),
+                            "measure": names, "value": agg.to_numpy()})
+        return RunEvaluation(per, agg)
+    all_ids = np.concatenate([eval_ids, zero_rows]).astype(np.int64)
+    mat = np.zeros((all_ids.size, len(parsed)))
+    for j, v in enumerate(values):
+        mat[: m_q, j] = v
+    qnames = data.qnames[all_ids]
+    srt = _query_sort_key(qnames)
+    qnames, mat = qnames[srt], mat[srt]
+    per = pd.DataFrame({
+        "query_id": np.repeat(qnames, len(parsed)).astype(object),
+        "measure": np.tile(np.array(names, dtype=object), qnames.size),
+        "value": mat.ravel(),
+    })
+    agg = pd.Series(mat.mean(axis=0) if qnames.size else np.full(len(names), np.nan), index=names, dtype=float)
+    agg.index.name = "measure"
+    return RunEvaluation(per, agg)
+
+
+# --------------------------------------------------------------------------------------------
+# documentation table
+
+
+_SETTINGS = (
+    ("ties", "order of tied scores"),
+    ("negative_labels", "negative relevance"),
+    ("judgments", "relevant documents not retrieved"),
+    ("no_relevant", "query without relevant documents"),
+    ("qrels_only", "query judged but not in the run"),
+    ("run_only", "query in the run but not judged"),
+    ("k_beyond_list", "P@k with k longer than the list"),
+    ("gain", "gain and discount"),
+    ("averaging", "averaging"),
+)
+
+
+def _describe(conv: Convention, setting: str) -> str:
+    if setting == "ties":
+        text = {"docno_desc": "document id, descending", "docno_asc": "document id, ascending",
+                "input_order": "input order", "numba_quicksort": "numba quicksort (input order up to 15 documents)",
+                "average": "averaged over the tied group", "threshold": "one threshold per tied group"}
+        out = text[conv.ties]
+        if conv.ties_by_measure:
+            groups = {}
+            for form, rule in conv.ties_by_measure:
+                groups.setdefault(rule, []).append(form)
+            out += "; " + "; ".join(f"{', '.join(forms)}: {text[r]}" for r, forms in groups.items())
+        return out
+    if setting == "negative_labels":
+        return {"unjudged": "never relevant, no gain", "below_rel": "below rel: never relevant, no gain",
+                "gain": "refused by nDCG" if conv.nonnegative_ndcg_labels else "a negative gain in nDCG; "
+                        "binary measures use relevance >= rel"}[conv.negative_labels]
+    if setting == "judgments":
+        return {"all": "count (recall, AP, ideal DCG)", "retrieved": "invisible: only scored documents exist"}[conv.judgments]
+    if setting == "no_relevant":
+        return "0, counted" + ("; LRAP 1" if "LRAP" in conv.measures else "")
+    if setting == "qrels_only":
+        return {"skip": "skipped", "zero": "scores 0, counted", "error": "error"}[conv.qrels_only]
+    if setting == "run_only":
+        return {"skip": "skipped", "unjudged": "scored with every label 0", "error": "error"}[conv.run_only]
+    if setting == "k_beyond_list":
+        if "P@k" not in conv.measures:
+            return "no P@k"
+        return "divide by k" + ("; Judged@k by the list length" if conv.judged_cut_divisor == "list"
+                                and "Judged@k" in conv.measures else "")
+    if setting == "gain":
+        return "relevance" + (" or 2^rel - 1" if "DCG@k" in conv.measures and conv.name == "ranx" else "") \
+            + ", log2(rank + 1)"
+    if setting == "averaging":
+        return {"per_query": "mean over queries", "pooled": "one pooled list"}[conv.averaging]
+    raise AssertionError(setting)
+
+
+def conventions_table(with_sources: bool = True) -> pd.DataFrame:
+    """The choices of every profile, one row per setting, with the peer's source for each.
+
+    Returns a DataFrame with columns ``setting`` and one per profile; with ``with_sources``
+    each cell also names where the peer makes the choice.
+
+    Examples
+    --------
+    >>> t = conventions_table(with_sources=False)
+    >>> t.set_index("setting").loc["order of tied scores", "trec_eval"]
+    'document id, descending'
+    """
+    rows = []
+    for key, label in _SETTINGS:
+        row = {"setting": label}
+        for name, conv in CONVENTIONS.items():
+            text = _describe(conv, key)
+            if with_sources:
+                src = dict(conv.sources).get(key)
+                if src:
+                    text += f" ({src})"
+            row[name] = text
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -170,7 +170,8 @@ def _ranx_eval(qrels, run, objects):
         warnings.simplefilter("ignore")
         if objects:
             r = Run.from_dict(run)
-            res = evaluate(Qrels.from_dict(qrels), r, list(RANX_MEASURES.values()), return_mean=False)
+            res = evaluate(Qrels.from_dict(qrels), r, list(RANX_MEASURES.values()), return_mean=False,
+                           save_results_in_run=False)
             qids = list(r.get_query_ids())
         else:
             res = evaluate(qrels, run, list(RANX_MEASURES.values()), return_mean=False)

@@ -78,6 +78,9 @@ __all__ = [
     "BATCH_MEASURES",
     "order_by_scores",
     "CONVENTIONS",
+    "evaluate_run",
+    "read_qrels",
+    "read_run",
 ]
 
 #: Gain functions of (n)DCG: ``"linear"`` uses the relevance itself (Järvelin and Kekäläinen;
@@ -1390,3 +1393,7 @@ CONVENTIONS = [
     ("AP divisor", "n_relevant (all relevant judged)", "trec_eval map / map_cut, ir_measures AP and AP@k, ranx map@k"),
     ("P@k of a short list", "divide by k", "trec_eval, ir_measures, ranx"),
 ]
+
+
+# qrels and runs in, scored under one tool's conventions: see rankbook.conventions
+from rankbook.conventions import evaluate_run, read_qrels, read_run  # noqa: E402

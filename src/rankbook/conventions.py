@@ -531,23 +531,54 @@ def _raw_table(obj, value_name: str, what: str):
     return q, d, v
 
 
-def _codes(a, b):
-    """Joint codes of two id arrays, ids compared as strings; returns (codes_a, codes_b, names)."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        both = np.concatenate([a.astype(np.int64), b.astype(np.int64)])
-    else:
-        both = np.concatenate([a.astype(object), b.astype(object)])
-    codes, uniques = pd.factorize(both, use_na_sentinel=True)
+def _factorize(values):
+    """``pd.factorize`` with a fast path for ids that come in contiguous blocks (a run's queries)."""
+    values = np.asarray(values)
+    if values.size > 1:
+        change = values[1:] != values[:-1]
+        starts = np.flatnonzero(np.concatenate([[True], change]))
+        heads = values[starts]
+        if starts.size * 4 <= values.size and pd.Index(heads).is_unique:
+            counts = np.diff(np.append(starts, values.size))
+            return np.repeat(np.arange(starts.size), counts), heads
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
     if codes.size and codes.min() < 0:
         raise ValueError("an id is missing (None or NaN); every row needs a query id and a document id")
-    names = np.array([str(u) for u in np.asarray(uniques, dtype=object)], dtype=object)
-    # distinct raw values with equal text (7 and "7") are one id
-    merged, names2 = pd.factorize(names)
-    if len(names2) < len(names):
-        codes = merged[codes]
-        names = np.asarray(names2, dtype=object)
-    return codes[: len(a)], codes[len(a):], names
+    return codes, np.asarray(uniques)
+
+
+class _IntNames:
+    """Names of documents whose ids are non-negative integers on both sides: the code is the id."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, idx):
+        arr = np.asarray(idx)
+        if arr.ndim == 0:
+            return str(int(arr))
+        return np.array([str(int(x)) for x in arr.ravel()], dtype=object).reshape(arr.shape)
+
+
+def _codes(a, b, integer_codes=False):
+    """Joint codes of two id arrays, ids compared as strings; returns (codes_a, codes_b, names).
+
+    Each side is factorized on its own (fast for contiguous blocks); only the distinct values
+    are converted to text and merged, so 7 and "7" are one id. With ``integer_codes``, ids that
+    are non-negative integers on both sides are their own codes (no hashing of the run).
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    if (integer_codes and a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.size and b.size
+            and min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) < 2**40):
+        return a.astype(np.int64), b.astype(np.int64), _IntNames(int(max(a.max(), b.max())) + 1)
+    ca, ua = _factorize(a)
+    cb, ub = _factorize(b)
+    names = np.array([str(u) for u in np.concatenate([ua.astype(object), ub.astype(object)])], dtype=object)
+    merged, uniq = pd.factorize(names)
+    return merged[ca], merged[ua.size + cb] if cb.size else cb, np.asarray(uniq, dtype=object)
 
 
 class _Inputs(NamedTuple):
@@ -566,32 +597,13 @@ def _numbers(values, qcodes, dcodes, qnames, dnames, value_name, what):
         values, lambda i: (qnames[qcodes[i]], dnames[dcodes[i]]), value_name, what)
 
 
-def _duplicates(qc, dc, nd, qnames, dnames, what):
-    key = qc.astype(np.int64) * np.int64(max(nd, 1)) + dc
-    if key.size < 2:
-        return
-    if pd.Index(key).is_unique:
-        return
-    dup = pd.Index(key).duplicated(keep="first")
-    i = int(np.flatnonzero(dup)[0])
-    first = int(np.flatnonzero(key == key[i])[0])
-    verb = "retrieved" if what == "run" else "judged"
-    raise ValueError(
-        f"document {dnames[dc[i]]!r} is {verb} twice for query {qnames[qc[i]]!r} in the {what} "
-        f"(entries {first} and {i}); trec_eval refuses duplicate documents and no measure is "
-        "defined with them"
-    )
-
-
 def _load(qrels, run) -> _Inputs:
     q1, d1, v1 = _raw_table(qrels, "relevance", "qrels")
     q2, d2, v2 = _raw_table(run, "score", "run")
     qq, rq, qnames = _codes(q1, q2)
-    qd, rd, dnames = _codes(d1, d2)
+    qd, rd, dnames = _codes(d1, d2, integer_codes=True)
     qv = _numbers(v1, qq, qd, qnames, dnames, "relevance", "qrels")
     rv = _numbers(v2, rq, rd, qnames, dnames, "score", "run")
-    _duplicates(qq, qd, len(dnames), qnames, dnames, "qrels")
-    _duplicates(rq, rd, len(dnames), qnames, dnames, "run")
     return _Inputs(qq, qd, qv, rq, rd, rv, qnames, dnames)
 
 
@@ -599,27 +611,55 @@ def _load(qrels, run) -> _Inputs:
 # grouping and ranking
 
 
-def _group(codes, n_groups, *columns):
-    """Stable grouping of rows by code: (order of rows, start of each group, length of each)."""
-    if codes.size and np.all(codes[1:] >= codes[:-1]):
-        order = np.arange(codes.size)
-    else:
-        order = np.argsort(codes, kind="stable")
-    counts = np.bincount(codes, minlength=n_groups)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    return order, starts, counts
+class _Groups:
+    """Rows grouped by a code, stably, and a padded (groups x widest group) layout of them."""
+
+    def __init__(self, codes, n_groups):
+        codes = np.asarray(codes, dtype=np.int64)
+        self.sorted = bool(codes.size == 0 or np.all(codes[1:] >= codes[:-1]))
+        self.order = None if self.sorted else np.argsort(codes, kind="stable")
+        self.counts = np.bincount(codes, minlength=n_groups).astype(np.int64)
+        self.width = int(self.counts.max()) if n_groups and codes.size else 0
+        self.full = bool(n_groups and np.all(self.counts == self.width))
+        self._flat = None
+
+    def pad(self, values, fill, dtype=float):
+        values = np.asarray(values)
+        if self.order is not None:
+            values = values[self.order]
+        n_g = self.counts.shape[0]
+        if self.full:
+            return values.astype(dtype, copy=False).reshape(n_g, self.width)
+        if self._flat is None:
+            starts = np.cumsum(self.counts) - self.counts
+            rows = np.repeat(np.arange(n_g, dtype=np.int64), self.counts)
+            self._flat = rows * self.width + (np.arange(values.size) - np.repeat(starts, self.counts))
+        out = np.full(n_g * self.width, fill, dtype=dtype)
+        out[self._flat] = values
+        return out.reshape(n_g, self.width)
+
+    def valid(self):
+        return np.arange(self.width)[None, :] < self.counts[:, None]
 
 
-def _pad(values, order, starts, counts, fill, dtype=float):
-    """Rows ``order`` as a padded (groups x max count) matrix, ``fill`` outside each length."""
-    n_g = counts.shape[0]
-    width = int(counts.max()) if n_g else 0
-    out = np.full((n_g, width), fill, dtype=dtype)
-    if values.size:
-        sorted_codes = np.repeat(np.arange(n_g), counts)
-        cols = np.arange(order.size) - np.repeat(starts, counts)
-        out[sorted_codes, cols] = values[order]
-    return out
+def _first_duplicate(doc_m, valid):
+    """(row, doc code) of a document listed twice in a row of a padded code matrix, or None."""
+    if doc_m.shape[1] < 2:
+        return None
+    s = np.sort(np.where(valid, doc_m, -1), axis=1)
+    dup = (s[:, 1:] == s[:, :-1]) & (s[:, 1:] >= 0)
+    if not dup.any():
+        return None
+    r, c = np.argwhere(dup)[0]
+    return int(r), int(s[r, c])
+
+
+def _duplicate_error(what, qname, dname):
+    verb = "retrieved" if what == "run" else "judged"
+    return ValueError(
+        f"document {dname!r} is {verb} twice for query {qname!r} in the {what}; trec_eval refuses "
+        "duplicate documents and no measure is defined with them"
+    )
 
 
 def _numba_quicksort(keys: np.ndarray) -> np.ndarray:
@@ -678,70 +718,93 @@ def _numba_quicksort(keys: np.ndarray) -> np.ndarray:
 
 
 class _Batch:
-    """The documents of each query in input order, padded: scores, labels, judged, doc codes."""
+    """The documents of each query in input order, padded: scores, labels, judged, doc codes.
+
+    ``ranked(rule)`` puts every row in rank order under a tie rule; a run already written in
+    rank order (as TREC runs are) and free of ties is used as it is, without a sort or a copy.
+    """
 
     def __init__(self, score, label, judged, doc, n, dnames):
         self.score, self.label, self.judged, self.doc, self.n = score, label, judged, doc, n
         self.dnames = dnames
-        self._orders = {}
-        self._doc_rank = None
+        self.padded = bool(score.shape[1] and np.any(n < score.shape[1]))
+        self.valid = np.arange(score.shape[1])[None, :] < n[:, None] if self.padded else None
+        self._neg = None
+        self._base = None
+        self._ranked = {}
 
-    def _doc_string_rank(self):
-        if self._doc_rank is None:
-            order = np.argsort(self.dnames.astype(str), kind="stable")
-            rank = np.empty(order.size, dtype=np.int64)
-            rank[order] = np.arange(order.size)
-            self._doc_rank = rank
-        return self._doc_rank
+    def _negated(self):
+        if self._neg is None:
+            self._neg = -self.score if not self.padded else np.where(self.valid, -self.score, np.inf)
+        return self._neg
+
+    def _base_order(self):
+        """Stable sort of every row by decreasing score (None: the rows already are)."""
+        if self._base is None:
+            neg = self._negated()
+            if not neg.shape[1] or np.all(neg[:, 1:] >= neg[:, :-1]):
+                self._base = (None,)
+            else:
+                self._base = (np.argsort(neg, axis=1, kind="stable"),)
+        return self._base[0]
+
+    def _strings_rank(self, codes):
+        """Rank of each code's document id as text, among the codes given (for id tie-breaks)."""
+        uniq, inv = np.unique(codes, return_inverse=True)
+        text = self.dnames[uniq].astype(str)
+        order = np.argsort(text, kind="stable")
+        rank = np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+        return rank[inv].reshape(codes.shape)
 
     def order(self, rule):
-        """Column order of each row from best to worst under a tie rule (padding last)."""
+        """Column order of each row from best to worst under a tie rule (None: as stored)."""
         if rule in ("average", "threshold"):
             rule = "input_order"
-        if rule in self._orders:
-            return self._orders[rule]
-        neg = np.where(self.valid, -self.score, np.inf)
-        if neg.shape[1] and np.all(neg[:, 1:] >= neg[:, :-1]):
-            perm = np.broadcast_to(np.arange(neg.shape[1]), neg.shape).copy()
+        perm = self._base_order()
+        if rule == "input_order":
+            return perm
+        neg = self._negated()
+        s = neg if perm is None else np.take_along_axis(neg, perm, axis=1)
+        if s.shape[1] < 2:
+            return perm
+        eq = (s[:, 1:] == s[:, :-1]) & np.isfinite(s[:, 1:])
+        rows = np.flatnonzero(eq.any(axis=1))
+        if not rows.size:
+            return perm
+        perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
+        if rule in ("docno_desc", "docno_asc"):
+            sub = self._strings_rank(self.doc[rows])
+            if self.padded:
+                sub = np.where(self.valid[rows], sub, 0)
+            second = -sub if rule == "docno_desc" else sub
+            perm[rows] = np.lexsort((second, neg[rows]), axis=-1)
+        elif rule == "numba_quicksort":
+            for r in rows:
+                n = int(self.n[r])
+                if n > 15:
+                    perm[r, :n] = _numba_quicksort(neg[r, :n])
+        elif rule == "numba_quicksort_reversed":
+            for r in rows:
+                n = int(self.n[r])
+                perm[r, :n] = _numba_quicksort(-neg[r, :n])[::-1]
         else:
-            perm = np.argsort(neg, axis=1, kind="stable")
-        if rule != "input_order":
-            s = np.take_along_axis(neg, perm, axis=1)
-            tied = np.zeros(s.shape[0], dtype=bool)
-            if s.shape[1] > 1:
-                eq = (s[:, 1:] == s[:, :-1]) & np.isfinite(s[:, 1:])
-                tied = eq.any(axis=1)
-            rows = np.flatnonzero(tied)
-            if rows.size:
-                if rule in ("docno_desc", "docno_asc"):
-                    rank = self._doc_string_rank()
-                    sub = rank[self.doc[rows]]
-                    sub = np.where(self.valid[rows], sub, 0)
-                    second = -sub if rule == "docno_desc" else sub
-                    perm[rows] = np.lexsort((second, neg[rows]), axis=-1)
-                elif rule == "numba_quicksort":
-                    for r in rows:
-                        n = int(self.n[r])
-                        if n > 15:
-                            perm[r, :n] = _numba_quicksort(neg[r, :n])
-                elif rule == "numba_quicksort_reversed":
-                    for r in rows:
-                        n = int(self.n[r])
-                        perm[r, :n] = _numba_quicksort(-neg[r, :n])[::-1]
-                else:
-                    raise ValueError(f"unknown tie rule {rule!r}")
-        self._orders[rule] = perm
+            raise ValueError(f"unknown tie rule {rule!r}")
         return perm
 
-    @property
-    def valid(self):
-        return np.arange(self.score.shape[1])[None, :] < self.n[:, None]
-
     def ranked(self, rule):
-        perm = self.order(rule)
-        return (np.take_along_axis(self.label, perm, axis=1),
-                np.take_along_axis(self.judged, perm, axis=1),
-                np.take_along_axis(np.where(self.valid, self.score, -np.inf), perm, axis=1))
+        """(labels, judged, scores) in rank order under ``rule``; padding: 0, False, -inf."""
+        key = "input_order" if rule in ("average", "threshold") else rule
+        if key not in self._ranked:
+            perm = self.order(key)
+            score = self.score if not self.padded else np.where(self.valid, self.score, -np.inf)
+            if perm is None:
+                self._ranked[key] = (self.label, self.judged, score)
+            else:
+                self._ranked[key] = (np.take_along_axis(self.label, perm, axis=1),
+                                     np.take_along_axis(self.judged, perm, axis=1),
+                                     np.take_along_axis(score, perm, axis=1))
+        return self._ranked[key]
 
 
 # --------------------------------------------------------------------------------------------
@@ -830,76 +893,83 @@ def _threshold_ap(rel_ranked, scores_ranked, n, n_pos):
 
 
 def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_sum):
-    """Per-row values of one measure (rows: the batch's queries)."""
+    """Per-row values of one measure (rows: the batch's queries).
+
+    Padding holds label 0, judged False and score -inf, so it is never relevant, judged or a
+    gain; a cut-off slices the first k columns before anything is computed.
+    """
     rule = conv.tie_rule(m.form)
     lab, judged, sc = batch.ranked(rule)
     n = batch.n
-    valid = np.arange(lab.shape[1])[None, :] < n[:, None]
-    rel = (lab >= m.rel) & valid
-    k = m.k
-    fam = m.family
-    if fam in ("AP", "RR", "P", "R") and not conv.nonpositive_scores_relevant:
-        rel_f = rel & (sc > 0)
-    else:
-        rel_f = rel
+    k, fam = m.k, m.family
+    cut = (lambda x: x) if k is None else (lambda x: x[:, :k])
     if conv.judgments == "retrieved":
-        n_rel = rel.sum(axis=1).astype(float)
+        n_rel = (lab >= m.rel).sum(axis=1).astype(float)
     else:
         n_rel = num_rel[m.rel]
+
+    def relevant(filtered):
+        rel = cut(lab) >= m.rel
+        if filtered and not conv.nonpositive_scores_relevant:
+            rel &= cut(sc) > 0
+        return rel
+
     if fam == "P":
-        out = _hits(rel_f, k) / k
-        if conv.judgments == "retrieved":  # torchmetrics: 0 without any relevant document
-            out = np.where(n_rel > 0, out, 0.0)
-        return out
+        out = relevant(True).sum(axis=1) / k
+        return np.where(n_rel > 0, out, 0.0) if conv.judgments == "retrieved" else out
     if fam == "Success":
-        return (_hits(rel, k) > 0).astype(float)
+        return relevant(False).any(axis=1).astype(float)
     if fam == "R":
-        return _safe_div(_hits(rel_f, k), n_rel)
+        return _safe_div(relevant(True).sum(axis=1), n_rel)
     if fam == "Rprec":
         r = n_rel.astype(np.int64)
-        width = rel.shape[1]
+        width = min(lab.shape[1], int(r.max()) if r.size else 0)
+        rel = lab[:, :width] >= m.rel
         csum = np.concatenate([np.zeros((rel.shape[0], 1)), np.cumsum(rel, axis=1)], axis=1)
-        got = csum[np.arange(rel.shape[0]), np.minimum(r, width)]
-        return _safe_div(got, n_rel)
+        return _safe_div(csum[np.arange(rel.shape[0]), np.minimum(r, width)], n_rel)
     if fam == "RR":
-        rr = _cut(rel_f, k)
+        rr = relevant(True)
         if not rr.shape[1]:
             return np.zeros(rr.shape[0])
         first = np.argmax(rr, axis=1)
         return np.where(rr.any(axis=1), 1.0 / (first + 1.0), 0.0)
+    if fam in ("AP", "LRAP") and rule == "threshold":
+        ap = _threshold_ap((lab >= m.rel).astype(float), sc, n, n_rel)
+        if fam == "AP":
+            return ap
+        return np.where((n_rel == 0) | (n_rel == n), conv.no_relevant_lrap, ap)
     if fam == "AP":
-        if rule == "threshold":
-            return _threshold_ap(rel.astype(float), sc, n, n_rel)
-        rr = _cut(rel_f, k)
-        hits = np.cumsum(rr, axis=1)
-        prec = hits / np.arange(1, rr.shape[1] + 1)
-        num = (prec * rr).sum(axis=1)
+        rr = relevant(True)
+        hits = np.cumsum(rr, axis=1, dtype=np.int32 if rr.shape[1] < 2**31 else np.int64)
+        num = (hits / np.arange(1, rr.shape[1] + 1) * rr).sum(axis=1)
         den = rr.sum(axis=1) if conv.ap_divisor == "relevant_in_cut" else n_rel
         return _safe_div(num, den)
-    if fam == "LRAP":
-        ap = _threshold_ap(rel.astype(float), sc, n, n_rel)
-        degenerate = (n_rel == 0) | (n_rel == n)
-        return np.where(degenerate, conv.no_relevant_lrap, ap)
     if fam == "Judged":
-        kk = n if k is None else np.minimum(k, n) if conv.judged_cut_divisor == "list" else np.full_like(n, k)
-        got = _hits(judged & valid, k)
-        return _safe_div(got, kk)
-    if fam in ("nDCG", "DCG"):
-        gains = np.where(valid, _gain(lab, m, conv), 0.0)
-        if rule == "average":
-            dcg = _dcg_tie_average(gains, sc, n, k)
+        if k is None:
+            kk = n
+        elif conv.judged_cut_divisor == "list":
+            kk = np.minimum(k, n)
         else:
-            dcg = _dcg_ranked(gains, k)
+            kk = np.full_like(n, k)
+        return _safe_div(cut(judged).sum(axis=1), kk)
+    if fam in ("nDCG", "DCG"):
+        if rule == "average":
+            dcg = _dcg_tie_average(_gain(lab, m, conv), sc, n, k)
+        else:
+            dcg = _dcg_ranked(_gain(cut(lab), m, conv), None)
         if fam == "DCG":
             return dcg
         if conv.judgments == "retrieved":
-            ideal_gains = -np.sort(-np.where(valid, _gain(batch.label, m, conv), -np.inf), axis=1)
+            g = _gain(batch.label, m, conv)
+            if batch.padded:
+                g = np.where(batch.valid, g, -np.inf)
+            ideal_gains = -np.sort(-g, axis=1)
             ideal_gains = np.where(np.isfinite(ideal_gains), ideal_gains, 0.0)
         else:
             ideal_gains = _gain(ideal[m.rel], m, conv)
-        idcg = _dcg_ranked(ideal_gains, k)
+        idcg = _dcg_ranked(cut(ideal_gains), None)
         out = np.where(idcg != 0, dcg / np.where(idcg != 0, idcg, 1.0), 0.0)
-        if conv.judgments == "retrieved" and conv.name == "torchmetrics":
+        if conv.name == "torchmetrics":
             out = np.where(label_sum != 0, out, 0.0)
         return out
     raise AssertionError(fam)
@@ -1037,7 +1107,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
 
     # keep run rows of evaluated queries; relabel queries compactly
     keep = evaluated[data.rq]
-    rq, rd, rv = data.rq[keep], data.rd[keep], data.rv[keep]
+    everything = bool(keep.all())
+    rq, rd, rv = (data.rq, data.rd, data.rv) if everything else (data.rq[keep], data.rd[keep], data.rv[keep])
     if conv.score_dtype == "float32":
         rv = rv.astype(np.float32).astype(float)
     eval_ids = np.flatnonzero(evaluated)
@@ -1046,35 +1117,58 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     rq = new_code[rq]
     m_q = eval_ids.size
 
-    # relevance of every retrieved document (0 and not judged if absent from the qrels)
-    nd = max(len(data.dnames), 1)
+    # judgements of the evaluated queries, grouped per query; a document judged twice is refused
     qkeep = evaluated[data.qq]
     qq, qd, qv = new_code[data.qq[qkeep]], data.qd[qkeep], data.qv[qkeep]
-    qkey = qq.astype(np.int64) * nd + qd
-    rkey = rq.astype(np.int64) * nd + rd
-    pos = pd.Index(qkey).get_indexer(rkey) if qkey.size else np.full(rkey.size, -1)
-    judged = pos >= 0
-    label = np.where(judged, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
+    qgroups = _Groups(qq, m_q)
+    qdoc_m = qgroups.pad(qd, -1, dtype=np.int64)
+    qvalid = qgroups.valid()
+    dup = _first_duplicate(qdoc_m, qvalid)
+    if dup is not None:
+        raise _duplicate_error("qrels", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
 
-    if conv.nonnegative_ndcg_labels and any(p.family == "nDCG" for p in parsed) and np.any(label < 0):
-        i = int(np.flatnonzero(label < 0)[0])
+    # the run grouped per query, in input order; a document retrieved twice is refused
+    groups = _Groups(rq, m_q)
+    counts = groups.counts
+    doc_m = groups.pad(rd, -1, dtype=np.int64)
+    dup = _first_duplicate(doc_m, groups.valid() if not groups.full else np.ones(doc_m.shape, bool))
+    if dup is not None:
+        raise _duplicate_error("run", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
+    score_m = groups.pad(rv, -np.inf)
+
+    # relevance of every retrieved document (0 and not judged if absent from the qrels)
+    nd = np.int64(max(len(data.dnames), 1))
+    qkey = qq.astype(np.int64) * nd + qd
+    pos = np.full(doc_m.shape, -1, dtype=np.int64)
+    if qkey.size:
+        # only documents judged for some query can be judged for this one: look those up
+        if nd <= 2**27:
+            seen = np.zeros(int(nd) + 1, dtype=bool)
+            seen[qd] = True
+            probe = seen[doc_m]
+        else:
+            probe = doc_m >= 0
+        rows, cols = np.nonzero(probe)
+        rkey = rows.astype(np.int64) * nd + doc_m[rows, cols]
+        pos[rows, cols] = pd.Index(qkey).get_indexer(rkey)
+    judged_m = (pos >= 0) & (doc_m >= 0)
+    label_m = np.where(judged_m, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
+
+    if conv.nonnegative_ndcg_labels and any(p.family == "nDCG" for p in parsed) and np.any(label_m < 0):
+        r, c = np.argwhere(label_m < 0)[0]
         raise ValueError(
-            f"document {data.dnames[rd[i]]!r} of query {data.qnames[eval_ids[rq[i]]]!r} has relevance "
-            f"{label[i]:g}; the {conv.name} profile refuses negative relevance for nDCG, as "
-            "sklearn.metrics.ndcg_score does"
+            f"document {data.dnames[doc_m[r, c]]!r} of query {data.qnames[eval_ids[r]]!r} has "
+            f"relevance {label_m[r, c]:g}; the {conv.name} profile refuses negative relevance for "
+            "nDCG, as sklearn.metrics.ndcg_score does"
         )
 
     if conv.averaging == "pooled":
-        rq = np.zeros_like(rq)
-        m_pool = 1
-    else:
-        m_pool = m_q
-    order, starts, counts = _group(rq, m_pool)
-    score_m = _pad(rv, order, starts, counts, -np.inf)
-    label_m = _pad(label, order, starts, counts, 0.0)
-    judged_m = _pad(judged, order, starts, counts, False, dtype=bool)
-    doc_m = _pad(rd, order, starts, counts, 0, dtype=np.int64)
+        flat = (doc_m >= 0).ravel()
+        score_m, label_m = score_m.ravel()[flat][None, :], label_m.ravel()[flat][None, :]
+        judged_m, doc_m = judged_m.ravel()[flat][None, :], doc_m.ravel()[flat][None, :]
+        counts = np.array([score_m.shape[1]], dtype=np.int64)
     batch = _Batch(score_m, label_m, judged_m, doc_m, counts.astype(np.int64), data.dnames)
+    m_pool = 1 if conv.averaging == "pooled" else m_q
 
     if conv.min_documents_dcg > 1 and any(p.family in ("nDCG", "DCG") for p in parsed):
         short = np.flatnonzero(counts < conv.min_documents_dcg)
@@ -1093,8 +1187,7 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
         for r in rels:
             num_rel[r] = np.bincount(qq, weights=(qv >= r).astype(float), minlength=m_q)
         if any(p.family in ("nDCG", "DCG") for p in parsed):
-            qo, qs, qc = _group(qq, m_q)
-            lab_q = _pad(qv, qo, qs, qc, 0.0)
+            lab_q = np.where(qvalid, qgroups.pad(qv, 0.0), 0.0)
             for r in rels:
                 if conv.negative_labels == "below_rel":
                     g = np.where(lab_q >= r, lab_q, 0.0)

@@ -117,6 +117,15 @@ def table_rows(cases: dict) -> list:
         rows.append(("nDCG@10+AP+RR", f"{Q} queries, warm", rk["warm"][Q],
                      "ir_measures (pytrec_eval), warm", ir["ir_measures"]["warm"][Q]))
         rb = ir.get("rbo")
+    cv = cases.get("conventions")
+    if cv:
+        cfg = f"{cv['Q']:,} queries x {cv['documents']:,} docs, 5 measures"
+        rows.append(("evaluate_run (trec_eval)", cfg, cv["rankbook"]["median_s"], "ranx numpy path, warm",
+                     cv["ranx"]["median_s"]))
+        rows.append(("evaluate_run (trec_eval)", cfg, cv["rankbook"]["median_s"], "pytrec_eval",
+                     cv["pytrec_eval"]["median_s"]))
+    if ir:
+        rb = ir.get("rbo")
         if rb:
             rows.append(("RBO + RBO_ext", f"{rb['pairs']} pairs, depth {rb['depth']}",
                          rb["rankbook_s"], "rbo package", rb["rbo_package_s"]))

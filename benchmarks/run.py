@@ -7,7 +7,8 @@ Usage::
     .venv/bin/python benchmarks/run.py --only consensus,ir   # re-run some cases, merge the rest
 
 Cases (one module each): ``metric_batch`` (bench_metrics), ``agreement`` (bench_agreement),
-``consensus`` (bench_consensus), ``ir`` (bench_ir, with RBO), ``book`` (bench_book),
+``consensus`` (bench_consensus), ``ir`` (bench_ir, with RBO), ``conventions``
+(bench_conventions: evaluate_run beside ranx and pytrec_eval), ``book`` (bench_book),
 ``sweep`` (bench_sweep), ``compare`` (bench_stats). The run
 prints a table of medians and ratios and writes a JSON file read by the book's benchmark page
 (notebooks/benchmarks.ipynb). Each target of issue 8 is evaluated in ``targets`` with the
@@ -36,7 +37,7 @@ os.environ.setdefault("MPLBACKEND", "agg")
 from common import ROOT, log, strip_values  # noqa: E402
 from report import fmt_s, table_rows  # noqa: E402
 
-CASES = ("metric_batch", "agreement", "consensus", "ir", "book", "sweep", "compare")
+CASES = ("metric_batch", "agreement", "consensus", "ir", "conventions", "book", "sweep", "compare")
 
 
 def _machine() -> dict:
@@ -93,6 +94,8 @@ def run_case(name: str, quick: bool) -> dict:
         import bench_consensus as m
     elif name == "ir":
         import bench_ir as m
+    elif name == "conventions":
+        import bench_conventions as m
     elif name == "book":
         import bench_book as m
     elif name == "sweep":
@@ -219,6 +222,19 @@ def evaluate_targets(results: dict, quick: bool) -> list:
             "ir_vs_ranx_warm", f"nDCG@10 + AP + RR on {Q} queries: at least as fast as ranx "
             "already compiled (stricter than the issue asks)",
             ranx_warm / rk["warm"][str(Q)], 1.0, "x", ranx_warm >= rk["warm"][str(Q)], why, applies))
+    cv = results.get("conventions")
+    if cv:
+        rb = cv["rankbook"]
+        why = ""
+        if rb["median_s"] >= 2.0:
+            why = (f"wall {rb['median_s']:.2f} s, CPU {rb['cpu_s']:.2f} s for {rb['rows']:,} run rows "
+                   f"(load average at start {cv.get('load_average_1min', {}).get('start', '?')}); "
+                   f"ranx warm {cv['ranx']['median_s']:.2f} s, pytrec_eval {cv['pytrec_eval']['median_s']:.2f} s")
+        targets.append(_target(
+            "evaluate_run_speed",
+            f"evaluate_run, {cv['Q']:,} queries x {cv['documents']:,} documents, five measures: "
+            "under 2 s on 2 cores",
+            rb["median_s"], 2.0, "s", rb["median_s"] < 2.0, why, applies))
     bk = results.get("book")
     if bk and not bk.get("skipped"):
         for key, limit, label in (("cold", 300.0, "Cold book build (nothing cached): under 5 minutes"),

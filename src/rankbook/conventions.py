@@ -574,11 +574,23 @@ def _codes(a, b, integer_codes=False):
     if (integer_codes and a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.size and b.size
             and min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) < 2**40):
         return a.astype(np.int64), b.astype(np.int64), _IntNames(int(max(a.max(), b.max())) + 1)
-    ca, ua = _factorize(a)
-    cb, ub = _factorize(b)
-    names = np.array([str(u) for u in np.concatenate([ua.astype(object), ub.astype(object)])], dtype=object)
-    merged, uniq = pd.factorize(names)
-    return merged[ca], merged[ua.size + cb] if cb.size else cb, np.asarray(uniq, dtype=object)
+    if not integer_codes:  # query ids: each side in contiguous blocks, merged on their few values
+        ca, ua = _factorize(a)
+        cb, ub = _factorize(b)
+        names = np.array([str(u) for u in np.concatenate([ua.astype(object), ub.astype(object)])],
+                         dtype=object)
+        merged, uniq = pd.factorize(names)
+        return merged[ca], merged[ua.size + cb] if cb.size else cb, np.asarray(uniq, dtype=object)
+    # document ids: one pass over both sides; text ids need no second pass
+    both = np.concatenate([a.astype(object, copy=False), b.astype(object, copy=False)])
+    codes, uniq = pd.factorize(both, use_na_sentinel=True)
+    if codes.size and codes.min() < 0:
+        raise ValueError("an id is missing (None or NaN); every row needs a query id and a document id")
+    uniq = np.asarray(uniq, dtype=object)
+    if pd.api.types.infer_dtype(uniq, skipna=False) != "string":
+        merged, names = pd.factorize(np.array([str(u) for u in uniq], dtype=object))
+        codes, uniq = merged[codes], np.asarray(names, dtype=object)
+    return codes[: a.size], codes[a.size:], uniq
 
 
 class _Inputs(NamedTuple):

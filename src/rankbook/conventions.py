@@ -133,6 +133,8 @@ __all__ = [
     "profile",
     "parse_measure",
     "conventions_table",
+    "compare_conventions",
+    "VARIANTS",
     "read_qrels",
     "read_run",
 ]
@@ -1237,6 +1239,71 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     agg = pd.Series(mat.mean(axis=0) if qnames.size else np.full(len(names), np.nan), index=names, dtype=float)
     agg.index.name = "measure"
     return RunEvaluation(per, agg)
+
+
+# --------------------------------------------------------------------------------------------
+# every profile side by side
+
+
+#: Two variants the atlas shows beside the six profiles: ranx given plain dicts (ascending
+#: numba sort reversed, so tied documents come in reverse input order) and torchmetrics'
+#: functional call on 2-D input (every query pooled into one list, issue 3216).
+VARIANTS = {
+    "ranx (plain dicts)": ("ranx", {"ties": "numba_quicksort_reversed"}),
+    "torchmetrics (2-D functional)": ("torchmetrics", {"averaging": "pooled"}),
+}
+
+
+def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
+    """Every profile's value for the same qrels, run and measures, side by side.
+
+    Parameters
+    ----------
+    qrels, run, measures
+        As in :func:`evaluate_run`.
+    conventions : sequence of str, optional
+        Profile names and names of :data:`VARIANTS`; default: the six profiles, then the
+        variants.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``convention``, ``measure``, ``query_id`` (``"all"`` for the mean), ``value``
+        and ``status``: ``"ok"``, ``"not offered"`` (the tool has no such measure) or
+        ``"refused: ..."`` (the tool refuses the input; the reason follows).
+
+    Examples
+    --------
+    >>> t = compare_conventions({"1": {"a": 1}}, {"1": {"a": 1.0, "b": 1.0}}, ["RR"],
+    ...                         ["trec_eval", "ranx", "ranx (plain dicts)"])
+    >>> t[t.query_id == "all"][["convention", "value"]].to_dict("records")
+    [{'convention': 'trec_eval', 'value': 0.5}, {'convention': 'ranx', 'value': 1.0}, {'convention': 'ranx (plain dicts)', 'value': 0.5}]
+    """
+    names = list(conventions) if conventions is not None else [*CONVENTIONS, *VARIANTS]
+    measures = [measures] if isinstance(measures, str) else list(measures)
+    rows = []
+    for name in names:
+        if name in VARIANTS:
+            base, changes = VARIANTS[name]
+            conv = profile(base, **changes)
+        else:
+            conv = profile(name)
+        for m in measures:
+            try:
+                parse_measure(m, conv)
+            except ValueError:
+                rows.append((name, m, "all", float("nan"), "not offered"))
+                continue
+            try:
+                res = evaluate_run(qrels, run, [m], conv)
+            except ValueError as exc:
+                rows.append((name, m, "all", float("nan"), f"refused: {exc}"))
+                continue
+            rows.append((name, m, "all", float(res.aggregate[m]), "ok"))
+            if conv.averaging == "per_query":
+                for q, v in zip(res.per_query["query_id"], res.per_query["value"]):
+                    rows.append((name, m, q, float(v), "ok"))
+    return pd.DataFrame(rows, columns=["convention", "measure", "query_id", "value", "status"])
 
 
 # --------------------------------------------------------------------------------------------

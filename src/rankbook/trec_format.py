@@ -139,7 +139,7 @@ def read_qrels(path) -> pd.DataFrame:
     0        1      a        0.0
     1        1      b        2.0
     >>> _ = p.write_text("1 0 a 0\\n1 0 b high\\n")
-    >>> read_qrels(p)
+    >>> read_qrels(p)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: ...qrels.txt:2: the relevance of document 'b' for query '1' is not a number: 'high'
@@ -178,7 +178,7 @@ def read_run(path) -> pd.DataFrame:
     0        1      b    1.0
     1        1      a    1.0
     >>> _ = p.write_text("1 Q0 b 1 1.0 mine\\n1 Q0 b 2 0.5 mine\\n")
-    >>> read_run(p)
+    >>> read_run(p)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: ...run.txt:2: document 'b' appears twice for query '1' (first on line 1); trec_eval refuses duplicate documents too

@@ -78,6 +78,7 @@ PAPERS = {
     "notes": "Notes on ranking metrics",
     "rankdcg": "Katerenchuk and Rosenberg, the RankDCG poster",
     "blog": "The note on metrics in learning-to-rank problems",
+    "tools": "Issue reports of the IR evaluation tools (trec_eval, pytrec_eval, ir_measures, scikit-learn, torchmetrics)",
 }
 
 

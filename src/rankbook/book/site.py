@@ -27,11 +27,11 @@ from .outputs import (
 )
 from .present import badge, md_escape, slugify
 
-PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog"]
+PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog", "tools"]
 
 #: Short names of the sources in tables.
 PAPER_SHORT = {"A": "Paper A", "B": "Paper B", "notes": "Notes", "rankdcg": "RankDCG poster",
-               "blog": "LTR note"}
+               "blog": "LTR note", "tools": "Tool issues"}
 
 #: The order in which the errata page ranks its entries, gravest first.
 SEVERITY_ORDER = SEVERITIES
@@ -358,7 +358,7 @@ def check_errata_reported(results: list[dict], errata: list[dict]) -> None:
 
 
 #: The chapter pages that include a status summary of their own sources (``summary_<KEY>.md``).
-CHAPTER_SOURCES = {"A": ("A",), "B": ("B",), "scoring": ("notes", "rankdcg", "blog")}
+CHAPTER_SOURCES = {"A": ("A",), "B": ("B",), "scoring": ("notes", "rankdcg", "blog", "tools")}
 
 
 #: How the landing page groups a source's artifacts, worst first.

@@ -112,11 +112,10 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import re
 from dataclasses import dataclass
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -511,26 +510,7 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
 
 def _raw_table(obj, value_name: str, what: str):
     """(query ids, doc ids, values) as arrays in input order, without converting ids yet."""
-    if isinstance(obj, (str, os.PathLike)):
-        df = trec_format._read(obj, "qrels" if what == "qrels" else "run")
-        return df["query_id"].to_numpy(), df["doc_id"].to_numpy(), df[value_name].to_numpy()
-    if isinstance(obj, pd.DataFrame):
-        need = ["query_id", "doc_id", value_name]
-        missing = [c for c in need if c not in obj.columns]
-        if missing:
-            raise ValueError(
-                f"the {what} DataFrame needs columns {need}; missing {missing} (it has {list(obj.columns)})"
-            )
-        q, d, v = obj["query_id"].to_numpy(), obj["doc_id"].to_numpy(), obj[value_name].to_numpy()
-    elif isinstance(obj, Mapping):
-        df = trec_format._from_mapping(obj, value_name, what)
-        q, d, v = df["query_id"].to_numpy(), df["doc_id"].to_numpy(), df[value_name].to_numpy()
-    else:
-        raise ValueError(
-            f"{what} must be a dict of dicts, a path to a TREC {what} file or a DataFrame with "
-            f"columns query_id, doc_id, {value_name}; got {type(obj).__name__}"
-        )
-    return q, d, v
+    return trec_format._raw_columns(obj, value_name, what)
 
 
 def _factorize(values):
@@ -1220,7 +1200,6 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     # assemble
     if conv.averaging == "pooled":
         agg = pd.Series([float(v[0]) if v.size else float("nan") for v in values], index=names, dtype=float)
-        qids = data.qnames[eval_ids]
         per = pd.DataFrame({"query_id": pd.Series(["(pooled)"] * len(names), dtype=object),
                             "measure": names, "value": agg.to_numpy()})
         return RunEvaluation(per, agg)

@@ -220,8 +220,15 @@ def _from_mapping(obj: Mapping, value_name: str, what: str) -> pd.DataFrame:
                          value_name: pd.Series(values, dtype=object)})
 
 
-def _tidy(obj, value_name: str, what: str) -> pd.DataFrame:
-    if isinstance(obj, pd.DataFrame):
+def _raw_columns(obj, value_name: str, what: str):
+    """(query ids, document ids, values) of any accepted spelling, as arrays in input order.
+
+    File ids come back as text; DataFrame and dict ids as given (the callers compare them as
+    text).
+    """
+    if isinstance(obj, (str, os.PathLike)):
+        df = _read(obj, "qrels" if what == "qrels" else "run")
+    elif isinstance(obj, pd.DataFrame):
         need = ["query_id", "doc_id", value_name]
         missing = [c for c in need if c not in obj.columns]
         if missing:
@@ -229,20 +236,25 @@ def _tidy(obj, value_name: str, what: str) -> pd.DataFrame:
                 f"the {what} DataFrame needs columns {need}; missing {missing} "
                 f"(it has {list(obj.columns)})"
             )
-        df = obj[need]
+        df = obj
     elif isinstance(obj, Mapping):
         df = _from_mapping(obj, value_name, what)
-    elif isinstance(obj, (str, os.PathLike)):
-        return _read(obj, "qrels" if what == "qrels" else "run")
     else:
         raise ValueError(
             f"{what} must be a dict of dicts, a path to a TREC {what} file or a DataFrame with "
             f"columns query_id, doc_id, {value_name}; got {type(obj).__name__}"
         )
+    return df["query_id"].to_numpy(), df["doc_id"].to_numpy(), df[value_name].to_numpy()
+
+
+def _tidy(obj, value_name: str, what: str) -> pd.DataFrame:
+    if isinstance(obj, (str, os.PathLike)):
+        return _read(obj, "qrels" if what == "qrels" else "run")
+    rq, rd, raw = _raw_columns(obj, value_name, what)
+    df = pd.DataFrame({"query_id": rq, "doc_id": rd, value_name: raw})
     q = _ids_as_str(df["query_id"])
     d = _ids_as_str(df["doc_id"])
-    raw = df[value_name]
-    vals = _as_numbers(raw.to_numpy(), lambda i: (q[i], d[i]), value_name, what)
+    vals = _as_numbers(raw, lambda i: (q[i], d[i]), value_name, what)
     out = pd.DataFrame({"query_id": q, "doc_id": d, value_name: vals})
     dup = out.duplicated(["query_id", "doc_id"], keep="first").to_numpy()
     if dup.any():

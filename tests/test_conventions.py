@@ -45,11 +45,29 @@ def _case(rng, q, *, max_docs=12, labels=(-2, -1, 0, 0, 0, 1, 1, 2, 3), long_lis
     retrieved = [d for d in pool if rng.random() < 0.8] or [pool[-1]]
     order = rng.permutation(len(retrieved))
     retrieved = [retrieved[i] for i in order]
-    if rng.random() < 0.7:  # coarse scores: ties everywhere
+    draw = rng.random()
+    if draw < 0.6:  # coarse scores: ties everywhere
         scores = rng.choice([0.0, 0.5, 1.0, 2.0, -1.0], size=len(retrieved))
+    elif draw < 0.75:  # distinct in double precision, tied in single (trec_eval keeps C floats)
+        scores = 1.0 + rng.integers(0, 4, size=len(retrieved)) * 1e-9
     else:
         scores = np.round(rng.normal(size=len(retrieved)), 3)
     return {q: lab}, {q: {d: float(s) for d, s in zip(retrieved, scores)}}
+
+
+def test_trec_eval_compares_scores_in_single_precision():
+    """Scores 1e-9 apart are distinct doubles but one float: trec_eval (hence pytrec_eval and
+    the ir_measures measures it serves) ties them and breaks the tie by document id, while
+    ir_measures' own RR@k keeps double precision."""
+    import ir_measures
+    import pytrec_eval
+
+    qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0 + 1e-9, "b": 1.0}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"P.1"}).evaluate(run)["q"]["P_1"]
+    assert theirs == evaluate_run(qrels, run, "P@1").aggregate["P@1"] == 0.0
+    agg = ir_measures.calc_aggregate([ir_measures.RR, ir_measures.RR @ 1], qrels, run)
+    ours = evaluate_run(qrels, run, ["RR", "RR@1"], "ir_measures").aggregate
+    assert (agg[ir_measures.RR], agg[ir_measures.RR @ 1]) == (ours["RR"], ours["RR@1"]) == (0.5, 1.0)
 
 
 def _batches(seed, *, missing=True, **kw):

@@ -35,7 +35,8 @@ Each choice is quoted from the peer's own source (file and function); the same t
      - sklearn
      - torchmetrics
    * - order of tied scores
-     - document id descending (``form_res_rels.c: comp_sim_docno``)
+     - document id descending (``form_res_rels.c: comp_sim_docno``); scores are C ``float``,
+       so scores equal in single precision tie
      - as pytrec_eval; ``RR@k`` and ``Judged`` ascending document id (``msmarco_provider.py``,
        ``judged_provider.py``)
      - numba's quicksort of the negated scores in input order: input order for up to 15
@@ -211,6 +212,10 @@ class Convention:
         False: a document scored 0 or less never counts as relevant in AP, RR, P and R
         (torchmetrics).
     score_dtype : {"float64", "float32"}
+        Precision in which scores are compared: trec_eval keeps them as C ``float``, so scores
+        closer than single precision resolves are tied there.
+    score_dtype_by_measure : tuple of (str, str)
+        Measure forms compared in another precision (ir_measures' Python providers).
     no_relevant_lrap : float
         LRAP of a query whose documents are all relevant or all not (scikit-learn: 1).
     averaging : {"per_query", "pooled"}
@@ -236,6 +241,7 @@ class Convention:
     ap_divisor: str = "relevant"
     nonpositive_scores_relevant: bool = True
     score_dtype: str = "float64"
+    score_dtype_by_measure: tuple = ()
     no_relevant_lrap: float = 1.0
     averaging: str = "per_query"
     peer: str = ""
@@ -253,6 +259,9 @@ class Convention:
             value = getattr(self, field)
             if value not in choices:
                 raise ValueError(f"{field}={value!r} is not valid; choose one of {list(choices)}")
+        for form, dtype in self.score_dtype_by_measure:
+            if dtype not in ("float64", "float32"):
+                raise ValueError(f"score_dtype_by_measure[{form!r}]={dtype!r} is not valid; choose float64 or float32")
         for form, rule in self.ties_by_measure:
             if rule not in TIE_RULES:
                 raise ValueError(f"ties_by_measure[{form!r}]={rule!r} is not valid; choose one of {list(TIE_RULES)}")
@@ -261,6 +270,13 @@ class Convention:
                 "averaging='pooled' pools the scored documents of every query into one list, "
                 "which only makes sense with judgments='retrieved' (scikit-learn, torchmetrics)"
             )
+
+    def score_precision(self, form: str) -> str:
+        """The precision scores are compared in for one measure form."""
+        for f, dtype in self.score_dtype_by_measure:
+            if f == form:
+                return dtype
+        return self.score_dtype
 
     def tie_rule(self, form: str) -> str:
         """The tie rule for one measure form (``"RR@k"``, ``"nDCG"``, ...)."""
@@ -273,7 +289,8 @@ class Convention:
 _TREC_MEASURES = ("nDCG", "nDCG@k", "AP", "AP@k", "RR", "P@k", "R@k", "Rprec", "Success@k")
 
 _TREC_SOURCES = (
-    ("ties", "form_res_rels.c: comp_sim_docno (score descending, then strcmp of docno, descending)"),
+    ("ties", "form_res_rels.c: comp_sim_docno (score descending, then strcmp of docno, descending); "
+             "trec_format.h: scores held as C float, so scores equal in single precision tie"),
     ("negative_labels", "form_res_rels.c: te_form_res_rels (rel < 0: RELVALUE_UNJUDGED, never relevant)"),
     ("qrels_only", "trec_eval.c: main (queries in both qrels and results; -c not given)"),
     ("run_only", "trec_eval.c: main (a query without qrels is not evaluated)"),
@@ -285,11 +302,12 @@ _TREC_SOURCES = (
 
 CONVENTIONS: dict = {
     "trec_eval": Convention(
-        name="trec_eval", measures=_TREC_MEASURES, peer="trec_eval 9.0.8 / 10.0 (usnistgov/trec_eval)",
+        name="trec_eval", measures=_TREC_MEASURES, score_dtype="float32",
+        peer="trec_eval 9.0.8 / 10.0 (usnistgov/trec_eval)",
         sources=_TREC_SOURCES,
     ),
     "pytrec_eval": Convention(
-        name="pytrec_eval", measures=_TREC_MEASURES,
+        name="pytrec_eval", measures=_TREC_MEASURES, score_dtype="float32",
         peer="pytrec_eval-terrier 0.5 (trec_eval's code behind RelevanceEvaluator.evaluate)",
         sources=_TREC_SOURCES[:2] + (
             ("qrels_only", "pytrec_eval.cpp: RelevanceEvaluator_evaluate (only queries of the run that have qrels)"),
@@ -301,6 +319,8 @@ CONVENTIONS: dict = {
         measures=("nDCG", "nDCG@k", "AP", "AP@k", "RR", "RR@k", "P@k", "R@k", "Rprec", "Success@k",
                   "Judged", "Judged@k"),
         ties_by_measure=(("RR@k", "docno_asc"), ("Judged", "docno_asc"), ("Judged@k", "docno_asc")),
+        score_dtype="float32",
+        score_dtype_by_measure=(("RR@k", "float64"), ("Judged", "float64"), ("Judged@k", "float64")),
         qrels_only="zero", judged_cut_divisor="list",
         peer="ir_measures 0.4.3 (default pipeline: pytrec_eval, msmarco and judged providers)",
         sources=(
@@ -721,6 +741,7 @@ class _Batch:
     def __init__(self, score, label, judged, doc, n, dnames):
         self.score, self.label, self.judged, self.doc, self.n = score, label, judged, doc, n
         self.dnames = dnames
+        self._single = None
         self.padded = bool(score.shape[1] and np.any(n < score.shape[1]))
         self.valid = np.arange(score.shape[1])[None, :] < n[:, None] if self.padded else None
         self._neg = None
@@ -785,6 +806,15 @@ class _Batch:
         else:
             raise ValueError(f"unknown tie rule {rule!r}")
         return perm
+
+    def single(self):
+        """The same batch with scores rounded to single precision (trec_eval's C float)."""
+        if self._single is None:
+            with np.errstate(over="ignore"):
+                score = self.score.astype(np.float32).astype(float)
+            self._single = _Batch(score, self.label, self.judged, self.doc, self.n, self.dnames)
+            self._single._single = self._single
+        return self._single
 
     def ranked(self, rule):
         """(labels, judged, scores) in rank order under ``rule``; padding: 0, False, -inf."""
@@ -893,6 +923,8 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
     gain; a cut-off slices the first k columns before anything is computed.
     """
     rule = conv.tie_rule(m.form)
+    if conv.score_precision(m.form) == "float32":
+        batch = batch.single()
     lab, judged, sc = batch.ranked(rule)
     n = batch.n
     k, fam = m.k, m.family
@@ -1103,8 +1135,6 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     keep = evaluated[data.rq]
     everything = bool(keep.all())
     rq, rd, rv = (data.rq, data.rd, data.rv) if everything else (data.rq[keep], data.rd[keep], data.rv[keep])
-    if conv.score_dtype == "float32":
-        rv = rv.astype(np.float32).astype(float)
     eval_ids = np.flatnonzero(evaluated)
     new_code = np.full(nq, -1, dtype=np.int64)
     new_code[eval_ids] = np.arange(eval_ids.size)
@@ -1304,6 +1334,7 @@ _SETTINGS = (
 
 def _describe(conv: Convention, setting: str) -> str:
     if setting == "ties":
+        single = " (scores compared in single precision)" if conv.score_dtype == "float32" else ""
         text = {"docno_desc": "document id, descending", "docno_asc": "document id, ascending",
                 "input_order": "input order", "numba_quicksort": "numba quicksort (input order up to 15 documents)",
                 "average": "averaged over the tied group", "threshold": "one threshold per tied group"}
@@ -1313,7 +1344,7 @@ def _describe(conv: Convention, setting: str) -> str:
             for form, rule in conv.ties_by_measure:
                 groups.setdefault(rule, []).append(form)
             out += "; " + "; ".join(f"{', '.join(forms)}: {text[r]}" for r, forms in groups.items())
-        return out
+        return out + single
     if setting == "negative_labels":
         return {"unjudged": "never relevant, no gain", "below_rel": "below rel: never relevant, no gain",
                 "gain": "refused by nDCG" if conv.nonnegative_ndcg_labels else "a negative gain in nDCG; "
@@ -1349,7 +1380,7 @@ def conventions_table(with_sources: bool = True) -> pd.DataFrame:
     --------
     >>> t = conventions_table(with_sources=False)
     >>> t.set_index("setting").loc["order of tied scores", "trec_eval"]
-    'document id, descending'
+    'document id, descending (scores compared in single precision)'
     """
     rows = []
     for key, label in _SETTINGS:

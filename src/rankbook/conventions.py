@@ -1006,15 +1006,12 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
 
 
 class RunEvaluation(NamedTuple):
-    """What :func:`evaluate_run` returns.
+    """What :func:`evaluate_run` returns: ``per_query`` and ``aggregate``.
 
-    Attributes
-    ----------
-    per_query : pandas.DataFrame
-        Columns ``query_id``, ``measure``, ``value``: one row per query and measure, sorted by
-        query id, then by measure in the order given.
-    aggregate : pandas.Series
-        The mean over the evaluated queries (or the pooled value), indexed by measure name.
+    ``per_query`` is a tidy DataFrame with columns ``query_id``, ``measure``, ``value``: one row
+    per query and measure, sorted by query id, then by measure in the order given.
+    ``aggregate`` is a Series indexed by measure name: the mean over the evaluated queries (or
+    the pooled value).
     """
 
     per_query: pd.DataFrame

@@ -192,6 +192,32 @@ def _checked(sigma, nu):
     return s, v, inv_s, inv_v, batch
 
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _square_sums(d: np.ndarray) -> np.ndarray:
+    """Exact row sums of ``d**2`` for differences of two permutations of 1..n (``abs(d) < n``).
+
+    The sum is at most n(n^2 - 1)/3 (the reversed ranking), which fits int64 up to
+    n = 3 037 000; there one int64 ``einsum`` is exact. Beyond, the rows are summed in int64
+    slices short enough that no slice sum can overflow (``(n - 1)**2`` per entry) and the slice
+    sums are added as Python integers: the result is the exact integer, returned as an object
+    array so that the one rounding happens in the caller's conversion to float64.
+    """
+    n = d.shape[-1]
+    if n * (n * n - 1) // 3 <= _INT64_MAX:
+        return np.einsum("...i,...i->...", d, d)
+    step = max(1, _INT64_MAX // ((n - 1) * (n - 1)))
+    flat = d.reshape(-1, n)
+    total = [0] * flat.shape[0]
+    for a in range(0, n, step):
+        part = np.einsum("ij,ij->i", flat[:, a : a + step], flat[:, a : a + step])
+        total = [t + int(x) for t, x in zip(total, part)]
+    out = np.empty(len(total), dtype=object)
+    out[:] = total
+    return out.reshape(d.shape[:-1])
+
+
 class _Pair:
     """A block of validated pairs (rows of shape (m, n)) plus lazily computed intermediates
     shared by several metrics."""
@@ -241,7 +267,7 @@ class _Pair:
 
     @property
     def sse(self):
-        return self._get("sse", lambda: np.einsum("...i,...i->...", self.d, self.d).astype(np.float64))
+        return self._get("sse", lambda: _square_sums(self.d).astype(np.float64))
 
     # relative permutations --------------------------------------------------------------------
     @property
@@ -385,6 +411,7 @@ def _k_rmse(p):
 
 
 def _k_mae(p):
+    # int64 sum of abs(d), at most floor(n^2 / 2): exact for n < 4.29e9
     return p.absd.sum(axis=-1) / p.n
 
 
@@ -847,7 +874,9 @@ def kendall_tau(sigma, nu, k=None, ties=None):
     A pair of positions i < j is concordant when sigma(i) - sigma(j) and nu(i) - nu(j) have the
     same sign (Appendix C.2), as ``scipy.stats.kendalltau(sigma, nu)``. The discordant pairs are
     the inversions of nu o sigma^-1, counted in O(n log n) per pair
-    (:func:`rankbook.permutations.inversion_count`). nan for n = 1.
+    (:func:`rankbook.permutations.inversion_count`) exactly in int64 for every n (at most
+    C(n, 2)), and rounded to float64 once, so the reversed ranking gives exactly -1 at any n.
+    nan for n = 1.
 
     Examples
     --------
@@ -861,7 +890,8 @@ def spearman_rho(sigma, nu, k=None, ties=None):
     """Spearman's rho (``spearman1904proof``) of the raw arrays: 1 - 6 sum_i d_i^2 / (n (n^2 - 1)).
 
     d_i = sigma(i) - nu(i); equals the Pearson correlation of the arrays since both are
-    permutations (no ties). nan for n = 1.
+    permutations (no ties). The sum of squares (at most n(n^2 - 1)/3) is an exact integer for
+    every n: int64 up to n = 3 037 000, Python integers beyond. nan for n = 1.
 
     Examples
     --------

@@ -330,13 +330,19 @@ def _inversions_unchecked(p: np.ndarray) -> np.ndarray:
     out = np.zeros(nrows, dtype=np.int64)
     if n < 2 or nrows == 0:
         return out.reshape(p.shape[:-1])
-    dt = np.int32
+    # Exact counts (issue 24): values, positions and per-group counts are below n, so int32
+    # holds them while n < 2**31; the per-level sum ``bit @ weight`` reaches n(n-1)/2 (every
+    # later position of every one), which passes 2**31 - 1 from n = 65 537 on, so the weights are
+    # int64 there (a row with more than 2**31 items would not fit in memory anyway). Totals are
+    # int64: at most n(n-1)/2 < 2**63 for any n below 4.29e9.
+    dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    wdt = np.int32 if n * (n - 1) // 2 <= np.iinfo(np.int32).max else np.int64
     G = _BRUTE_GROUP
     n_bits = int(n - 1).bit_length()
     g_bits = G.bit_length() - 1
     levels = list(range(n_bits - 1, g_bits - 1, -1))
     idx = np.arange(n, dtype=dt)
-    weight = (n - 1 - idx).astype(dt)
+    weight = (n - 1 - idx).astype(wdt)
     vals = np.arange(n, dtype=np.int64)
     consts = {}
     for b in levels:
@@ -387,6 +393,7 @@ def inversion_count(r) -> np.ndarray:
     are out of order; once the groups hold at most 16 values, the remaining inversions are pairs
     less than 16 positions apart and are compared directly. Rows are
     processed in chunks of about 131 072 entries, so memory stays bounded for any batch.
+    The counts are exact int64 for every n (at most n(n-1)/2, below 2**63 for n < 4.29e9).
 
     Examples
     --------

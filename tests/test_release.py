@@ -26,9 +26,10 @@ from rankbook.book.paths import project_root
 
 ROOT = project_root()
 #: Every library module: each ``src/rankbook/*.py`` except the package file and ``__main__``
-#: (the command line, which is the book machinery's entry point).
+#: (the command line, which is the book machinery's entry point) and the private modules
+#: (a leading underscore: the optional compiled kernels), which have no reference page.
 LIBRARY = sorted(p.stem for p in (ROOT / "src" / "rankbook").glob("*.py")
-                 if p.stem not in ("__init__", "__main__"))
+                 if p.stem not in ("__init__", "__main__") and not p.stem.startswith("_"))
 
 EXAMPLE = r'''
 import json, sys

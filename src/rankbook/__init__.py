@@ -1,11 +1,27 @@
 """rankbook: how rankings are evaluated and compared, reproduced.
 
 The library modules need only numpy, scipy and pandas: :mod:`rankbook.permutations`,
-:mod:`~rankbook.metrics`, :mod:`~rankbook.agreement`, :mod:`~rankbook.properties`,
-:mod:`~rankbook.equivalence`, :mod:`~rankbook.consensus`, :mod:`~rankbook.ir`,
-:mod:`~rankbook.rbo`, :mod:`~rankbook.rankdcg`, :mod:`~rankbook.transpositions`. :mod:`rankbook.book` holds the machinery of the companion book
-(``pip install "rankbook[book]"``).
+:mod:`~rankbook.metrics`, :mod:`~rankbook.pairwise`, :mod:`~rankbook.agreement`,
+:mod:`~rankbook.clustering`, :mod:`~rankbook.properties`, :mod:`~rankbook.equivalence`,
+:mod:`~rankbook.consensus`, :mod:`~rankbook.ir`, :mod:`~rankbook.rbo`,
+:mod:`~rankbook.rankdcg`, :mod:`~rankbook.transpositions`. :mod:`rankbook.book` holds the
+machinery of the companion book (``pip install "rankbook[book]"``).
+
+``rankbook.pairwise(rankings, metric)`` and ``rankbook.pairwise_to(rankings, reference,
+metric)`` compute distance matrices (:mod:`rankbook.pairwise`; the module itself is callable
+as its function, so ``rankbook.pairwise.SYMMETRIC`` works too). They are imported on first use,
+so ``import rankbook`` stays light (the command line starts without numpy).
 """
 
 #: The package version, the one source of ``pip show rankbook`` and ``rankbook --version``.
 __version__ = "0.2.0"
+
+__all__ = ["pairwise", "pairwise_to", "__version__"]
+
+
+def __getattr__(name):
+    if name in ("pairwise", "pairwise_to"):
+        from . import pairwise as module  # binds rankbook.pairwise to the (callable) module
+
+        return module if name == "pairwise" else module.pairwise_to
+    raise AttributeError(f"module 'rankbook' has no attribute {name!r}")

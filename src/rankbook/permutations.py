@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Tuple, Union
+import os
+from typing import Optional, Tuple, Union
 
 import numpy as np
 
@@ -36,6 +37,8 @@ __all__ = [
     "all_permutations",
     "validate",
     "inversion_count",
+    "set_backend",
+    "get_backend",
 ]
 
 #: Largest n for which :func:`all_permutations` builds S_n in memory (10! rows).
@@ -87,9 +90,116 @@ def _as_int_array(x, name: str) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
+# --------------------------------------------------------------------------------------------
+# backends: numpy always, numba's compiled kernels when installed
+
+
+#: The backends :func:`set_backend` accepts.
+BACKENDS = ("auto", "numba", "numpy")
+#: Blocks with fewer entries stay on numpy under ``"auto"`` (no numba import for small inputs).
+_NUMBA_MIN_ENTRIES = 1 << 12
+_backend = "auto"
+_numba_module = None  # the kernels once imported; False when numba cannot be imported
+_numba_error = ""
+
+
+def _check_backend(name) -> str:
+    if name not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r}; valid backends: {', '.join(BACKENDS)}")
+    return name
+
+
+def set_backend(name: str) -> str:
+    """Choose how permutations are checked and inversions counted; return the previous choice.
+
+    ``"auto"`` (the default, or the environment variable ``RANKBOOK_BACKEND``) uses numba's
+    compiled kernels when numba can be imported and a block holds at least 4096 entries, and
+    numpy otherwise; ``"numba"`` always uses them (``ValueError`` if numba cannot be imported);
+    ``"numpy"`` never does. numba is optional (it is not a dependency of rankbook). Both
+    backends give the same integers, so every metric value is the same bit for bit; only the
+    speed differs (the compiled inversion count is about 10 times faster at n = 1000, see the
+    benchmarks page).
+
+    Examples
+    --------
+    >>> previous = set_backend("numpy")
+    >>> get_backend()
+    'numpy'
+    >>> int(inversion_count([3, 1, 2]))
+    2
+    >>> _ = set_backend(previous)
+    >>> set_backend("fortran")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown backend 'fortran'; valid backends: auto, numba, numpy
+    """
+    global _backend
+    _check_backend(name)
+    if name == "numba" and _load_numba() is None:
+        raise ValueError(f"backend 'numba' needs numba, which cannot be imported ({_numba_error}); "
+                         f"valid backends here: auto, numpy")
+    previous, _backend = _backend, name
+    return previous
+
+
+def get_backend() -> str:
+    """The backend large blocks use now: ``"numba"`` or ``"numpy"``.
+
+    Examples
+    --------
+    >>> get_backend() in ("numba", "numpy")
+    True
+    """
+    if _current() == "numpy":
+        return "numpy"
+    return "numba" if _load_numba() is not None else "numpy"
+
+
+def _current() -> str:
+    env = os.environ.get("RANKBOOK_BACKEND")
+    if _backend == "auto" and env:
+        return _check_backend(env)
+    return _backend
+
+
+def _load_numba():
+    global _numba_module, _numba_error
+    if _numba_module is None:
+        try:
+            from . import _numba_kernels
+        except ImportError as exc:  # numba missing or incompatible with this numpy
+            _numba_module, _numba_error = False, str(exc)
+        else:
+            _numba_module = _numba_kernels
+    return _numba_module or None
+
+
+def _kernels(entries: int):
+    """The compiled kernels if a block of ``entries`` entries should use them, else None."""
+    choice = _current()
+    if choice == "numpy" or (choice == "auto" and entries < _NUMBA_MIN_ENTRIES):
+        return None
+    kernels = _load_numba()
+    if kernels is None and choice == "numba":
+        raise ValueError(f"backend 'numba' needs numba, which cannot be imported ({_numba_error})")
+    return kernels
+
+
+def _rows(arr: np.ndarray) -> np.ndarray:
+    """The rows of ``arr`` as a C-contiguous int64 2-D array (a view when it already is one)."""
+    return np.ascontiguousarray(arr.reshape(-1, arr.shape[-1]), dtype=np.int64)
+
+
 def _check_perm(arr: np.ndarray, name: str) -> np.ndarray:
     """Check that every row of ``arr`` is a permutation of 1..n; return the inverse (0-based)."""
     n = arr.shape[-1]
+    kernels = _kernels(arr.size)
+    if kernels is not None:
+        flat = _rows(arr)
+        inv = np.empty(flat.shape, dtype=np.int64)
+        if kernels.check_perms(flat, inv) < 0:
+            return inv.reshape(arr.shape)
+        # else: a row is not a permutation; the numpy check below words the error
     lo, hi = arr.min(), arr.max()
     if lo < 1 or hi > n:
         bad = arr[(arr < 1) | (arr > n)].flat[0]
@@ -322,9 +432,34 @@ _CHUNK_ELEMENTS = 1 << 17
 _BRUTE_GROUP = 16
 
 
+def _inversions_gather(vals: np.ndarray, val_base: int, idx: np.ndarray, idx_base: int) -> np.ndarray:
+    """Inversion counts of the rows ``vals[r, idx[r, i] - idx_base]`` (a composition of two valid
+    permutations, values ``val_base .. val_base + n - 1``; both of shape (m, n)).
+
+    With numba the composition is never built; with numpy it is one ``take_along_axis``.
+    """
+    kernels = _kernels(vals.size)
+    if kernels is None or vals.shape[-1] < 2:
+        comp = np.take_along_axis(vals, idx - idx_base if idx_base else idx, axis=-1)
+        if val_base != 1:
+            comp = comp + (1 - val_base)
+        return _inversions_unchecked(comp)
+    vals, idx = np.broadcast_arrays(vals, idx)
+    v, i = _rows(vals), _rows(idx)
+    out = np.empty(v.shape[0], dtype=np.int64)
+    kernels.inversions_gather(v, val_base, i, idx_base, out)
+    return out.reshape(vals.shape[:-1])
+
+
 def _inversions_unchecked(p: np.ndarray) -> np.ndarray:
     """Inversion counts of the rows of ``p`` (valid permutations of 1..n, shape (..., n))."""
     n = p.shape[-1]
+    kernels = _kernels(p.size)
+    if kernels is not None and n >= 2:
+        flat = _rows(p)
+        out = np.empty(flat.shape[0], dtype=np.int64)
+        kernels.inversions(flat, 1, out)
+        return out.reshape(p.shape[:-1])
     flat = p.reshape(-1, n)
     nrows = flat.shape[0]
     out = np.zeros(nrows, dtype=np.int64)

@@ -1,0 +1,529 @@
+"""Distance matrices: a metric over every pair of N rankings, or one ranking against many.
+
+:func:`pairwise` returns the N x N matrix ``D[i, j] = m(rankings[i], rankings[j])`` for any
+of the 33 metrics of :mod:`rankbook.metrics`, the rank-biased overlap measures of
+:mod:`rankbook.rbo`, or a function of your own; :func:`pairwise_to` compares many rankings
+with one reference. scipy has neither a Kendall distance nor a pairwise form for rankings
+(scipy issue 7089), so users write double loops over ``scipy.stats.kendalltau``; here the
+pairs are evaluated in blocks by the same vectorised kernels as
+:func:`rankbook.metrics.evaluate_many`, every ranking is validated (and inverted) once, not
+once per pair, and Kendall's tau and NDPM count inversions in O(n log n) per pair.
+
+Pairwise conventions
+--------------------
+- ``rankings`` is an array of shape (N, n) of permutations of 1..n (one-line notation, as in
+  :mod:`rankbook.permutations`), or N label lists of the same n items. Label lists are numbered
+  by their position in the first list (:func:`rankbook.permutations.from_labels`); for
+  :func:`pairwise_to`, by their position in the reference. The numbering matters only for the
+  metrics that read the numbers (errors, Kendall's tau and Spearman's rho on the raw arrays,
+  see :mod:`rankbook.metrics`); the set-based, rank-position, DCG and NDPM values and RBO
+  depend on the orders alone.
+- Row i is the reference (``sigma``) and column j the evaluated ranking (``nu``):
+  ``D[i, j] = m(rankings[i], rankings[j])``. The diagonal holds ``m(r, r)``, which is not 0 for
+  every metric (nDCG in paper A's reading is about 0.75, LR+ is nan).
+- Symmetric metrics (:data:`SYMMETRIC`, 27 of the 33 and the RBO measures) are evaluated once
+  per unordered pair and mirrored; the others (:data:`ASYMMETRIC`: MAPE, DCG, nDCG, MRR, GMR,
+  mean rank) and a function of your own (unless you pass ``symmetric=True``) are evaluated for
+  every ordered pair.
+- ``condensed=True`` returns the upper triangle in the order of
+  ``scipy.spatial.distance.squareform`` (pairs ``(0, 1), (0, 2), ..., (N-2, N-1)``), the form
+  ``scipy.cluster.hierarchy.linkage`` takes; only for symmetric metrics. Clustering needs a
+  dissimilarity (0 for identical rankings): NDPM, MSE, RMSE, MAE, SMAPE or, for
+  a similarity such as Kendall's tau, a transform like ``(1 - tau) / 2``.
+- Memory: the pairs are evaluated in blocks of at most ``chunk // n`` pairs (at least one).
+  Beyond the result (N x N, or N(N-1)/2 values, float64), the rankings and their inverses
+  (2 N n int64), each running block holds at most :data:`MEMORY_ARRAYS` = 16 arrays of
+  ``max(chunk, n)`` entries of 8 bytes (measured: at most 8.2 for any of the 33 metrics or
+  the RBO measures, tests/test_pairwise.py): at the default ``chunk = 65536``, 8 MiB per job,
+  whatever N is. A function of your own may use more on its own account.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import threading
+from typing import Optional
+
+import numpy as np
+
+from . import metrics as _metrics
+from . import permutations as _perm
+from . import rbo as _rbo
+
+__all__ = ["pairwise", "pairwise_to", "SYMMETRIC", "ASYMMETRIC", "RBO_MEASURES", "DEFAULT_CHUNK",
+           "MEMORY_ARRAYS"]
+
+#: The metrics of :data:`rankbook.metrics.NAMES` with ``m(sigma, nu) = m(nu, sigma)`` for all
+#: rankings. The confusion-matrix metrics depend on TP = ``|R ∩ S|`` alone (FP = FN = k - TP),
+#: the error metrics except MAPE on ``abs(sigma(i) - nu(i))`` or its square, Kendall's tau and
+#: Spearman's rho are symmetric correlations, and NDPM counts the inversions of nu^-1 o sigma,
+#: as many as those of its inverse sigma^-1 o nu. :func:`rankbook.properties.symmetry`
+#: confirms the split exhaustively on small symmetric groups (tests/test_pairwise.py).
+SYMMETRIC = frozenset(m for m in _metrics.NAMES
+                      if m not in ("mape", "dcg", "ndcg", "mrr", "gmr", "mean_rank"))
+#: The 6 metrics that depend on which ranking is the reference: MAPE divides by sigma(i), DCG
+#: and nDCG weigh pi = nu^-1 o sigma and not its inverse, MRR, GMR and mean rank read the
+#: positions in nu of sigma's first k items.
+ASYMMETRIC = tuple(m for m in _metrics.NAMES if m not in SYMMETRIC)
+#: Rank-biased overlap measures :func:`pairwise` evaluates (``p`` required), as
+#: :func:`rankbook.rbo.rbo`, :func:`~rankbook.rbo.rbo_ext`, :func:`~rankbook.rbo.rbo_min` and
+#: :func:`~rankbook.rbo.rbo_res` of two full rankings of the same items. All symmetric.
+RBO_MEASURES = ("rbo", "rbo_ext", "rbo_min", "rbo_res")
+#: Entries (pairs x n) evaluated together per block.
+DEFAULT_CHUNK = 1 << 16
+#: The stated bound: a running block never holds more than this many arrays of
+#: ``max(chunk, n)`` 8-byte entries (beyond the result, the rankings and their inverses).
+MEMORY_ARRAYS = 16
+
+
+# --------------------------------------------------------------------------------------------
+# input
+
+
+def _check_int(value, name, lo, allow=()):
+    if value in allow and not isinstance(value, bool):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < lo:
+        extra = f" (or {', '.join(map(str, allow))})" if allow else ""
+        raise ValueError(f"{name} must be an integer >= {lo}{extra}, got {value!r}")
+    return int(value)
+
+
+def _is_labels(rankings, labels) -> bool:
+    if labels is not None:
+        if not isinstance(labels, (bool, np.bool_)):
+            raise ValueError(f"labels must be True, False or None (detect), got {labels!r}")
+        return bool(labels)
+    if isinstance(rankings, np.ndarray):
+        return rankings.dtype.kind not in "iufb"
+    try:
+        kinds = {np.asarray(r).dtype.kind for r in rankings}
+    except TypeError:
+        raise ValueError("rankings must be a sequence of rankings (an (N, n) array or N lists)") from None
+    return bool(kinds) and not kinds <= set("iufb")
+
+
+def _numbered(rankings, labels, reference=None, what="rankings"):
+    """(permutations (N', n) int64, 0-based inverses) with the reference first if given."""
+    if isinstance(rankings, (str, bytes)):
+        raise ValueError(f"{what} must be a sequence of rankings, got one string {rankings!r}; "
+                         "pass a list of rankings (a string counts as one label list)")
+    if not isinstance(rankings, np.ndarray):
+        try:
+            rankings = list(rankings)  # a generator is read once
+        except TypeError:
+            raise ValueError(f"{what} must be a sequence of rankings (an (N, n) array or N "
+                             f"lists), got {type(rankings).__name__}") from None
+    use_labels = _is_labels(rankings, labels) or (
+        reference is not None and labels is None and _is_labels([reference], None))
+    if use_labels:
+        rows = [list(r) for r in rankings]
+        if reference is not None:
+            rows = [list(reference)] + rows
+        if not rows:
+            raise ValueError(f"{what} is empty: give at least one ranking")
+        try:
+            perms = _perm.from_labels(rows[0], *rows[1:])
+        except TypeError as exc:
+            raise ValueError(f"{what}: labels must be hashable ({exc})") from None
+        perms = perms.astype(np.int64)
+    else:
+        arr = _perm._as_int_array(rankings, what)
+        if arr.ndim != 2:
+            raise ValueError(f"{what} must have shape (N, n): N rankings of n items, got shape "
+                             f"{arr.shape}" + ("; for one ranking use [ranking]" if arr.ndim == 1 else ""))
+        if reference is not None:
+            ref = _perm._as_int_array(reference, "reference")
+            if ref.ndim != 1:
+                raise ValueError(f"reference must be one ranking of shape (n,), got shape {ref.shape}")
+            if ref.shape[0] != arr.shape[1]:
+                raise ValueError(f"reference ranks n={ref.shape[0]} items and the rankings "
+                                 f"n={arr.shape[1]}")
+            _perm._check_perm(ref, "reference")
+            arr = np.vstack([ref[None, :], arr])
+        perms = np.ascontiguousarray(arr, dtype=np.int64)
+    inv = _perm._check_perm(perms, what)
+    return perms, np.ascontiguousarray(inv)
+
+
+# --------------------------------------------------------------------------------------------
+# what is evaluated on a block of pairs
+
+
+class _Registered:
+    def __init__(self, name, k, n):
+        info = _metrics.REGISTRY[name]
+        self.name = name
+        self.k = _metrics._check_k(k, n) if info.needs_k else None
+        self.symmetric = name in SYMMETRIC
+        self.kernel = _metrics._KERNELS[name]
+
+    def __call__(self, R, INV, I, J):
+        block = _metrics._Pair(R[I], R[J], INV[I], INV[J], k=self.k)
+        return np.asarray(self.kernel(block), dtype=np.float64)
+
+
+class _RBO:
+    symmetric = True
+
+    def __init__(self, name, p, n):
+        if p is None:
+            raise ValueError(f"{name} needs the persistence p, 0 < p < 1 (e.g. p=0.9)")
+        self.name, self.p, self.n = name, _rbo._check_p(p), n
+        self.w = _rbo._weights(self.p, n)
+        self.d = np.arange(1, n + 1, dtype=float)
+        self.tail = math.exp(n * math.log(self.p))
+        self.total = np.sum(self.w) + self.tail
+
+    def overlaps(self, INV, I, J):
+        """X[q, d-1] = number of items in the top d of both rankings of pair q."""
+        m, n = len(I), self.n
+        enters = np.maximum(INV[I], INV[J])  # depth (0-based) at which an item is in both tops
+        enters += (np.arange(m, dtype=np.int64) * n)[:, None]
+        counts = np.bincount(enters.ravel(), minlength=m * n).reshape(m, n)
+        return np.cumsum(counts, axis=1)
+
+    def __call__(self, R, INV, I, J):
+        X = self.overlaps(INV, I, J)
+        n, p, w, d = self.n, self.p, self.w, self.d
+        a = X / d
+        if self.name == "rbo":  # as rbo.rbo with depth n
+            return (w * a).sum(axis=1) / (np.sum(w) + self.tail)
+        if self.name == "rbo_ext":  # as rbo.rbo_ext with s = l = n (no extrapolated middle)
+            X_n = X[:, -1].astype(float)
+            a_tail = (X_n - X_n) / n + X_n / n
+            return ((w * a).sum(axis=1) + self.tail * a_tail) / (np.sum(w) + self.tail)
+        # rbo_min / rbo_res: rbo._bounds with s = l = n; every item is seen, X_n = n
+        tail_min = n * (1.0 - p) / p * _rbo._log_tail(p, n)
+        sw = (w * a).sum(axis=1)
+        lo = (sw + tail_min) / self.total
+        if self.name == "rbo_min":
+            return lo
+        hi = (sw + self.tail) / self.total
+        return hi - lo
+
+
+class _UserFunction:
+    def __init__(self, func, k, symmetric):
+        import inspect
+
+        self.func = func
+        self.name = getattr(func, "__name__", type(func).__name__)
+        try:
+            params = inspect.signature(func).parameters
+        except (TypeError, ValueError):
+            params = {}
+        self.kw = {"k": k} if ("k" in params and k is not None) else {}
+        self.symmetric = bool(symmetric)
+        self.vectorised = None
+
+    def _one(self, s, v):
+        try:
+            out = np.asarray(self.func(s, v, **self.kw), dtype=np.float64)
+        except Exception as exc:  # noqa: BLE001 - name the function and the pair that broke it
+            raise ValueError(f"metric {self.name!r} raised {type(exc).__name__}: {exc} for "
+                             f"sigma={s.tolist()}, nu={v.tolist()}") from None
+        if out.size != 1:
+            raise ValueError(f"metric {self.name!r} returned {out.size} values for one pair; it "
+                             "must return one number per pair")
+        return float(out.reshape(()))
+
+    def probe(self, R, I, J):
+        """Decide once whether the function takes a batch (compared with pair-by-pair calls)."""
+        singles = np.array([self._one(R[i], R[j]) for i, j in zip(I, J)])
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(self.func(R[I], R[J], **self.kw), dtype=np.float64)
+            ok = out.shape == (len(I),) and np.allclose(out, singles, rtol=1e-12, atol=0,
+                                                         equal_nan=True)
+        except Exception:  # noqa: BLE001 - not vectorised: call it pair by pair
+            ok = False
+        self.vectorised = bool(ok) and len(I) > 1
+
+    def __call__(self, R, INV, I, J):
+        if self.vectorised:
+            try:
+                out = np.asarray(self.func(R[I], R[J], **self.kw), dtype=np.float64)
+            except Exception as exc:  # noqa: BLE001
+                raise ValueError(f"metric {self.name!r} raised {type(exc).__name__}: {exc} on a "
+                                 f"block starting sigma={R[I[0]].tolist()}, "
+                                 f"nu={R[J[0]].tolist()}") from None
+            if out.shape != (len(I),):
+                raise ValueError(f"metric {self.name!r} returned shape {out.shape} for {len(I)} "
+                                 "pairs; it must return one number per pair")
+            return out
+        return np.array([self._one(R[i], R[j]) for i, j in zip(I, J)], dtype=np.float64)
+
+
+def _resolve(metric, k, p, symmetric, n):
+    if isinstance(metric, str):
+        if metric in _metrics.REGISTRY:
+            ev = _Registered(metric, k, n)
+        elif metric in RBO_MEASURES:
+            ev = _RBO(metric, p, n)
+        else:
+            raise ValueError(f"unknown metric {metric!r}; valid: one of the 33 metrics "
+                             f"({', '.join(_metrics.NAMES)}), an RBO measure "
+                             f"({', '.join(RBO_MEASURES)}) or a function f(sigma, nu)")
+        if symmetric is not None and bool(symmetric) and not ev.symmetric:
+            raise ValueError(f"{metric} is not symmetric (m(sigma, nu) != m(nu, sigma) for some "
+                             f"pairs): symmetric=True would copy one triangle into the other; "
+                             f"the asymmetric metrics are {', '.join(ASYMMETRIC)}")
+        if symmetric is not None and not bool(symmetric):
+            ev.symmetric = False
+        return ev
+    if callable(metric):
+        if symmetric is not None and not isinstance(symmetric, (bool, np.bool_)):
+            raise ValueError(f"symmetric must be True, False or None, got {symmetric!r}")
+        return _UserFunction(metric, k, bool(symmetric) if symmetric is not None else False)
+    raise ValueError(f"metric must be a name ({', '.join(_metrics.NAMES)}; "
+                     f"{', '.join(RBO_MEASURES)}) or a function f(sigma, nu), got "
+                     f"{type(metric).__name__}")
+
+
+# --------------------------------------------------------------------------------------------
+# blocks of pairs
+
+
+def _jobs(n_jobs) -> int:
+    n_jobs = _check_int(n_jobs, "n_jobs", 1, allow=(-1,))
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+
+
+def _run(ev, R, INV, total, per, pairs_of, write, n_jobs):
+    """Evaluate ``total`` pairs in blocks of ``per``: ``pairs_of(a, b) -> (I, J)`` names the
+    pairs of block [a, b), ``write(a, b, I, J, values)`` stores them."""
+    if total == 0:
+        return
+    if isinstance(ev, _UserFunction) and ev.vectorised is None:
+        I, J = pairs_of(0, min(total, 4))
+        ev.probe(R, I, J)
+
+    def block(a):
+        b = min(total, a + per)
+        I, J = pairs_of(a, b)
+        with np.errstate(all="ignore"):
+            values = ev(R, INV, I, J)
+        write(a, b, I, J, values)
+
+    starts = range(0, total, per)
+    if n_jobs == 1 or len(starts) == 1:
+        for a in starts:
+            block(a)
+        return
+    # each thread takes the next block when it is done with one: never more than n_jobs blocks
+    # in memory, and no queue of pending blocks
+    todo = iter(starts)
+    lock = threading.Lock()
+    errors: list = []
+
+    def worker():
+        while True:
+            with lock:
+                a = None if errors else next(todo, None)
+            if a is None:
+                return
+            try:
+                block(a)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+                with lock:
+                    errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(n_jobs, len(starts)))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def _upper_pairs(N):
+    """``pairs_of`` for the unordered pairs i < j in squareform order."""
+    i = np.arange(N, dtype=np.int64)
+    row_start = i * N - i * (i + 1) // 2  # pairs before row i
+
+    def pairs_of(a, b):
+        q = np.arange(a, b, dtype=np.int64)
+        I = np.searchsorted(row_start, q, side="right") - 1
+        return I, q - row_start[I] + I + 1
+
+    return pairs_of
+
+
+def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = None,
+             labels: Optional[bool] = None, symmetric: Optional[bool] = None,
+             condensed: bool = False, n_jobs: int = 1, chunk: int = DEFAULT_CHUNK) -> np.ndarray:
+    r"""The matrix of a metric over every pair of N rankings: ``D[i, j] = m(r_i, r_j)``.
+
+    .. math:: D_{ij} = m(\sigma = r_i,\ \nu = r_j), \qquad 1 \le i, j \le N
+
+    For Kendall's tau, ``D[i, j] = 1 - 2 d_K / C(n, 2)`` with d_K the number of discordant pairs
+    (:func:`rankbook.metrics.kendall_tau`, ``kendall1938new``); for NDPM, the Kendall distance
+    between the two orders divided by C(n, 2) (``yao1995ndpm``). A symmetric metric is
+    evaluated once per unordered pair (N(N-1)/2 evaluations, plus N for the diagonal), an
+    asymmetric one N^2 times. Every value equals the scalar call
+    ``rankbook.metrics.evaluate(metric, r_i, r_j, k)`` bit for bit (the same kernels), and
+    ``rankbook.rbo.<measure>(items_i, items_j, p)`` for the RBO measures.
+
+    Parameters
+    ----------
+    rankings : array_like of shape (N, n), or N label lists of the same n items
+        Permutations of 1..n, or label lists (numbered by their position in the first list).
+    metric : str or callable
+        One of :data:`rankbook.metrics.NAMES`, one of :data:`RBO_MEASURES`, or a function
+        ``f(sigma, nu)`` (or ``f(sigma, nu, k)``) of two permutations returning a number; a
+        function that accepts a batch (arrays of shape (B, n), returning shape (B,)) is called
+        once per block, otherwise once per pair.
+    k : int, optional
+        The cut-off of the metrics that need one (``REGISTRY[name].needs_k``); passed to a
+        function that has a ``k`` parameter.
+    p : float, optional
+        RBO's persistence, 0 < p < 1; required for :data:`RBO_MEASURES`.
+    labels : bool, optional
+        Force (True) or refuse (False) reading ``rankings`` as label lists; by default numeric
+        arrays are permutations and anything else label lists.
+    symmetric : bool, optional
+        For a function of your own: True evaluates each unordered pair once and mirrors it
+        (default False: every ordered pair). For a registered metric the known symmetry is
+        used; True for an asymmetric one is refused.
+    condensed : bool
+        Return the N(N-1)/2 values above the diagonal in ``scipy.spatial.distance.squareform``
+        order (symmetric metrics only), ready for ``scipy.cluster.hierarchy.linkage``.
+    n_jobs : int
+        Threads evaluating blocks at once (-1: one per CPU). The kernels release the GIL for
+        much of their work; memory grows with the number of jobs.
+    chunk : int
+        Entries (pairs x n) per block; the memory bound is stated in the module docstring:
+        at most :data:`MEMORY_ARRAYS` arrays of ``chunk`` int64/float64 entries per job beyond
+        the result, the rankings and their inverses.
+
+    Returns
+    -------
+    ndarray of float64
+        Shape (N, N), or (N(N-1)/2,) when ``condensed``. nan where the metric is undefined.
+
+    Raises
+    ------
+    ValueError
+        Rankings that are not permutations of one n (or label lists of different items), an
+        unknown metric, a missing or invalid k or p, ``condensed`` or ``symmetric=True`` with an
+        asymmetric metric, invalid ``n_jobs`` or ``chunk``, or a function that fails or returns
+        several values per pair.
+
+    References
+    ----------
+    ``paperA`` (the 33 metrics), ``webber2010rbo`` (RBO); scipy issue 7089 asks for this
+    function in ``scipy.stats``.
+
+    Examples
+    --------
+    >>> R = [[1, 2, 3, 4], [2, 1, 3, 4], [4, 3, 2, 1]]
+    >>> pairwise(R, "kendall_tau").round(3).tolist()
+    [[1.0, 0.667, -1.0], [0.667, 1.0, -0.667], [-1.0, -0.667, 1.0]]
+    >>> pairwise(R, "ndpm", condensed=True).round(3).tolist()   # squareform order: (0,1) (0,2) (1,2)
+    [0.167, 1.0, 0.833]
+    >>> from scipy.cluster.hierarchy import linkage
+    >>> linkage(pairwise(R, "ndpm", condensed=True), "average")[0, :2].tolist()
+    [0.0, 1.0]
+    >>> pairwise(["abc", "bca", "cab"], "rbo_ext", p=0.9).round(3)[0].tolist()
+    [1.0, 0.855, 0.855]
+    >>> pairwise(R, "dcg", condensed=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: dcg is not symmetric, so it has no condensed form; use condensed=False for the full N x N matrix (the asymmetric metrics are mape, dcg, ndcg, mrr, gmr, mean_rank)
+    """
+    R, INV = _numbered(rankings, labels)
+    N, n = R.shape
+    ev = _resolve(metric, k, p, symmetric, n)
+    chunk = _check_int(chunk, "chunk", 1)
+    jobs = _jobs(n_jobs)
+    if not isinstance(condensed, (bool, np.bool_)):
+        raise ValueError(f"condensed must be True or False, got {condensed!r}")
+    if condensed and not ev.symmetric:
+        why = (f"{ev.name} is not symmetric" if isinstance(metric, str)
+               else f"{ev.name} is not declared symmetric (pass symmetric=True if it is)")
+        raise ValueError(f"{why}, so it has no condensed form; use condensed=False for the full "
+                         f"N x N matrix (the asymmetric metrics are {', '.join(ASYMMETRIC)})")
+    per = max(1, chunk // n)
+    if ev.symmetric:
+        total = N * (N - 1) // 2
+        out = np.empty(total, dtype=np.float64) if condensed else np.empty((N, N), dtype=np.float64)
+
+        def write(a, b, I, J, values):
+            if condensed:
+                out[a:b] = values
+            else:
+                out[I, J] = values
+                out[J, I] = values
+
+        _run(ev, R, INV, total, per, _upper_pairs(N), write, jobs)
+        if condensed:
+            return out
+
+        def write_diag(a, b, I, J, values):
+            out[I, I] = values
+
+        _run(ev, R, INV, N, per, lambda a, b: (np.arange(a, b), np.arange(a, b)), write_diag, jobs)
+        return out
+    out = np.empty((N, N), dtype=np.float64)
+    flat = out.reshape(-1)
+
+    def write_all(a, b, I, J, values):
+        flat[a:b] = values
+
+    _run(ev, R, INV, N * N, per,
+         lambda a, b: divmod(np.arange(a, b, dtype=np.int64), N), write_all, jobs)
+    return out
+
+
+def pairwise_to(rankings, reference, metric, *, k: Optional[int] = None,
+                p: Optional[float] = None, labels: Optional[bool] = None, n_jobs: int = 1,
+                chunk: int = DEFAULT_CHUNK) -> np.ndarray:
+    r"""One reference against many rankings: ``out[i] = m(reference, rankings[i])``.
+
+    .. math:: out_i = m(\sigma = \text{reference},\ \nu = r_i), \qquad 1 \le i \le N
+
+    The reference plays ``sigma`` (the ground truth) for every metric, symmetric or not. Label
+    lists are numbered by their position in the reference, so the reference is the identity.
+    Memory is bounded as in :func:`pairwise`.
+
+    Parameters
+    ----------
+    rankings : array_like of shape (N, n), or N label lists
+    reference : array_like of shape (n,), or a label list of the same items
+    metric, k, p, labels, n_jobs, chunk
+        As in :func:`pairwise`.
+
+    Returns
+    -------
+    ndarray of float64, shape (N,)
+
+    References
+    ----------
+    ``paperA`` (the 33 metrics), ``webber2010rbo`` (RBO).
+
+    Examples
+    --------
+    >>> pairwise_to([[2, 1, 3], [3, 2, 1]], [1, 2, 3], "kendall_tau").round(3).tolist()
+    [0.333, -1.0]
+    >>> pairwise_to(["bac", "cba"], "abc", "mrr", k=1).tolist()
+    [0.5, 0.3333333333333333]
+    """
+    R, INV = _numbered(rankings, labels, reference=reference)
+    n = R.shape[1]
+    ev = _resolve(metric, k, p, None, n)
+    chunk = _check_int(chunk, "chunk", 1)
+    jobs = _jobs(n_jobs)
+    N = R.shape[0] - 1
+    out = np.empty(N, dtype=np.float64)
+
+    def write(a, b, I, J, values):
+        out[a:b] = values
+
+    _run(ev, R, INV, N, max(1, chunk // n),
+         lambda a, b: (np.zeros(b - a, dtype=np.int64), np.arange(a + 1, b + 1)), write, jobs)
+    return out

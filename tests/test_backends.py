@@ -1,0 +1,127 @@
+"""The two backends of rankbook.permutations (numpy always, numba's compiled kernels when
+installed) give the same integers, so every metric is the same bit for bit; errors are worded
+the same; numba stays optional."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankbook import agreement as A
+from rankbook import metrics as M
+from rankbook import permutations as P
+from rankbook import transpositions as T
+
+HAVE_NUMBA = P._load_numba() is not None
+needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+
+
+def _both(fn):
+    out = {}
+    for be in ("numpy", "numba"):
+        previous = P.set_backend(be)
+        try:
+            out[be] = fn()
+        finally:
+            P.set_backend(previous)
+    return out["numpy"], out["numba"]
+
+
+@needs_numba
+@pytest.mark.parametrize("n", [1, 2, 3, 15, 16, 17, 100, 1000, 4099])
+def test_inversion_counts_agree_with_each_other_and_brute_force(n):
+    B = max(1, 20_000 // n)
+    r = P.random(n, size=B, rng=n)
+    a, b = _both(lambda: P.inversion_count(r))
+    np.testing.assert_array_equal(a, b)
+    if n <= 100:
+        np.testing.assert_array_equal(a, T.count_inversions_bruteforce(r))
+
+
+@needs_numba
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_all_metrics_bit_for_bit(n, B, seed):
+    s, v = P.random(n, size=B, rng=seed), P.random(n, size=B, rng=seed + 1)
+    k = max(1, n // 3)
+    a, b = _both(lambda: M.evaluate_many(M.NAMES, s, v, k=k))
+    for name in M.NAMES:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+@needs_numba
+def test_large_batches_and_broadcasting_bit_for_bit():
+    s = P.random(300, size=(3, 1, 40), rng=1)
+    v = P.random(300, size=(5, 40), rng=2)
+    a, b = _both(lambda: M.evaluate_many(M.NAMES, s, v, k=75))
+    for name in M.NAMES:
+        assert a[name].shape == (3, 5, 40)
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    ident = P.identity(200_000)
+    rev = ident[::-1].copy()
+    a, b = _both(lambda: (M.kendall_tau(ident, rev), M.ndpm(ident, rev)))
+    assert a == b == (-1.0, 1.0)
+
+
+@needs_numba
+def test_agreement_counts_bit_for_bit():
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=3000), rng.normal(size=3000)
+    a, b = _both(lambda: A.concordance_counts(x, y))
+    assert a == b
+
+
+@needs_numba
+@pytest.mark.parametrize("bad, message", [
+    (lambda s: s.__setitem__((70, 3), 0), "sigma has value 0 outside 1..100"),
+    (lambda s: s.__setitem__((70, 3), s[70, 4]), r"sigma has duplicate values .* \(row \(70,\)\)"),
+])
+def test_errors_are_worded_the_same(bad, message):
+    s, v = P.random(100, size=80, rng=4), P.random(100, size=80, rng=5)
+    bad(s)
+    for be in ("numpy", "numba"):
+        previous = P.set_backend(be)
+        try:
+            with pytest.raises(ValueError, match=message):
+                M.evaluate_many(M.NAMES, s, v, k=5)
+            with pytest.raises(ValueError, match=message.replace("sigma", "r")):
+                P.inverse(s)
+        finally:
+            P.set_backend(previous)
+
+
+def test_numba_is_optional(monkeypatch):
+    """Without numba, "auto" falls back to numpy with the same values and "numba" is refused
+    with a message naming the valid choices."""
+    s, v = P.random(200, size=50, rng=6), P.random(200, size=50, rng=7)
+    want = M.evaluate_many(["kendall_tau", "ndpm"], s, v)
+    monkeypatch.setattr(P, "_numba_module", False)
+    monkeypatch.setattr(P, "_numba_error", "No module named 'numba'")
+    assert P.get_backend() == "numpy"
+    got = M.evaluate_many(["kendall_tau", "ndpm"], s, v)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name])
+    with pytest.raises(ValueError, match=r"backend 'numba' needs numba.*valid backends here: auto, numpy"):
+        P.set_backend("numba")
+
+
+def test_environment_variable_and_choices(monkeypatch):
+    monkeypatch.setenv("RANKBOOK_BACKEND", "numpy")
+    assert P.get_backend() == "numpy"
+    monkeypatch.setenv("RANKBOOK_BACKEND", "cuda")
+    with pytest.raises(ValueError, match="unknown backend 'cuda'; valid backends: auto, numba, numpy"):
+        P.get_backend()
+    monkeypatch.delenv("RANKBOOK_BACKEND")
+    with pytest.raises(ValueError, match="unknown backend 'fast'"):
+        P.set_backend("fast")
+
+
+def test_the_library_does_not_import_numba_for_small_inputs():
+    import subprocess
+    import sys
+
+    code = ("import sys; from rankbook import metrics; "
+            "metrics.evaluate_many(metrics.NAMES, [1, 2, 3, 4], [2, 1, 4, 3], k=2); "
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,283 @@
+"""Tests for rankbook.pairwise: every metric against a double loop of the scalar call, the RBO
+measures against rankbook.rbo, functions of your own, label lists, the condensed form with
+scipy's squareform and linkage, symmetry against rankbook.properties, the memory bound, both
+backends bit for bit, and the refusals."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+from scipy.cluster.hierarchy import linkage
+from scipy.spatial.distance import squareform
+
+import rankbook
+from rankbook import metrics as M
+from rankbook import permutations as P
+from rankbook import properties
+from rankbook import rbo as RBO
+from rankbook.pairwise import (ASYMMETRIC, MEMORY_ARRAYS, RBO_MEASURES, SYMMETRIC, pairwise,
+                               pairwise_to)
+
+HAVE_NUMBA = P._load_numba() is not None
+
+
+def _kw(name, k=3):
+    if name in RBO_MEASURES:
+        return {"p": 0.8}
+    return {"k": k} if M.REGISTRY[name].needs_k else {}
+
+
+def _double_loop(R, name, **kw):
+    N = len(R)
+    out = np.empty((N, N))
+    for i in range(N):
+        for j in range(N):
+            if name in RBO_MEASURES:
+                out[i, j] = getattr(RBO, name)(R[i].tolist(), R[j].tolist(), kw["p"])
+            else:
+                out[i, j] = M.evaluate(name, R[i], R[j], k=kw.get("k"))
+    return out
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def backend(request):
+    if request.param == "numba" and not HAVE_NUMBA:
+        pytest.skip("numba is not installed: only the numpy backend runs here")
+    previous = P.set_backend(request.param)
+    yield request.param
+    P.set_backend(previous)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 9])
+def test_every_metric_equals_a_double_loop_of_the_scalar_call(n, backend):
+    """All 33 metrics bit for bit (same kernels), with blocks of one pair and one block, and
+    two threads; the RBO measures equal rankbook.rbo's scalar functions."""
+    R = P.random(n, size=7, rng=n)
+    for name in list(M.NAMES) + list(RBO_MEASURES):
+        kw = _kw(name, k=min(3, n))
+        if name in ("rbo_min", "rbo_res") and n == 1:
+            continue
+        want = _double_loop(R, name, **kw)
+        for chunk, jobs in ((1, 1), (1 << 16, 1), (2 * n, 2)):
+            got = pairwise(R, name, chunk=chunk, n_jobs=jobs, **kw)
+            if name in RBO_MEASURES:
+                np.testing.assert_allclose(got, want, rtol=0, atol=1e-15, err_msg=name)
+            else:
+                np.testing.assert_array_equal(got, want, err_msg=f"{name} chunk={chunk}")
+        if name in SYMMETRIC or name in RBO_MEASURES:
+            cond = pairwise(R, name, condensed=True, **kw)
+            iu = np.triu_indices(len(R), 1)
+            np.testing.assert_array_equal(cond, pairwise(R, name, **kw)[iu])
+        to = pairwise_to(R[1:], R[0], name, **kw)
+        np.testing.assert_array_equal(to, pairwise(R, name, **kw)[0, 1:])
+
+
+def test_rbo_measures_match_the_scalar_functions_exactly_on_a_larger_sample():
+    R = P.random(40, size=6, rng=3)
+    for name in RBO_MEASURES:
+        got = pairwise(R, name, p=0.95)
+        want = _double_loop(R, name, p=0.95)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_symmetric_split_matches_properties_symmetry_exhaustively():
+    """SYMMETRIC / ASYMMETRIC against rankbook.properties.symmetry over S_4 and S_5 (every pair),
+    with several k."""
+    assert set(SYMMETRIC) | set(ASYMMETRIC) == set(M.NAMES) and not set(SYMMETRIC) & set(ASYMMETRIC)
+    assert len(SYMMETRIC) == 27
+    for name in M.NAMES:
+        for n in (4, 5):
+            for k in ((1, 2, n - 1) if M.REGISTRY[name].needs_k else (None,)):
+                res = properties.symmetry(name, n, k=k, method="exhaustive")
+                if name in SYMMETRIC:
+                    assert res.holds, (name, n, k)
+                elif not res.holds:
+                    break
+            else:
+                continue
+            break
+        else:
+            assert name in SYMMETRIC, f"{name} is listed asymmetric but is symmetric on S_4, S_5"
+
+
+def test_symmetric_metrics_give_symmetric_matrices_and_asymmetric_ones_do_not():
+    R = P.random(12, size=9, rng=4)
+    for name in M.NAMES:
+        D = pairwise(R, name, k=4)
+        if name in SYMMETRIC:
+            np.testing.assert_array_equal(D, D.T, err_msg=name)
+        else:
+            assert not np.array_equal(D, D.T, equal_nan=True), name
+
+
+def test_condensed_form_goes_to_squareform_and_linkage():
+    R = P.random(30, size=12, rng=5)
+    cond = pairwise(R, "ndpm", condensed=True)
+    full = pairwise(R, "ndpm")
+    np.testing.assert_array_equal(np.diag(full), 0.0)
+    np.testing.assert_array_equal(squareform(cond), full)
+    np.testing.assert_array_equal(squareform(full), cond)
+    Z = linkage(cond, "average")
+    assert Z.shape == (11, 4)
+    assert pairwise(R[:1], "ndpm", condensed=True).shape == (0,)
+    assert pairwise(R[:1], "ndpm").shape == (1, 1)
+
+
+def test_kendall_against_a_double_loop_over_scipy():
+    R = P.random(200, size=8, rng=6)
+    got = pairwise(R, "kendall_tau")
+    for i in range(len(R)):
+        for j in range(len(R)):
+            assert got[i, j] == pytest.approx(scipy.stats.kendalltau(R[i], R[j]).statistic, abs=1e-14)
+    # NDPM is the Kendall distance between the orders (the inverses), rescaled
+    inv = np.argsort(R, axis=1)
+    nd = pairwise(R, "ndpm")
+    for i in range(len(R)):
+        for j in range(i + 1, len(R)):
+            tau = scipy.stats.kendalltau(inv[i], inv[j]).statistic
+            assert nd[i, j] == pytest.approx((1 - tau) / 2, abs=1e-14)
+
+
+def test_functions_of_your_own_vectorised_or_not():
+    R = P.random(7, size=6, rng=7)
+
+    def footrule(sigma, nu):  # vectorised over a batch
+        return np.abs(np.asarray(sigma) - np.asarray(nu)).sum(axis=-1) / 1.0
+
+    def first_item(sigma, nu):  # one pair only (float() of a batch fails)
+        return float(sigma[0] - 2 * nu[0])
+
+    def top_k_overlap(sigma, nu, k):  # takes k
+        return len(set(sigma[:k]) & set(nu[:k])) / k
+
+    for f, kw, sym in ((footrule, {}, True), (first_item, {}, False), (top_k_overlap, {"k": 3}, True)):
+        want = np.array([[f(a, b, **kw) for b in R] for a in R])
+        for s in (None, False) + ((True,) if sym else ()):
+            np.testing.assert_array_equal(pairwise(R, f, symmetric=s, **kw), want)
+        np.testing.assert_array_equal(pairwise_to(R[1:], R[0], f, **kw), want[0, 1:])
+    assert pairwise(R, footrule, symmetric=True, condensed=True).shape == (15,)
+    with pytest.raises(ValueError, match="not declared symmetric"):
+        pairwise(R, footrule, condensed=True)
+
+    def broken(sigma, nu):
+        raise RuntimeError("boom")
+
+    with pytest.raises(ValueError, match=r"metric 'broken' raised RuntimeError: boom for sigma="):
+        pairwise(R, broken)
+    with pytest.raises(ValueError, match="returned 7 values for one pair"):
+        pairwise(R, lambda s, v: s)
+    # a function that returns nan is allowed (undefined values are nan, as for the 33)
+    assert np.isnan(pairwise(R, lambda s, v: math.nan)).all()
+
+
+def test_label_lists_are_numbered_by_the_first_list():
+    lists = ["fbcead", "febacd", "abcdef", "dacbfe"]
+    perms = P.from_labels(*lists)
+    for name in ("kendall_tau", "mse", "ndpm", "mrr"):
+        kw = _kw(name)
+        np.testing.assert_array_equal(pairwise(lists, name, **kw), pairwise(perms, name, **kw))
+        np.testing.assert_array_equal(pairwise([list(x) for x in lists], name, **kw),
+                                      pairwise(perms, name, **kw))
+    # pairwise_to numbers by the reference
+    ref_num = P.from_labels("abcdef", *lists)
+    np.testing.assert_array_equal(pairwise_to(lists, "abcdef", "kendall_tau"),
+                                  M.kendall_tau(ref_num[0], ref_num[1:]))
+    # integer items that are not 1..n are labels when asked
+    ids = [[101, 205, 333], [333, 101, 205]]
+    with pytest.raises(ValueError, match="outside 1..3"):
+        pairwise(ids, "ndpm")
+    assert pairwise(ids, "ndpm", labels=True)[0, 1] == pytest.approx(2 / 3)
+    # RBO on labels equals rankbook.rbo on the lists
+    assert pairwise(lists, "rbo_ext", p=0.9)[0, 1] == RBO.rbo_ext(lists[0], lists[1], 0.9)
+
+
+def test_package_exports():
+    assert rankbook.pairwise is pairwise and rankbook.pairwise_to is pairwise_to
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_memory_beyond_the_result_is_bounded_by_the_block(jobs):
+    """The stated bound: beyond the N x N result, the rankings and their inverses, at most
+    MEMORY_ARRAYS arrays of max(chunk, n) entries per job, for every metric and both backends
+    (two threads: the costliest metrics)."""
+    import tracemalloc
+
+    N, n, chunk = 60, 50, 1 << 11
+    R = P.random(n, size=N, rng=8)
+    backends = ["numpy"] + (["numba"] if HAVE_NUMBA else [])
+    names = list(M.NAMES) + list(RBO_MEASURES) if jobs == 1 else ["kendall_tau", "smape", "rbo_min"]
+    for be in backends:
+        previous = P.set_backend(be)
+        try:
+            for name in names:
+                kw = _kw(name, k=10)
+                # compile or load kernels, start the threads' machinery, outside the measure
+                pairwise(R, name, chunk=chunk, n_jobs=jobs, **kw)
+                tracemalloc.start()
+                try:
+                    out = pairwise(R, name, chunk=chunk, n_jobs=jobs, **kw)
+                    peak = tracemalloc.get_traced_memory()[1]
+                finally:
+                    tracemalloc.stop()
+                extra = peak - out.nbytes - 2 * R.nbytes  # the result, the inverses
+                assert extra < jobs * MEMORY_ARRAYS * 8 * max(chunk, n), (be, name, extra)
+        finally:
+            P.set_backend(previous)
+    # the bound does not grow with N: the block does
+    big = P.random(n, size=4 * N, rng=9)
+    tracemalloc.start()
+    try:
+        out = pairwise(big, "ndpm", chunk=chunk, condensed=True, n_jobs=jobs)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak - out.nbytes - 2 * big.nbytes < jobs * MEMORY_ARRAYS * 8 * chunk
+
+
+def test_refusals_name_the_problem():
+    R = P.random(6, size=4, rng=10)
+    with pytest.raises(ValueError, match="unknown metric 'hamming'; valid: one of the 33"):
+        pairwise(R, "hamming")
+    with pytest.raises(ValueError, match="this metric needs k"):
+        pairwise(R, "recall")
+    with pytest.raises(ValueError, match="rbo_ext needs the persistence p"):
+        pairwise(R, "rbo_ext")
+    with pytest.raises(ValueError, match="p="):
+        pairwise(R, "rbo", p=1.0)
+    with pytest.raises(ValueError, match="dcg is not symmetric, so it has no condensed form"):
+        pairwise(R, "dcg", condensed=True)
+    with pytest.raises(ValueError, match="mrr is not symmetric"):
+        pairwise(R, "mrr", k=2, symmetric=True)
+    with pytest.raises(ValueError, match=r"rankings has duplicate values \[1\] \(row \(2,\)\)"):
+        bad = R.copy()
+        bad[2, :2] = 1
+        pairwise(bad, "ndpm")
+    with pytest.raises(ValueError, match=r"shape \(N, n\).*for one ranking use \[ranking\]"):
+        pairwise(R[0], "ndpm")
+    with pytest.raises(ValueError, match="ranking 1 does not hold the reference's items"):
+        pairwise(["abc", "abd"], "ndpm")
+    with pytest.raises(ValueError, match="n_jobs must be an integer >= 1 \\(or -1\\)"):
+        pairwise(R, "ndpm", n_jobs=0)
+    with pytest.raises(ValueError, match="chunk must be an integer >= 1"):
+        pairwise(R, "ndpm", chunk=0)
+    with pytest.raises(ValueError, match="reference ranks n=5 items and the rankings n=6"):
+        pairwise_to(R, [1, 2, 3, 4, 5], "ndpm")
+    with pytest.raises(ValueError, match="metric must be a name"):
+        pairwise(R, 3)
+    with pytest.raises(ValueError, match="labels must be True, False or None"):
+        pairwise(R, "ndpm", labels="yes")
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+def test_numba_and_numpy_backends_agree_bit_for_bit_on_pairs():
+    R = P.random(37, size=25, rng=11)
+    out = {}
+    for be in ("numpy", "numba"):
+        previous = P.set_backend(be)
+        try:
+            out[be] = {name: pairwise(R, name, **_kw(name, k=9)) for name in M.NAMES}
+        finally:
+            P.set_backend(previous)
+    for name in M.NAMES:
+        np.testing.assert_array_equal(out["numpy"][name], out["numba"][name], err_msg=name)

@@ -91,6 +91,17 @@ def table_rows(cases: dict) -> list:
             rows.append(("Kendall tau", f"B={r['B']}, n={r['n']}", r["rankbook_s"],
                          f"scipy kendalltau loop (extrapolated from {r['scipy_subsample']} pairs)",
                          r["scipy_s"]))
+    pw = cases.get("pairwise")
+    if pw:
+        bt, pt = pw["batched_tau"], pw["pairwise_tau"]
+        rows.append(("Kendall tau, batch", f"B={bt['B']}, n={bt['n']}", bt["rankbook_s"],
+                     f"scipy kendalltau loop (extrapolated from {bt['scipy_subsample']} pairs)",
+                     bt["scipy_s"]))
+        rows.append(("Kendall tau, batch", f"B={bt['B']}, n={bt['n']}", bt["rankbook_s"],
+                     "floor estimate: numpy sorting every row of the same batch", bt["floor_sort_s"]))
+        rows.append(("pairwise Kendall tau", f"N={pt['N']}, n={pt['n']}", pt["rankbook_s"],
+                     f"scipy kendalltau double loop, i < j (extrapolated from "
+                     f"{pt['scipy_subsample']} pairs)", pt["scipy_double_loop_s"]))
     ag = cases.get("agreement")
     if ag:
         rows.append(("agreement matrix", f"33x33, |T|={ag['T']}", ag["rankbook_s"],
@@ -178,6 +189,42 @@ def targets_frame(doc: dict):
                      "status": status, "missed by": t.get("miss_by", ""),
                      "why": t.get("why", "") if t["met"] is False else ""})
     return pd.DataFrame(rows)
+
+
+def pairwise_frame(doc: dict):
+    """Kendall's tau at the floor and the distance matrix: one row per quantity."""
+    import pandas as pd
+
+    pw = doc["cases"].get("pairwise")
+    if not pw:
+        return None
+    bt, pt, mm = pw["batched_tau"], pw["pairwise_tau"], pw["memory"]
+    per = lambda s, b: f"{fmt_s(s)} ({s / b * 1e6:.1f} us each)"  # noqa: E731
+    rows = [
+        ("batched tau: rankbook, " + bt["backend"] + " backend",
+         f"B={bt['B']}, n={bt['n']}", per(bt["rankbook_s"], bt["B"])),
+        ("batched tau: rankbook, numpy backend (no numba)", f"B={bt['B']}, n={bt['n']}",
+         per(bt["numpy_backend_s"], bt["B"])),
+        ("batched tau: floor estimate, numpy sorting every row of sigma", f"B={bt['B']}, n={bt['n']}",
+         per(bt["floor_sort_s"], bt["B"])),
+        ("batched tau: loop over scipy.stats.kendalltau",
+         f"extrapolated from {bt['scipy_subsample']} pairs", per(bt["scipy_s"], bt["B"])),
+        ("batched tau: rankbook / floor", "", f"{bt['floor_ratio']:.2f}x (numpy backend "
+                                              f"{bt['numpy_backend_floor_ratio']:.1f}x)"),
+        ("batched tau: scipy loop / rankbook", "", f"{bt['speedup']:.1f}x (numpy backend "
+                                                    f"{bt['numpy_backend_speedup']:.1f}x)"),
+        ("pairwise tau: rankbook.pairwise", f"N={pt['N']}, n={pt['n']}, {pt['pairs']} pairs",
+         per(pt["rankbook_s"], pt["pairs"])),
+        ("pairwise tau: double loop over scipy.stats.kendalltau (i < j)",
+         f"extrapolated from {pt['scipy_subsample']} pairs", per(pt["scipy_double_loop_s"], pt["pairs"])),
+        ("pairwise tau: scipy double loop / rankbook", "", f"{pt['speedup']:.0f}x"),
+        ("pairwise tau: peak memory of a fresh process", f"N={mm['N']}, n={mm['n']}",
+         f"{mm['peak_rss_mb']:.0f} MB (result {mm['result_mb']:.0f} MB, traced peak "
+         f"{mm['tracemalloc_peak_mb']:.0f} MB)"),
+        ("largest difference from scipy", "",
+         f"{max(bt['max_abs_diff_vs_scipy'], pt['max_abs_diff_vs_scipy']):.1e}"),
+    ]
+    return pd.DataFrame(rows, columns=["quantity", "configuration", "value"])
 
 
 def metric_rows_frame(doc: dict):

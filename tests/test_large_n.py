@@ -169,7 +169,7 @@ def test_inversion_count_across_the_int32_boundary():
 
 
 def test_square_sums_stay_exact_beyond_int64_reach():
-    """n(n^2 - 1)/3, the squared differences of the reversal, passes 2**63 at n ~ 3.04e6: the
+    """n(n^2 - 1)/3, the squared differences of the reversal, passes 2**63 from n = 3 024 617 on: the
     sums there are exact Python integers, rounded once (MSE, Spearman, R2 of the reversal)."""
     n = 3_100_000
     assert n * (n * n - 1) // 3 > np.iinfo(np.int64).max

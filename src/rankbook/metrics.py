@@ -200,7 +200,7 @@ def _square_sums(d: np.ndarray) -> np.ndarray:
     """Exact row sums of ``d**2`` for differences of two permutations of 1..n (``abs(d) < n``).
 
     The sum is at most n(n^2 - 1)/3 (the reversed ranking), which fits int64 up to
-    n = 3 037 000; there one int64 ``einsum`` is exact. Beyond, the rows are summed in int64
+    n = 3 024 616; there one int64 ``einsum`` is exact. Beyond, the rows are summed in int64
     slices short enough that no slice sum can overflow (``(n - 1)**2`` per entry) and the slice
     sums are added as Python integers: the result is the exact integer, returned as an object
     array so that the one rounding happens in the caller's conversion to float64.
@@ -892,7 +892,7 @@ def spearman_rho(sigma, nu, k=None, ties=None):
 
     d_i = sigma(i) - nu(i); equals the Pearson correlation of the arrays since both are
     permutations (no ties). The sum of squares (at most n(n^2 - 1)/3) is an exact integer for
-    every n: int64 up to n = 3 037 000, Python integers beyond. nan for n = 1.
+    every n: int64 up to n = 3 024 616, Python integers beyond. nan for n = 1.
 
     Examples
     --------

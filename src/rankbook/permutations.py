@@ -169,6 +169,8 @@ def _load_numba():
             from . import _numba_kernels
         except ImportError as exc:  # numba missing or incompatible with this numpy
             _numba_module, _numba_error = False, str(exc)
+        except Exception as exc:  # noqa: BLE001 - e.g. numba finds no writable cache folder
+            _numba_module, _numba_error = False, f"{type(exc).__name__}: {exc}"
         else:
             _numba_module = _numba_kernels
     return _numba_module or None

@@ -193,7 +193,23 @@ def test_label_lists_are_numbered_by_the_first_list():
 
 
 def test_package_exports():
-    assert rankbook.pairwise is pairwise and rankbook.pairwise_to is pairwise_to
+    """rankbook.pairwise is the module, callable as its function; rankbook.pairwise_to the
+    function. Both load on first use: `import rankbook` alone does not import numpy."""
+    import subprocess
+    import sys
+
+    import rankbook.pairwise as module
+
+    R = P.random(6, size=4, rng=12)
+    assert rankbook.pairwise is module and callable(rankbook.pairwise)
+    np.testing.assert_array_equal(rankbook.pairwise(R, "ndpm", condensed=True),
+                                  pairwise(R, "ndpm", condensed=True))
+    assert rankbook.pairwise.SYMMETRIC is SYMMETRIC and rankbook.pairwise_to is pairwise_to
+    code = "import sys, rankbook; print('numpy' in sys.modules, rankbook.__version__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[0] == "False"
+    with pytest.raises(AttributeError, match="has no attribute 'pairwise_from'"):
+        rankbook.pairwise_from
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -247,6 +263,9 @@ def test_refusals_name_the_problem():
         pairwise(R, "rbo", p=1.0)
     with pytest.raises(ValueError, match="dcg is not symmetric, so it has no condensed form"):
         pairwise(R, "dcg", condensed=True)
+    with pytest.raises(ValueError, match="symmetric=False asks for every ordered pair of ndpm"):
+        pairwise(R, "ndpm", symmetric=False, condensed=True)
+    np.testing.assert_array_equal(pairwise(R, "ndpm", symmetric=False), pairwise(R, "ndpm"))
     with pytest.raises(ValueError, match="mrr is not symmetric"):
         pairwise(R, "mrr", k=2, symmetric=True)
     with pytest.raises(ValueError, match=r"rankings has duplicate values \[1\] \(row \(2,\)\)"):

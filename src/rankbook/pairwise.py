@@ -43,7 +43,9 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import sys
 import threading
+import types
 from typing import Optional
 
 import numpy as np
@@ -444,8 +446,12 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
     if not isinstance(condensed, (bool, np.bool_)):
         raise ValueError(f"condensed must be True or False, got {condensed!r}")
     if condensed and not ev.symmetric:
-        why = (f"{ev.name} is not symmetric" if isinstance(metric, str)
-               else f"{ev.name} is not declared symmetric (pass symmetric=True if it is)")
+        if isinstance(metric, str) and (metric in SYMMETRIC or metric in RBO_MEASURES):
+            why = f"symmetric=False asks for every ordered pair of {ev.name}"
+        elif isinstance(metric, str):
+            why = f"{ev.name} is not symmetric"
+        else:
+            why = f"{ev.name} is not declared symmetric (pass symmetric=True if it is)"
         raise ValueError(f"{why}, so it has no condensed form; use condensed=False for the full "
                          f"N x N matrix (the asymmetric metrics are {', '.join(ASYMMETRIC)})")
     per = max(1, chunk // n)
@@ -527,3 +533,15 @@ def pairwise_to(rankings, reference, metric, *, k: Optional[int] = None,
     _run(ev, R, INV, N, max(1, chunk // n),
          lambda a, b: (np.zeros(b - a, dtype=np.int64), np.arange(a + 1, b + 1)), write, jobs)
     return out
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as its function :func:`pairwise`: ``rankbook.pairwise(rankings,
+    metric)`` works, and so do ``rankbook.pairwise.SYMMETRIC`` and
+    ``import rankbook.pairwise``."""
+
+    def __call__(self, *args, **kwargs):
+        return pairwise(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

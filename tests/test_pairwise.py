@@ -208,6 +208,12 @@ def test_package_exports():
     code = "import sys, rankbook; print('numpy' in sys.modules, rankbook.__version__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split()[0] == "False"
+    for first in ("pairwise", "pairwise_to"):  # either name first, in a fresh interpreter
+        code = ("import rankbook; rankbook." + first + "; "
+                "print(rankbook.pairwise([[1, 2, 3], [3, 2, 1]], 'ndpm', condensed=True).tolist(), "
+                "rankbook.pairwise_to([[3, 2, 1]], [1, 2, 3], 'ndpm').tolist())")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert out.stdout.strip() == "[1.0] [1.0]", out.stderr[-500:]
     with pytest.raises(AttributeError, match="has no attribute 'pairwise_from'"):
         rankbook.pairwise_from
 

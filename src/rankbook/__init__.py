@@ -21,7 +21,10 @@ __all__ = ["pairwise", "pairwise_to", "__version__"]
 
 def __getattr__(name):
     if name in ("pairwise", "pairwise_to"):
-        from . import pairwise as module  # binds rankbook.pairwise to the (callable) module
+        import importlib
 
+        # import_module, not "from . import pairwise": the latter asks this package for the
+        # attribute first and would land here again; importing binds rankbook.pairwise
+        module = importlib.import_module(f"{__name__}.pairwise")
         return module if name == "pairwise" else module.pairwise_to
     raise AttributeError(f"module 'rankbook' has no attribute {name!r}")

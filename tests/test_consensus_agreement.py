@@ -11,6 +11,7 @@ from hypothesis import settings as _settings
 from hypothesis import strategies as _st
 
 from rankbook import consensus
+from rankbook.book.paths import data_path
 
 
 # ----------------------------------------------------------------------------------------------
@@ -103,7 +104,7 @@ def test_kappa_bootstrap_resamples_judges_and_duplicates_only_raise_unweighted_k
 
 
 def test_agreement_summary_on_paper_b_lists():
-    groups = consensus.read_rankings_csv("rankings/paper_b_table_v_search.csv")
+    groups = consensus.read_rankings_csv(data_path("rankings", "paper_b_table_v_search.csv"))
     sets = {g: list(named.values()) for g, named in groups.items()}
     t = consensus.agreement_summary(sets, n_resamples=100).set_index("set")
     assert t.loc["google", "common items"] == 7 and t.loc["bing", "common items"] == 8

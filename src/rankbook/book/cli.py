@@ -1,15 +1,22 @@
-"""The ``rankbook`` command: ``build``, ``run`` and ``list``.
+"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list`` and ``compare``.
 
 Exit status: 0 on success; 1 when a notebook or the book build fails, or the outputs cannot be
 written (full disk, read-only folder); 2 for bad usage (unknown notebook, unknown or repeated
 parameter, a value that does not parse or breaks a declared constraint, a malformed input
 file) and when another build holds the lock; 130 after Ctrl-C (SIGINT) and 143 after SIGTERM,
 once the workers are stopped and the staging folders removed.
+
+``rankbook compare`` exits 2 on malformed qrels or runs (naming ``file:line``), an unknown
+measure, runs scored on different queries, fewer than two runs or an output file that exists
+(without ``--force``); 1 on an unexpected error or an output that cannot be written, in one
+line; 130 after Ctrl-C, with no output written.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from .. import __version__
@@ -161,6 +168,81 @@ def _cmd_build(args) -> int:
     return 0
 
 
+def _cmd_compare(args) -> int:
+    try:
+        from . import compare_cmd  # numpy, scipy and pandas: loaded only for this command
+    except KeyboardInterrupt:
+        print("rankbook compare: interrupted by SIGINT; no output was written", file=sys.stderr)
+        return 130
+    outputs = {"--out": args.out, "--latex": args.latex, "--pairs": args.pairs}
+    written: list[str] = []
+    try:
+        with pipeline.interruptible():
+            compare_cmd.check_outputs(outputs, [args.qrels, *args.runs], args.force)
+            res = compare_cmd.compare_runs(
+                args.qrels, args.runs, args.measures, convention=args.convention,
+                names=args.names, baseline=args.baseline, all_pairs=args.all_pairs,
+                test=args.test, correction=args.correction, alpha=args.alpha,
+                confidence=args.confidence, resamples=args.resamples, seed=args.seed,
+                missing=args.missing)
+            texts = {args.out: compare_cmd.table_csv(res.table)}
+            if args.latex:
+                texts[args.latex] = res.comparison.to_latex()
+            if args.pairs:
+                texts[args.pairs] = compare_cmd.table_csv(res.comparison.pairs)
+            compare_cmd.check_outputs(outputs, [], args.force)  # nothing appeared meanwhile
+            for path, text in texts.items():
+                compare_cmd.write_atomic(path, text)
+                written.append(path)
+    except compare_cmd.CompareError as exc:
+        print(f"rankbook compare: {exc}", file=sys.stderr)
+        return 2
+    except (pipeline.Interrupted, KeyboardInterrupt) as exc:
+        name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
+        done = (f"{', '.join(written)} written before it" if written
+                else "no output was written")
+        print(f"rankbook compare: interrupted by {name}; {done}", file=sys.stderr)
+        return getattr(exc, "exit_status", 130)
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"rankbook compare: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        if os.environ.get("RANKBOOK_DEBUG"):
+            raise
+        print(f"rankbook compare: internal error: {type(exc).__name__}: {exc} (set "
+              "RANKBOOK_DEBUG=1 to see the traceback)", file=sys.stderr)
+        return 1
+    for note in res.notes:
+        print(f"rankbook compare: note: {note}", file=sys.stderr)
+    print(res.summary)
+    print()
+    print(res.comparison.report(), flush=True)
+    print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr)
+    return 0
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), e.g. 0.95; "
+                                         f"got {text}")
+    return value
+
+
+def _nonnegative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value}")
+    return value
+
+
 class _Param(argparse.Action):
     """``-p KEY VALUE`` or ``-p KEY=VALUE``; the value may start with '-' (``-p ns -3,5``)."""
 
@@ -229,6 +311,48 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="time limit of one cell")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(func=_cmd_sweep)
+
+    c = sub.add_parser(
+        "compare", help="score TREC runs against qrels and compare them with paired tests",
+        description="Score two or more TREC run files against a qrels file under one tool's "
+                    "conventions, compare every run with the baseline (paired test, bootstrap "
+                    "intervals, corrected p-values), print the table and write it as CSV.")
+    c.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (at least two)")
+    c.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels file")
+    c.add_argument("--measures", default="nDCG@10,AP", metavar="M1,M2",
+                   help="ir_measures names separated by commas (default: %(default)s)")
+    c.add_argument("--convention", default="trec_eval",
+                   help="whose conventions score the runs: trec_eval (default), pytrec_eval, "
+                        "ir_measures, ranx, sklearn or torchmetrics")
+    c.add_argument("--baseline", default=None, metavar="SYSTEM",
+                   help="the system the others are compared with (default: the first run)")
+    c.add_argument("--all-pairs", action="store_true",
+                   help="test every pair of systems instead of each against the baseline")
+    c.add_argument("--test", default="randomization",
+                   help="paired test: randomization (default; exact up to 20 queries), t or "
+                        "wilcoxon")
+    c.add_argument("--correction", default="holm",
+                   help="multiple-comparison correction within each measure: holm (default), "
+                        "bonferroni, bh, by or none")
+    c.add_argument("--alpha", type=_fraction, default=0.05,
+                   help="significance level (default: %(default)s)")
+    c.add_argument("--confidence", type=_fraction, default=0.95,
+                   help="level of the bootstrap intervals (default: %(default)s)")
+    c.add_argument("--resamples", type=_positive, default=10000, metavar="N",
+                   help="bootstrap resamples and random sign flips (default: %(default)s)")
+    c.add_argument("--seed", type=_nonnegative, default=0, help="random seed (default: 0)")
+    c.add_argument("--missing", default="error", choices=["error", "zero", "drop"],
+                   help="a query some runs are scored on and another is not: stop (default), "
+                        "score it 0 (trec_eval -c) or drop it")
+    c.add_argument("--names", default="stem", choices=["stem", "tag"],
+                   help="system names from the file names (default) or the run tags")
+    c.add_argument("--out", default="compare.csv", metavar="FILE",
+                   help="CSV of the table (default: %(default)s in the current folder)")
+    c.add_argument("--latex", default=None, metavar="FILE", help="also write a LaTeX table")
+    c.add_argument("--pairs", default=None, metavar="FILE",
+                   help="also write every test (uncorrected and corrected p-values) as CSV")
+    c.add_argument("--force", action="store_true", help="replace output files that exist")
+    c.set_defaults(func=_cmd_compare)
 
     lst = sub.add_parser("list", help="list notebooks, or one notebook's parameters in full")
     lst.add_argument("name", nargs="?", help="one notebook: its parameters, types, defaults "

@@ -7,9 +7,21 @@
   git-ignored book/generated/; point them at the source notebook in notebooks/ instead.
 - pydata-sphinx-theme logs "invalid theme mode" when no default mode is configured: the
   mode is set in _config.yml (``html_context: default_mode``).
+- The repository URL is one setting (``repository.url`` in _config.yml). The repository and
+  Binder buttons are switched on here only when it is set (and not a placeholder), so no button
+  points at a repository that does not exist.
+- Docstrings are reStructuredText, where MyST's ``{cite}`key``` is not a role: the library
+  reference turns ``{cite}``, ``{cite:t}``, ``{cite:p}`` and ``{py:func}`` into the RST roles of
+  sphinxcontrib-bibtex and Sphinx before autodoc parses them.
+- Pages with a parameter explorer (``rankbook-explorer``) load the one JavaScript bundle
+  (Vega, Vega-Lite, vega-embed from vl-convert-python), written into the site's ``_static``
+  folder at build time; other pages load nothing extra.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
@@ -49,7 +61,62 @@ def _launch_from_sources(app, pagename, templatename, context, doctree):
         _retarget(context.get("header_buttons", []))
 
 
+PLACEHOLDER_URLS = {"", "https://github.com/rankbook/rankbook",
+                    "https://github.com/executablebooks/jupyter-book"}
+
+
+def _repository_buttons(app, config):
+    options = dict(config.html_theme_options or {})
+    url = str(options.get("repository_url") or "").strip()
+    if url in PLACEHOLDER_URLS:
+        options["repository_url"] = ""
+        options["use_repository_button"] = False
+        options["launch_buttons"] = {}
+    else:
+        options["use_repository_button"] = True
+        launch = dict(options.get("launch_buttons") or {})
+        launch.setdefault("notebook_interface", "classic")
+        launch["binderhub_url"] = launch.get("binderhub_url") or "https://mybinder.org"
+        options["launch_buttons"] = launch
+    config.html_theme_options = options
+
+
+_MYST_ROLE = re.compile(r"\{(cite|cite:t|cite:p|py:func|py:class|py:mod)\}`")
+
+
+def _rst_roles(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        if "{" in line:
+            lines[i] = _MYST_ROLE.sub(
+                lambda m: ":cite:p:`" if m.group(1) == "cite" else f":{m.group(1)}:`", line)
+
+
+def _write_bundle(app):
+    if app.builder.format != "html":
+        return
+    import sys
+
+    src = Path(app.srcdir) / "src"
+    if src.is_dir() and str(src) not in sys.path:
+        sys.path.insert(0, str(src))
+    from rankbook.book.explorer import write_bundle
+
+    static = Path(app.srcdir) / "book" / "_static"
+    write_bundle(static if static.is_dir() else Path(app.outdir) / "_static")
+
+
+def _explorer_script(app, pagename, templatename, context, doctree):
+    if "rankbook-explorer" in (context.get("body") or ""):
+        from rankbook.book.explorer import BUNDLE_NAME
+
+        app.add_js_file(BUNDLE_NAME, loading_method="defer")
+
+
 def setup(app):
+    app.connect("config-inited", _repository_buttons, priority=900)
+    app.connect("autodoc-process-docstring", _rst_roles)
+    app.connect("builder-inited", _write_bundle)
+    app.connect("html-page-context", _explorer_script, priority=800)
     app.connect("html-page-context", _launch_from_sources, priority=950)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -336,11 +336,62 @@ def md_escape(value: Any) -> str:
 _markdown_cell_text = md_escape
 
 
+#: How an undefined value (``nan``, ``None``) reads in a page table.
+NOT_APPLICABLE = "not applicable"
+
+
+def _number_text(value: Any) -> str:
+    """A number as a reader expects it: an integer-valued float without ``.0``, others in
+    their shortest exact form."""
+    if isinstance(value, float) or type(value).__name__.startswith("float"):
+        v = float(value)
+        if v != v:
+            return NOT_APPLICABLE
+        if v.is_integer() and abs(v) < 1e15:
+            return str(int(v))
+        return repr(v)
+    return str(value)
+
+
 def _shown_value(value: Any) -> Any:
-    """How a value reads in a page table: booleans as yes / no, never ``True`` / ``False``."""
+    """How a value reads in a page table: booleans as yes / no, never ``True`` / ``False``;
+    ``nan`` and ``None`` as "not applicable"; ``10.0`` as ``10``; a list as its elements
+    separated by commas, never a Python list.
+
+    >>> [_shown_value(v) for v in (True, float("nan"), 10.0, 0.25, [4.0, 4.0, 1.0], ("a", "b"))]
+    ['yes', 'not applicable', '10', '0.25', '4, 4, 1', 'a, b']
+    """
     if isinstance(value, (bool,)) or type(value).__name__ == "bool_":
         return "yes" if value else "no"
+    if value is None:
+        return NOT_APPLICABLE
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray":
+        return ", ".join(str(_shown_value(v)) for v in list(value))
+    if isinstance(value, float) or type(value).__name__.startswith("float"):
+        return _number_text(value)
+    if isinstance(value, str):
+        return readable(value)
     return value
+
+
+_FLOAT_LIST = re.compile(r"\[(-?\d+\.0(?:, -?\d+\.0)*)\]")
+_NAMED_INT_FLOAT = re.compile(r"(\b[A-Za-z_][\w]* = -?\d+)\.0\b(?![.\d])")
+_BARE_NAN = re.compile(r"(?<![\w.\'\"`])nan(?![\w(])")
+
+
+def readable(text: Any) -> str:
+    """Prose with Python's spellings replaced by a reader's: a list of integer-valued floats
+    ``[4.0, 4.0, 1.0]`` reads ``(4, 4, 1)``, ``n = 10.0`` reads ``n = 10``, a bare ``nan`` reads
+    "not applicable". Applied to printed lines, verdicts and errata.
+
+    >>> readable("kappa_p = [4.0, 4.0, 1.0], n = 10.0, ratio nan")
+    'kappa_p = (4, 4, 1), n = 10, ratio not applicable'
+    """
+    out = "" if text is None else str(text)
+    out = _FLOAT_LIST.sub(lambda m: "(" + ", ".join(x[:-2] for x in m.group(1).split(", ")) + ")",
+                          out)
+    out = _NAMED_INT_FLOAT.sub(r"\1", out)
+    return _BARE_NAN.sub(NOT_APPLICABLE, out)
 
 
 def table_markdown(df, title: str, index: bool = False) -> str:
@@ -354,6 +405,43 @@ def table_markdown(df, title: str, index: bool = False) -> str:
     ]
     body = "\n".join([header, rule, *rows])
     return f":::{{table}} {_markdown_cell_text(title)}\n\n{body}\n:::\n"
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the executed notebook, as its page links it."""
+    return os.path.relpath(path, notebook_dir()).replace(os.sep, "/")
+
+
+def download_markdown(path: Path, what: str = "this table") -> str:
+    """One line with a download link (MyST ``{download}``) to ``path``, shown next to it."""
+    return (f"<span class=\"rb-download\">Download {what}: "
+            f"{{download}}`{path.name} <{_relative(path)}>`</span>\n")
+
+
+def _readable_colours(html: str) -> str:
+    """Give every coloured cell of a styled table a text colour that keeps at least 4.5:1
+    contrast with its background, in light and dark mode alike (the theme's dark mode would
+    otherwise write light text on a light cell)."""
+    def text_for(colour: str) -> str | None:
+        m = re.fullmatch(r"#([0-9a-fA-F]{6})", colour.strip())
+        if not m:
+            return None
+        rgb = [int(m.group(1)[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+        return "#1a1a1a" if (lum + 0.05) / (0.0103 + 0.05) >= (1.05) / (lum + 0.05) else "#ffffff"
+
+    def fix(m: re.Match) -> str:
+        body = m.group(2)
+        if re.search(r"(?<![-\w])color\s*:", body):
+            return m.group(0)
+        bg = re.search(r"background(?:-color)?\s*:\s*(#[0-9a-fA-F]{6})", body)
+        colour = text_for(bg.group(1)) if bg else None
+        if not colour:
+            return m.group(0)
+        return f"{m.group(1)}{{{body.rstrip().rstrip(';')}; color: {colour};}}"
+
+    return re.sub(r"([^{}]+)\{([^{}]*background[^{}]*)\}", fix, html)
 
 
 def save_table(
@@ -414,30 +502,32 @@ def save_table(
             if float_format:
                 styler = styler.format(float_format, subset=df.select_dtypes("number").columns)
             styler = style(styler).set_caption(title).set_uuid(name)
-            from IPython.display import HTML
+            from IPython.display import HTML, Markdown
 
-            html = styler.to_html()
+            html = _readable_colours(styler.to_html())
             if more:
                 html += f"<p class=\"rb-legend\">{more}</p>"
             if collapse:
                 html = (f"<details class=\"rb-table\"><summary>{title}</summary>"
                         f"<div class=\"rb-scroll\">{html}</div></details>")
-            _display(HTML(html))
+            _display(HTML(f"<div class=\"rb-table-wrap rb-scroll\">{html}</div>"))
+            _display(Markdown(download_markdown(path)))
         else:
-            shown = df.map(_shown_value) if hasattr(df, "map") else df
+            shown = df.copy()
             if float_format:
-                shown = shown.copy()
-                for col in shown.select_dtypes("float").columns:
-                    shown[col] = shown[col].map(
+                for col in df.select_dtypes("float").columns:
+                    shown[col] = df[col].map(
                         lambda v: "" if v != v else float_format.format(v)  # nan -> empty
-                    )
+                    ).astype(object)
+            shown = shown.map(_shown_value) if hasattr(shown, "map") else shown
             from IPython.display import Markdown
 
             text = table_markdown(shown, title, index=index)
             if more:
-                rel = os.path.relpath(path, notebook_dir()).replace(os.sep, "/")
-                text += (f"\n{more.removesuffix(f'{name}.csv.')}"
-                         f"{{download}}`{name}.csv <{rel}>`.\n")
+                text += f"\n{more.removesuffix(f'all rows are in {name}.csv.')}"
+                text += download_markdown(path, "all rows")
+            else:
+                text += "\n" + download_markdown(path)
             if collapse:
                 text = f"::::{{dropdown}} {md_escape(title)}\n\n{text}\n::::\n"
             _display(Markdown(text))
@@ -446,6 +536,8 @@ def save_table(
 
 #: CSS class of a grid cell by how far the reproduced value is from the published one.
 GRID_CLASSES = {"match": "rb-ok", "close": "rb-close", "differs": "rb-off", "not in the paper": "rb-na"}
+#: The symbol that tells the same as the cell's colour (colour alone is not enough).
+GRID_SYMBOLS = {"match": "✓", "close": "≈", "differs": "✗", "not in the paper": ""}
 
 
 def grid_status(reproduced, published, decimals: int):
@@ -512,8 +604,15 @@ def save_comparison_grid(
     tidy.to_csv(tmp, index=False, lineterminator="\n")
     os.replace(tmp, path)
     if _in_kernel():
+        import numpy as np
+
         fmt = f"{{:.{decimals}f}}"
-        fmt_pub = fmt if published_decimals is None else f"{{:.{published_decimals}f}}"
+
+        def fmt_pub(value):  # the paper's digits: never pad a printed 0.998 to 0.9980
+            if published_decimals is not None:
+                return f"{value:.{published_decimals}f}"
+            return np.format_float_positional(float(value), precision=decimals, unique=True,
+                                              trim="-")
         esc = _html.escape
         head = "".join(f"<th>{esc(str(c))}</th>" for c in reproduced.columns)
         rows = []
@@ -522,24 +621,29 @@ def save_comparison_grid(
             for c in reproduced.columns:
                 v, p, st = reproduced.at[r, c], pub.at[r, c], state.at[r, c]
                 shown = "" if v != v else fmt.format(v)
-                small = "" if p != p else f"<span class=\"rb-pub\">{fmt_pub.format(p)}</span>"
-                cells.append(f"<td class=\"{GRID_CLASSES[st]}\" title=\"{esc(st)}\">{shown}{small}</td>")
+                small = "" if p != p else f"<span class=\"rb-pub\">{fmt_pub(p)}</span>"
+                sym = (f"<span class=\"rb-sym\" aria-label=\"{esc(st)}\">{GRID_SYMBOLS[st]}</span>"
+                       if GRID_SYMBOLS.get(st) else "")
+                cells.append(f"<td class=\"{GRID_CLASSES[st]}\" title=\"{esc(st)}\">{sym}{shown}{small}</td>")
             rows.append(f"<tr><th class=\"rb-row\">{esc(str(r))}</th>{''.join(cells)}</tr>")
         counts = state.stack().value_counts()
         words = legend or {"match": "matches the printed value", "close": "off by about one unit "
                            "of the last printed decimal", "differs": "differs",
                            "not in the paper": "not in the paper"}
-        key = " ".join(f"<span class=\"{GRID_CLASSES[k]}\">{esc(words.get(k, k))}: "
-                       f"{int(counts.get(k, 0))}</span>" for k in GRID_CLASSES if counts.get(k, 0))
+        key = " ".join(f"<span class=\"{GRID_CLASSES[k]}\">"
+                       + (f"<span class=\"rb-sym\">{GRID_SYMBOLS[k]}</span>" if GRID_SYMBOLS.get(k) else "")
+                       + f"{esc(words.get(k, k))}: {int(counts.get(k, 0))}</span>"
+                       for k in GRID_CLASSES if counts.get(k, 0))
         table = (f"<table class=\"rb-grid\"><caption>{esc(title)}</caption>"
                  f"<thead><tr><th class=\"rb-row\">{esc(row_name)}</th>{head}</tr></thead>"
                  f"<tbody>{''.join(rows)}</tbody></table>"
                  f"<p class=\"rb-legend\">Each cell: reproduced value, published value below. {key}</p>")
         if collapse:
             table = f"<details class=\"rb-table\"><summary>{esc(title)}</summary>{table}</details>"
-        from IPython.display import HTML
+        from IPython.display import HTML, Markdown
 
         _display(HTML(f"<div class=\"rb-scroll\">{table}</div>"))
+        _display(Markdown(download_markdown(path, "this grid")))
     return path
 
 
@@ -670,7 +774,9 @@ def save_figure(
              "text/plain": f"[figure {name}: {alt_text}]"},
             raw=True,
             metadata={FIGURE_KEY: {"name": name, "caption": caption, "alt": alt_text,
-                                   "wide": bool(wide)}},
+                                   "wide": bool(wide),
+                                   "files": {"png": _relative(png),
+                                             "svg": _relative(out / f"{name}.svg")}}},
         )
     return png
 

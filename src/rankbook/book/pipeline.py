@@ -319,7 +319,7 @@ def git_commit(root: Path | None = None) -> str:
 
 
 def _provenance_markdown(params: dict, defaults: dict, started: float, duration: float,
-                         commit: str) -> str:
+                         commit: str, name: str | None = None) -> str:
     import numpy
 
     def code(text: str) -> str:  # any value, safe inside a Markdown table cell
@@ -336,6 +336,8 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
         "|---|---|",
         f"| Parameters | {param_text} |",
         f"| Git commit | {code(commit)} |",
+        *([f"| Command | {code(_reproduce_command(name, params, defaults, commit))} |"]
+          if name else []),
         f"| Python | {platform.python_version()} |",
         f"| numpy | {numpy.__version__} |",
         f"| rankbook | {__version__} |",
@@ -345,8 +347,18 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
     return f":::{{admonition}} Provenance\n:class: dropdown note\n\n{table}\n:::\n"
 
 
+def _reproduce_command(name: str, params: dict, defaults: dict, commit: str) -> str:
+    """The exact commands that rebuild this output: check out the commit, then run."""
+    from .present import command_for
+
+    changed = {k: v for k, v in params.items() if defaults.get(k) != v}
+    sha = commit.split()[0]
+    checkout = f"git checkout {sha} && " if all(c in "0123456789abcdef" for c in sha) else ""
+    return f"{checkout}make venv && {command_for(name, changed, prefix='.venv/bin/rankbook')}"
+
+
 def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, duration: float,
-                commit: str, key: dict | None = None) -> None:
+                commit: str, key: dict | None = None, spec: NotebookSpec | None = None) -> None:
     """Hide the injected-parameters cell, then present the page (:mod:`rankbook.book.present`):
     code folded, raw values dropped, the verdict box first and the provenance box last."""
     import nbformat
@@ -359,8 +371,10 @@ def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, dur
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
     present(nb, _results_for(nb_path),
-            _provenance_markdown(params, defaults, started, duration, commit),
-            _errata_for(nb_path))
+            _provenance_markdown(params, defaults, started, duration, commit,
+                                 spec.name if spec is not None else None),
+            _errata_for(nb_path),
+            spec=spec, duration=duration if params == defaults else None)
     if key is not None:
         nb.metadata.setdefault("rankbook", {})["cache_key"] = key
     nbformat.write(nb, nb_path)
@@ -537,7 +551,7 @@ def execute(
         duration = time.time() - started
         try:
             postprocess(stage_nb, {**spec.defaults(), **params}, spec.defaults(), started,
-                        duration, git_commit(root), key)
+                        duration, git_commit(root), key, spec=spec)
             if key is not None:
                 (stage_out / KEY_FILE).write_text(json.dumps(key, sort_keys=True) + "\n")
             if shared:

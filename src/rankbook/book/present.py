@@ -11,7 +11,14 @@
 * **verdict first**: a box with CSS class ``verdict`` is inserted after the title and its
   first paragraph, built from the records the notebook wrote with
   :func:`rankbook.book.outputs.record_result` (the same records as the dashboard);
-* **provenance last**: the provenance box (parameters, commit, versions) closes the page.
+* **rerun box**: a box with CSS class ``rerun`` (:func:`rerun_markdown`) gives the page's
+  parameters with their defaults and allowed values, the constraints between them, and one
+  example ``rankbook run`` command that changes a parameter and runs in seconds;
+* **lead figure early**: the page's main figure (:func:`_lead_figure`) moves up to just after
+  the verdict, with the explorer cell that follows it; a pointer stays where it was;
+* **downloads**: every figure's caption links its PNG and SVG;
+* **provenance last**: the provenance box (parameters, commit, command, versions) closes the
+  page.
 
 The executed notebook stays a valid notebook: opened in Jupyter it shows the same figures and
 tables, with the verdict box as a Markdown cell.
@@ -21,18 +28,26 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
-from .outputs import (  # noqa: F401 - md_escape re-exported
+from .outputs import (
     ERRATA_FILE,
     FIGURE_KEY,
     RESULTS_FILE,
     alternatives_phrase,
     count_phrase,
     erratum_anchor,
-    md_escape,
+    readable,
     record_anchor,
 )
+from .outputs import md_escape as _md_escape
+
+
+def md_escape(value) -> str:
+    """:func:`rankbook.book.outputs.md_escape` of the :func:`~rankbook.book.outputs.readable`
+    text: no Python spellings (``[4.0, 1.0]``, ``n = 10.0``, ``nan``) reach a page."""
+    return _md_escape(readable(value))
 
 #: Code cells a page may leave open (tag ``show-input`` in the source notebook).
 MAX_OPEN_CELLS = 2
@@ -80,6 +95,13 @@ def _status_cell(rec: dict, errata=()) -> str:
     return "<br>".join(parts)
 
 
+def anchor_link(anchor: str, what: str = "this row") -> str:
+    """A small visible link to a stable anchor (the id itself is set by the verdict row's span
+    or the erratum's target), so a reader can copy a link to one result."""
+    return (f'<a class="rb-anchor" href="#{anchor}" title="Link to {what}" '
+            f'aria-label="Link to {what}">#</a>')
+
+
 def verdict_markdown(results: list[dict], link_prefix: str = "", errata=()) -> str:
     """The verdict box of a page: one row per artifact the notebook reported, each with a stable
     anchor (:func:`~rankbook.book.outputs.record_anchor`), its status and count, the reading it
@@ -95,7 +117,7 @@ def verdict_markdown(results: list[dict], link_prefix: str = "", errata=()) -> s
         anchor = f'<span id="{record_anchor(rec)}"></span>'
         reproduced = md_escape(rec.get("reproduced") or "")
         rows.append(
-            f"| {anchor}**{name}**: {md_escape(claim)} "
+            f"| {anchor}{anchor_link(record_anchor(rec))}**{name}**: {md_escape(claim)} "
             f"| {md_escape(rec.get('published') or '')} | {reproduced} "
             f"| {_status_cell(rec, errata)} "
             f"| {md_escape(rec.get('detail', ''))} |"
@@ -176,10 +198,16 @@ def _figure_cell(output):
     # myst-nb skips a cell whose source is blank, outputs included: the source must say something
     cell = nbformat.v4.new_code_cell(f"# figure {info.get('name', '')}, saved by the cell above")
     cell.outputs = [output]
-    figure = {"caption": info.get("caption", ""), "name": f"fig-{info.get('name', 'figure')}"}
+    caption = info.get("caption", "")
+    files = info.get("files") or {}
+    if files:  # the figure's own files, next to it: every figure downloads as SVG and PNG
+        links = " · ".join(f"{{download}}`{kind.upper()} <{rel}>`"
+                           for kind, rel in sorted(files.items(), key=lambda kv: kv[0] != "svg"))
+        caption = f"{caption} Download: {links}." if caption else f"Download: {links}."
+    figure = {"caption": caption, "name": f"fig-{info.get('name', 'figure')}"}
     if info.get("wide"):
         figure["classes"] = "rb-wide"
-    cell.metadata["tags"] = ["remove-input"]
+    cell.metadata["tags"] = ["remove-input", "rankbook-figure"]
     cell.metadata["mystnb"] = {"figure": figure,
                                "image": {"alt": info.get("alt", ""), "width": "100%"}}
     return cell
@@ -212,9 +240,64 @@ def _split_figures(cells: list) -> list:
     return out
 
 
+def _is_figure(cell) -> bool:
+    return cell.cell_type == "code" and "rankbook-figure" in cell.metadata.get("tags", [])
+
+
+def _is_explorer(cell) -> bool:
+    return cell.cell_type == "code" and any(
+        "rankbook-explorer" in str(o.get("data", {}).get("text/html", ""))
+        for o in cell.get("outputs", []))
+
+
+def _lead_figure(cells: list) -> int | None:
+    """The page's main figure: the first whose caption names a paper's artifact ("Paper B,
+    Figure 4 ..."), else the first parameter explorer, else the first figure."""
+    figures = [i for i, c in enumerate(cells) if _is_figure(c)]
+    for i in figures:
+        caption = cells[i].metadata.get("mystnb", {}).get("figure", {}).get("caption", "")
+        if re.match(r"\s*(Paper|The paper|Figure|Table)\b", caption):
+            return i
+    explorers = [i for i, c in enumerate(cells) if _is_explorer(c)]
+    if explorers:
+        return explorers[0]
+    return figures[0] if figures else None
+
+
+#: A lead figure further down than this many cells after the verdict is moved up to it.
+LEAD_FIGURE_SLACK = 2
+
+
+def _move_lead_figure(cells: list, at: int) -> list:
+    """Move the lead figure (and an explorer cell right after it) to position ``at``, leaving
+    a one-line pointer where it was."""
+    import nbformat
+
+    lead = _lead_figure(cells)
+    if lead is None or lead <= at + LEAD_FIGURE_SLACK:
+        return cells
+    group = [cells[lead]]
+    if _is_figure(cells[lead]) and lead + 1 < len(cells) and _is_explorer(cells[lead + 1]):
+        group.append(cells[lead + 1])
+    if _is_figure(cells[lead]):
+        caption = cells[lead].metadata.get("mystnb", {}).get("figure", {}).get("caption", "")
+        first = re.split(r"(?<=[.:;])\s", caption.split(" Download:")[0], maxsplit=1)[0]
+        what = f"The figure of this section ({first.rstrip('.')})"
+    else:
+        what = "The explorer of this section"
+    pointer = nbformat.v4.new_markdown_cell(
+        f"*{what} is shown near the top of the page"
+        + (", with its explorer" if len(group) > 1 else "") + ".*")
+    pointer.metadata["tags"] = ["rankbook-figure-pointer"]
+    rest = cells[:lead] + [pointer] + cells[lead + len(group):]
+    return rest[:at] + group + rest[at:]
+
+
 def present(nb, results: list[dict] | None = None, provenance: str | None = None,
-            errata: list[dict] | None = None):
-    """Fold code, drop raw values, add the verdict box and the provenance box (see module doc).
+            errata: list[dict] | None = None, *, spec=None, duration: float | None = None):
+    """Fold code, drop raw values, add the verdict box, the rerun box (when ``spec``, the
+    notebook's :class:`~rankbook.book.specs.NotebookSpec`, is given) and the provenance box,
+    and move the lead figure up (see module doc).
 
     ``nb`` is an ``nbformat`` notebook node, changed in place and returned. Raises
     ``ValueError`` when more than :data:`MAX_OPEN_CELLS` code cells are tagged ``show-input``.
@@ -254,8 +337,18 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
         box = nbformat.v4.new_markdown_cell(verdict_markdown(results, errata=errata or ()))
         box.metadata["tags"] = ["rankbook-verdict"]
         new_cells.append((insert_at, box))
+    elif title_at is not None:  # no verdict: the rerun box follows the framing paragraph
+        head, tail = _split_after_framing(nb.cells[title_at].source)
+        if tail.strip():
+            nb.cells[title_at].source = head
+            nb.cells.insert(title_at + 1, nbformat.v4.new_markdown_cell(tail))
+    if spec is not None and spec.parameters:
+        box = nbformat.v4.new_markdown_cell(rerun_markdown(spec, duration))
+        box.metadata["tags"] = ["rankbook-rerun"]
+        new_cells.append((insert_at, box))
     for at, cell in reversed(new_cells):
         nb.cells.insert(at, cell)
+    nb.cells = _move_lead_figure(nb.cells, insert_at + len(new_cells))
     if provenance:
         box = nbformat.v4.new_markdown_cell(provenance)
         box.metadata["tags"] = ["rankbook-provenance"]
@@ -263,11 +356,148 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
     return nb
 
 
-def present_file(nb_path: Path, provenance: str | None = None) -> None:
+def present_file(nb_path: Path, provenance: str | None = None, spec=None) -> None:
     """:func:`present` an executed notebook file in place, with the records of its run."""
     import nbformat
 
     nb_path = Path(nb_path)
     nb = nbformat.read(nb_path, as_version=4)
-    present(nb, _results_for(nb_path), provenance, _errata_for(nb_path))
+    present(nb, _results_for(nb_path), provenance, _errata_for(nb_path), spec=spec)
     nbformat.write(nb, nb_path)
+
+
+# --------------------------------------------------------------------------------------------
+# Rerun box and the exact command
+# --------------------------------------------------------------------------------------------
+def cli_value(value) -> str:
+    """A parameter value as ``rankbook run -p KEY VALUE`` reads it (unquoted for the shell):
+    ``true``/``false``, ``5,6,7`` for a list, a list literal when an element holds a comma.
+
+    >>> cli_value([5, 6, 7]), cli_value(True), cli_value(0.9), cli_value("")
+    ('5,6,7', 'true', '0.9', '""')
+    >>> cli_value(["a,b", "c"])
+    '["a,b", "c"]'
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        if any(isinstance(v, str) and ("," in v or v.startswith("[") or not v.strip())
+               for v in value) or not value:
+            return json.dumps(list(value))
+        return ",".join(cli_value(v) if isinstance(v, bool) else str(v) for v in value)
+    if isinstance(value, str):
+        return value if value else '""'
+    return repr(value)
+
+
+def _shell(text: str) -> str:
+    return '""' if text == '""' else shlex.quote(text)
+
+
+def command_for(name: str, overrides: dict, *, prefix: str = "rankbook") -> str:
+    """The ``rankbook run`` command that reruns notebook ``name`` with ``overrides``.
+
+    >>> command_for("agreement_heatmap", {"n": 20, "k": 5})
+    'rankbook run agreement_heatmap -p n 20 -p k 5'
+    """
+    parts = [prefix, "run", name]
+    for key, value in overrides.items():
+        parts += ["-p", key, _shell(cli_value(value))]
+    return " ".join(parts)
+
+
+def example_overrides(spec) -> dict:
+    """The example of a page's rerun box: the notebook's quick ``smoke`` values that differ
+    from the defaults (else its ``alternate`` ones), in the order of the parameters cell. They
+    are valid by construction (``make test`` runs both sets) and run in seconds."""
+    import json as _json
+
+    meta = {}
+    try:
+        meta = _json.loads(Path(spec.path).read_text()).get("metadata", {}).get("rankbook", {})
+    except (OSError, ValueError):
+        pass
+    defaults = spec.defaults()
+    for source in (spec.smoke or meta.get("smoke") or {}, meta.get("alternate") or {}):
+        changed = {k: source[k] for k in spec.parameters if k in source and source[k] != defaults[k]}
+        if changed:
+            return changed
+    return {}
+
+
+def _relations(spec) -> list[str]:
+    """The constraints between parameters, in words, with what to change when one is refused."""
+    out = []
+    for p in spec.parameters.values():
+        for rel, word in (("lt", "below"), ("le", "at most")):
+            other = p.constraint.get(rel)
+            if not other:
+                continue
+            each = " (element by element)" if isinstance(p.default, list) else ""
+            out.append(
+                f"`{p.name}` must be {word} `{other}`{each}: when you lower `{other}`, give "
+                f"`{p.name}` a value {word} it too (`-p {p.name} ...`), otherwise the run is "
+                f"refused before it starts and the message names `{p.name}`.")
+    return out
+
+
+def _cell_text(text: str) -> str:
+    return md_escape(text)
+
+
+def _code_cell(text: str) -> str:
+    """Any value as inline code that is safe inside a Markdown table cell."""
+    import html as _html
+
+    return "<code>" + _html.escape(text).replace("|", "&#124;").replace("`", "&#96;") + "</code>"
+
+
+def repository_url(root: Path | None = None) -> str:
+    """The repository URL, the one setting in ``_config.yml`` (``repository.url``); empty when
+    it is not set or still the placeholder."""
+    from .site import repository_url as _url
+
+    return _url(root)
+
+
+def rerun_markdown(spec, duration: float | None = None, root: Path | None = None) -> str:
+    """The rerun box of a notebook page (class ``rerun``): how to get the code, one example
+    command that changes a parameter and works, the parameters with defaults and allowed
+    values, and the constraints between them."""
+    example = example_overrides(spec)
+    url = repository_url(root)
+    get = (f"In a copy of the source (`git clone {url}`), run `make venv` once"
+           if url else "In a copy of the rankbook source, run `make venv` once")
+    lines = [":::{admonition} Rerun this page with other parameters",
+             ":class: dropdown rerun", ""]
+    lines += [f"{get} (about 3 minutes: it installs the pinned environment into `.venv`). "
+              "Then, from the top folder of the source:", ""]
+    if example:
+        cmd = command_for(spec.name, example, prefix=".venv/bin/rankbook")
+        changed = ", ".join(f"`{k}` = {_code_cell(cli_value(v))}" for k, v in example.items())
+        lines += ["```bash", cmd, "```", "",
+                  f"This example sets {changed} (small values, so it runs in seconds); every "
+                  "other parameter keeps its default. Change the values, or drop a `-p`, to "
+                  "get the paper's setting back. "]
+    else:
+        lines += ["```bash", f".venv/bin/rankbook run {spec.name}", "```", ""]
+    lines[-1] += (f"The command writes this page's tables (CSV) and figures (PNG and SVG) into "
+                  f"`runs/{spec.name}/<folder named after the values>/` and prints that folder."
+                  + (f" With the defaults it takes about {duration:.0f} s." if duration else ""))
+    lines.append("")
+    if spec.parameters:
+        lines += ["| Parameter | Default | Allowed values | Meaning |", "|---|---|---|---|"]
+        for p in spec.parameters.values():
+            allowed = p.constraint_text() or p.type_name
+            lines.append(f"| `{p.name}` | {_code_cell(cli_value(p.default))} "
+                         f"| {_cell_text(allowed)} | {_cell_text(p.comment)} |")
+        lines.append("")
+    relations = _relations(spec)
+    if relations:
+        lines += ["**Between parameters.** " + " ".join(relations), ""]
+    lines += ["A list is given with commas (`-p ns 5,6,7`), a flag as `true` or `false`. A value "
+              "outside the allowed ones is refused with exit status 2 and a message that says "
+              f"which parameter to change; `rankbook list {spec.name}` prints this table. "
+              "`rankbook sweep` runs a whole grid of values "
+              "([Rerun it yourself](../rerun.md#sweeps)).", ":::", ""]
+    return "\n".join(lines)

@@ -25,7 +25,7 @@ from .outputs import (
     erratum_anchor,
     record_anchor,
 )
-from .present import badge, md_escape, slugify
+from .present import anchor_link, badge, md_escape, slugify
 
 PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog", "tools"]
 
@@ -117,7 +117,8 @@ def dashboard_markdown(results: list[dict]) -> str:
             if r.get("alternatives"):
                 reading += f"<br>other readings: {_cell(alternatives_phrase(r))}"
             lines.append(
-                f"| {_link(r, r['artifact'])} | {_cell(r.get('claim', ''))} "
+                f"| <span id=\"{record_anchor(r)}\"></span>{anchor_link(record_anchor(r))}"
+                f"{_link(r, r['artifact'])} | {_cell(r.get('claim', ''))} "
                 f"| {_cell(r.get('published', ''))} | {_cell(r.get('reproduced', ''))} "
                 f"| {badge(r['status'])}{'<br>' + _cell(counts) if counts else ''}{reading} "
                 f"| {_cell(r.get('detail'))} |"
@@ -162,6 +163,7 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
     errata = merge_errata(errata)
     papers = sorted({e["paper"] for e in errata}, key=lambda p: _paper_key({"paper": p}))
     sevs = [s for s in SEVERITY_ORDER if any(_severity(e) == s for e in errata)]
+    anchors = erratum_anchors(errata)
     lines += [
         ":::{table} Errata by source and severity",
         ":class: errata-summary",
@@ -181,6 +183,7 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
         for e in entries:
             source = PAPER_SHORT.get(e["paper"], e["paper"])
             lines += [f"({erratum_anchor(e)})=", "",
+                      f"{anchor_link(erratum_anchor(e), 'this erratum')}"
                       f"**{source}, {_cell(e['where'])}.** {md_escape(e['finding'])}", ""]
             readings = list(e.get("readings") or [])
             if readings:
@@ -439,9 +442,13 @@ def write_generated_pages(root: Path) -> None:
     check_errata_reported(results, errata)
     coverage = read_coverage(root)
     check_coverage(coverage, results)
+    _write_if_changed(gen / DASHBOARD_CSV, dashboard_csv(results))
+    _write_if_changed(gen / ERRATA_CSV, errata_csv(errata))
     _write_if_changed(gen / "dashboard.md",
-                      dashboard_markdown(results) + coverage_markdown(coverage, results))
-    _write_if_changed(gen / "errata.md", errata_markdown(errata, notebook_titles(root)))
+                      with_download(dashboard_markdown(results), DASHBOARD_CSV, "every row")
+                      + coverage_markdown(coverage, results))
+    _write_if_changed(gen / "errata.md", with_download(errata_markdown(errata, notebook_titles(root)),
+                                                      ERRATA_CSV, "every entry"))
     _write_if_changed(gen / "summary.md", summary_markdown(results, errata=errata))
     for key, sources in CHAPTER_SOURCES.items():
         mine = [r for r in results if r["paper"] in sources]
@@ -451,3 +458,147 @@ def write_generated_pages(root: Path) -> None:
                                            errata=theirs))
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))
     _write_if_changed(gen / "status_rule.md", STATUS_RULE + "\n")
+    _write_if_changed(gen / "cite.md", cite_markdown(root))
+
+
+# --------------------------------------------------------------------------------------------
+# Stable anchors, downloads and the repository setting (issue 20)
+# --------------------------------------------------------------------------------------------
+#: The dashboard and the errata as CSV, written beside their pages and linked from them.
+DASHBOARD_CSV = "dashboard.csv"
+ERRATA_CSV = "errata.csv"
+
+
+def dashboard_csv(results: list[dict]) -> str:
+    """Every result record as one CSV row: the dashboard's columns plus the counts."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    cols = ["anchor", "paper", "artifact", "claim", "published", "reproduced", "status",
+            "matched", "total", "unit", "detail", "notebook", "section"]
+    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    for r in _sorted_results(results):
+        w.writerow({**{c: r.get(c) for c in cols}, "anchor": record_anchor(r)})
+    return buf.getvalue()
+
+
+def errata_csv(errata: list[dict]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    cols = ["anchor", "paper", "where", "severity", "finding", "evidence", "readings", "notebooks",
+            "section"]
+    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    for e in sorted(merge_errata(errata), key=lambda e: (_paper_key(e), e["where"], e["finding"])):
+        w.writerow({**{c: e.get(c) for c in cols}, "anchor": erratum_anchor(e),
+                    "severity": _severity(e), "readings": "; ".join(e.get("readings") or []),
+                    "notebooks": "; ".join(e.get("notebooks") or [])})
+    return buf.getvalue()
+
+
+def with_download(page: str, filename: str, what: str) -> str:
+    """A generated page with a download link to its CSV after the first paragraph."""
+    link = f"Download {what} as CSV: {{download}}`{filename} <{filename}>`.\n"
+    head, sep, tail = page.partition("\n\n")
+    body_start = tail.find("\n\n")
+    if not sep or body_start < 0:
+        return page + "\n" + link
+    return head + sep + tail[:body_start] + "\n\n" + link + tail[body_start:]
+
+
+#: The placeholder repository that ``_config.yml`` once named; it does not exist.
+PLACEHOLDER_URLS = {"https://github.com/rankbook/rankbook",
+                    "https://github.com/executablebooks/jupyter-book"}
+
+
+def repository_url(root: Path | None = None) -> str:
+    """The repository URL: ``repository.url`` in ``_config.yml``, the one setting that the
+    repository and Binder buttons, the rerun boxes and the citation read. Empty when unset
+    (or a placeholder): then no button points anywhere."""
+    import yaml
+
+    from .paths import project_root
+
+    try:
+        conf = yaml.safe_load(((root or project_root()) / "_config.yml").read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        return ""
+    url = str(((conf.get("repository") or {}).get("url")) or "").strip()
+    return "" if url in PLACEHOLDER_URLS else url
+
+
+def citation(root: Path | None = None) -> dict:
+    """``CITATION.cff`` read as a dict (empty when missing)."""
+    import yaml
+
+    from .paths import project_root
+
+    path = (root or project_root()) / "CITATION.cff"
+    try:
+        return yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        return {}
+
+
+def bibtex_entry(cff: dict, url: str = "") -> str:
+    """The BibTeX entry of the book, from ``CITATION.cff`` (and the repository URL when set).
+
+    >>> print(bibtex_entry({"title": "T", "authors": [{"name": "A team"}], "version": "1.0",
+    ...                     "date-released": "2026-01-02"}))
+    @software{rankbook,
+      author  = {{A team}},
+      title   = {T},
+      version = {1.0},
+      year    = {2026},
+      month   = {1},
+      note    = {Code: MIT licence; text, tables and figures: CC BY 4.0}
+    }
+    """
+    names = []
+    for a in cff.get("authors") or []:
+        if a.get("name"):
+            names.append("{" + a["name"] + "}")
+        else:
+            names.append(f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", "))
+    date = str(cff.get("date-released") or "")
+    fields = [("author", " and ".join(names)), ("title", cff.get("title", "rankbook")),
+              ("version", cff.get("version", ""))]
+    if len(date) >= 7:
+        fields += [("year", date[:4]), ("month", str(int(date[5:7])))]
+    if url:
+        fields.append(("url", url))
+    fields.append(("note", "Code: MIT licence; text, tables and figures: CC BY 4.0"))
+    body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields if v)
+    return "@software{rankbook,\n" + body + "\n}"
+
+
+def cite_markdown(root: Path | None = None) -> str:
+    """The "How to cite" text of the landing page (included by ``book/intro.md``, so its links
+    are relative to ``book/``): the BibTeX entry, CITATION.cff, the licences and how to point
+    at one result."""
+    cff = citation(root)
+    url = repository_url(root)
+    where = f" ({url})" if url else ""
+    return "\n".join([
+        f"Cite the book and its library{where} with this entry, generated from "
+        "{download}`CITATION.cff <../CITATION.cff>` (the same metadata in the Citation File "
+        "Format):",
+        "",
+        "```bibtex",
+        bibtex_entry(cff, url),
+        "```",
+        "",
+        "To point at one result, link its anchor: every row of a verdict box and of the "
+        "[dashboard](generated/dashboard.md), and every entry of the [errata](generated/errata.md), has a stable "
+        "link (the **#** before it) that does not change between builds. The provenance box at "
+        "the end of each page gives the git commit and the exact command that produced it.",
+        "",
+        "The code is under the MIT licence, the text, tables and figures under CC BY 4.0 (the "
+        "LICENSE file of the source); the papers reproduced here are cited on each page and in "
+        "the [bibliography](references.md).",
+        "",
+    ])

@@ -384,7 +384,7 @@ def resolve_parameters(spec: NotebookSpec, overrides: dict[str, str] | list[tupl
             raise ParameterError(
                 f"bad value for parameter {key!r} of {spec.name}: {exc}\n{spec.usage()}"
             ) from exc
-    check_constraints(spec, {**spec.defaults(), **resolved}, root)
+    check_constraints(spec, {**spec.defaults(), **resolved}, root, given=set(resolved))
     for key in list(resolved):  # a checker may normalise the value (a path made absolute)
         checker = spec.parameters[key].constraint.get("check")
         if checker:
@@ -407,9 +407,14 @@ def _as_number(value):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | None = None) -> None:
+def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | None = None,
+                      given=None) -> None:
     """Refuse values that break a declared constraint, with a ParameterError naming the
-    parameter, the value and what is allowed. Input files are read by their kind's reader."""
+    parameter, the value and what is allowed. Input files are read by their kind's reader.
+
+    ``given`` (the parameters set on the command line) lets a refusal between two parameters
+    say which one to change: ``rankbook run agreement_heatmap -p n 20`` is refused because the
+    default ``k = 30`` must be below ``n``, and the message says to give ``-p k`` too."""
     for name, p in spec.parameters.items():
         c = p.constraint
         if not c:
@@ -467,7 +472,13 @@ def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | N
                 if _as_number(v) is None or _as_number(b) is None:
                     continue
                 if (v >= b) if strict else (v > b):
-                    refuse(f"{v!r} must be {word} {other} = {b!r}")
+                    mine = "" if given is None or name in given else " (its default)"
+                    fix = (f"give -p {name} a value {word} {b!r}" if given is not None
+                           and name not in given else f"lower {name} or raise {other}")
+                    if given is not None and other in given and name not in given:
+                        fix = (f"you set {other}, so also give -p {name} with a value {word} "
+                               f"{b!r}, or raise {other}")
+                    refuse(f"{name} = {v!r}{mine} must be {word} {other} = {b!r}: {fix}")
         if "check" in c:
             _run_check(c["check"], value, name, spec.name)
         if "file" in c:

@@ -1,0 +1,55 @@
+"""CITATION.cff validates with cffconvert and agrees with the package and the book (issue 20)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+import rankbook
+from rankbook.book import site
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cffconvert() -> list[str]:
+    exe = Path(sys.executable).with_name("cffconvert")
+    return [str(exe)] if exe.exists() else [shutil.which("cffconvert") or "cffconvert"]
+
+
+def test_citation_cff_validates_with_cffconvert():
+    proc = subprocess.run([*_cffconvert(), "--validate", "-i", str(ROOT / "CITATION.cff")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_citation_matches_the_package_and_the_repository_setting():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert cff["version"] == rankbook.__version__
+    assert set(cff["license"]) == {"MIT", "CC-BY-4.0"}
+    url = site.repository_url(ROOT)
+    assert cff.get("repository-code", "") == url, (
+        "CITATION.cff's repository-code must be the repository URL of _config.yml (or absent "
+        "while it is unset)")
+
+
+def test_the_bibtex_on_the_landing_page_agrees_with_cffconvert():
+    proc = subprocess.run([*_cffconvert(), "-f", "bibtex", "-i", str(ROOT / "CITATION.cff")],
+                          capture_output=True, text=True, check=True)
+    ours = site.bibtex_entry(site.citation(ROOT), site.repository_url(ROOT))
+    for field in ("title", "year"):
+        theirs = next(line for line in proc.stdout.splitlines() if line.startswith(field))
+        value = theirs.split("{", 1)[1].rsplit("}", 1)[0]
+        assert value in ours, f"{field} {value!r} differs from the landing page's entry"
+    assert "The rankbook team" in ours
+
+
+def test_the_licence_is_named_in_the_readme_and_the_footer():
+    assert "MIT" in (ROOT / "LICENSE").read_text() and "CC BY 4.0" in (ROOT / "LICENSE").read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert "LICENSE" in readme and "CC BY 4.0" in readme and "MIT" in readme
+    footer = yaml.safe_load((ROOT / "_config.yml").read_text())["html"]["extra_footer"]
+    assert "MIT" in footer and "CC BY 4.0" in footer

@@ -183,7 +183,7 @@ def test_split_figures_keep_their_outputs_visible_to_myst_nb():
     assert len(carrying) == 3 and all(c.source.strip() for c in carrying)
     figure = next(c for c in carrying if "mystnb" in c.metadata)
     assert figure.metadata["mystnb"]["figure"]["caption"] == "c"
-    assert figure.metadata["tags"] == ["remove-input"]
+    assert figure.metadata["tags"] == ["remove-input", "rankbook-figure"]
 
 
 def test_statements_are_graded_as_claims(tmp_path, monkeypatch):

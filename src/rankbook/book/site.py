@@ -163,7 +163,6 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
     errata = merge_errata(errata)
     papers = sorted({e["paper"] for e in errata}, key=lambda p: _paper_key({"paper": p}))
     sevs = [s for s in SEVERITY_ORDER if any(_severity(e) == s for e in errata)]
-    anchors = erratum_anchors(errata)
     lines += [
         ":::{table} Errata by source and severity",
         ":class: errata-summary",

@@ -202,7 +202,8 @@ def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: 
          kind: str, x: str, y: str, color: str | None = None, controls: list[str] | None = None,
          title: str, what: str, fixed: dict | None = None, current: dict | None = None,
          melt: dict | None = None, x_title: str | None = None, y_title: str | None = None,
-         color_title: str | None = None, jobs: int = 1, root: Path | None = None) -> Path | None:
+         color_title: str | None = None, height: int = 300, jobs: int = 1,
+         root: Path | None = None) -> Path | None:
     """Compute a grid with ``rankbook sweep`` and show it as an explorer (see module doc).
 
     Parameters
@@ -233,6 +234,8 @@ def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: 
     melt : dict, optional
         ``{"id": [...], "var": name, "value": name}``: make a wide table long before plotting
         (the grid's CSV is then the long table).
+    height : int
+        Height of the chart in pixels (its width follows the column).
     jobs : int
         Worker processes of the sweep.
 
@@ -303,7 +306,8 @@ def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: 
     start = {**defaults, **fixed}
     initial = {c: start.get(c, None) for c in controls}
     chart = vegalite_spec(rows, kind=kind, x=x, y=y, color=color, controls=initial, title=title,
-                          x_title=x_title, y_title=y_title, color_title=color_title)
+                          x_title=x_title, y_title=y_title, color_title=color_title,
+                          height=height)
     rel = os.path.relpath(csv_path, notebook_dir()).replace(os.sep, "/")
     axes = "; ".join(f"{k} in {{{', '.join(map(str, v))}}}" for k, v in grid.items())
     fixed_text = (" with " + ", ".join(f"{k} = {v}" for k, v in fixed.items())) if fixed else ""

@@ -212,7 +212,7 @@ def evaluate_targets(results: dict, quick: bool) -> list:
     if co:
         N, n = co["target"]["N"], co["target"]["n"]
         for kind, label in (("uniform", "uniformly random rankings (the setting of the consensus target)"),
-                            ("correlated", "correlated rankings (dense graph, worst case; beyond the issue's wording)")):
+                            ("correlated", "correlated rankings (dense graph, worst case; beyond the stated target)")):
             r = next((r for r in co["rows"] if r["kind"] == kind and r["N"] == N and r["n"] == n), None)
             if r is None:
                 continue
@@ -254,7 +254,7 @@ def evaluate_targets(results: dict, quick: bool) -> list:
                         "where 10 are needed)")
         targets.append(_target(
             "ir_vs_ranx_warm", f"nDCG@10 + AP + RR on {Q} queries: at least as fast as ranx "
-            "already compiled (stricter than the issue asks)",
+            "already compiled (stricter than the target)",
             ranx_warm / rk["warm"][str(Q)], 1.0, "x", ranx_warm >= rk["warm"][str(Q)], why, applies))
     cv = results.get("conventions")
     if cv:

@@ -297,3 +297,53 @@ def test_coverage_lists_every_stated_result(generated):
     cov.write_text(header + "A,Table X,table,Table X,a reason too\n")
     with pytest.raises(ValueError, match="not both"):
         site.write_generated_pages(generated)
+
+
+def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
+    """Issue 20: a page's main figure sits near its start; the explorer after it moves along."""
+    import nbformat
+
+    def figure(name, caption):
+        cell = nbformat.v4.new_code_cell(f"# figure {name}")
+        cell.metadata["tags"] = ["remove-input", "rankbook-figure"]
+        cell.metadata["mystnb"] = {"figure": {"caption": caption}}
+        return cell
+
+    explorer = nbformat.v4.new_code_cell("explorer.show(...)")
+    explorer.outputs = [nbformat.v4.new_output(
+        "display_data", data={"text/markdown": "::::{div} rankbook-explorer\n::::"})]
+    cells = [nbformat.v4.new_markdown_cell("# Title\n\nFraming.")]
+    cells += [nbformat.v4.new_markdown_cell(f"## Part {i}") for i in range(5)]
+    cells += [figure("a", "A side figure."), figure("b", "Paper B, Figure 3, recomputed."),
+              explorer]
+    nb = _page(*cells)
+    present.present(nb, [{"artifact": "Figure 3", "paper": "B", "claim": "c", "published": "p",
+                          "reproduced": "r", "status": "recomputed", "matched": None,
+                          "total": None, "unit": "curves", "detail": "", "section": None}])
+    tags = [c.metadata.get("tags", []) for c in nb.cells]
+    at = next(i for i, t in enumerate(tags) if "rankbook-verdict" in t)
+    moved = nb.cells[at + 1]
+    assert moved.metadata["mystnb"]["figure"]["caption"].startswith("Paper B, Figure 3")
+    assert "rankbook-explorer" in nb.cells[at + 2].outputs[0]["data"]["text/markdown"]
+    assert any("rankbook-figure-pointer" in t for t in tags)
+
+
+def test_rerun_box_lists_parameters_constraints_and_a_valid_example(tmp_path):
+    """Issue 20: the rerun box of every notebook names each parameter with its default and the
+    constraints between parameters, and its example command passes the notebook's checks."""
+    import shlex
+
+    from rankbook.book import specs
+
+    for spec in specs.discover():
+        box = present.rerun_markdown(spec)
+        assert ":class: dropdown rerun" in box
+        for name, p in spec.parameters.items():
+            assert f"| `{name}` |" in box
+            if p.constraint.get("lt") or p.constraint.get("le"):
+                assert f"`{name}` must be" in box
+        example = present.example_overrides(spec)
+        assert example, f"{spec.name}: no example that changes a parameter"
+        cmd = shlex.split(present.command_for(spec.name, example))
+        pairs = [(cmd[i + 1], cmd[i + 2]) for i, tok in enumerate(cmd) if tok == "-p"]
+        specs.resolve_parameters(spec, pairs)  # raises ParameterError when the example is refused

@@ -246,8 +246,8 @@ def _is_figure(cell) -> bool:
 
 def _is_explorer(cell) -> bool:
     return cell.cell_type == "code" and any(
-        "rankbook-explorer" in str(o.get("data", {}).get("text/html", ""))
-        for o in cell.get("outputs", []))
+        "rankbook-explorer" in str(o.get("data", {}).get(kind, ""))
+        for o in cell.get("outputs", []) for kind in ("text/html", "text/markdown"))
 
 
 def _lead_figure(cells: list) -> int | None:
@@ -256,9 +256,12 @@ def _lead_figure(cells: list) -> int | None:
     figures = [i for i, c in enumerate(cells) if _is_figure(c)]
     for i in figures:
         caption = cells[i].metadata.get("mystnb", {}).get("figure", {}).get("caption", "")
-        if re.match(r"\s*(Paper|The paper|Figure|Table)\b", caption):
+        if re.match(r"\s*(Paper|The paper|Figure|Table|Analogue of)\b", caption):
             return i
     explorers = [i for i, c in enumerate(cells) if _is_explorer(c)]
+    for i in explorers:  # a figure with its explorer right after it
+        if i > 0 and _is_figure(cells[i - 1]):
+            return i - 1
     if explorers:
         return explorers[0]
     return figures[0] if figures else None

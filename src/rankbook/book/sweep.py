@@ -205,7 +205,12 @@ def combine(folder: Path, points: list[dict], keys: list[str]) -> list[str]:
             df = pd.read_csv(csv)
             for i, key in enumerate(keys):
                 value = point["params"][key]
-                df.insert(i, key, ",".join(map(str, value)) if isinstance(value, list) else value)
+                shown = ",".join(map(str, value)) if isinstance(value, list) else value
+                if key in df.columns:  # the table already names the swept value in a column
+                    if (df[key].astype(str) == str(shown)).all():
+                        continue
+                    df = df.rename(columns={key: f"{key} (in the table)"})
+                df.insert(i, key, shown)
             frames.append(df)
         combined = pd.concat(frames, ignore_index=True)
         combined.to_csv(out / f"{stem}.csv", index=False, lineterminator="\n")

@@ -341,7 +341,7 @@ LEAKS = {
     # a value shown as nan; "(nan)" naming the spelling in prose is not one
     "nan": re.compile(r"(?<![\w.\'\"`/(])(nan|NaN)(?![\w(_)])"),
     "integer printed as a float": re.compile(r"\b[A-Za-z_]\w* = -?\d+\.0(?![\d.])"),
-    "list of integer-valued floats": re.compile(r"\[-?\d+\.0(, -?\d+\.0)+\]"),
+    "list of integer-valued floats": re.compile(r"\[-?\d+\.0(, -?\d+\.0){2,}\]"),
     "internal word": re.compile(r"the project's issue|the issue[’']s|the issue asks|\bissue \d+\b|\bTODO\b|\bFIXME\b|"
                                 r"\bhelper\b|\bthe lead\b", re.I),
 }

@@ -107,7 +107,7 @@ def _control(column: str, values: list, initial) -> tuple[dict, str]:
     """A Vega-Lite parameter bound to an input, and its filter expression."""
     name = "p_" + "".join(c if c.isalnum() else "_" for c in column)
     ints = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
-    steps = {b - a for a, b in zip(values, values[1:])}
+    steps = {b - a for a, b in zip(values, values[1:])} if ints else set()
     if ints and len(values) > 2 and len(steps) == 1:
         bind = {"input": "range", "min": values[0], "max": values[-1], "step": steps.pop(),
                 "name": f"{column} "}

@@ -374,7 +374,8 @@ def _shown_value(value: Any) -> Any:
     return value
 
 
-_FLOAT_LIST = re.compile(r"\[(-?\d+\.0(?:, -?\d+\.0)*)\]")
+# three or more: a pair like [0.0, 1.0] may be an interval, whose brackets mean something
+_FLOAT_LIST = re.compile(r"\[(-?\d+\.0(?:, -?\d+\.0){2,})\]")
 _NAMED_INT_FLOAT = re.compile(r"(\b[A-Za-z_][\w]* = -?\d+)\.0\b(?![.\d])")
 _BARE_NAN = re.compile(r"(?<![\w.\'\"`])nan(?![\w(])")
 

@@ -145,7 +145,9 @@ for (const m of main.querySelectorAll('mjx-container')) {
   if (!inner) continue;
   const w = inner.getBoundingClientRect().width, box = m.getBoundingClientRect();
   if (w <= main.getBoundingClientRect().width + 1) continue;
-  const own = ['auto', 'scroll'].includes(getComputedStyle(m).overflowX) && box.right <= colRight + 1;
+  // its own box: the formula scrolls itself, or it sits in a table that scrolls in its own box
+  const own = (['auto', 'scroll'].includes(getComputedStyle(m).overflowX) && box.right <= colRight + 1)
+              || (m.closest('table') !== null && scrolls(m));
   if (!own) mathWide.push(Math.round(w) + 'px formula "' + (m.getAttribute('aria-label') || m.textContent).slice(0, 30) + '"');
 }
 return {
@@ -300,8 +302,9 @@ def test_verdict_on_the_first_screen(measurements):
 
 def test_errata_page_opens_with_its_summary_table(measurements):
     rel = "book/generated/errata.html"
-    assert (rel, 1400) in measurements, "the errata page was not built"
-    assert measurements[(rel, 1400)]["errataSummary"], "the errata page has no summary table"
+    assert (rel, 1400, "light") in measurements, "the errata page was not built"
+    assert measurements[(rel, 1400, "light")]["errataSummary"], \
+        "the errata page has no summary table"
 
 
 def test_the_library_reference_has_an_anchor_per_function():

@@ -112,3 +112,17 @@ def test_agreement_summary_on_paper_b_lists():
         assert t.loc[g, "kappa"] == consensus.kappa(sets[g])
         assert t.loc[g, "W (common)"] == pytest.approx(consensus.kendall_w(sets[g]).w)
         assert 0 < t.loc[g, "W (union)"] < 1
+
+
+def test_tie_groups_read_the_same_under_every_hash_seed():
+    """A set has no order and str hashes change per process (CI failed on this once): the
+    labels rank_matrix returns, and so every table built from them, must not depend on it."""
+    import subprocess
+    import sys
+
+    code = ("from rankbook.consensus import rank_matrix; "
+            "print(rank_matrix([['a', {'b', 'c', 'e', 'f'}, 'd'], ['b', 'a', 'c', 'e', 'f']])[0])")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in range(6)}
+    assert outs == {"['a', 'b', 'c', 'e', 'f']\n"}

@@ -173,7 +173,10 @@ def _parse_ranking(ranking: Any, index: int) -> dict:
         if isinstance(element, _TIE_TYPES):
             if len(element) == 0:
                 raise ValueError(f"rankings[{index}] has an empty tie group at position {j}")
-            group = element
+            # A set has no order of its own and str hashes vary per process: read its
+            # members in a fixed order so labels, matrices and tables never depend on it.
+            group = (sorted(element, key=_label_order)
+                     if isinstance(element, (set, frozenset)) else element)
         else:
             group = (element,)
         for label in group:
@@ -193,6 +196,11 @@ def _parse_ranking(ranking: Any, index: int) -> dict:
                 )
             pos[label] = j
     return pos
+
+
+def _label_order(label: Any) -> tuple:
+    """A total order over mixed labels (type name, then text) for reading a tie group."""
+    return (type(label).__name__, str(label))
 
 
 def _hashable(x: Any) -> bool:

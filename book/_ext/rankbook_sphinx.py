@@ -16,12 +16,20 @@
 - Pages with a parameter explorer (``rankbook-explorer``) load the one JavaScript bundle
   (Vega, Vega-Lite, vega-embed from vl-convert-python), written into the site's ``_static``
   folder at build time; other pages load nothing extra.
+- Text that code wrote (notebook outputs: tables, captions, printed lines; the verdict and
+  provenance boxes; the generated pages) is data: typographic ("smart") quotes, dashes and
+  ellipses are turned off there, so a label such as ``"hi"`` or ``a--b`` reads back exactly
+  as typed. Prose the authors wrote keeps them. The Markdown escaping itself is
+  ``rankbook.book.outputs.escape_markdown``.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from docutils import nodes
+from docutils.transforms import Transform
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
@@ -112,7 +120,32 @@ def _explorer_script(app, pagename, templatename, context, doctree):
         app.add_js_file(BUNDLE_NAME, loading_method="defer")
 
 
+#: CSS classes of the nodes whose text was written by code, not by an author.
+DATA_CLASSES = {"cell_output", "verdict", "rb-provenance"}
+
+
+def _is_generated_page(source: str) -> bool:
+    source = (source or "").replace("\\", "/")
+    return "/book/generated/" in source and source.endswith(".md")
+
+
+class DataTextIsLiteral(Transform):
+    """Mark code-written text as not smart-quotable (before Sphinx's SmartQuotes, priority 750)."""
+
+    default_priority = 740
+
+    def apply(self, **kwargs):
+        if _is_generated_page(self.document.get("source", "")):
+            self.document["support_smartquotes"] = False
+            return
+        for node in self.document.findall(nodes.Element):
+            if DATA_CLASSES & set(node.get("classes", ())) or _is_generated_page(
+                    node.source or ""):  # a generated page included by a prose page
+                node["support_smartquotes"] = False
+
+
 def setup(app):
+    app.add_transform(DataTextIsLiteral)
     app.connect("config-inited", _repository_buttons, priority=900)
     app.connect("autodoc-process-docstring", _rst_roles)
     app.connect("builder-inited", _write_bundle)

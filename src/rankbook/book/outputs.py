@@ -17,6 +17,7 @@ folder and generates the dashboard and errata pages from them, so no number is t
 
 from __future__ import annotations
 
+import html as _html
 import json
 import os
 import re
@@ -324,16 +325,101 @@ def _in_kernel() -> bool:
     return get_ipython() is not None
 
 
-def md_escape(value: Any) -> str:
-    """Text for one Markdown table cell or line: ``|`` escaped, newlines joined, and ``*`` kept
-    literal outside ``$...$`` maths, so ``TP*TN - FP*FN`` is not read as emphasis."""
+#: Every ASCII punctuation character: CommonMark lets a backslash make each of them literal.
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def escape_markdown(value: Any) -> str:
+    r"""User text (a label, a file name, a value) as literal text in MyST Markdown.
+
+    The one escaping point for text that is data, never markup: every ASCII punctuation
+    character gets a backslash, so nothing in it can open HTML (``<script>``, ``<img
+    onerror=...>``), an entity (``&lt;``), a link (``[x](javascript:...)``), emphasis, a code
+    span, maths (``$x$``), a MyST role or directive (a ``{cite}`` role, a ``:::`` fence), a substitution or a
+    table cell (``|``); line breaks become spaces, so the text stays in its cell or line.
+    Use it for every label, file name or parameter value a notebook puts into a title, a
+    caption, a record string or ``display(Markdown(...))``; :func:`save_table` applies it to
+    every cell and header itself. The book turns typographic ("smart") quotes off in every
+    notebook output, verdict and generated page, so ``"hi"`` reads back as typed
+    (``book/_ext/rankbook_sphinx.py``). For HTML use :func:`escape_html`.
+
+    Examples
+    --------
+    >>> escape_markdown("<b>R&D</b> | $x$")
+    '\\<b\\>R\\&D\\<\\/b\\> \\| \\$x\\$'
+    >>> escape_markdown("two\nlines")
+    'two lines'
+    """
     text = "" if value is None else str(value)
-    parts = re.split(r"(\$[^$]+\$)", text)
-    out = [part if i % 2 else part.replace("*", r"\*") for i, part in enumerate(parts)]
-    return "".join(out).replace("|", "\\|").replace("\n", " ")
+    text = " ".join(text.splitlines())
+    return _MD_PUNCTUATION.sub(r"\\\1", text)
 
 
-_markdown_cell_text = md_escape
+def escape_html(value: Any) -> str:
+    """User text as literal text in HTML (element content or a quoted attribute value).
+
+    The HTML counterpart of :func:`escape_markdown`: ``&``, ``<``, ``>``, ``"`` and ``'``
+    become character references, so a label never opens an element or an attribute.
+
+    Examples
+    --------
+    >>> escape_html('<img src=x onerror="alert(1)">')
+    '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
+    """
+    return _html.escape("" if value is None else str(value), quote=True)
+
+
+#: A backslash pair (kept as it is), a maths span ``$...$`` (kept), or a character
+#: :func:`md_escape` escapes outside maths.
+_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|]|\r\n|[\r\n]")
+
+
+def md_escape(value: Any) -> str:
+    r"""Text the book itself writes (Markdown with ``$...$`` maths) made safe for one table cell
+    or one line: ``|`` escaped, newlines joined, and ``*`` kept literal outside maths, so
+    ``TP*TN - FP*FN`` is not read as emphasis.
+
+    Characters already escaped with a backslash stay as they are, so a string that holds user
+    text escaped by :func:`escape_markdown` keeps it literal (nothing is escaped twice).
+    Text from a user goes through :func:`escape_markdown` first.
+
+    Examples
+    --------
+    >>> md_escape("TP*TN | $a*b$")
+    'TP\\*TN \\| $a*b$'
+    >>> md_escape("ranking " + escape_markdown("a|b"))
+    'ranking a\\|b'
+    """
+    text = "" if value is None else str(value)
+
+    def one(match: re.Match) -> str:
+        token = match.group()
+        if token.startswith("\\"):
+            return token
+        if token.startswith("$"):
+            return token.replace("|", "\\|")  # a table cell ends at an unescaped |
+        if token in ("\r\n", "\r", "\n"):
+            return " "
+        return "\\" + token
+
+    return _MD_TRUSTED.sub(one, text)
+
+
+def _markdown_cell_text(value: Any) -> str:
+    """A table cell or header: data, escaped in full (:func:`escape_markdown`); a value the
+    notebook marked as Markdown with :class:`MarkdownText` keeps its maths (:func:`md_escape`)."""
+    if isinstance(value, MarkdownText):
+        return md_escape(value)
+    return escape_markdown(value)
+
+
+class MarkdownText(str):
+    """A string a notebook wrote as Markdown (maths, emphasis) for a table cell.
+
+    :func:`save_table` escapes every cell as data; wrap the cells of a column the notebook
+    composed itself (with any user text in them escaped by :func:`escape_markdown`) with
+    ``save_table(..., markdown=["column"])`` to keep their maths.
+    """
 
 
 #: How an undefined value (``nan``, ``None``) reads in a page table.
@@ -396,16 +482,21 @@ def readable(text: Any) -> str:
 
 
 def table_markdown(df, title: str, index: bool = False) -> str:
-    """A MyST ``{table}`` directive with ``title`` holding ``df`` as a Markdown table."""
+    """A MyST ``{table}`` directive with ``title`` holding ``df`` as a Markdown table.
+
+    Every header and cell is data, escaped in full (:func:`escape_markdown`), except cells
+    wrapped in :class:`MarkdownText`; ``title`` is the notebook's own Markdown (maths kept, user
+    text in it escaped by the caller with :func:`escape_markdown`).
+    """
     frame = df.reset_index() if index else df
-    header = "| " + " | ".join(_markdown_cell_text(c) for c in frame.columns) + " |"
+    header = "| " + " | ".join(escape_markdown(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     rows = [
         "| " + " | ".join(_markdown_cell_text(v) for v in row) + " |"
         for row in frame.itertuples(index=False, name=None)
     ]
     body = "\n".join([header, rule, *rows])
-    return f":::{{table}} {_markdown_cell_text(title)}\n\n{body}\n:::\n"
+    return f":::{{table}} {md_escape(title)}\n\n{body}\n:::\n"
 
 
 def _relative(path: Path) -> str:
@@ -456,8 +547,12 @@ def save_table(
     float_format: str | None = None,
     collapse: bool = False,
     max_rows: int = 40,
+    markdown=(),
 ) -> Path:
     """Write ``df`` to ``NAME.csv`` in the output folder and show it in the page with a title.
+
+    Every cell and header is shown as data, never markup: labels such as ``<script>``, ``$x$``
+    or ``[a](javascript:...)`` read back exactly (:func:`escape_markdown`, :func:`escape_html`).
 
     Parameters
     ----------
@@ -482,8 +577,17 @@ def save_table(
     max_rows : int
         The page shows at most this many rows, then says how many more the CSV holds and
         links to it; the CSV always holds every row. A page never grows with the input.
+    markdown : sequence of str
+        Columns whose cells the notebook composed as Markdown (maths such as
+        ``$\\mathrm{FDR}$``): they keep their maths (:func:`md_escape`). Any user text inside
+        them must be escaped with :func:`escape_markdown` first. Ignored with ``style``.
     """
     _check_name(name)
+    markdown = [markdown] if isinstance(markdown, str) else list(markdown)
+    unknown = [c for c in markdown if c not in df.columns]
+    if unknown:
+        raise ValueError(f"markdown columns {unknown} are not columns of table {name!r}; "
+                         f"columns: {list(df.columns)}")
     if show and not title:
         raise ValueError(f"table {name!r} is shown without a title: pass title='...'")
     path = output_dir() / f"{name}.csv"
@@ -497,19 +601,24 @@ def save_table(
             df = df.head(max_rows)
             more = f"Showing the first {max_rows} of {total} rows; all rows are in {name}.csv."
         if style is not None:
-            styler = df.style
-            if not index:
-                styler = styler.hide(axis="index")
-            if float_format:
-                styler = styler.format(float_format, subset=df.select_dtypes("number").columns)
-            styler = style(styler).set_caption(title).set_uuid(name)
+            import pandas as pd
+
+            # cells, index and column labels are data: HTML-escaped, whatever the style does
+            with pd.option_context("styler.format.escape", "html"):
+                styler = df.style.format_index(escape="html", axis=0).format_index(
+                    escape="html", axis=1)
+                if not index:
+                    styler = styler.hide(axis="index")
+                if float_format:
+                    styler = styler.format(float_format, subset=df.select_dtypes("number").columns)
+                styler = style(styler).set_caption(escape_html(title)).set_uuid(name)
+                html = _readable_colours(styler.to_html())
             from IPython.display import HTML, Markdown
 
-            html = _readable_colours(styler.to_html())
             if more:
-                html += f"<p class=\"rb-legend\">{more}</p>"
+                html += f"<p class=\"rb-legend\">{escape_html(more)}</p>"
             if collapse:
-                html = (f"<details class=\"rb-table\"><summary>{title}</summary>"
+                html = (f"<details class=\"rb-table\"><summary>{escape_html(title)}</summary>"
                         f"<div class=\"rb-scroll\">{html}</div></details>")
             _display(HTML(f"<div class=\"rb-table-wrap rb-scroll\">{html}</div>"))
             _display(Markdown(download_markdown(path)))
@@ -523,6 +632,9 @@ def save_table(
             shown = shown.map(_shown_value) if hasattr(shown, "map") else shown
             from IPython.display import Markdown
 
+            for col in markdown:
+                shown = shown.copy() if shown is df else shown
+                shown[col] = shown[col].map(lambda v: MarkdownText("" if v is None else v))
             text = table_markdown(shown, title, index=index)
             if more:
                 text += f"\n{more.removesuffix(f'all rows are in {name}.csv.')}"
@@ -581,8 +693,6 @@ def save_comparison_grid(
     within sampling noise. Writes ``NAME.csv`` in tidy form: row, column, reproduced,
     published, difference, status.
     """
-    import html as _html
-
     import pandas as pd
 
     _check_name(name)
@@ -614,7 +724,7 @@ def save_comparison_grid(
                 return f"{value:.{published_decimals}f}"
             return np.format_float_positional(float(value), precision=decimals, unique=True,
                                               trim="-")
-        esc = _html.escape
+        esc = escape_html
         head = "".join(f"<th>{esc(str(c))}</th>" for c in reproduced.columns)
         rows = []
         for r in reproduced.index:

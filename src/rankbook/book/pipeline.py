@@ -19,7 +19,6 @@ import contextlib
 import datetime as _dt
 import fcntl
 import hashlib
-import html
 import json
 import os
 import platform
@@ -322,8 +321,10 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
                          commit: str, name: str | None = None) -> str:
     import numpy
 
-    def code(text: str) -> str:  # any value, safe inside a Markdown table cell
-        return "<code>" + html.escape(text).replace("|", "&#124;").replace("`", "&#96;") + "</code>"
+    from .outputs import escape_markdown
+
+    def code(text: str) -> str:  # any value, literal inside a Markdown table cell
+        return "<code>" + escape_markdown(text) + "</code>"
 
     rows = []
     for key, value in params.items():
@@ -344,7 +345,7 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
         f"| Executed | {when} |",
         f"| Duration | {duration:.1f} s |",
     ])
-    return f":::{{admonition}} Provenance\n:class: dropdown note\n\n{table}\n:::\n"
+    return f":::{{admonition}} Provenance\n:class: dropdown note rb-provenance\n\n{table}\n:::\n"
 
 
 def _reproduce_command(name: str, params: dict, defaults: dict, commit: str) -> str:

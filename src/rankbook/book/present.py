@@ -38,6 +38,7 @@ from .outputs import (
     alternatives_phrase,
     count_phrase,
     erratum_anchor,
+    escape_markdown,
     readable,
     record_anchor,
 )
@@ -152,12 +153,14 @@ def _results_for(nb_path: Path) -> list[dict]:
 
 def _prose(output: dict):
     """A cell's printed lines as a Markdown output, so the page reads them as text: each line
-    escaped for Markdown, True/False read as yes/no."""
+    is data, escaped in full (:func:`~rankbook.book.outputs.escape_markdown`: a printed label
+    never becomes markup), True/False read as yes/no."""
     import nbformat
 
     text = output.get("text", "")
     text = "".join(text) if isinstance(text, list) else text
-    lines = [re.sub(r"\bTrue\b", "yes", re.sub(r"\bFalse\b", "no", md_escape(ln)))
+    lines = [re.sub(r"\bTrue\b", "yes",
+                    re.sub(r"\bFalse\b", "no", escape_markdown(readable(ln.strip()))))
              for ln in text.splitlines() if ln.strip()]
     return nbformat.v4.new_output("display_data", data={"text/markdown": "  \n".join(lines),
                                                         "text/plain": text})

@@ -23,41 +23,52 @@ import numpy as np
 
 from . import consensus as _consensus
 
-__all__ = ["draw_consensus_graph", "plot_kappa_p_curves", "plot_difference_heatmaps",
-           "curve_panels", "difference_plot", "metric_dendrogram"]
+__all__ = ["draw_consensus_graph", "consensus_graph_figure", "plot_kappa_p_curves",
+           "plot_difference_heatmaps", "curve_panels", "difference_plot", "metric_dendrogram"]
 
 
 def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=None,
-                         deviation: str = "std", base: int | None = 0, title: str | None = None):
+                         deviation: str = "std", base: int | None = 0, title: str | None = None,
+                         min_fontsize: float = 0.0, max_label: int = 3):
     """Draw the graph of Theorem 1 (Figures 1 and 2 of ``lin2017consensus``) with matplotlib.
 
     The items of the base ranking are placed left to right in its order; items common to all
     rankings are filled and carry a dashed loop (their weight :math:`\\theta` is printed when
     ``gamma < 1``); the others are hollow. Each edge is an arc from the earlier to the later
     item, labelled with :math:`\\psi` when ``lam < 1``. Returns the axes.
+
+    Any labels stay legible: a label longer than ``max_label`` characters (a document id, a
+    title) is drawn as its position in the base ranking, and a key under the graph, wrapped to
+    the axes' width, gives every number's full label. Labels are drawn as text, never as
+    maths (``$x$`` stays ``$x$``). No text is smaller than ``min_fontsize`` points (the
+    notebook passes the smallest size that stays readable at the figure's displayed width).
     """
+    import textwrap
+
     import matplotlib.pyplot as plt
     from matplotlib.patches import Arc, FancyArrowPatch
 
     A = _consensus.consensus_matrix(rankings, gamma, lam, deviation=deviation, base=base)
-    labels = list(A.index)
+    labels = [str(x) for x in A.index]
     M = A.to_numpy()
     n = len(labels)
     if ax is None:
         _, ax = plt.subplots(figsize=(max(4.0, 1.2 * n), 3.2))
+    node_pt, small_pt = max(12.0, min_fontsize), max(8.0, min_fontsize)
+    short = [lab if len(lab) <= max_label else str(i + 1) for i, lab in enumerate(labels)]
     xs = np.arange(n, dtype=float)
     weighted_nodes, weighted_edges = gamma < 1, lam < 1
     for i in range(n):
         common = M[i, i] > 0
         ax.add_patch(plt.Circle((xs[i], 0), 0.22, facecolor="#4c72b0" if common else "white",
                                 edgecolor="#4c72b0", lw=1.5, zorder=3))
-        ax.text(xs[i], 0, labels[i], ha="center", va="center", zorder=4,
-                color="white" if common else "#4c72b0", fontsize=12)
+        ax.text(xs[i], 0, short[i], ha="center", va="center", zorder=4, parse_math=False,
+                color="white" if common else "#4c72b0", fontsize=node_pt)
         if common:
             ax.add_patch(Arc((xs[i], -0.42), 0.36, 0.44, theta1=-270, theta2=90, ls="--",
                              lw=1.0, color="0.35"))
             if weighted_nodes:
-                ax.text(xs[i], -0.78, f"{M[i, i]:.3f}", ha="center", va="top", fontsize=8,
+                ax.text(xs[i], -0.78, f"{M[i, i]:.3f}", ha="center", va="top", fontsize=small_pt,
                         color="0.25")
     top = 0.0
     for i, j in zip(*np.nonzero(np.tril(M, -1))):
@@ -72,15 +83,57 @@ def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=N
         top = max(top, height)
         if weighted_edges:
             ax.text((xs[i] + xs[j]) / 2, height, f"{M[i, j]:.3f}", ha="center", va="bottom",
-                    fontsize=8, color="#c44e52",
+                    fontsize=small_pt, color="#c44e52",
                     bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
     ax.set_xlim(-0.6, n - 0.4)
     ax.set_ylim(-1.1 if weighted_nodes else -0.95, top + 0.45)
     ax.set_aspect("equal")
     ax.axis("off")
+    if short != labels:
+        # the key: "1 = label" for every number, wrapped to the axes' width (a character is
+        # about 0.6 em wide; long labels without spaces are broken too)
+        fig = ax.figure
+        width_in = fig.get_figwidth() * ax.get_position().width
+        chars = max(20, int(width_in * 72 / (0.6 * small_pt)))
+        entries = [f"{s} = {lab}" if s != lab else lab for s, lab in zip(short, labels)]
+        text = textwrap.fill("; ".join(e for e, s, lab in zip(entries, short, labels) if s != lab),
+                             width=chars, break_long_words=True, break_on_hyphens=False)
+        ax.text(0.0, -0.02, text, transform=ax.transAxes, ha="left", va="top",
+                fontsize=small_pt, parse_math=False, color="0.2")
     if title:
-        ax.set_title(title)
+        from matplotlib.font_manager import FontProperties
+
+        size = FontProperties(size=plt.rcParams["axes.titlesize"]).get_size_in_points()
+        ax.set_title(title, fontsize=max(size, min_fontsize))
     return ax
+
+
+def consensus_graph_figure(rankings, gamma: float, lam: float, *, base: int | None = 0,
+                           deviation: str = "std", legible=None, titles=None):
+    """Both drawings of :func:`draw_consensus_graph` (unweighted above, weighted below) in one
+    figure sized for the items: about 1.15 in per item, taller when a key of long labels is
+    needed. ``legible(width_in)`` gives the smallest readable font size for a figure that wide
+    (``rankbook.book.outputs.legible_fontsize``); every text is drawn at least that large.
+    Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    items = [str(x) for x in _consensus.consensus_matrix(rankings, base=base).index]
+    width = max(6.0, 1.15 * len(items))
+    font = float(legible(width)) if legible is not None else 0.0
+    small = max(8.0, font)
+    long_chars = sum(len(x) + len(str(len(items))) + 5 for x in items if len(x) > 3)
+    per_line = max(20, int(width * 0.8 * 72 / (0.6 * small)))
+    key_lines = -(-long_chars // per_line) if long_chars else 0
+    height = 6.4 + 2 * key_lines * small * 1.4 / 72
+    fig, axes = plt.subplots(2, 1, figsize=(width, height))
+    titles = titles or ("unweighted (Figure 1)",
+                        f"weighted, gamma = {gamma:g}, lambda = {lam:g} (Figure 2)")
+    for ax, (g, lm), title in zip(axes, ((1.0, 1.0), (gamma, lam)), titles):
+        draw_consensus_graph(rankings, g, lm, ax=ax, base=base, deviation=deviation,
+                             title=title, min_fontsize=font)
+    fig.tight_layout()
+    return fig
 
 
 def plot_kappa_p_curves(curves: dict, ps=(1, 2, 3)):

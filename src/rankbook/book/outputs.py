@@ -813,6 +813,18 @@ def _tight_width_in(fig) -> float:
     return float(fig.get_tightbbox(renderer).width)
 
 
+def legible_fontsize(width_in: float) -> float:
+    """The smallest font size, in points, that stays readable (:data:`MIN_DISPLAY_PT` as shown)
+    in a figure ``width_in`` inches wide, with a 10 % margin for text beyond the axes.
+
+    Examples
+    --------
+    >>> round(legible_fontsize(8.0), 1)
+    9.9
+    """
+    return 1.1 * MIN_DISPLAY_PT * 96.0 * float(width_in) / COLUMN_PX
+
+
 def check_figure_text(fig, name: str = "figure") -> float:
     """Refuse a figure whose smallest text would show below :data:`MIN_DISPLAY_PT` points.
 
@@ -825,8 +837,13 @@ def check_figure_text(fig, name: str = "figure") -> float:
     width = _tight_width_in(fig)
     scale = COLUMN_PX / (96.0 * width)
     small = []
+    hidden = set()  # tick and axis labels of axes turned off (ax.axis("off")) are never drawn
+    for ax in fig.axes:
+        if not ax.axison:
+            for axis in ax._axis_map.values() if hasattr(ax, "_axis_map") else (ax.xaxis, ax.yaxis):
+                hidden.update(id(t) for t in axis.findobj(matplotlib.text.Text))
     for t in fig.findobj(matplotlib.text.Text):
-        if not t.get_visible() or not t.get_text().strip():
+        if not t.get_visible() or not t.get_text().strip() or id(t) in hidden:
             continue
         shown = t.get_fontsize() * scale
         if shown < MIN_DISPLAY_PT - 1e-6:

@@ -27,6 +27,11 @@ __all__ = ["draw_consensus_graph", "consensus_graph_figure", "plot_kappa_p_curve
            "plot_difference_heatmaps", "curve_panels", "difference_plot", "metric_dendrogram"]
 
 
+def _plain(label) -> str:
+    """A user's label as plain text in a matplotlib string (``$x$`` is not maths)."""
+    return str(label).replace("$", "\\$")
+
+
 def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=None,
                          deviation: str = "std", base: int | None = 0, title: str | None = None,
                          min_fontsize: float = 0.0, max_label: int = 3):
@@ -149,7 +154,7 @@ def plot_kappa_p_curves(curves: dict, ps=(1, 2, 3)):
         for k, (name, frame) in enumerate(curves.items()):
             sub = frame[frame.p == p].sort_values("value")
             ax.plot(sub.value, sub.kappa_p, marker=markers[k % len(markers)], ms=4, lw=1.3,
-                    label=name)
+                    label=_plain(name))
         free = "\\gamma" if p == 1 else "\\lambda"
         ax.set_xlabel(f"${free}$")
         ax.set_ylabel(f"$\\kappa_{p}$")
@@ -185,7 +190,7 @@ def plot_difference_heatmaps(diffs: dict, decimals: int = 3):
             ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=5,
                     color="black" if not bad[i, j] else "#b00000",
                     fontweight="bold" if bad[i, j] else "normal")
-        ax.set_title(f"{title}: {int((~bad).sum())} of {bad.size} cells within 0.5e-{decimals}",
+        ax.set_title(f"{_plain(title)}: {int((~bad).sum())} of {bad.size} cells within 0.5e-{decimals}",
                      fontsize=9)
         fig.colorbar(im, ax=ax, shrink=0.75, label=f"reproduced - published (units of 1e-{decimals})")
     fig.tight_layout()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -144,7 +145,7 @@ def test_run_writes_the_run_folder_with_notebook_tables_and_figures(project, cap
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert injected and "remove-cell" in injected[0].metadata["tags"]
     prov = [c for c in nb.cells if "rankbook-provenance" in c.metadata.get("tags", [])]
-    assert prov and "<code>n = 3</code> (changed from the default)" in prov[0].source
+    assert prov and "<code>n \\= 3</code> (changed from the default)" in prov[0].source
     assert "Git commit" in prov[0].source and "Duration" in prov[0].source
     assert (folder / "values.csv").read_text().count("\n") == 4  # header + 3 rows
 
@@ -207,7 +208,8 @@ def test_cache_reuses_unchanged_and_reruns_on_any_change(project):
     assert new_csv != csv and new_csv.count("\n") == 7
 
     manifest = json.loads((project / "book" / "generated" / ".manifest.json").read_text())
-    assert set(manifest["tiny"]["key"]) == {"notebook", "inputs", "parameters", "code", "data"}
+    assert set(manifest["tiny"]["key"]) == {"notebook", "inputs", "parameters", "files", "code",
+                                            "data", "environment"}
 
 
 @pytest.mark.notebooks
@@ -246,3 +248,84 @@ def test_an_edited_stylesheet_reaches_the_built_site(tmp_path):
     (tmp_path / "_build" / "html" / "_static" / "rankbook.css").write_text("p { color: blue; }")
     _refresh_static(tmp_path)
     assert (tmp_path / "_build" / "html" / "_static" / "rankbook.css").read_text() == "p { color: red; }"
+
+
+# ------------------------------------------------------------------ issue 24, finding 3
+def make_file_notebook(path: Path, default: str) -> None:
+    """A notebook whose parameter names a rankings file (anywhere) and copies it to a table."""
+    params = new_code_cell(f"csv = {default!r}  # a rankings file")
+    params.metadata["tags"] = ["parameters"]
+    body = new_code_cell(
+        "import pandas as pd\nfrom rankbook import consensus\nfrom rankbook.book import outputs\n"
+        "r = consensus.read_rankings_csv(csv)\n"
+        "outputs.save_table(pd.DataFrame({'first': [next(iter(next(iter(r.values())).values()))[0]]}),"
+        " 'first', title='First item')")
+    nb = new_notebook(cells=[new_markdown_cell("# Files\n\nFor tests."), params, body])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.metadata["rankbook"] = {"description": "reads a file", "smoke": {},
+                               "constraints": {"csv": {"file": "rankings"}}}
+    nbformat.write(nb, path)
+
+
+@pytest.mark.notebooks
+def test_editing_a_file_outside_data_that_a_parameter_names_reexecutes(project, tmp_path):
+    outside = tmp_path / "elsewhere" / "mine.csv"
+    outside.parent.mkdir()
+    outside.write_text("name,1,2\nr1,a,b\n")
+    make_file_notebook(project / "notebooks" / "files.ipynb", str(outside))
+    (project / "notebooks" / "tiny.ipynb").unlink()
+    assert build(project).ran == ["files"]
+    assert build(project).ran == []
+    old = outside.stat()
+    outside.write_text("name,1,2\nr1,z,b\n")
+    os.utime(outside, ns=(old.st_atime_ns, old.st_mtime_ns))  # an edit that keeps the old time
+    assert build(project).ran == ["files"], "an edited input outside data/ was not noticed"
+    first = (project / "book" / "generated" / "files" / "first.csv").read_text()
+    assert first.splitlines()[1] == "z"
+
+
+def test_the_environment_is_part_of_the_cache_key(project, monkeypatch):
+    spec = pipeline.find("tiny", project)
+    before = pipeline.cache_key(spec, {}, project)
+    (project / "requirements.lock").write_text("matplotlib==9.9.9\n")
+    after = pipeline.cache_key(spec, {}, project)
+    assert after["environment"] != before["environment"]
+    assert {k for k in before if before[k] != after[k]} == {"environment"}
+
+
+@pytest.mark.notebooks
+def test_a_different_file_with_the_same_name_gets_its_own_run_folder(project, tmp_path, capsys):
+    make_file_notebook(project / "notebooks" / "files.ipynb", "")
+    nb = nbformat.read(project / "notebooks" / "files.ipynb", as_version=4)
+    nb.metadata["rankbook"]["constraints"]["csv"]["optional"] = True
+    nbformat.write(nb, project / "notebooks" / "files.ipynb")
+    folders = []
+    for sub, item in (("one", "a"), ("two", "q")):
+        path = tmp_path / sub / "rankings.csv"
+        path.parent.mkdir()
+        path.write_text(f"name,1,2\nr1,{item},b\n")
+        assert cli.main(["run", "files", "-p", "csv", str(path)]) == 0
+        folders.append(Path(capsys.readouterr().out.strip()))
+    assert folders[0] != folders[1]
+    assert all(f.name.startswith("csv-rankings.csv_") for f in folders)
+    assert [(f / "first.csv").read_text().splitlines()[1] for f in folders] == ["a", "q"]
+
+
+def test_a_relative_path_is_found_the_same_way_before_and_in_the_kernel(project, tmp_path,
+                                                                       monkeypatch):
+    """A relative path found in the current folder reaches the kernel as an absolute path; one
+    found under data/ is passed as given (the kernel looks there)."""
+    make_file_notebook(project / "notebooks" / "files.ipynb", "")
+    (project / "data" / "under.csv").write_text("name,1\nr1,a\n")
+    here = tmp_path / "cwd"
+    here.mkdir()
+    (here / "mine.csv").write_text("name,1\nr1,a\n")
+    monkeypatch.chdir(here)
+    spec = pipeline.find("files", project)
+    assert pipeline.resolve_parameters(spec, [("csv", "mine.csv")], project) == {
+        "csv": str(here / "mine.csv")}
+    assert pipeline.resolve_parameters(spec, [("csv", "under.csv")], project) == {
+        "csv": "under.csv"}
+    with pytest.raises(pipeline.ParameterError, match="no such file: nope.csv"):
+        pipeline.resolve_parameters(spec, [("csv", "nope.csv")], project)

@@ -40,10 +40,13 @@ from .specs import (  # noqa: F401 - re-exported: the pipeline is where callers 
     ParameterError,
     check_parameters,
     discover,
+    files_hash,
     find,
+    named_paths,
     parse_value,
     read_spec,
     resolve_parameters,
+    run_slug,
     slug,
 )
 
@@ -116,6 +119,11 @@ def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None) -> str:
 
 
 def cache_key(spec: NotebookSpec, params: dict[str, Any], root: Path | None = None) -> dict:
+    """Everything an execution's outputs depend on, each part as a content hash (never a file
+    time): the notebook, its declared extra ``inputs``, the parameters, the files and folders
+    the parameters name wherever they live (:func:`rankbook.book.specs.named_paths`: a CSV
+    outside ``data/``, a metric's ``.py`` file), the library's code, ``data/``, and the
+    environment (:func:`environment_hash`)."""
     root = root or project_root()
     extra = hashlib.sha256()
     for rel in spec.inputs:
@@ -128,9 +136,42 @@ def cache_key(spec: NotebookSpec, params: dict[str, Any], root: Path | None = No
         "parameters": hashlib.sha256(
             json.dumps(params, sort_keys=True, default=str).encode()
         ).hexdigest(),
+        "files": files_hash(named_paths(spec, {**spec.defaults(), **params}, root)),
         "code": tree_hash(root / "src" / "rankbook", (".py",)),
         "data": tree_hash(root / "data"),
+        "environment": environment_hash(root),
     }
+
+
+_ENVIRONMENT: dict[str, str] = {}
+
+
+def environment_hash(root: Path | None = None) -> str:
+    """Hash of the software a notebook runs with: ``requirements.lock`` and the name and
+    version of every installed distribution (so ``make venv`` after a lock-file change, or any
+    upgrade, re-executes the notebooks), and the Python version. Computed once per process."""
+    root = root or project_root()
+    lock = root / "requirements.lock"
+    try:
+        lock_bytes = lock.read_bytes()
+    except OSError:
+        lock_bytes = b"<no lock file>"
+    cache = str(root) + hashlib.sha256(lock_bytes).hexdigest()
+    if cache not in _ENVIRONMENT:
+        h = hashlib.sha256(lock_bytes)
+        h.update(sys.version.encode())
+        # installed distributions are folders NAME-VERSION.dist-info on sys.path (reading
+        # their names is enough, and takes milliseconds)
+        names = set()
+        for entry in sys.path:
+            try:
+                names.update(p.name.lower() for p in Path(entry or ".").iterdir()
+                             if p.suffix in (".dist-info", ".egg-info"))
+            except OSError:
+                continue
+        h.update("\n".join(sorted(names)).encode())
+        _ENVIRONMENT[cache] = h.hexdigest()
+    return _ENVIRONMENT[cache]
 
 
 def read_manifest(folder: Path) -> tuple[dict, str | None]:
@@ -715,7 +756,7 @@ def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | No
     root = root or project_root()
     spec = find(name, root)
     params = resolve_parameters(spec, overrides, root)
-    name_slug = slug(params)
+    name_slug = run_slug(spec, params, root)
     base = runs_dir(root) / spec.name
     folder = base / name_slug
     try:

@@ -35,7 +35,18 @@ class ParameterError(ValueError):
 #: (or ``OSError``) naming the file, the line and the problem.
 FILE_KINDS = {
     "rankings": "rankbook.consensus:read_rankings_csv",
+    "permutations": "rankbook.book.limits:read_permutations_csv",
+    "json": "rankbook.book.limits:read_json",
 }
+
+#: The largest input file a run accepts. A bigger file is refused from its size, before it is
+#: read (the notebooks hold their inputs in memory; a rankings file of this size already holds
+#: millions of rankings).
+MAX_INPUT_BYTES = 64 * 2**20
+
+#: Where a relative file or folder named by a parameter lives when it is not found relative to
+#: the current folder (constraint key ``under``): the project's ``data/`` folder, or its root.
+UNDER = ("data", "root")
 
 #: Keys a constraint may have, and what each means (printed by ``rankbook list NAME``).
 CONSTRAINT_KEYS = {
@@ -44,12 +55,18 @@ CONSTRAINT_KEYS = {
     "max": "largest value (of every element, for a list)",
     "choices": "the allowed values (of every element, for a list)",
     "items": "element type of a list: int, float, str or bool",
-    "min_len": "fewest elements of a list",
-    "max_len": "most elements of a list",
+    "below": "an upper bound the value must stay under (of every element, for a list)",
+    "min_len": "fewest elements of a list (characters of a string)",
+    "max_len": "most elements of a list (characters of a string)",
+    "unique": "the elements of a list are distinct",
+    "in": "every element is one of the values of another (list) parameter",
+    "same_len": "as many elements as another (list) parameter",
     "le": "at most the value of another parameter",
     "lt": "below the value of another parameter",
     "file": "a path to an input file of this kind, read and checked before the run",
-    "optional": "with file: an empty string means no file",
+    "folder": "a path to a folder that exists",
+    "under": "where a relative file or folder lives: data (the project's data/, default) or root",
+    "optional": "with file or folder: an empty string means none",
     "check": "module:function that checks the value before the run (it raises ValueError or "
              "returns the value to use, e.g. with a relative path made absolute)",
     "why": "a short reason shown with a refusal (for example a memory estimate)",
@@ -84,21 +101,37 @@ class Parameter:
         elif "max" in c and "above" not in c:
             parts.append(f"<= {c['max']}")
         if "above" in c:
-            parts.append(f"> {c['above']}" + (f" and <= {c['max']}" if "max" in c and "min" not in c else ""))
+            parts.append(f"> {c['above']}" + (f" and <= {c['max']}" if "max" in c and "min" not in c else "")
+                         + (f" and < {c['below']}" if "below" in c else ""))
+        elif "below" in c:
+            parts.append(f"< {c['below']}")
         if "choices" in c:
             parts.append("one of " + ", ".join(map(repr, c["choices"])))
+        what = "character" if isinstance(self.default, str) else "element"
         if "min_len" in c and "max_len" in c:
-            parts.append(f"{c['min_len']}..{c['max_len']} elements")
+            parts.append(f"{c['min_len']}..{c['max_len']} {what}s")
         elif "min_len" in c:
-            parts.append(f"at least {c['min_len']} element{'s' if c['min_len'] > 1 else ''}")
+            parts.append(f"at least {c['min_len']} {what}{'s' if c['min_len'] > 1 else ''}")
         elif "max_len" in c:
-            parts.append(f"at most {c['max_len']} elements")
+            parts.append(f"at most {c['max_len']} {what}s")
+        if c.get("unique"):
+            parts.append("no value twice")
+        if "in" in c:
+            parts.append(f"each one of the values of {c['in']}")
+        if "same_len" in c:
+            parts.append(f"as many as {c['same_len']}")
         if "le" in c:
             parts.append(f"at most {c['le']}")
         if "lt" in c:
             parts.append(f"below {c['lt']}")
+        where = "the project root" if c.get("under") == "root" else "data/"
         if "file" in c:
-            parts.append(f"a {c['file']} file" + (" or empty" if c.get("optional") else ""))
+            parts.append(f"a {c['file']} file (absolute, relative to the current folder or under "
+                         f"{where}; at most {MAX_INPUT_BYTES // 2**20} MiB)"
+                         + (", or empty for none" if c.get("optional") else ""))
+        if c.get("folder"):
+            parts.append(f"a folder (absolute, relative to the current folder or under {where})"
+                         + (", or empty for none" if c.get("optional") else ""))
         if "check" in c:
             parts.append(f"checked by {c['check']}")
         return "; ".join(parts)
@@ -138,6 +171,11 @@ class NotebookSpec:
     #: seconds a single cell may run before the execution is stopped (metadata
     #: ``rankbook.timeout``; the command line can override it)
     timeout: int = 1200
+    #: ``module:function`` checking the combination of the parameters before a run (metadata
+    #: ``rankbook.check``): limits that one parameter alone cannot state (a memory or time
+    #: estimate over several, an index into an input file). Called with the values and the
+    #: project root; raises ValueError.
+    check: str | None = None
 
     def defaults(self) -> dict[str, Any]:
         return {k: p.default for k, p in self.parameters.items()}
@@ -151,6 +189,8 @@ class NotebookSpec:
             lines.append(f"  {p.name} ({p.type_name}) = {p.default!r}{comment}")
             if p.constraint:
                 lines.append(f"      allowed: {p.constraint_text()}")
+        if self.check:
+            lines.append(f"  together: {_check_summary(self.check)}")
         return "\n".join(lines)
 
 
@@ -236,7 +276,28 @@ def read_spec(path: Path) -> NotebookSpec:
         smoke=smoke,
         inputs=tuple(meta.get("inputs", ())),
         timeout=_check_timeout(meta.get("timeout", DEFAULT_TIMEOUT), path.name),
+        check=_check_dotted(meta.get("check"), path.name),
     )
+
+
+def _check_dotted(value, where: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or value.count(":") != 1:
+        raise ValueError(f"{where}: metadata rankbook.check must be 'module:function', got {value!r}")
+    return value
+
+
+def _check_summary(dotted: str) -> str:
+    """The first line of a combined check's docstring (what ``rankbook list`` shows)."""
+    import importlib
+
+    module, func = dotted.split(":")
+    try:
+        doc = getattr(importlib.import_module(module), func).__doc__ or ""
+    except (ImportError, AttributeError):
+        return f"checked by {dotted}"
+    return " ".join(doc.strip().split("\n\n")[0].split()) or f"checked by {dotted}"
 
 
 def _check_constraints(raw, params: dict, where: str) -> dict[str, dict]:
@@ -259,13 +320,15 @@ def _check_constraints(raw, params: dict, where: str) -> dict[str, dict]:
         if "items" in c and c["items"] not in _ITEM_TYPES:
             raise ValueError(f"{where}: 'items' of {name!r} must be one of "
                              f"{', '.join(_ITEM_TYPES)}, got {c['items']!r}")
-        for rel in ("le", "lt"):
+        for rel in ("le", "lt", "in", "same_len"):
             if rel in c and c[rel] not in params:
                 raise ValueError(f"{where}: {rel!r} of {name!r} names an unknown parameter "
                                  f"{c[rel]!r}")
         if "file" in c and c["file"] not in FILE_KINDS:
             raise ValueError(f"{where}: file kind {c['file']!r} of {name!r} is unknown; valid: "
                              f"{', '.join(FILE_KINDS)}")
+        if "under" in c and c["under"] not in UNDER:
+            raise ValueError(f"{where}: 'under' of {name!r} must be one of {', '.join(UNDER)}")
         out[name] = dict(c)
     return out
 
@@ -367,8 +430,14 @@ def resolve_parameters(spec: NotebookSpec, overrides: dict[str, str] | list[tupl
     """Typed parameter values from ``-p KEY VALUE`` strings, or a ParameterError with usage.
 
     Every value, given or default, is then checked against the notebook's declared constraints
-    (:func:`check_constraints`), and input files are read by the library reader of their kind,
-    so that a bad value is refused before any kernel starts.
+    (:func:`check_constraints`), input files are read by the library reader of their kind, and
+    the combination is checked by the notebook's own ``check`` (memory and time estimates,
+    indices into an input file), so that a bad value is refused before any kernel starts.
+
+    A relative file or folder found relative to the current folder is passed to the notebook as
+    an absolute path (the kernel runs in another folder); one found under the project's
+    ``data/`` folder (or root, per the constraint's ``under``) is passed as given, and the
+    notebook resolves it there, the same way.
     """
     items = list(overrides.items() if isinstance(overrides, dict) else overrides)
     resolved: dict[str, Any] = {}
@@ -384,12 +453,42 @@ def resolve_parameters(spec: NotebookSpec, overrides: dict[str, str] | list[tupl
             raise ParameterError(
                 f"bad value for parameter {key!r} of {spec.name}: {exc}\n{spec.usage()}"
             ) from exc
-    check_constraints(spec, {**spec.defaults(), **resolved}, root, given=set(resolved))
+    for key, value in resolved.items():
+        c = spec.parameters[key].constraint
+        if ("file" in c or c.get("folder")) and isinstance(value, str) and value:
+            resolved[key] = _from_current_folder(value)
+    values = {**spec.defaults(), **resolved}
+    check_constraints(spec, values, root, given=set(resolved))
     for key in list(resolved):  # a checker may normalise the value (a path made absolute)
         checker = spec.parameters[key].constraint.get("check")
         if checker:
             resolved[key] = _run_check(checker, resolved[key], key, spec.name)
+    if spec.check:
+        run_combined_check(spec, {**spec.defaults(), **resolved}, root)
     return resolved
+
+
+def run_combined_check(spec: NotebookSpec, values: dict[str, Any], root: Path | None = None) -> None:
+    """The notebook's check of the combination of its parameters (metadata ``rankbook.check``)."""
+    import importlib
+
+    module, func = spec.check.split(":")
+    try:
+        getattr(importlib.import_module(module), func)(values, root or project_root())
+    except (ValueError, TypeError, OSError) as exc:
+        raise ParameterError(f"these parameters of {spec.name} do not go together: {exc} "
+                             f"(see `rankbook list {spec.name}`)") from None
+
+
+def _from_current_folder(text: str) -> str:
+    """A relative path that exists relative to the current folder, made absolute; anything
+    else as given (absolute, or relative to where the notebook looks: data/ or the root)."""
+    path = Path(text).expanduser()
+    if path.is_absolute():
+        return str(path)
+    if path.exists():
+        return str(path.resolve())
+    return text
 
 
 def _run_check(dotted: str, value, name: str, notebook: str):
@@ -410,7 +509,8 @@ def _as_number(value):
 def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | None = None,
                       given=None) -> None:
     """Refuse values that break a declared constraint, with a ParameterError naming the
-    parameter, the value and what is allowed. Input files are read by their kind's reader.
+    parameter, the value and what is allowed. Input files are read by their kind's reader,
+    folders must exist, and neither may be larger than :data:`MAX_INPUT_BYTES`.
 
     ``given`` (the parameters set on the command line) lets a refusal between two parameters
     say which one to change: ``rankbook run agreement_heatmap -p n 20`` is refused because the
@@ -425,14 +525,16 @@ def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | N
             why = f" ({c['why']})" if c.get("why") else ""
             raise ParameterError(
                 f"bad value for parameter {name!r} of {spec.name}: {what}; allowed: "
-                f"{p.constraint_text()}{why}\n(see `rankbook list {spec.name}`)")
+                f"{p.constraint_text()}{why} (see `rankbook list {spec.name}`)")
 
         elems = value if isinstance(value, list) else [value]
-        if isinstance(value, list):
+        if isinstance(value, (list, str)):
+            what = "element(s)" if isinstance(value, list) else "character(s)"
             if "min_len" in c and len(value) < c["min_len"]:
-                refuse(f"{len(value)} element(s), fewer than {c['min_len']}")
+                refuse(f"{len(value)} {what}, fewer than {c['min_len']}")
             if "max_len" in c and len(value) > c["max_len"]:
-                refuse(f"{len(value)} elements, more than {c['max_len']}")
+                refuse(f"{len(value)} {what}, more than {c['max_len']}")
+        if isinstance(value, list):
             if "items" in c:
                 want = _ITEM_TYPES[c["items"]]
                 for v in value:
@@ -441,16 +543,37 @@ def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | N
                         ok = True
                     if not ok:
                         refuse(f"element {v!r} is not a {c['items']}")
+            if c.get("unique"):
+                seen = set()
+                for v in value:
+                    key = repr(float(v)) if _as_number(v) is not None else repr(v)
+                    if key in seen:
+                        refuse(f"{v!r} is given twice")
+                    seen.add(key)
         for v in elems:
             if "choices" in c and v not in c["choices"]:
                 refuse(f"{v!r} is not one of the choices")
             num = _as_number(v)
+            if num is not None and num != num:
+                refuse(f"{v!r} is not a number")
             if num is not None and "min" in c and num < c["min"]:
                 refuse(f"{v!r} is below the minimum {c['min']}")
             if num is not None and "max" in c and num > c["max"]:
                 refuse(f"{v!r} is above the maximum {c['max']}")
             if num is not None and "above" in c and num <= c["above"]:
                 refuse(f"{v!r} must be greater than {c['above']}")
+            if num is not None and "below" in c and num >= c["below"]:
+                refuse(f"{v!r} must be less than {c['below']}")
+        if "in" in c:
+            pool = values.get(c["in"])
+            pool = pool if isinstance(pool, list) else [pool]
+            for v in elems:
+                if v is not None and v not in pool:
+                    refuse(f"{v!r} is not one of the values of {c['in']} ({pool})")
+        if "same_len" in c and isinstance(value, list):
+            other = values.get(c["same_len"])
+            if isinstance(other, list) and len(other) != len(value):
+                refuse(f"{len(value)} value(s) for the {len(other)} of {c['same_len']!r}")
         for rel, strict in (("le", False), ("lt", True)):
             if rel not in c:
                 continue
@@ -481,21 +604,41 @@ def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | N
                     refuse(f"{name} = {v!r}{mine} must be {word} {other} = {b!r}: {fix}")
         if "check" in c:
             _run_check(c["check"], value, name, spec.name)
-        if "file" in c:
+        if "file" in c or c.get("folder"):
             if value in ("", None) and c.get("optional"):
                 continue
             if not isinstance(value, str) or not value:
-                refuse("a path to a file is needed")
-            read_input_file(c["file"], value, name, spec.name, root)
+                refuse("a path to a " + ("file" if "file" in c else "folder") + " is needed")
+            path = resolve_input_path(value, root, c.get("under", "data"))
+            if c.get("folder"):
+                if not path.is_dir():
+                    raise ParameterError(
+                        f"bad value for parameter {name!r} of {spec.name}: "
+                        + (f"{path} is a file, not a folder" if path.exists() else
+                           f"no such folder: {value} (looked in the current folder and under "
+                           f"{_under_text(c, root)})"))
+                continue
+            read_input_file(c["file"], value, name, spec.name, root, c.get("under", "data"))
 
 
-def resolve_input_path(text: str, root: Path | None = None) -> Path:
-    """An input file path: absolute as is; relative to the current folder when it exists there,
-    else under the project's ``data/`` folder (as the notebooks resolve it)."""
+def _under_text(c: dict, root: Path | None) -> str:
+    base = _base_folder(c.get("under", "data"), root)
+    return f"{base}/"
+
+
+def _base_folder(under: str, root: Path | None = None) -> Path:
+    root = root or project_root()
+    return root if under == "root" else root / "data"
+
+
+def resolve_input_path(text: str, root: Path | None = None, under: str = "data") -> Path:
+    """An input file or folder: absolute as is; relative to the current folder when it exists
+    there, else under the project's ``data/`` folder (``under="root"``: the project root), where
+    the notebooks look for it."""
     path = Path(text).expanduser()
     if path.is_absolute() or path.exists():
         return path.resolve()
-    return (root or project_root()) / "data" / path
+    return _base_folder(under, root) / path
 
 
 def resolve_metric_spec(value: str, root: Path | None = None) -> str:
@@ -525,17 +668,110 @@ def check_metric(value: str) -> str:
 
 
 def read_input_file(kind: str, text: str, name: str = "", notebook: str = "",
-                    root: Path | None = None):
-    """Read an input file with the library reader of ``kind``; ParameterError when it fails."""
+                    root: Path | None = None, under: str = "data"):
+    """Read an input file with the library reader of ``kind``; ParameterError when it fails,
+    or when the file is larger than :data:`MAX_INPUT_BYTES` (checked before reading it)."""
     import importlib
 
+    path = resolve_input_path(text, root, under)
+    where = f"bad input file for parameter {name!r} of {notebook}"
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ParameterError(f"{where}: no such file: {text} (looked in the current folder and "
+                             f"under {_base_folder(under, root)}/)") from None
+    except OSError as exc:
+        raise ParameterError(f"{where}: cannot read {path}: {exc.strerror or exc}") from None
+    if path.is_file() and size > MAX_INPUT_BYTES:
+        raise ParameterError(f"{where}: {path} holds {size / 2**20:.0f} MiB, more than the "
+                             f"{MAX_INPUT_BYTES // 2**20} MiB an input file may hold; it was "
+                             "not read")
+    key = (kind, str(path), size, _mtime(path))
+    if key in _READ_CACHE:
+        return _READ_CACHE[key]
     module, func = FILE_KINDS[kind].split(":")
     reader = getattr(importlib.import_module(module), func)
-    path = resolve_input_path(text, root)
     try:
-        return reader(path)
+        out = reader(path)
     except (ValueError, TypeError, OSError) as exc:
-        raise ParameterError(f"bad input file for parameter {name!r} of {notebook}: {exc}") from None
+        raise ParameterError(f"{where}: {exc}") from None
+    if len(_READ_CACHE) > 64:
+        _READ_CACHE.clear()
+    _READ_CACHE[key] = out
+    return out
+
+
+#: Files already read and checked in this process (a sweep checks every point), keyed by
+#: kind, path, size and modification time.
+_READ_CACHE: dict = {}
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def named_paths(spec: NotebookSpec, values: dict[str, Any], root: Path | None = None) -> dict:
+    """Every file or folder a parameter names, as the notebook will find it: ``{parameter:
+    [Path, ...]}``. Declared files and folders, and any string value that names an existing
+    file (``path/to/file.py:function`` included) relative to the current folder, ``data/`` or
+    the project root. The cache key hashes their contents, wherever they live."""
+    root = root or project_root()
+    out: dict[str, list[Path]] = {}
+    for name, p in spec.parameters.items():
+        value = values.get(name, p.default)
+        for text in value if isinstance(value, list) else [value]:
+            if not isinstance(text, str) or not text.strip() or "\n" in text or len(text) > 4096:
+                continue
+            c = p.constraint
+            candidates = []
+            if "file" in c or c.get("folder"):
+                candidates.append(resolve_input_path(text, root, c.get("under", "data")))
+            else:
+                part = text.rsplit(":", 1)[0] if text.rsplit(":", 1)[0].endswith(".py") else text
+                if part in (".", "..") or "\0" in part:
+                    continue
+                path = Path(part).expanduser()
+                candidates += [path] if path.is_absolute() else [path, root / "data" / path,
+                                                                 root / path]
+            for path in candidates:
+                try:
+                    if path.is_file() or (path.is_dir() and ("file" in c or c.get("folder"))):
+                        out.setdefault(name, []).append(path.resolve())
+                        break
+                except OSError:
+                    continue
+    return out
+
+
+def files_hash(paths: dict) -> str:
+    """One hash of the contents of the files and folders of :func:`named_paths` (their names
+    are not part of it: the same bytes under another name give the same hash)."""
+    h = hashlib.sha256()
+    for name in sorted(paths):
+        for path in paths[name]:
+            h.update(name.encode() + b"\0")
+            h.update(_content_hash(path).encode())
+    return h.hexdigest()
+
+
+def _content_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    if path.is_dir():
+        for p in sorted(path.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(p.relative_to(path).as_posix().encode() + b"\0")
+                h.update(_content_hash(p).encode())
+        return h.hexdigest()
+    try:
+        with path.open("rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError as exc:
+        h.update(f"<unreadable: {exc.strerror}>".encode())
+    return h.hexdigest()
 
 
 def check_parameters(spec: NotebookSpec, values: dict[str, Any]) -> dict[str, Any]:
@@ -543,6 +779,25 @@ def check_parameters(spec: NotebookSpec, values: dict[str, Any]) -> dict[str, An
     return resolve_parameters(
         spec, [(k, json.dumps(v) if not isinstance(v, str) else v) for k, v in values.items()]
     )
+
+
+def run_slug(spec: NotebookSpec, params: dict[str, Any], root: Path | None = None) -> str:
+    """The folder name of a run: :func:`slug` of the parameters, plus a short hash of the
+    contents of the files they name, so that a different file under the same name (an edited
+    CSV, another folder's ``rankings.csv``) never overwrites an earlier run's results.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> spec = NotebookSpec("nb", Path("nb.ipynb"), "t", "d", {})
+    >>> run_slug(spec, {"ns": [6, 7]})
+    'ns-6,7'
+    """
+    name = slug(params)
+    paths = named_paths(spec, params, root) if params else {}
+    if not paths:
+        return name
+    return f"{name[:68]}_{files_hash(paths)[:10]}"
 
 
 def slug(params: dict[str, Any]) -> str:

@@ -1,0 +1,288 @@
+"""What a notebook's parameters allow together, checked before any kernel starts.
+
+A notebook declares each parameter's own limits in its metadata (``rankbook.constraints``,
+:mod:`rankbook.book.specs`). Some limits hold only for a combination: the memory a random
+search needs grows with the sample size *times* the ranking length; an index must point into
+the rankings of an input file; a cut-off must stay below every swept length. A notebook names
+its combined check in its metadata (``"check": "rankbook.book.limits:NAME"``); ``rankbook run``,
+``build`` and ``sweep`` call it with every parameter's value (defaults filled in) and the
+project root, before any kernel starts, and ``rankbook list NAME`` shows its first line.
+
+Each check raises ``ValueError`` naming the parameters, the values, and what would be allowed.
+The memory and time estimates are deliberately on the safe side: they count every array the
+computation holds at once, and times measured on one core of the machine the book is built on,
+with a margin (``benchmarks/`` measures the real speed).
+
+The module also holds the readers of the input-file kinds that are about the book rather than
+the library (:data:`rankbook.book.specs.FILE_KINDS`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+#: Memory, in bytes, one run may plan to hold at once. The machines the book targets have 8 GB
+#: or more; a run that would need more is refused before it starts instead of being killed by
+#: the operating system half-way.
+MEMORY_BUDGET = 4 * 2**30
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:.1f} GiB"
+
+
+def _within_memory(need: float, what: str, advice: str) -> None:
+    if need > MEMORY_BUDGET:
+        raise ValueError(f"{what} needs about {_gib(need)} of memory, more than the "
+                         f"{_gib(MEMORY_BUDGET)} a run may use; {advice}")
+
+
+def _within_time(seconds: float, limit: float, what: str, advice: str) -> None:
+    if seconds > limit:
+        raise ValueError(f"{what} takes about {seconds / 60:.0f} min, more than the "
+                         f"{limit / 60:.0f} min a cell may run (the notebook's time limit); "
+                         f"{advice}")
+
+
+def _timeout(name: str, root: Path) -> float:
+    from .specs import read_spec
+
+    return float(read_spec(root / "notebooks" / f"{name}.ipynb").timeout)
+
+
+# --------------------------------------------------------------------------------------------
+# readers of input-file kinds (specs.FILE_KINDS)
+# --------------------------------------------------------------------------------------------
+def read_json(path) -> object:
+    """A JSON file, or ValueError naming the file, the line and the column of the problem."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: give the path of a JSON file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}, line {exc.lineno}, column {exc.colno}: not JSON "
+                         f"({exc.msg})") from None
+
+
+def read_permutations_csv(path):
+    """A rankings CSV whose first ranking is the reference and whose other rankings are complete
+    orderings of the same items, without ties (the sample T of ``agreement_heatmap``).
+
+    Returns the rankings numbered by the reference (:func:`rankbook.permutations.from_labels`).
+    Raises ValueError naming the file and the ranking: a tie group, a partial ranking, an item
+    not in the reference, or a file with a reference only.
+    """
+    from .. import consensus, permutations
+
+    groups = consensus.read_rankings_csv(path)
+    group, named = next(iter(groups.items()))
+    names = list(named)
+    if len(names) < 2:
+        raise ValueError(f"{path} holds only the reference ranking {names[0]!r}: add at least "
+                         "one ranking to compare with it")
+    ref = named[names[0]]
+    for name in names:
+        for x in named[name]:
+            if isinstance(x, frozenset):
+                raise ValueError(f"{path}: ranking {name!r} ties {', '.join(sorted(map(str, x)))}; "
+                                 "this notebook needs complete rankings without ties")
+    for name in names[1:]:
+        items = named[name]
+        if len(items) != len(ref) or set(items) != set(ref):
+            missing = sorted(set(ref) - set(items), key=str)
+            extra = sorted(set(items) - set(ref), key=str)
+            what = (f"lacks {', '.join(map(str, missing[:5]))}" if missing else "") + \
+                   ("; " if missing and extra else "") + \
+                   (f"holds {', '.join(map(str, extra[:5]))} not in the reference" if extra else "")
+            raise ValueError(f"{path}: ranking {name!r} {what or 'differs in length'}: every "
+                             f"ranking must order exactly the {len(ref)} items of the reference "
+                             f"{names[0]!r} (no partial rankings)")
+    if len(ref) < 2:
+        raise ValueError(f"{path}: the reference ranks {len(ref)} item; at least 2 are needed")
+    return permutations.from_labels(ref, *(named[n] for n in names[1:]))
+
+
+# --------------------------------------------------------------------------------------------
+# combined checks, one per notebook (metadata "check")
+# --------------------------------------------------------------------------------------------
+def _rankings_from(values: dict, key_csv: str, root: Path):
+    from .. import consensus
+    from .specs import resolve_input_path
+
+    if values.get(key_csv):
+        groups = consensus.read_rankings_csv(resolve_input_path(values[key_csv], root))
+        named = next(iter(groups.values()))
+        return list(named.values()), list(named)
+    return None, None
+
+
+#: The consensus graph is drawn for rankings of at most this many items (beyond, the page
+#: says so and shows the tables); the matrices of Eq. (6) grow as n squared.
+MAX_CONSENSUS_ITEMS = 3000
+
+
+def consensus_example(values: dict, root: Path) -> None:
+    """base indexes one of the rankings; the rankings hold distinct items, at most 3000 in the
+    base ranking."""
+    R, _ = _rankings_from(values, "rankings_csv", root)
+    if R is None:
+        R = list(values["rankings"])
+        for i, r in enumerate(R, start=1):
+            if not r:
+                raise ValueError(f"rankings: ranking {i} is empty")
+            if len(set(r)) != len(r):
+                dup = next(x for x in r if r.count(x) > 1)
+                raise ValueError(f"rankings: ranking {i} ({r!r}) repeats item {dup!r}; a ranking "
+                                 "holds distinct items (one item per letter)")
+    base = values["base"]
+    if not 0 <= base < len(R):
+        raise ValueError(f"base = {base} is not the index of a ranking: there are {len(R)} "
+                         f"rankings, so base must be in 0..{len(R) - 1}")
+    items = sum(len(x) if isinstance(x, frozenset) else 1 for x in R[base])
+    if items > MAX_CONSENSUS_ITEMS:
+        raise ValueError(f"ranking {base} (the base) holds {items} items, more than the "
+                         f"{MAX_CONSENSUS_ITEMS} this page computes matrices for (n x n); pass "
+                         "a shorter prefix, for example the top 100 of each list")
+
+
+def _grid_time(values: dict, sets: int, items: int) -> float:
+    """Seconds for the kappa grids: one triangular solve per cell and set (measured: about
+    0.2 ms for 25 items, growing as the cube of the item count), with a margin of 4."""
+    cells = len(values["gammas"]) * len(values["lams"]) * max(1, sets)
+    return 4 * cells * 2e-4 * max(1.0, (items / 25) ** 3)
+
+
+def _published_files(values: dict, root: Path, names) -> None:
+    from .specs import resolve_input_path
+
+    folder = values.get("published_dir")
+    if not folder:
+        return
+    path = resolve_input_path(folder, root)
+    stem = values["table_stem"]
+    wanted = [f"{stem}_{str(n).lower()}.csv" for n in names]
+    found = [w for w in wanted if (path / w).is_file()]
+    if not found:
+        have = sorted(p.name for p in path.glob("*.csv"))[:8]
+        raise ValueError(f"published_dir = {folder!r} holds none of the published grids "
+                         f"{', '.join(wanted[:4])}{' ...' if len(wanted) > 4 else ''} (table_stem "
+                         f"= {stem!r}); it holds {', '.join(have) or 'no CSV file'}; give "
+                         "published_dir = \"\" to skip the comparison")
+
+
+def consensus_rank_aggregation(values: dict, root: Path) -> None:
+    """published_dir, when given, holds a published grid for some candidate; the grids of gammas x
+    lams for every candidate fit in the time limit."""
+    base, _ = _rankings_from(values, "base_csv", root)
+    cand, cand_names = _rankings_from(values, "candidates_csv", root)
+    _published_files(values, root, cand_names)
+    items = max(len(r) for r in base + cand)
+    _within_time(_grid_time(values, len(cand), items), _timeout("consensus_rank_aggregation", root),
+                 f"the grids of {len(values['gammas'])} gammas x {len(values['lams'])} lams for "
+                 f"{len(cand)} candidates of up to {items} items",
+                 "give fewer gammas or lams")
+
+
+def consensus_search_engines(values: dict, root: Path) -> None:
+    """published_dir, when given, holds a published grid for some group; the grids of gammas x
+    lams for every group fit in the time limit."""
+    from .. import consensus
+    from .specs import resolve_input_path
+
+    groups = consensus.read_rankings_csv(resolve_input_path(values["rankings_csv"], root))
+    _published_files(values, root, list(groups))
+    items = max(len(r) for g in groups.values() for r in g.values())
+    _within_time(_grid_time(values, len(groups), items), _timeout("consensus_search_engines", root),
+                 f"the grids of {len(values['gammas'])} gammas x {len(values['lams'])} lams for "
+                 f"{len(groups)} groups of up to {items} items", "give fewer gammas or lams")
+
+
+def agreement_heatmap(values: dict, root: Path) -> None:
+    """k is below the number of items of pairs_csv; the sample (n_pairs x n, and twice that
+    with compare_protocols) fits in memory."""
+    from .specs import resolve_input_path
+
+    if values.get("pairs_csv"):
+        numbered = read_permutations_csv(resolve_input_path(values["pairs_csv"], root))
+        n, n_pairs = numbered.shape[1], numbered.shape[0] - 1
+        if values["k"] >= n:
+            raise ValueError(f"k = {values['k']} must be below the {n} items of pairs_csv")
+    else:
+        n, n_pairs = values["n"], values["n_pairs"]
+    # the sample and its reference (int64), the 33 metric values and their ranks (float64),
+    # and the contingency work of one pair of metrics, twice with compare_protocols
+    need = (2 * n_pairs * n * 8 + 3 * 33 * n_pairs * 8 + 8 * n_pairs * 8) * \
+        (2 if values.get("compare_protocols") and not values.get("pairs_csv") else 1)
+    _within_memory(need, f"a sample of {n_pairs} rankings of {n} items",
+                   "lower n_pairs or n")
+
+
+def rbo_bounds(values: dict, root: Path) -> None:
+    """S and T hold distinct items (one per character); ext_depth reaches past both lists."""
+    for key in ("S", "T"):
+        text = values[key]
+        if len(set(text)) != len(text):
+            dup = next(x for x in text if text.count(x) > 1)
+            raise ValueError(f"{key} = {text!r} repeats {dup!r}: a list holds distinct items, one "
+                             "per character")
+    longest = max(len(values["S"]), len(values["T"]))
+    if values["ext_depth"] < longest:
+        raise ValueError(f"ext_depth = {values['ext_depth']} must reach the end of the longer list "
+                         f"({longest} items)")
+
+
+def right_invariance(values: dict, root: Path) -> None:
+    """the random search (n_samples triples of every size in n_random, for 33 metrics and both
+    sides) fits in memory and in the time limit."""
+    n_samples = values["n_samples"]
+    sizes = list(values["n_random"])
+    if not sizes:
+        return
+    big = max(sizes)
+    # sigma, nu, tau, the two compositions, and the metrics' own work arrays (sorts, ranks)
+    _within_memory(10 * n_samples * big * 8,
+                   f"the random search with n_samples = {n_samples} at n = {big}",
+                   f"keep n_samples x max(n_random) below {MEMORY_BUDGET // 80:,}")
+    # measured: about 60 ns per element and metric on one core (n log n metrics), times 3
+    seconds = sum(3 * 60e-9 * 33 * 2 * n_samples * n * max(1.0, math.log2(n)) for n in sizes)
+    _within_time(seconds, _timeout("right_invariance", root),
+                 f"the random search of {n_samples} triples at n = {', '.join(map(str, sizes))}",
+                 "lower n_samples or the sizes in n_random")
+
+
+def sweep_agreement(values: dict, root: Path) -> None:
+    """k is below every length in ns; every pair names two metrics; the sweep's samples fit in
+    memory."""
+    from .. import metrics
+
+    if values["k"] >= min(values["ns"]):
+        raise ValueError(f"k = {values['k']} must be below every length in ns (the smallest is "
+                         f"{min(values['ns'])})")
+    for pair in values["pairs"]:
+        parts = pair.split("/")
+        bad = [p for p in parts if p not in metrics.NAMES]
+        if len(parts) != 2 or bad:
+            raise ValueError(f"pairs: {pair!r} is not m1/m2 with two metric names "
+                             f"({', '.join(bad) or 'two names needed'}); names: "
+                             f"{', '.join(metrics.NAMES)}")
+    agreement_heatmap({"n": max(values["ns"]), "n_pairs": values["n_pairs"], "k": values["k"],
+                       "compare_protocols": False, "pairs_csv": ""}, root)
+
+
+def indiscernibility_examples(values: dict, root: Path) -> None:
+    """sigma, every tau and the baseline are permutations of S_n in cycle notation."""
+    from .. import paper_a_tables
+
+    n = values["n"]
+    for key, texts in (("sigma", [values["sigma"]]), ("taus", values["taus"]),
+                       ("baseline", [values["baseline"]])):
+        for text in texts:
+            try:
+                paper_a_tables.parse_cycle(text, n)
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc} (n = {n})") from None

@@ -152,6 +152,21 @@ def _parse_ranking(ranking: Any, index: int) -> dict:
             ) from None
     if not elements:
         raise ValueError(f"rankings[{index}] is empty: every ranking needs at least one item")
+    if isinstance(ranking, str) or (isinstance(ranking, np.ndarray) and ranking.dtype.kind in "iubUS"):
+        to_check = []  # no missing value can hide in these
+    elif isinstance(ranking, np.ndarray) and ranking.dtype.kind == "f":
+        to_check = [(int(i) + 1, elements[int(i)]) for i in np.flatnonzero(np.isnan(ranking))[:1]]
+    else:
+        to_check = enumerate(elements, start=1)
+    for j, element in to_check:
+        group = element if isinstance(element, _TIE_TYPES) else (element,)
+        for label in group:
+            if label is None or (label != label if isinstance(label, float) else _missing(label)):
+                raise ValueError(
+                    f"rankings[{index}] holds a missing label ({label!r}) at position {j}: every "
+                    "label must name an item (two missing labels are not two items); end a "
+                    "partial ranking early instead"
+                )
     if not any(isinstance(e, _TIE_TYPES) for e in elements):
         try:
             pos = dict(zip(elements, range(1, len(elements) + 1)))
@@ -201,6 +216,15 @@ def _parse_ranking(ranking: Any, index: int) -> dict:
 def _label_order(label: Any) -> tuple:
     """A total order over mixed labels (type name, then text) for reading a tie group."""
     return (type(label).__name__, str(label))
+
+
+def _missing(x: Any) -> bool:
+    """``None``, ``nan`` (numpy's too) or ``pandas.NA``: a missing value, not a label."""
+    if x is None or isinstance(x, (str, int)):
+        return x is None
+    if isinstance(x, (float, np.floating)):
+        return bool(x != x)
+    return type(x).__name__ in ("NAType", "NaTType")
 
 
 def _hashable(x: Any) -> bool:

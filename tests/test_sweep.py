@@ -73,8 +73,10 @@ def test_a_local_sweep_of_four_points_and_its_combined_tables(project, capsys):
     doc = json.loads((folder / sweep.SWEEP_FILE).read_text())
     assert [p["status"] for p in doc["points"]] == ["ran", "ran"]
     combined = pd.read_csv(folder / "combined" / "marker.csv")
-    assert list(combined.columns[:1]) == ["delay"] and combined["delay"].tolist() == [0.0, 0.1]
-    assert (folder / "points").is_dir() and len(list((folder / "points").iterdir())) == 2
+    assert list(combined.columns[:3]) == ["delay", "fail", "point_status"]
+    assert combined["delay"].tolist() == [0.0, 0.1]
+    points = folder.parent / "points"  # shared by every grid of the notebook
+    assert points.is_dir() and len(list(points.iterdir())) == 2
     # a second identical sweep executes nothing
     assert cli.main(["sweep", "nb0", "-p", "delay", "0,0.1", "-p", "fail", "false", "--quiet"]) == 0
     doc = json.loads((folder / sweep.SWEEP_FILE).read_text())
@@ -131,8 +133,9 @@ def test_a_real_cluster_gives_the_same_tables_and_survives_a_dead_worker(project
     doc = json.loads((folder / sweep.SWEEP_FILE).read_text())
     assert all(p["status"] == "ran" for p in doc["points"])
     cluster_tables = _tables(folder)
-    # the same sweep on a local cluster, from scratch, writes byte-identical combined tables
-    shutil.rmtree(folder)
+    # the same sweep on a local cluster, from scratch (points included), writes byte-identical
+    # combined tables
+    shutil.rmtree(folder.parent)
     assert cli.main(args + ["--jobs", "2"]) == 0
     capsys.readouterr()
     assert _tables(folder) == cluster_tables and cluster_tables
@@ -140,3 +143,127 @@ def test_a_real_cluster_gives_the_same_tables_and_survives_a_dead_worker(project
     assert cli.main(args + ["--scheduler", address]) == 0
     doc = json.loads((folder / sweep.SWEEP_FILE).read_text())
     assert all(p["status"] == "reused" for p in doc["points"])
+
+
+# ------------------------------------------------------------------ issue 24, finding 5
+def _statuses(folder: Path) -> list[str]:
+    return [p["status"] for p in json.loads((folder / sweep.SWEEP_FILE).read_text())["points"]]
+
+
+def _run(capsys, *argv) -> tuple[int, str, str]:
+    status = cli.main(["sweep", *argv, "--quiet"])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_points_are_reused_across_grids_and_repeats_run_once(project, capsys):
+    status, out, _ = _run(capsys, "nb0", "-p", "delay", "0,0.1", "--jobs", "2")
+    assert status == 0
+    # one more value: only the new point runs; a value given twice runs once, with a note
+    status, out, _ = _run(capsys, "nb0", "-p", "delay", "0,0.1,0.2,0.10,0.1", "--jobs", "2")
+    assert status == 0, out
+    assert "note: delay: dropped 2 repeated value(s) (0.10, 0.1); each point runs once" in out
+    folder = Path(out.strip().splitlines()[-1])
+    assert _statuses(folder) == ["reused", "reused", "ran"]
+    combined = pd.read_csv(folder / "combined" / "marker.csv")
+    assert combined["delay"].tolist() == [0.0, 0.1, 0.2]
+
+
+def test_big_grids_need_yes_and_huge_ranges_are_refused_unbuilt(project, capsys, monkeypatch):
+    values = ",".join(str(i / 1000) for i in range(1001))
+    status, _, err = _run(capsys, "nb0", "-p", "delay", values)
+    assert status == 2 and "1,001 points, more than 1,000" in err and "--yes" in err
+    assert "Traceback" not in err and not (project / "runs").exists()
+    status, out, _ = _run(capsys, "nb0", "-p", "delay", values, "--dry-run")
+    assert status == 0 and out.startswith("1001 point(s)") and "... and 801 more" in out
+    import nbformat
+
+    nb = nbformat.read(project / "notebooks" / "nb0.ipynb", as_version=4)
+    nb.cells[1].source += "\nn = 1  # an int"
+    nbformat.write(nb, project / "notebooks" / "nb0.ipynb")
+    started = time.time()
+    for grid_value in ("0:100000000", "0:1000,0:100000"):
+        status, _, err = _run(capsys, "nb0", "-p", "n", grid_value, "--yes")
+        assert status == 2 and "at most 100,000 points" in err and "Traceback" not in err
+    assert time.time() - started < 5
+
+
+def test_combined_tables_keep_headers_and_mark_failed_points(project, capsys):
+    nb_path = project / "notebooks" / "nb0.ipynb"
+    import nbformat
+    from nbformat.v4 import new_code_cell
+
+    nb = nbformat.read(nb_path, as_version=4)
+    nb.cells.insert(2, new_code_cell(
+        "import pandas as pd\nfrom rankbook.book import outputs\n"
+        "outputs.save_table(pd.DataFrame({'v': [1, 2]}, index=['a', 'b']), 'indexed', "
+        "title='An indexed table', index=True)"))
+    nbformat.write(nb, nb_path)
+    status, out, err = _run(capsys, "nb0", "-p", "fail", "false,true", "--jobs", "2")
+    assert status == 1 and "point fail=True failed" in err
+    folder = Path(out.strip().splitlines()[-1])
+    header = (folder / "combined" / "indexed.csv").read_text().splitlines()[0]
+    assert header == "fail,point_status,,v" and "Unnamed" not in header
+    marker = pd.read_csv(folder / "combined" / "marker.csv", keep_default_na=False)
+    assert marker[["fail", "point_status"]].values.tolist() == [[False, "ok"], [True, "failed"]]
+    assert marker["marker"].tolist() == ["good", ""]
+    assert "1 failed point(s) marked point_status = failed" in out
+
+
+def test_ctrl_c_on_a_sweep_is_one_line_and_leaves_no_temporary_folders(project, tmp_path):
+    make_notebook(project / "notebooks" / "nb1.ipynb", delay=30.0)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "RANKBOOK_ROOT": str(project), "TMPDIR": str(tmp)}
+    proc = subprocess.Popen([sys.executable, "-m", "rankbook", "sweep", "nb1", "-p", "fail",
+                             "false,true", "--jobs", "2", "--quiet"], env=env, cwd=project,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    assert wait_for(lambda: len(list(tmp.glob("rankbook-sweep-*"))) == 2, 90), "no point started"
+    time.sleep(2)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal reaches the whole group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "interrupted by SIGINT" in lines[0], err
+    assert wait_for(lambda: not list(tmp.glob("rankbook-sweep-*")), 20), list(tmp.iterdir())
+    assert not [p for p in (project / "runs").rglob("*") if p.name.startswith((".stage-", ".old-"))]
+    assert wait_for(lambda: not processes_with_env(str(tmp)), 20)
+
+
+def test_a_scheduler_that_never_answers_ends_the_sweep_in_one_line(project, capsys, monkeypatch):
+    import socket
+
+    monkeypatch.setattr(sweep, "CLUSTER_TIMEOUT", 3.0)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)  # accepts connections, never answers
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        started = time.time()
+        status, _, err = _run(capsys, "nb0", "-p", "delay", "0", "--scheduler", address)
+    finally:
+        server.close()
+    assert status == 1 and time.time() - started < 20
+    assert f"the Dask scheduler at {address} did not answer within 3 s" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_losing_every_worker_ends_the_sweep_within_the_stated_time(project, cluster, capsys,
+                                                                   monkeypatch):
+    monkeypatch.setattr(sweep, "CLUSTER_TIMEOUT", 5.0)
+    address, procs = cluster
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("status", cli.main(
+        ["sweep", "nb0", "-p", "delay", "20,21,22", "--scheduler", address, "--quiet"])))
+    thread.start()
+    assert wait_for(lambda: len(processes_with_env(str(project))) >= 5, 60)  # kernels run
+    for p in procs[1:]:  # every worker, as when the machines running them go away
+        os.killpg(p.pid, signal.SIGKILL)
+    killed = time.time()
+    thread.join(timeout=120)
+    assert not thread.is_alive(), "the sweep hung after losing every worker"
+    assert time.time() - killed < 60
+    err = capsys.readouterr().err
+    assert result["status"] == 1 and "has no worker left for 5 s" in err, err

@@ -109,7 +109,7 @@ def _cmd_sweep(args) -> int:
         given = _parse_overrides(args.param or [], args.name)
         report = sweep.run_sweep(args.name, given, jobs=args.jobs, scheduler=args.scheduler,
                                  dry_run=args.dry_run, progress=not args.quiet,
-                                 timeout=args.timeout)
+                                 timeout=args.timeout, yes=args.yes)
     except (pipeline.ParameterError, pipeline.Busy) as exc:
         print(f"rankbook sweep: {exc}", file=sys.stderr)
         return 2
@@ -307,6 +307,8 @@ def _build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="run on an existing Dask cluster, e.g. tcp://host:8786")
     sw.add_argument("--dry-run", action="store_true", help="list the points and stop")
+    sw.add_argument("--yes", action="store_true",
+                    help=f"run a grid of more than {1000} points (at most 100,000)")
     sw.add_argument("--timeout", type=_positive, default=None, metavar="SECONDS",
                     help="time limit of one cell")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")

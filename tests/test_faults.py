@@ -203,7 +203,7 @@ def test_f3_jupyter_book_dies_with_an_interrupted_build(project, tmp_path):
     script = tmp_path / "site.py"
     script.write_text(
         "import sys\nfrom pathlib import Path\nfrom rankbook.book import pipeline\n"
-        "pipeline.jupyter_book_command = lambda root: ['sleep', '120']\n"
+        "pipeline.jupyter_book_command = lambda *a, **k: ['sleep', '120']\n"
         "try:\n    pipeline.build_site(Path(sys.argv[1]), log=lambda *a: None)\n"
         "except pipeline.Interrupted as exc:\n    sys.exit(exc.exit_status)\n")
     env = {**os.environ, "RANKBOOK_ROOT": str(project)}
@@ -388,3 +388,207 @@ def test_f10_build_and_run_name_the_same_failing_cell(project, capsys):
     assert "failed in cell 7" in report.messages[0]  # the 7th cell of the source notebook
     assert cli.main(["run", "nb0", "-p", "delay", "0.1"]) == 1
     assert "failed in cell 7" in capsys.readouterr().err
+
+
+# ===================================================================== issue 24, finding 8
+SITE_CONFIG = """title: Fault book
+only_build_toc_files: true
+execute:
+  execute_notebooks: "off"
+exclude_patterns: [_build, notebooks, src, data, runs, "book/generated/_failed"]
+sphinx:
+  config:
+    nb_render_markdown_format: myst
+"""
+
+
+def site_project(root: Path, caption: str = "Part one") -> None:
+    """Two quick notebooks and a book around them (the marker shows on each page)."""
+    for i in range(2):
+        make_notebook(root / "notebooks" / f"nb{i}.ipynb")
+    (root / "book").mkdir(exist_ok=True)
+    (root / "book" / "intro.md").write_text("# Fault book\n\nThe intro.\n")
+    (root / "_config.yml").write_text(SITE_CONFIG)
+    write_toc(root, caption, ["nb0", "nb1"])
+
+
+def write_toc(root: Path, caption: str, names: list[str]) -> None:
+    lines = ["format: jb-book", "root: book/intro", "parts:", f"  - caption: {caption}",
+             "    chapters:"] + [f"      - file: book/generated/{n}" for n in names]
+    (root / "_toc.yml").write_text("\n".join(lines) + "\n")
+
+
+def site_files(root: Path) -> dict[str, bytes]:
+    site = root / "_build" / "html"
+    return {p.relative_to(site).as_posix(): p.read_bytes()
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def page(root: Path, name: str) -> str:
+    return (root / "_build" / "html" / "book" / "generated" / f"{name}.html").read_text()
+
+
+def full_build(root: Path) -> pipeline.BuildReport:
+    report, index = pipeline.build_book(root, jobs=2, progress=False, log=lambda *a: None)
+    assert index is not None and index.is_file()
+    return report
+
+
+@pytest.mark.slow
+def test_pages_follow_content_not_file_times_nor_the_clock(project):
+    site_project(project)
+    full_build(project)
+    assert "good" in page(project, "nb0")
+    # an edit carrying an old file time: the re-executed page must not stay old
+    (project / "data" / "marker.txt").write_text("EDITED\n")
+    assert build(project, jobs=2).ran == ["nb0", "nb1"]
+    for name in ("nb0", "nb1"):
+        old = time.time() - 7200
+        os.utime(project / "book" / "generated" / f"{name}.ipynb", (old, old))
+    lines = []
+    pipeline.build_site(project, log=lines.append)
+    assert "EDITED" in page(project, "nb0") and "EDITED" in page(project, "nb1"), lines
+    # a build made while the clock was two hours ahead: every page is rebuilt from content
+    work = project / pipeline.SITE_WORK / pipeline.SITE_STATE
+    state = json.loads(work.read_text())
+    work.write_text(json.dumps({**state, "built_at": time.time() + 7200}))
+    (project / "data" / "marker.txt").write_text("AGAIN\n")
+    build(project, jobs=2)
+    lines = []
+    pipeline.build_site(project, log=lines.append)
+    assert any("the clock is behind" in line for line in lines), lines
+    assert "AGAIN" in page(project, "nb0")
+    # nothing changed: jupyter-book does not even run
+    lines = []
+    pipeline.build_site(project, log=lines.append)
+    assert lines == ["site: nothing changed since the published build"]
+
+
+@pytest.mark.slow
+def test_a_toc_change_rebuilds_every_page_and_a_deleted_notebook_leaves_the_pages(project):
+    site_project(project, caption="Part one")
+    full_build(project)
+    write_toc(project, "Renamed part", ["nb0", "nb1"])
+    pipeline.build_site(project, log=lambda *a: None)
+    pages = [p for p in (project / "_build" / "html").rglob("*.html")
+             if "genindex" not in p.name and "search" not in p.name]
+    stale = [p.name for p in pages if "Part one" in p.read_text()]
+    assert not stale, f"pages still show the old caption: {stale}"
+    assert all("Renamed part" in p.read_text() for p in pages if p.parent.name == "generated")
+    # a branch switch deletes nb1 (and its toc entry): its records leave the generated pages
+    nb = nbformat.read(project / "notebooks" / "nb0.ipynb", as_version=4)
+    nb.cells.append(new_code_cell(
+        "outputs.record_result('Artifact of nb0', 'A', claim='c', published='1', reproduced='1', "
+        "comparison='exact', matched=1, total=1)"))
+    nbformat.write(nb, project / "notebooks" / "nb0.ipynb")
+    nb1 = nbformat.read(project / "notebooks" / "nb1.ipynb", as_version=4)
+    nb1.cells.append(new_code_cell(
+        "outputs.record_result('Artifact of nb1', 'A', claim='c', published='1', reproduced='1', "
+        "comparison='exact', matched=1, total=1)"))
+    nbformat.write(nb1, project / "notebooks" / "nb1.ipynb")
+    build(project, jobs=2)
+    from rankbook.book import site
+
+    site.write_generated_pages(project)
+    assert "Artifact of nb1" in (project / "book" / "generated" / "dashboard.md").read_text()
+    (project / "notebooks" / "nb1.ipynb").unlink()
+    write_toc(project, "Renamed part", ["nb0"])
+    site.write_generated_pages(project)
+    dashboard = (project / "book" / "generated" / "dashboard.md").read_text()
+    assert "Artifact of nb0" in dashboard and "Artifact of nb1" not in dashboard
+
+
+def test_a_lock_file_change_reexecutes(project):
+    make_notebook(project / "notebooks" / "nb0.ipynb")
+    (project / "requirements.lock").write_text("matplotlib==3.9.0\n")
+    assert build(project, jobs=1).ran == ["nb0"]
+    assert build(project, jobs=1).ran == []
+    (project / "requirements.lock").write_text("matplotlib==3.10.0\n")  # and `make venv` ran
+    assert build(project, jobs=1).ran == ["nb0"]
+
+
+FAKE_JUPYTER_BOOK = '''import sys, time
+from pathlib import Path
+out = Path(sys.argv[sys.argv.index("--path-output") + 1]) / "_build" / "html"
+out.mkdir(parents=True, exist_ok=True)
+for i in range(20):  # a slow writer: half a site, then Ctrl-C or a kill arrives
+    (out / f"page{i}.html").write_text("NEW")
+    (out / "index.html").write_text("NEW")
+    time.sleep(1)
+'''
+
+
+def spawn_site(project: Path, tmp_path: Path) -> subprocess.Popen:
+    fake = tmp_path / "fake_jb.py"
+    fake.write_text(FAKE_JUPYTER_BOOK)
+    script = tmp_path / "build.py"
+    script.write_text(
+        "import sys\nfrom rankbook.book import cli, pipeline\n"
+        f"pipeline.jupyter_book_command = lambda root, out=None, fresh=False: "
+        f"[sys.executable, {str(fake)!r}, '--path-output', str(out)]\n"
+        "sys.exit(cli.main(['build', '--quiet']))\n")
+    env = {**os.environ, "RANKBOOK_ROOT": str(project)}
+    return subprocess.Popen([sys.executable, str(script)], env=env, cwd=project,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "kill"])
+def test_the_site_is_published_whole_or_not_at_all(project, tmp_path, how):
+    make_notebook(project / "notebooks" / "nb0.ipynb")
+    site = project / "_build" / "html"
+    site.mkdir(parents=True)
+    (site / "index.html").write_text("OLD")
+    (site / "page0.html").write_text("OLD")
+    before = site_files(project)
+    assert build(project, jobs=1).ran == ["nb0"]
+    proc = spawn_site(project, tmp_path)
+    work = project / pipeline.SITE_WORK / "_build" / "html"
+    assert wait_for(lambda: len(list(work.glob("page*.html"))) >= 3, 60)
+    # while jupyter-book runs, the build still holds the lock: a second build cannot start
+    second = spawn(project, "build", "--no-book", "--quiet")
+    _, err2 = second.communicate(timeout=60)
+    assert second.returncode == 2 and "another build is running" in err2
+    if how == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and "Traceback" not in err
+        assert "the published site (_build/html) is the previous one, unchanged" in err
+        assert err.count("\n") == 1, err
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+    assert site_files(project) == before, "a half-written site was published"
+    assert not [p for p in (project / "_build").iterdir() if p.name.startswith(".html-")]
+    # the next build knows the last one stopped half-way and rebuilds every page
+    assert (project / pipeline.SITE_WORK / pipeline.SITE_DIRTY).exists()
+
+
+def test_unwritable_folders_are_one_line(project, capsys, monkeypatch):
+    make_notebook(project / "notebooks" / "nb0.ipynb")
+    (project / "runs").write_text("a file where the runs folder should be")
+    assert cli.main(["run", "nb0"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write" in err and "Traceback" not in err
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if str(path).endswith(pipeline.LOCK_NAME) or "generated" in str(path):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    assert cli.main(["build", "--no-book", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Read-only file system" in err and "Traceback" not in err
+
+
+def test_a_huge_input_is_refused_from_its_size_before_reading(capsys, tmp_path):
+    big = tmp_path / "big.csv"
+    with big.open("wb") as f:  # 1 GB, sparse: nothing is written or read
+        f.truncate(2**30)
+    started = time.time()
+    assert cli.main(["run", "consensus_example", "-p", "rankings_csv", str(big)]) == 2
+    assert time.time() - started < 3
+    err = capsys.readouterr().err
+    assert "holds 1024 MiB, more than the 64 MiB" in err and "it was not read" in err

@@ -31,6 +31,9 @@ def generated(tmp_path, monkeypatch):
     outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "line one\nline two",
                            severity="typo")
     (tmp_path / "notebooks").mkdir()
+    for name in ("nb_one", "nb_two"):  # the pages are made from the notebooks that exist
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {name}")])
+        nbformat.write(nb, tmp_path / "notebooks" / f"{name}.ipynb")
     return tmp_path
 
 

@@ -134,16 +134,27 @@ def _cmd_sweep(args) -> int:
 
 
 def _cmd_build(args) -> int:
+    report = None
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+
     try:
-        report = pipeline.execute_all(force=args.force, jobs=args.jobs, progress=not args.quiet,
-                                      timeout=args.timeout, wait=args.wait)
+        report, index = pipeline.build_book(force=args.force, jobs=args.jobs,
+                                            progress=not args.quiet, timeout=args.timeout,
+                                            wait=args.wait, site=not args.no_book, log=log)
     except pipeline.Busy as exc:
         print(f"rankbook build: {exc}", file=sys.stderr)
         return 2
-    except pipeline.OutputError as exc:
+    except (pipeline.OutputError, pipeline.SiteFailed) as exc:
         print(f"rankbook build: {exc}", file=sys.stderr)
         return 1
     except pipeline.Interrupted as exc:
+        if getattr(exc, "during", None) == "site":  # the notebooks were done: jupyter-book ran
+            print(f"rankbook build: {exc} while jupyter-book ran; the notebooks are executed, "
+                  "the published site (_build/html) is the previous one, unchanged",
+                  file=sys.stderr)
+            return exc.exit_status
         return _interrupted("build", exc)
     print(f"executed: {', '.join(report.ran) or '(none)'}")
     print(f"reused:   {', '.join(report.reused) or '(none)'}")
@@ -151,20 +162,11 @@ def _cmd_build(args) -> int:
         for msg in report.messages:
             print(f"rankbook build: {msg}", file=sys.stderr)
         print(f"rankbook build: {len(report.failed)} notebook(s) failed: "
-              f"{', '.join(report.failed)}; the book was not rebuilt", file=sys.stderr)
+              f"{', '.join(report.failed)}; the book was not rebuilt, the published site is "
+              "unchanged", file=sys.stderr)
         return 1
-    if args.no_book:
-        return 0
-    try:
-        index = pipeline.build_site()
-    except pipeline.Interrupted as exc:
-        print(f"rankbook build: {exc} while jupyter-book ran; the notebooks are executed, the "
-              "site was not rebuilt", file=sys.stderr)
-        return exc.exit_status
-    except (RuntimeError, OSError) as exc:
-        print(f"rankbook build: {exc}", file=sys.stderr)
-        return 1
-    print(f"The book is ready: open file://{index}")
+    if index is not None:
+        print(f"The book is ready: open file://{index}")
     return 0
 
 
@@ -388,9 +390,25 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except pipeline.Interrupted as exc:  # between steps
         return _interrupted(args.command, exc)
+    except KeyboardInterrupt:  # before the handlers were installed
+        print(f"rankbook {args.command}: interrupted by SIGINT; nothing was written, the last "
+              "good output is untouched", file=sys.stderr)
+        return 130
     except ValueError as exc:  # a malformed notebook (e.g. an invalid parameters cell)
         print(f"rankbook {args.command}: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a folder that cannot be read or written, a full disk, ...
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"rankbook {args.command}: {where}{exc.strerror or exc}; the last good output is "
+              "untouched", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
+        if os.environ.get("RANKBOOK_DEBUG"):
+            raise
+        print(f"rankbook {args.command}: internal error: {type(exc).__name__}: {exc} (set "
+              "RANKBOOK_DEBUG=1 to see the traceback; the last good output is untouched)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

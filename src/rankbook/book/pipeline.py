@@ -242,15 +242,33 @@ def stored_key(outputs: Path, notebook: Path | None = None) -> dict | None:
 LOCK_NAME = ".lock"
 
 
+#: Locks this process holds (path -> depth), so that a step called inside a build that already
+#: holds the lock (jupyter-book after the notebooks) does not wait for itself.
+_HELD: dict[str, int] = {}
+
+
 @contextlib.contextmanager
 def folder_lock(lock_path: Path, what: str, wait: bool = False):
     """Hold ``fcntl.flock`` on ``lock_path`` (created if needed) for the ``with`` block.
 
     Raises :class:`Busy` naming the holder's PID when another process holds it, unless ``wait``.
-    The lock dies with its process, so a killed build never leaves a stale lock behind.
+    The lock dies with its process, so a killed build never leaves a stale lock behind. A lock
+    this process already holds is held again at once (re-entrant). A folder that cannot be
+    written raises :class:`OutputError` in one line.
     """
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    key = str(Path(lock_path).absolute())
+    if _HELD.get(key):
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise _os_error(exc, str(lock_path)) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -260,7 +278,11 @@ def folder_lock(lock_path: Path, what: str, wait: bool = False):
                        "or pass --wait") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
+        _HELD[key] = 1
+        try:
+            yield
+        finally:
+            _HELD.pop(key, None)
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 
@@ -745,6 +767,31 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
     return report
 
 
+def build_book(root: Path | None = None, *, force: bool = False, jobs: int | None = None,
+               progress: bool = True, log=print, timeout: int | None = None, wait: bool = False,
+               site: bool = True) -> tuple[BuildReport, Path | None]:
+    """``rankbook build``: execute the changed notebooks, then (when every notebook succeeded
+    and ``site``) build and publish the site, all under one lock, so that no other build can
+    start between the two steps. Returns the report and the index of the published site (None
+    when it was not built)."""
+    root = root or project_root()
+    gen = generated_dir(root)
+    try:
+        gen.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _os_error(exc, str(gen)) from None
+    with folder_lock(gen / LOCK_NAME, "build", wait=wait), interruptible():
+        report = execute_all(root, force=force, jobs=jobs, progress=progress, log=log,
+                             timeout=timeout)
+        if report.failed or not site:
+            return report, None
+        try:
+            return report, build_site(root, log=log)
+        except Interrupted as exc:
+            exc.during = "site"  # the notebooks are done; the published site is untouched
+            raise
+
+
 def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | None = None,
             wait: bool = False) -> Path:
     """``rankbook run``: execute one notebook with new parameters into ``runs/NAME/<slug>/``.
@@ -776,26 +823,165 @@ def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | No
 # --------------------------------------------------------------------------------------------
 # The book
 # --------------------------------------------------------------------------------------------
-def jupyter_book_command(root: Path) -> list[str]:
+#: The persistent working build of jupyter-book (incremental, never published as it is).
+SITE_WORK = Path("_build") / ".site-work"
+#: The published site: replaced whole, in one rename, after a build that succeeded.
+SITE_DIR = Path("_build") / "html"
+#: Inside the working build: the content hashes of the sources of the last complete build.
+SITE_STATE = ".rankbook-site.json"
+#: Inside the working build while jupyter-book runs: its presence means the last run stopped
+#: half-way, so the next one rebuilds every page.
+SITE_DIRTY = ".rankbook-building"
+
+#: Sources whose change alters every page (navigation, configuration, theme, extension,
+#: bibliography): a change to any of them rebuilds every page (``--all``).
+GLOBAL_SOURCES = ("_toc.yml", "_config.yml", "book/_ext", "book/_static", "book/references.bib")
+
+
+def jupyter_book_command(root: Path, output: Path | None = None, fresh: bool = False) -> list[str]:
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe)] if exe.exists() else ["jupyter-book"]
-    return cmd + ["build", str(root), "--builder", "html", "-W", "--keep-going"]
+    cmd += ["build", str(root), "--builder", "html", "-W", "--keep-going"]
+    if output is not None:
+        cmd += ["--path-output", str(output)]
+    if fresh:
+        cmd.append("--all")
+    return cmd
 
 
-def build_site(root: Path | None = None, log=print) -> Path:
-    """Generate the summary pages, then run jupyter-book (step 3). Returns the index path.
+def _site_sources(root: Path) -> dict[str, str]:
+    """Content hash of every file the site is made from: the book's pages and generated outputs,
+    the configuration, and the library (autodoc reads its docstrings)."""
+    skip = (FAILED_DIR_NAME, "_logs", ".stage-", ".old-", LOCK_NAME, MANIFEST_NAME)
+    out = {}
+    for base in ("book", "src/rankbook", "_toc.yml", "_config.yml"):
+        path = root / base
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for p in files:
+            rel = p.relative_to(root).as_posix()
+            if "__pycache__" in p.parts or p.suffix == ".pyc" or any(
+                    part.startswith(skip) for part in p.relative_to(root).parts):
+                continue
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
 
+
+def _global_hash(root: Path, sources: dict[str, str]) -> str:
+    h = hashlib.sha256(environment_hash(root).encode())
+    for rel, digest in sorted(sources.items()):
+        if rel.startswith(GLOBAL_SOURCES):
+            h.update(f"{rel}\0{digest}\n".encode())
+    return h.hexdigest()
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False when the
+    system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def publish_site(built: Path, site: Path) -> None:
+    """Copy the built site beside ``site`` and put it in place of ``site`` in one rename (an
+    exchange of the two folders where Linux allows it), so a reader, a web server or an upload
+    never sees half of one site and half of another; the old site is removed afterwards."""
+    stage = site.with_name(f".{site.name}-stage-{os.getpid()}")
+    shutil.rmtree(stage, ignore_errors=True)
+    try:
+        shutil.copytree(built, stage, symlinks=True)
+        if site.is_dir() and _exchange(stage, site):
+            shutil.rmtree(stage, ignore_errors=True)  # it holds the old site now
+        else:
+            _replace(stage, site)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _remove_stale_site_folders(root: Path) -> None:
+    for pattern in (f".{SITE_DIR.name}-stage-*", f".old-{SITE_DIR.name}-*"):
+        for path in (root / SITE_DIR.parent).glob(pattern):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+class SiteFailed(RuntimeError):
+    """jupyter-book failed or was interrupted; the published site was left as it was."""
+
+
+def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
+    """Generate the summary pages, build the site with jupyter-book, and publish it whole
+    (step 3). Returns the index path of the published site (``_build/html/index.html``).
+
+    Runs under the same lock as the execution of the notebooks (``book/generated/.lock``), so
+    a second build waits or stops. jupyter-book builds into a working folder
+    (``_build/.site-work``, kept between builds so that they stay incremental); only a build
+    that succeeded is copied and put in place of ``_build/html`` in one rename
+    (:func:`publish_site`), so an interruption, a kill or a failure leaves the published site
+    exactly as it was. What changed is decided by content hashes, never by file times: a page
+    whose bytes changed is rebuilt even when its file carries an old time (or the clock was
+    wrong during the last build); a change to the navigation, the configuration, the theme
+    files or the environment (:data:`GLOBAL_SOURCES`), or a previous run that stopped half-way,
+    rebuilds every page; nothing changed and a published site present: jupyter-book is not run.
     jupyter-book runs as a child that dies with this process (PR_SET_PDEATHSIG) and is
     terminated when this process is interrupted.
     """
     from .site import write_generated_pages
 
     root = root or project_root()
-    write_generated_pages(root)
-    cmd = jupyter_book_command(root)
-    log("$ " + " ".join(cmd))
-    env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    with interruptible():
+    gen = generated_dir(root)
+    with folder_lock(gen / LOCK_NAME, "build", wait=wait), interruptible():
+        _remove_stale_site_folders(root)
+        try:
+            write_generated_pages(root)
+        except OSError as exc:
+            raise _os_error(exc, str(gen)) from None
+        work, site = root / SITE_WORK, root / SITE_DIR
+        sources = _site_sources(root)
+        glob_hash = _global_hash(root, sources)
+        try:
+            state = json.loads((work / SITE_STATE).read_text())
+            assert isinstance(state.get("sources"), dict)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            state = {}
+        now = time.time()
+        fresh, why = False, ""
+        if not state or not (work / "_build" / "html").is_dir():
+            fresh, why = True, "no earlier build"
+        elif (work / SITE_DIRTY).exists():
+            fresh, why = True, "the last build stopped half-way"
+        elif state.get("global") != glob_hash:
+            fresh, why = True, "the navigation, configuration, theme or environment changed"
+        elif now < state.get("built_at", 0):
+            fresh, why = True, "the clock is behind the last build's"
+        changed = sorted(rel for rel, d in sources.items() if state.get("sources", {}).get(rel) != d)
+        removed = sorted(set(state.get("sources", {})) - set(sources))
+        if not fresh and not changed and not removed and (site / "index.html").is_file():
+            log("site: nothing changed since the published build")
+            return site / "index.html"
+        if not fresh:
+            # content decides, never file times: a changed file is made newer than the last
+            # build, even when it was written with an old time
+            for rel in changed:
+                with contextlib.suppress(OSError):
+                    os.utime(root / rel, (now, now))
+        try:
+            work.mkdir(parents=True, exist_ok=True)
+            (work / SITE_DIRTY).write_text(f"{os.getpid()}\n")
+        except OSError as exc:
+            raise _os_error(exc, str(work)) from None
+        cmd = jupyter_book_command(root, work, fresh)
+        log(("site: rebuilding every page (" + why + ")") if fresh else
+            f"site: {len(changed) + len(removed)} source file(s) changed")
+        log("$ " + " ".join(cmd))
+        env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
         proc = subprocess.Popen(cmd, cwd=root, env=env, preexec_fn=_die_with_parent)
         try:
             returncode = proc.wait()
@@ -807,22 +993,32 @@ def build_site(root: Path | None = None, log=print) -> Path:
                 proc.kill()
                 proc.wait()
             raise
-    if returncode != 0:
-        raise RuntimeError(f"jupyter-book failed with exit status {returncode}")
-    index = root / "_build" / "html" / "index.html"
-    if not index.exists():
-        raise RuntimeError(f"jupyter-book finished but {index} is missing")
-    _refresh_static(root)
-    return index
+        built = work / "_build" / "html"
+        if returncode != 0:
+            raise SiteFailed(f"jupyter-book failed with exit status {returncode}; the published "
+                             f"site ({site.relative_to(root)}) is unchanged")
+        if not (built / "index.html").exists():
+            raise SiteFailed(f"jupyter-book finished but {built / 'index.html'} is missing; the "
+                             f"published site ({site.relative_to(root)}) is unchanged")
+        try:
+            _refresh_static(root, built)
+            publish_site(built, site)
+            state = {"sources": sources, "global": glob_hash, "built_at": max(now, time.time())}
+            (work / SITE_STATE).write_text(json.dumps(state, indent=0, sort_keys=True) + "\n")
+            (work / SITE_DIRTY).unlink()
+        except OSError as exc:
+            raise _os_error(exc, str(site)) from None
+    return site / "index.html"
 
 
-def _refresh_static(root: Path) -> None:
+def _refresh_static(root: Path, built: Path | None = None) -> None:
     """Copy the book's own static files (stylesheet, logo) into the built site when they differ.
 
     An incremental jupyter-book build with no page out of date skips Sphinx's copy of static
     files, so an edited stylesheet kept its old copy in ``_build/html/_static``.
     """
-    static, built = root / "book" / "_static", root / "_build" / "html" / "_static"
+    built = built or root / "_build" / "html"
+    static, built = root / "book" / "_static", built / "_static"
     if not (static.is_dir() and built.is_dir()):
         return
     for source in static.iterdir():

@@ -432,12 +432,17 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 
 def write_generated_pages(root: Path) -> None:
+    from .specs import discover
+
     gen = root / "book" / "generated"
     gen.mkdir(parents=True, exist_ok=True)
-    results = collect(gen, RESULTS_FILE)
+    # only the notebooks that exist: the outputs of one deleted since (a branch switch) stay on
+    # disk but never reach the pages
+    existing = {spec.name for spec in discover(root)}
+    results = [r for r in collect(gen, RESULTS_FILE) if r["notebook"] in existing]
     for rec in results:  # one status rule for every page: a stale or hand-made status fails
         check_status(rec)
-    errata = collect(gen, ERRATA_FILE)
+    errata = [e for e in collect(gen, ERRATA_FILE) if e["notebook"] in existing]
     check_errata_reported(results, errata)
     coverage = read_coverage(root)
     check_coverage(coverage, results)

@@ -13,9 +13,10 @@ import pytest
 
 from rankbook import consensus, metrics, paper_a_tables as T, permutations, properties
 from rankbook.book import outputs
-from rankbook.book.paths import data_path, project_root
+from rankbook.book.paths import data_path
+from seeds import missing_reason, seed_path
 
-SEED = project_root().parent / "shared" / "seeds" / "000_9346a01f2f0164d8.txt"
+SEED = seed_path("000_9346a01f2f0164d8.txt")
 COLUMNS = ["cmb", "mse", "rmse", "mae", "mape", "smape", "r2", "kendall_tau", "spearman_rho",
            "dcg", "ndcg", "mrr", "gmr", "ndpm", "mean_rank"]
 
@@ -48,7 +49,7 @@ def test_table3_row_2_4_depends_on_the_alignment():
 
 def test_table3_extraction_matches_the_seed_text():
     if not SEED.exists():
-        pytest.skip("the seed text is not next to the repository")
+        pytest.skip(missing_reason(SEED.name))
     lines = [ln.split("\t") for ln in SEED.read_text(encoding="utf-8").splitlines()
              if ln.startswith("10\t5\tid\t(1 2)")]
     raw = pd.read_csv(data_path("published", "paper_a", "table3_extracted.csv"), comment="#")

@@ -11,9 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rankbook.book.paths import data_path, project_root
+from rankbook.book.paths import data_path
+from seeds import missing_reason, seed_path
 
-SEED = project_root().parent / "shared" / "seeds" / "000_9346a01f2f0164d8.txt"
+SEED = seed_path("000_9346a01f2f0164d8.txt")
 
 TABLE2_ORDER = [
     "recall", "fnr", "fallout", "tnr", "precision", "fdr", "npv", "for", "accuracy",
@@ -138,7 +139,7 @@ def test_spot_symbols(props, table3):
 
 # --- against the extracted seed text -----------------------------------------------------------
 
-seed_missing = pytest.mark.skipif(not SEED.exists(), reason=f"seed text not found at {SEED}")
+seed_missing = pytest.mark.skipif(not SEED.exists(), reason=missing_reason(SEED.name))
 
 
 def _seed_row(prefix: str, skip: int = 1) -> list[str]:

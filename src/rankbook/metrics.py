@@ -944,15 +944,27 @@ def dcg(sigma, nu, k=None, ties=None):
 
 
 def ndcg(sigma, nu, k=None, ties=None):
-    """Normalised DCG: DCG / IDCG with IDCG = sum_i (n + 1 - i) / log2(i + 1).
+    """Paper A's reading of nDCG between two permutations: not the IR measure.
 
-    IDCG is the largest DCG over S_n (gains sorted in decreasing order), so nDCG is in (0, 1],
-    a constant multiple of DCG (the two are linearly equivalent, Def. 3), lower is closer.
+    .. warning::
+       This is the nDCG of paper A's Table 2, a distance-like value between two permutations
+       where *lower is closer*: a ranking scores about 0.749 against itself at n = 4 (and less
+       as n grows), never 1. To score a ranked list against relevance grades (1 for the ideal
+       order), use :func:`rankbook.ir.ndcg`.
+
+    DCG / IDCG with IDCG = sum_i (n + 1 - i) / log2(i + 1). IDCG is the largest DCG over S_n
+    (gains sorted in decreasing order), so this nDCG is in (0, 1], a constant multiple of
+    :func:`dcg` (the two are linearly equivalent, Def. 3).
 
     Examples
     --------
     >>> round(float(ndcg([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.7581
+    >>> round(float(ndcg([1, 2, 3, 4], [1, 2, 3, 4])), 3)  # a ranking against itself
+    0.749
+    >>> from rankbook import ir
+    >>> float(ir.ndcg([3, 2, 1, 0]))  # the IR measure: the ideal order scores 1
+    1.0
     """
     return _compute("ndcg", sigma, nu, k, ties)
 

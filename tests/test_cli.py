@@ -91,3 +91,58 @@ def test_every_notebook_declares_valid_constraints():
     for spec in pipeline.discover():
         specs.check_constraints(spec, spec.defaults())  # the paper's settings are allowed
         pipeline.check_parameters(spec, spec.smoke)
+
+
+# ------------------------------------------------------------------ issue 24, finding 4
+PAIRS = {
+    "ties.csv": ("name,1,2,3\nref,a,b,c\nr1,a,b|c,\n", "ranking 'r1' ties b, c"),
+    "partial.csv": ("name,1,2,3\nref,a,b,c\nr1,a,b,\n", "ranking 'r1' lacks c"),
+    "alone.csv": ("name,1,2,3\nref,a,b,c\n", "holds only the reference ranking 'ref'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_pairs_csv_with_ties_or_partial_rows_is_refused(capsys, runs, tmp_path, name):
+    content, message = PAIRS[name]
+    path = tmp_path / name
+    path.write_text(content)
+    _refused(capsys, runs, ["run", "agreement_heatmap", "-p", "pairs_csv", str(path), "-p", "k",
+                            "1"], "pairs_csv", message)
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["run", "consensus_example", "-p", "base", "4"], ["base = 4 is not the index of a ranking",
+                                                       "base must be in 0..3"]),
+    (["run", "consensus_example", "-p", "rankings", "abc,abca"], ["repeats item 'a'"]),
+    (["run", "rbo_bounds", "-p", "p", "1.0"], ["'p'", "1.0 must be less than 1"]),
+    (["run", "rbo_bounds", "-p", "S", ""], ["'S'", "0 character(s), fewer than 1"]),
+    (["run", "rbo_bounds", "-p", "S", "abca"], ["S = 'abca' repeats 'a'"]),
+    (["run", "consensus_rank_aggregation", "-p", "gammas", "1,0.5,1.0"], ["1.0 is given twice"]),
+    (["run", "consensus_search_engines", "-p", "published_dir", "published/paper_bb"],
+     ["no such folder: published/paper_bb"]),
+    (["run", "consensus_rank_aggregation", "-p", "table_stem", "table_v"],
+     ["holds none of the published grids table_v_ga.csv"]),
+    (["run", "kendall_width_swap", "-p", "plot_ns", "7"], ["7 is not one of the values of ns"]),
+    (["run", "ir_metrics_tour", "-p", "scores", "0.5,0.4"], ["2 value(s) for the 10 of 'relevance'"]),
+    (["run", "right_invariance", "-p", "n_samples", "1000000", "-p", "n_random", "2000"],
+     ["needs about", "GiB of memory"]),
+    (["run", "sweep_agreement", "-p", "ns", "10,20", "-p", "k", "10"],
+     ["k = 10 must be below every length in ns"]),
+    (["run", "indiscernibility_examples", "-p", "taus", "id,(3 14)"], ["taus", "1..10"]),
+    (["run", "benchmarks", "-p", "results_path", "benchmarks/typo.json"],
+     ["no such file: benchmarks/typo.json"]),
+])
+def test_combinations_and_paths_are_refused_before_the_kernel(capsys, runs, argv, needles):
+    _refused(capsys, runs, argv, *needles)
+
+
+def test_every_refusal_is_one_line(capsys, runs):
+    assert cli.main(["run", "rbo_bounds", "-p", "p", "1.0"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_declared_limits_say_what_the_code_accepts(capsys):
+    assert cli.main(["list", "rbo_bounds"]) == 0
+    out = capsys.readouterr().out
+    assert "p (float) = 0.9" in out and "allowed: > 0 and < 1" in out
+    assert "together: S and T hold distinct items" in out

@@ -1,0 +1,189 @@
+"""Every value ``rankbook list`` declares valid must run: the extreme cases of each notebook.
+
+A notebook declares, per parameter, the values it accepts (``rankbook.constraints``) and what
+its parameters allow together (``rankbook.check``). :func:`extreme_cases` turns those
+declarations into runs that reach every edge, one parameter at a time with the others at the
+notebook's smoke values (so that the runs stay quick):
+
+* ``minimum``: every numeric parameter at its smallest allowed value (lists: one element, the
+  smallest; a bound by another parameter: the bound), in one run;
+* ``choices``: every declared choice and both values of every bool, several parameters per run;
+* ``max PARAM``: one run per numeric parameter at its largest allowed value (lists: the
+  largest element, and as many elements as allowed).
+
+A case the combined check refuses is reported as refused (the declared space excludes it, with
+a message); anything else must run to the end. :func:`run_inprocess` executes a notebook's code
+cells in this process with the parameters injected (no kernel: a run costs its computation
+only), writing its outputs into a folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+from rankbook.book import specs
+
+
+#: The value tried for an integer parameter that declares no maximum.
+UNBOUNDED = 10**9
+
+
+def _smallest(c: dict, like):
+    if "choices" in c:
+        return c["choices"][0]
+    is_float = isinstance(like, float) or c.get("items") == "float"
+    if "min" in c:
+        return float(c["min"]) if is_float else c["min"]
+    if "above" in c:
+        return c["above"] + (1e-3 if is_float else 1)
+    return None
+
+
+def _largest(c: dict, like):
+    if "choices" in c:
+        return c["choices"][-1]
+    is_float = isinstance(like, float) or c.get("items") == "float"
+    if "max" in c:
+        return float(c["max"]) if is_float else c["max"]
+    if "below" in c:
+        return c["below"] - (1e-3 if is_float else 1)
+    return None
+
+
+def _with_bound(spec, values: dict, name: str, value, which: str):
+    """Apply relational bounds (le/lt of another parameter) to a candidate value."""
+    c = spec.parameters[name].constraint
+    for rel in ("le", "lt"):
+        if rel not in c:
+            continue
+        bound = values.get(c[rel])
+        if isinstance(value, list):
+            bounds = bound if isinstance(bound, list) else [bound] * len(value)
+            if len(bounds) != len(value):  # one per value of the other parameter
+                value = (value * len(bounds))[:len(bounds)]
+            value = [(b if rel == "le" else b - 1) if which == "max" or v > (
+                b if rel == "le" else b - 1) else v for v, b in zip(value, bounds)]
+            continue
+        if isinstance(bound, list):
+            bound = min(bound) if bound else None
+        if bound is None:
+            continue
+        top = bound if rel == "le" else bound - 1
+        if which == "max" or (value is not None and value > top):
+            value = top
+    return value
+
+
+def extreme_cases(spec) -> list[tuple[str, dict]]:
+    """``[(label, overrides), ...]`` reaching every declared edge of ``spec`` (see module)."""
+    smoke = dict(spec.smoke)
+    base = {**spec.defaults(), **smoke}
+    cases: list[tuple[str, dict]] = []
+    minimum = {}
+    for name, p in spec.parameters.items():
+        c = p.constraint
+        if not c or "file" in c or c.get("folder") or "check" in c or isinstance(p.default, bool):
+            continue
+        if isinstance(p.default, list):
+            lo = _smallest(c, p.default[0] if p.default else None)
+            if lo is None or c.get("items") == "str":
+                continue
+            n = max(1, c.get("min_len", 1))
+            value = [lo + i for i in range(n)] if n > 1 else [lo]
+        elif isinstance(p.default, (int, float)):
+            value = _smallest(c, p.default)
+            if value is None:
+                continue
+        else:
+            continue
+        minimum[name] = value
+    for name in list(minimum):
+        minimum[name] = _with_bound(spec, {**base, **minimum}, name, minimum[name], "min")
+    if minimum:
+        cases.append(("minimum", minimum))
+    # choices and bools: run i takes the i-th value of each such parameter
+    options = {}
+    for name, p in spec.parameters.items():
+        c = p.constraint
+        if isinstance(p.default, bool):
+            options[name] = [not p.default]
+        elif "choices" in c and not isinstance(p.default, list):
+            options[name] = [v for v in c["choices"] if v != base.get(name)]
+    for i in range(max((len(v) for v in options.values()), default=0)):
+        case = {k: v[i] for k, v in options.items() if i < len(v)}
+        cases.append((f"choices {i + 1}", case))
+    for name, p in spec.parameters.items():
+        c = p.constraint
+        if not c or "file" in c or c.get("folder") or isinstance(p.default, bool) or "choices" in c:
+            continue
+        if isinstance(p.default, list):
+            hi = _largest(c, p.default[0] if p.default else None)
+            if hi is None or c.get("items") == "str":
+                continue
+            cases.append((f"max {name}", {name: [hi]}))
+            if "max_len" in c and c["max_len"] > 1 and "min" in c and "max" in c:
+                # as many elements as allowed, spread over the allowed range, distinct
+                n = c["max_len"]
+                lo = c["min"]
+                step = (hi - lo) / (n - 1)
+                vals = sorted({round(lo + step * i, 6) if isinstance(hi, float)
+                               else int(round(lo + step * i)) for i in range(n)})
+                cases.append((f"max_len {name}", {name: vals}))
+        elif isinstance(p.default, (int, float)):
+            hi = _largest(c, p.default)
+            if hi is None and isinstance(p.default, int) and not any(
+                    k in c for k in ("le", "lt")):
+                hi = UNBOUNDED  # no maximum declared: a very large value must work too
+            hi = _with_bound(spec, base, name, hi, "max")
+            if hi is None:
+                continue
+            cases.append((f"max {name}", {name: hi}))
+    return cases
+
+
+def check_case(spec, overrides: dict, root: Path | None = None) -> dict | str:
+    """The full parameter values of a case, or the refusal message of the declared limits."""
+    values = {**spec.smoke, **overrides}
+    try:
+        return {**spec.defaults(), **specs.check_parameters(spec, values)}
+    except specs.ParameterError as exc:
+        return str(exc).splitlines()[0]
+
+
+def run_inprocess(spec, params: dict, out: Path) -> float:
+    """Execute the notebook's code cells here, with ``params`` injected after the parameters
+    cell, writing outputs into ``out``. Returns the seconds it took."""
+    import matplotlib
+
+    matplotlib.use("agg")
+    import matplotlib.pyplot as plt
+
+    nb = json.loads(spec.path.read_text())
+    cells = [("".join(c["source"]), "parameters" in c["metadata"].get("tags", []))
+             for c in nb["cells"] if c["cell_type"] == "code"]
+    out.mkdir(parents=True, exist_ok=True)
+    env = {k: os.environ.get(k) for k in ("RANKBOOK_OUTPUT_DIR", "RANKBOOK_NOTEBOOK_DIR")}
+    os.environ["RANKBOOK_OUTPUT_DIR"] = str(out)
+    os.environ["RANKBOOK_NOTEBOOK_DIR"] = str(out)
+    namespace: dict = {"__name__": "__main__"}
+    started = time.time()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for i, (source, is_params) in enumerate(cells, start=1):
+                code = compile(source, f"<{spec.name} cell {i}>", "exec")
+                exec(code, namespace)  # noqa: S102 - our own notebooks
+                if is_params:
+                    namespace.update(params)
+                plt.close("all")
+    finally:
+        for k, v in env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return time.time() - started

@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.rankbook-installed
 # apt-get as root directly (this machine, CI here), through sudo elsewhere (GitHub's runners)
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
-.PHONY: book test test-browser bench lock clean venv wheel-test
+.PHONY: book test test-browser test-extremes bench lock clean venv wheel-test
 
 venv: $(STAMP)
 
@@ -23,6 +23,11 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Every notebook at every edge of its declared limits, the expensive cases included (about
+# 25 minutes on 2 cores; make test runs the quick ones).
+test-extremes: $(STAMP)
+	RANKBOOK_EXTREMES=all $(BIN)/python -m pytest tests/test_extremes.py -o addopts="-ra" -q
 
 # Headless Chromium over the built site. Installs Debian's chromium and chromium-driver if they
 # are missing (as root, or through sudo), builds the book if needed (cached), then runs the checks.

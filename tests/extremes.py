@@ -146,13 +146,26 @@ def extreme_cases(spec) -> list[tuple[str, dict]]:
     return cases
 
 
+def _fit_lengths(spec, values: dict, changed) -> dict:
+    """Give a list declared ``same_len`` as a changed list as many elements (repeating its own)."""
+    for name, p in spec.parameters.items():
+        other = p.constraint.get("same_len")
+        if other in changed and name not in changed and isinstance(values.get(other), list):
+            own = values.get(name, p.default) or [0]
+            n = len(values[other])
+            values[name] = (own * n)[:n]
+    return values
+
+
 def check_case(spec, overrides: dict, root: Path | None = None) -> dict | str:
     """The full parameter values of a case, or the refusal message of the declared limits."""
-    values = {**spec.smoke, **overrides}
+    values = _fit_lengths(spec, {**spec.defaults(), **spec.smoke, **overrides}, overrides)
+    values = {k: v for k, v in values.items() if k in overrides or k in spec.smoke
+              or v != spec.defaults()[k]}
     try:
         return {**spec.defaults(), **specs.check_parameters(spec, values)}
     except specs.ParameterError as exc:
-        return str(exc).splitlines()[0]
+        return str(exc)
 
 
 def run_inprocess(spec, params: dict, out: Path) -> float:
@@ -187,3 +200,33 @@ def run_inprocess(spec, params: dict, out: Path) -> float:
             else:
                 os.environ[k] = v
     return time.time() - started
+
+
+def main(argv: list[str]) -> int:
+    """``python tests/extremes.py NAME [LABEL ...]``: run the cases of one notebook (all, or the
+    labelled ones) in this process, one JSON line per case: label, outcome, seconds, message."""
+    import tempfile
+
+    name, labels = argv[0], set(argv[1:])
+    spec = specs.find(name)
+    for label, overrides in extreme_cases(spec):
+        if labels and label not in labels:
+            continue
+        full = check_case(spec, overrides)
+        if isinstance(full, str):
+            print(json.dumps([label, "refused", 0.0, full]), flush=True)
+            continue
+        try:
+            with tempfile.TemporaryDirectory(prefix="rankbook-extreme-") as tmp:
+                seconds = run_inprocess(spec, full, Path(tmp))
+            print(json.dumps([label, "ok", round(seconds, 1), ""]), flush=True)
+        except Exception as exc:  # noqa: BLE001 - reported to the test, which fails
+            print(json.dumps([label, "error", 0.0, f"{type(exc).__name__}: {exc}"[:500]]),
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

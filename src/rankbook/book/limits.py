@@ -223,7 +223,8 @@ def agreement_heatmap(values: dict, root: Path) -> None:
 
 
 def rbo_bounds(values: dict, root: Path) -> None:
-    """S and T hold distinct items (one per character); ext_depth reaches past both lists."""
+    """S and T hold distinct items (one per character); ext_depth reaches past both lists;
+    n_random continuations to depth ext_depth fit in the time limit."""
     for key in ("S", "T"):
         text = values[key]
         if len(set(text)) != len(text):
@@ -234,6 +235,12 @@ def rbo_bounds(values: dict, root: Path) -> None:
     if values["ext_depth"] < longest:
         raise ValueError(f"ext_depth = {values['ext_depth']} must reach the end of the longer list "
                          f"({longest} items)")
+    # measured: about 2.5 microseconds per rank of a continuation (300 x 100,000 in 67 s and
+    # 10,000 x 500 in 17 s on a loaded 2-core machine), with a margin of 2
+    seconds = 2 * 2.5e-6 * values["n_random"] * values["ext_depth"]
+    _within_time(seconds, _timeout("rbo_bounds", root),
+                 f"scoring {values['n_random']} continuations to depth {values['ext_depth']}",
+                 "lower n_random or ext_depth (their product should stay below 10^8)")
 
 
 def right_invariance(values: dict, root: Path) -> None:
@@ -286,3 +293,17 @@ def indiscernibility_examples(values: dict, root: Path) -> None:
                 paper_a_tables.parse_cycle(text, n)
             except ValueError as exc:
                 raise ValueError(f"{key}: {exc} (n = {n})") from None
+
+
+def metric_profile(values: dict, root: Path) -> None:
+    """a cut-off k other than 0 stays below every ranking length the profile uses (n_exhaustive - 1
+    for the triples, n_swap, ns, agreement_n)."""
+    k = values["k"]
+    if not k:
+        return
+    lengths = {"n_exhaustive - 1": values["n_exhaustive"] - 1, "n_swap": values["n_swap"],
+               "min(ns)": min(values["ns"]), "agreement_n": values["agreement_n"]}
+    name, smallest = min(lengths.items(), key=lambda kv: kv[1])
+    if k >= smallest:
+        raise ValueError(f"k = {k} must be below every ranking length the profile uses; the "
+                         f"smallest is {name} = {smallest} (or give k = 0 for max(1, n // 4))")

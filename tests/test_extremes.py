@@ -1,0 +1,82 @@
+"""Every value ``rankbook list`` declares valid runs to the end (issue 24): each notebook at the
+edges of its declared limits, one parameter at a time, the others at the smoke values
+(:mod:`extremes` builds the cases from the notebooks' own declarations).
+
+A case the notebook's combined check refuses passes when the refusal is one clear line: the
+declared space excludes it and says why. Any other case must run to the end, in a fresh Python
+process per notebook (no kernel: a run costs only its computation).
+
+The cases that take more than about 15 seconds on a loaded 2-core machine are listed in
+:data:`EXPENSIVE` (with the time they took there) and run only with ``RANKBOOK_EXTREMES=all``
+(``make test-extremes``), so that ``make test`` stays quick; every other case runs in
+``make test``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from extremes import extreme_cases
+from rankbook.book import specs
+
+pytestmark = pytest.mark.notebooks
+
+HERE = Path(__file__).resolve().parent
+SPECS = [s for s in specs.discover() if extreme_cases(s)]
+
+#: (notebook, case) -> seconds it took on a loaded 2-core machine (issue 24 measurements).
+EXPENSIVE = {
+    ("agreement_heatmap", "minimum"): 22,
+    ("agreement_heatmap", "max n_pairs"): 41,
+    ("consensus_rank_aggregation", "choices 1"): 17,
+    ("consensus_rank_aggregation", "choices 2"): 23,
+    ("dcg_injectivity", "max n_max"): 165,
+    ("dcg_injectivity", "max n_distance"): 20,
+    ("ir_metrics_tour", "max n_pairs_sim"): 33,
+    ("kendall_width_swap", "max ns"): 137,
+    ("printed_formulas", "max n_table"): 66,
+    ("properties_table", "max n_pairs"): 42,
+    ("properties_table", "max ioi_n"): 24,
+    ("properties_table", "max distance_n"): 24,
+    ("properties_table", "max stability_pairs"): 37,
+    ("properties_table", "max swap_n"): 27,
+    ("rbo_bounds", "max ext_depth"): 67,
+    ("rbo_bounds", "max n_random"): 17,
+    ("right_invariance", "max n"): 600,
+    ("right_invariance", "max n_samples"): 41,
+    ("stability_sensitivity", "max n"): 42,
+    ("stability_sensitivity", "max n_pairs"): 18,
+    ("stability_sensitivity", "max n_sensitivity"): 33,
+    ("sweep_agreement", "minimum"): 27,
+    ("sweep_agreement", "max ns"): 23,
+    ("sweep_agreement", "max n_pairs"): 84,
+}
+
+
+def test_the_expensive_cases_exist():
+    """A renamed parameter must not silently drop a case from the expensive list."""
+    labels = {(s.name, label) for s in SPECS for label, _ in extreme_cases(s)}
+    assert not set(EXPENSIVE) - labels, sorted(set(EXPENSIVE) - labels)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_every_declared_extreme_runs_or_is_refused_in_one_line(spec):
+    every = os.environ.get("RANKBOOK_EXTREMES") == "all"
+    labels = [label for label, _ in extreme_cases(spec)
+              if every or (spec.name, label) not in EXPENSIVE]
+    if not labels:
+        pytest.skip(f"every extreme of {spec.name} is expensive: RANKBOOK_EXTREMES=all runs them")
+    proc = subprocess.run([sys.executable, str(HERE / "extremes.py"), spec.name, *labels],
+                          cwd=HERE.parent, capture_output=True, text=True, timeout=3600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("[")]
+    assert [r[0] for r in results] == labels, proc.stdout
+    failed = [(label, message) for label, outcome, _, message in results
+              if outcome == "error" or (outcome == "refused" and "\n" in message)]
+    assert not failed, f"{spec.name}: declared valid, but: {failed}"

@@ -48,7 +48,7 @@ EXPENSIVE = {
     ("properties_table", "max swap_n"): 27,
     ("rbo_bounds", "max ext_depth"): 67,
     ("rbo_bounds", "max n_random"): 17,
-    ("right_invariance", "max n"): 600,
+    ("right_invariance", "max n"): 439,
     ("right_invariance", "max n_samples"): 41,
     ("stability_sensitivity", "max n"): 42,
     ("stability_sensitivity", "max n_pairs"): 18,

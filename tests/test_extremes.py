@@ -65,15 +65,33 @@ def test_the_expensive_cases_exist():
     assert not set(EXPENSIVE) - labels, sorted(set(EXPENSIVE) - labels)
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
-def test_every_declared_extreme_runs_or_is_refused_in_one_line(spec):
+def _labels(spec) -> list[str]:
     every = os.environ.get("RANKBOOK_EXTREMES") == "all"
-    labels = [label for label, _ in extreme_cases(spec)
-              if every or (spec.name, label) not in EXPENSIVE]
-    if not labels:
-        pytest.skip(f"every extreme of {spec.name} is expensive: RANKBOOK_EXTREMES=all runs them")
+    return [label for label, _ in extreme_cases(spec)
+            if every or (spec.name, label) not in EXPENSIVE]
+
+
+def _run(spec) -> tuple[list[str], subprocess.CompletedProcess]:
+    labels = _labels(spec)
     proc = subprocess.run([sys.executable, str(HERE / "extremes.py"), spec.name, *labels],
                           cwd=HERE.parent, capture_output=True, text=True, timeout=3600)
+    return labels, proc
+
+
+@pytest.fixture(scope="module")
+def extreme_runs():
+    """Every notebook's cases, two notebooks at a time (one Python process each)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip([s.name for s in SPECS], pool.map(_run, SPECS)))
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_every_declared_extreme_runs_or_is_refused_in_one_line(spec, extreme_runs):
+    labels, proc = extreme_runs[spec.name]
+    if not labels:
+        pytest.skip(f"every extreme of {spec.name} is expensive: RANKBOOK_EXTREMES=all runs them")
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("[")]
     assert [r[0] for r in results] == labels, proc.stdout

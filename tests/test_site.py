@@ -30,11 +30,16 @@ def generated(tmp_path, monkeypatch):
     _result("Example Z", "B", "claim", holds=False)
     outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "line one\nline two",
                            severity="typo")
-    (tmp_path / "notebooks").mkdir()
-    for name in ("nb_one", "nb_two"):  # the pages are made from the notebooks that exist
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {name}")])
-        nbformat.write(nb, tmp_path / "notebooks" / f"{name}.ipynb")
+    _notebooks(tmp_path, "nb_one", "nb_two")
     return tmp_path
+
+
+def _notebooks(root, *names):
+    """Source notebooks for the records (the pages are made from the notebooks that exist)."""
+    (root / "notebooks").mkdir(exist_ok=True)
+    for name in names:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {name}")])
+        nbformat.write(nb, root / "notebooks" / f"{name}.ipynb")
 
 
 def test_pages_are_generated_from_records(generated):
@@ -245,7 +250,7 @@ def test_one_count_per_artifact():
 def test_a_false_claim_in_the_errata_is_reported_by_a_verdict_row(tmp_path, monkeypatch):
     gen = tmp_path / "book" / "generated"
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb"))
-    (tmp_path / "notebooks").mkdir()
+    _notebooks(tmp_path, "nb")
     with pytest.raises(ValueError, match="a false claim needs artifact="):
         outputs.record_erratum("A", "Prop 1", "false", "ev", severity="false claim")
     _result("Prop 1", "A", "claim", holds=True)
@@ -268,7 +273,7 @@ def test_a_false_claim_in_the_errata_is_reported_by_a_verdict_row(tmp_path, monk
 
 def test_the_same_erratum_from_two_pages_is_listed_once(tmp_path, monkeypatch):
     gen = tmp_path / "book" / "generated"
-    (tmp_path / "notebooks").mkdir()
+    _notebooks(tmp_path, "nb_iv", "nb_vi")
     for nb in ("nb_iv", "nb_vi"):
         monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / nb))
         outputs.record_erratum("B", "Eq. (13)", "the spread is printed three ways", "ev",

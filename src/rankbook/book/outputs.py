@@ -481,7 +481,7 @@ def readable(text: Any) -> str:
     return _BARE_NAN.sub(NOT_APPLICABLE, out)
 
 
-def table_markdown(df, title: str, index: bool = False) -> str:
+def table_markdown(df, title: str, index: bool = False, markdown=()) -> str:
     """A MyST ``{table}`` directive with ``title`` holding ``df`` as a Markdown table.
 
     Every header and cell is data, escaped in full (:func:`escape_markdown`), except cells
@@ -489,7 +489,8 @@ def table_markdown(df, title: str, index: bool = False) -> str:
     text in it escaped by the caller with :func:`escape_markdown`).
     """
     frame = df.reset_index() if index else df
-    header = "| " + " | ".join(escape_markdown(c) for c in frame.columns) + " |"
+    header = "| " + " | ".join(md_escape(c) if c in markdown else escape_markdown(c)
+                               for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     rows = [
         "| " + " | ".join(_markdown_cell_text(v) for v in row) + " |"
@@ -578,7 +579,7 @@ def save_table(
         The page shows at most this many rows, then says how many more the CSV holds and
         links to it; the CSV always holds every row. A page never grows with the input.
     markdown : sequence of str
-        Columns whose cells the notebook composed as Markdown (maths such as
+        Columns whose cells (and header) the notebook composed as Markdown (maths such as
         ``$\\mathrm{FDR}$``): they keep their maths (:func:`md_escape`). Any user text inside
         them must be escaped with :func:`escape_markdown` first. Ignored with ``style``.
     """
@@ -635,7 +636,7 @@ def save_table(
             for col in markdown:
                 shown = shown.copy() if shown is df else shown
                 shown[col] = shown[col].map(lambda v: MarkdownText("" if v is None else v))
-            text = table_markdown(shown, title, index=index)
+            text = table_markdown(shown, title, index=index, markdown=markdown)
             if more:
                 text += f"\n{more.removesuffix(f'all rows are in {name}.csv.')}"
                 text += download_markdown(path, "all rows")

@@ -930,8 +930,8 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
     wrong during the last build); a change to the navigation, the configuration, the theme
     files or the environment (:data:`GLOBAL_SOURCES`), or a previous run that stopped half-way,
     rebuilds every page; nothing changed and a published site present: jupyter-book is not run.
-    jupyter-book runs as a child that dies with this process (PR_SET_PDEATHSIG) and is
-    terminated when this process is interrupted.
+    jupyter-book runs as a child in a session of its own (a terminal's Ctrl-C reaches this process
+    only, which then terminates jupyter-book), and dies with this process (PR_SET_PDEATHSIG).
     """
     from .site import write_generated_pages
 
@@ -982,7 +982,10 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
             f"site: {len(changed) + len(removed)} source file(s) changed")
         log("$ " + " ".join(cmd))
         env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-        proc = subprocess.Popen(cmd, cwd=root, env=env, preexec_fn=_die_with_parent)
+        # its own session: a terminal's Ctrl-C reaches this process only, which stops
+        # jupyter-book itself (no second traceback from it); it dies with this process anyway
+        proc = subprocess.Popen(cmd, cwd=root, env=env, preexec_fn=_die_with_parent,
+                                start_new_session=True)
         try:
             returncode = proc.wait()
         except BaseException:

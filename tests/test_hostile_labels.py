@@ -127,8 +127,10 @@ def hostile_book(tmp_path_factory):
         (shutil.copytree if src.is_dir() else shutil.copyfile)(src, dst)
     (book / "book" / "intro.md").write_text("# Hostile labels\n\nA page of prose.\n")
     (book / "book" / "paper_b.md").write_text("# Paper B\n\nThe chapter the notebook links to.\n")
+    (book / "book" / "rerun.md").write_text("# Rerun\n\n## Sweeps\n\nThe page the rerun box "
+                                            "links to.\n")
     (book / "_toc.yml").write_text(
-        "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/paper_b\n"
+        "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/paper_b\n  - file: book/rerun\n"
         "  - file: book/generated/consensus_example\n"
         "  - file: book/generated/dashboard\n  - file: book/generated/errata\n"
         "  - file: book/references\n")

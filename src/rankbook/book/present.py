@@ -452,10 +452,9 @@ def _cell_text(text: str) -> str:
 
 
 def _code_cell(text: str) -> str:
-    """Any value as inline code that is safe inside a Markdown table cell."""
-    import html as _html
-
-    return "<code>" + _html.escape(text).replace("|", "&#124;").replace("`", "&#96;") + "</code>"
+    """Any value as inline code that is literal inside a Markdown table cell (the text between
+    the tags is Markdown: :func:`~rankbook.book.outputs.escape_markdown`)."""
+    return "<code>" + escape_markdown(text) + "</code>"
 
 
 def repository_url(root: Path | None = None) -> str:

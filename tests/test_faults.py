@@ -153,7 +153,9 @@ def test_f2_two_interrupts_stop_at_once(project):
     for i in range(3):
         make_notebook(project / "notebooks" / f"nb{i}.ipynb", delay=30.0)
     proc = spawn(project, "build", "--no-book", "--quiet", "--jobs", "2")
-    time.sleep(4)
+    # wait until the kernels run (their staging folders exist), not a fixed time: on a loaded
+    # machine Python may still be importing after 4 s, and an interrupt then is not ours to test
+    assert wait_for(lambda: len(stage_folders(project)) == 2, 60)
     started = time.time()
     for _ in range(3):  # Ctrl-C, then Ctrl-C again while it cleans up
         os.killpg(proc.pid, signal.SIGINT)
@@ -169,7 +171,7 @@ def test_sigterm_exits_143_and_cleans_up(project):
     for i in range(2):
         make_notebook(project / "notebooks" / f"nb{i}.ipynb", delay=30.0)
     proc = spawn(project, "build", "--no-book", "--quiet", "--jobs", "2")
-    time.sleep(4)
+    assert wait_for(lambda: len(stage_folders(project)) == 2, 60)
     os.kill(proc.pid, signal.SIGTERM)  # the main process only, as `kill PID` does
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143 and "interrupted by SIGTERM" in err

@@ -258,7 +258,13 @@ def test_losing_every_worker_ends_the_sweep_within_the_stated_time(project, clus
     thread = threading.Thread(target=lambda: result.setdefault("status", cli.main(
         ["sweep", "nb0", "-p", "delay", "20,21,22", "--scheduler", address, "--quiet"])))
     thread.start()
-    assert wait_for(lambda: len(processes_with_env(str(project))) >= 5, 60)  # kernels run
+    # wait until the scheduler has given the sweep's points to the workers (counting processes
+    # is fragile: the workers, their nannies and helpers exist before any point starts)
+    from distributed import Client
+
+    with Client(address, timeout="30s") as watcher:
+        assert wait_for(lambda: sum(map(len, watcher.processing().values())) >= 2, 60)
+    time.sleep(1)
     for p in procs[1:]:  # every worker, as when the machines running them go away
         os.killpg(p.pid, signal.SIGKILL)
     killed = time.time()

@@ -500,9 +500,13 @@ def rerun_markdown(spec, duration: float | None = None, root: Path | None = None
     relations = _relations(spec)
     if relations:
         lines += ["**Between parameters.** " + " ".join(relations), ""]
+    # link the book's page on sweeps only where the book has it (a project of one's own may not)
+    if root is None:  # the project the notebook belongs to (notebooks/NAME.ipynb)
+        root = Path(spec.path).resolve().parent.parent
+    has_rerun_page = (root / "book" / "rerun.md").is_file()
+    sweeps_link = " ([Rerun it yourself](../rerun.md#sweeps))" if has_rerun_page else ""
     lines += ["A list is given with commas (`-p ns 5,6,7`), a flag as `true` or `false`. A value "
               "outside the allowed ones is refused with exit status 2 and a message that says "
               f"which parameter to change; `rankbook list {spec.name}` prints this table. "
-              "`rankbook sweep` runs a whole grid of values "
-              "([Rerun it yourself](../rerun.md#sweeps)).", ":::", ""]
+              "`rankbook sweep` runs a whole grid of values" + sweeps_link + ".", ":::", ""]
     return "\n".join(lines)

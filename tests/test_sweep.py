@@ -273,3 +273,20 @@ def test_losing_every_worker_ends_the_sweep_within_the_stated_time(project, clus
     assert time.time() - killed < 60
     err = capsys.readouterr().err
     assert result["status"] == 1 and "has no worker left for 5 s" in err, err
+
+
+def test_an_explorer_csv_holds_only_the_grid_and_the_tables_own_columns(project, tmp_path,
+                                                                        monkeypatch):
+    """The combined tables lead with every swept parameter and the point status; an explorer
+    that melts a table must not melt the fixed parameters into its values (the browser test
+    found Figure 1's explorer plotting 'n_pairs' and 'compare_protocols' as metrics)."""
+    from rankbook.book import explorer, paths
+
+    monkeypatch.setenv(paths.OUTPUT_ENV, str(tmp_path / "out"))
+    monkeypatch.setattr(explorer, "display", lambda *a, **k: None, raising=False)
+    explorer.show("nb0", "marker", grid={"delay": [0.0, 0.01]}, fixed={"fail": False},
+                  name="marker_explorer", melt={"id": ["delay"], "var": "what", "value": "v"},
+                  kind="bar", x="what", y="v", title="Marker", what="For tests.", root=project)
+    table = pd.read_csv(tmp_path / "out" / "marker_explorer.csv")
+    assert list(table.columns) == ["delay", "what", "v"]
+    assert table["what"].tolist() == ["marker", "marker"] and table["v"].tolist() == ["good"] * 2

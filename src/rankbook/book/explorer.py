@@ -294,6 +294,12 @@ def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: 
             df.insert(len(grid), "table", stem)
         frames.append(df)
     df = pd.concat(frames, ignore_index=True)
+    # the combined tables lead with every swept parameter and the point status: the explorer
+    # keeps the grid's columns and the table's own (a fixed value would be melted as a metric)
+    from .sweep import STATUS_COLUMN
+
+    used = set(grid) | set((melt or {}).get("id", ())) | {x, y, color}
+    df = df.drop(columns=[c for c in (STATUS_COLUMN, *fixed) if c in df.columns and c not in used])
     if melt:
         df = df.melt(id_vars=melt["id"], var_name=melt["var"], value_name=melt["value"])
     csv_path = out / f"{name}.csv"

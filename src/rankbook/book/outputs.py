@@ -389,6 +389,8 @@ def md_escape(value: Any) -> str:
     'TP\\*TN \\| $a*b$'
     >>> md_escape("ranking " + escape_markdown("a|b"))
     'ranking a\\|b'
+    >>> md_escape("of $|-\\tau + 0.5|$ and $\\|x\\|$")
+    'of $\\vert -\\tau + 0.5\\vert $ and $\\Vert x\\Vert $'
     """
     text = "" if value is None else str(value)
 
@@ -397,7 +399,9 @@ def md_escape(value: Any) -> str:
         if token.startswith("\\"):
             return token
         if token.startswith("$"):
-            return token.replace("|", "\\|")  # a table cell ends at an unescaped |
+            # a table cell ends at a bare |, and a \| left in maths would read as a norm
+            # (MathJax shows \| as a double bar): the bars become \vert and \Vert
+            return token.replace("\\|", "\\Vert ").replace("|", "\\vert ")
         if token in ("\r\n", "\r", "\n"):
             return " "
         return "\\" + token

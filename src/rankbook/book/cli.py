@@ -386,6 +386,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = _build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(_allow_dash_values(argv))
+    import threading
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = ({sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+              if main_thread else {})
+    try:
+        return _main(args)
+    finally:
+        # an interrupted run leaves the signals ignored until its message is out (a second
+        # Ctrl-C while it was reported killed the process with status -2); restore them now
+        for sig, old in before.items():
+            signal.signal(sig, old)
+
+
+def _main(args) -> int:
     try:
         return args.func(args)
     except pipeline.Interrupted as exc:  # between steps

@@ -290,10 +290,15 @@ def folder_lock(lock_path: Path, what: str, wait: bool = False):
 @contextlib.contextmanager
 def interruptible():
     """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread,
-    so that ``finally`` blocks clean up; a second signal during cleanup is ignored."""
+    so that ``finally`` blocks clean up; a second signal during cleanup is ignored. After an
+    interruption the signals stay ignored (a third Ctrl-C while the caller reports it must not
+    kill the process): the caller restores them (``rankbook``'s ``main`` does)."""
+    hit = []
+
     def handler(signum, frame):
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_IGN)
+        hit.append(signum)
         raise Interrupted(signum)
 
     import threading
@@ -306,9 +311,13 @@ def interruptible():
         signal.signal(sig, handler)
     try:
         yield
+    except Interrupted:  # ours, or an inner block's: leave the signals ignored
+        hit.append(None)
+        raise
     finally:
-        for sig, old in before.items():
-            signal.signal(sig, old)
+        if not hit:
+            for sig, old in before.items():
+                signal.signal(sig, old)
 
 
 def remove_stale(folder: Path, patterns: tuple[str, ...] = (".stage-*", ".old-*")) -> list[str]:

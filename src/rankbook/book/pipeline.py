@@ -287,6 +287,16 @@ def folder_lock(lock_path: Path, what: str, wait: bool = False):
         os.close(fd)  # closing the descriptor releases the lock
 
 
+def _made_generated_dir(root: Path) -> Path:
+    """``book/generated``, created if needed; a folder that cannot be made is one line."""
+    gen = generated_dir(root)
+    try:
+        gen.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _os_error(exc, str(gen)) from None
+    return gen
+
+
 @contextlib.contextmanager
 def interruptible():
     """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread,
@@ -693,11 +703,7 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
     from tqdm import tqdm
 
     root = root or project_root()
-    gen = generated_dir(root)
-    try:
-        gen.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise _os_error(exc, str(gen)) from None
+    gen = _made_generated_dir(root)
     report = BuildReport()
     with folder_lock(gen / LOCK_NAME, "build", wait=wait), interruptible():
         stale = remove_stale(gen)
@@ -784,11 +790,7 @@ def build_book(root: Path | None = None, *, force: bool = False, jobs: int | Non
     start between the two steps. Returns the report and the index of the published site (None
     when it was not built)."""
     root = root or project_root()
-    gen = generated_dir(root)
-    try:
-        gen.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise _os_error(exc, str(gen)) from None
+    gen = _made_generated_dir(root)
     with folder_lock(gen / LOCK_NAME, "build", wait=wait), interruptible():
         report = execute_all(root, force=force, jobs=jobs, progress=progress, log=log,
                              timeout=timeout)

@@ -13,7 +13,7 @@ from sklearn.metrics import adjusted_rand_score
 from rankbook import clustering as C
 from rankbook import metrics as M
 from rankbook import permutations as P
-from rankbook.paper_a_tables import FIGURE1_GROUPS
+from rankbook.papers.paper_a.tables import FIGURE1_GROUPS
 
 
 @settings(max_examples=200, deadline=None)

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankbook import cutoffs, metrics, paper_a_tables, permutations, properties
+from rankbook import cutoffs, metrics, permutations, properties
+from rankbook.papers.paper_a import tables as paper_a_tables
 
 KDEP = list(cutoffs.CONFUSION + cutoffs.RANK_POSITION)
 
@@ -71,7 +72,7 @@ def test_stability_curves_unchanged_by_the_fast_path():
 
 
 def test_fit_k_over_seeds_sums_the_seeds():
-    pub = pd.read_csv(paper_a_tables.__file__.replace("src/rankbook/paper_a_tables.py",
+    pub = pd.read_csv(paper_a_tables.__file__.replace("src/rankbook/papers/paper_a/tables.py",
                                                       "data/published/paper_a/table2_robustness.csv"),
                       comment="#")
     one = [paper_a_tables.fit_k(pub, 10, [2, 3], n_pairs=100, n_runs=3, seeds=[s]) for s in (5, 6)]
@@ -90,7 +91,7 @@ def test_scoring_and_fit_seeds_never_overlap():
 
 
 def test_robustness_over_seeds_and_readings():
-    pub = pd.read_csv(paper_a_tables.__file__.replace("src/rankbook/paper_a_tables.py",
+    pub = pd.read_csv(paper_a_tables.__file__.replace("src/rankbook/papers/paper_a/tables.py",
                                                       "data/published/paper_a/table2_robustness.csv"),
                       comment="#")
     pub = pub[pub["n"] == 10]

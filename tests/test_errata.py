@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankbook import consensus, metrics, paper_a_tables as T, permutations, properties
+from rankbook import consensus, metrics, permutations, properties
+from rankbook.papers.paper_a import tables as T
 from rankbook.book import outputs
 from rankbook.book.paths import data_path
 from seeds import missing_reason, seed_path

@@ -1,4 +1,4 @@
-"""rankbook.paper_a_tables: grading, identities, k fit, explanations and the Table 3 recomputation."""
+"""rankbook.papers.paper_a.tables: grading, identities, k fit, explanations and the Table 3 recomputation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankbook import metrics, permutations, paper_a_tables as R
+from rankbook import metrics, permutations
+from rankbook.papers.paper_a import tables as R
 from rankbook.book.paths import data_path
 
 

@@ -1,4 +1,4 @@
-"""rankbook.paper_b_checks: the brute force and the literal Theorem 1 that paper B's verdicts rest on.
+"""rankbook.papers.paper_b.checks: the brute force and the literal Theorem 1 that paper B's verdicts rest on.
 
 The brute force is checked on counts known in closed form, and the literal Theorem 1, the
 corollaries and rankbook.consensus are checked against it on random inputs (hypothesis), so that
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankbook import consensus
-from rankbook import paper_b_checks as pb
+from rankbook.papers.paper_b import checks as pb
 from rankbook.book.paths import data_path
 
 EXAMPLE_1 = ["abcdef", "bdcefa", "bcdeghijkf", "badefc"]

@@ -10,7 +10,7 @@ two order differently (NDPM of the two rankings, computed for all pairs of metri
 :func:`rankbook.pairwise.pairwise`). Average-linkage hierarchical clustering of that matrix
 (``scipy.cluster.hierarchy``) groups the metrics; :func:`contingency_table` and
 :func:`adjusted_rand_index` compare the groups with another partition, such as the split of
-Figure 1 (right) of ``paperA`` (:data:`rankbook.paper_a_tables.FIGURE1_GROUPS`).
+Figure 1 (right) of ``paperA`` (:data:`rankbook.papers.paper_a.tables.FIGURE1_GROUPS`).
 
 Ties and undefined values
 -------------------------

@@ -265,7 +265,7 @@ def type_i_profile(metric, ns: Sequence[int] = (10, 50, 100), *, k: int | None =
     >>> table[["change", "n"]].values.tolist()
     [['swap', 10], ['slide', 10]]
     """
-    from . import paper_a_tables
+    from .papers.paper_a import tables as paper_a_tables
 
     m = load_metric(metric)
 

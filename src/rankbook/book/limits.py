@@ -285,7 +285,7 @@ def sweep_agreement(values: dict, root: Path) -> None:
 
 def indiscernibility_examples(values: dict, root: Path) -> None:
     """sigma, every tau and the baseline are permutations of S_n in cycle notation."""
-    from .. import paper_a_tables
+    from ..papers.paper_a import tables as paper_a_tables
 
     n = values["n"]
     for key, texts in (("sigma", [values["sigma"]]), ("taus", values["taus"]),

@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import permutations
+from rankbook import permutations
 
 __all__ = [
     "CHANGES",
@@ -96,7 +96,7 @@ LOOSE_REL = 0.10
 def _evaluate_many(evaluate: Callable | None):
     if evaluate is not None:
         return evaluate
-    from . import metrics
+    from rankbook import metrics
 
     return metrics.evaluate_many
 
@@ -260,7 +260,7 @@ def _cutoff_means(names, sigma, nu, moved: dict, ks) -> dict:
 
     The k-dependent metrics at every cut-off in one pass per pair (:mod:`rankbook.cutoffs`),
     one run (block of pairs) at a time so that memory stays at one run's worth."""
-    from . import cutoffs
+    from rankbook import cutoffs
 
     runs = sigma.shape[0]
     out = {(m, c): np.empty((runs, len(ks))) for m in names for c in moved}
@@ -356,7 +356,7 @@ def uniform_ndpm_evaluate(names, sigma, nu, k=None):
     arrays like Kendall's tau, NDPM = (1 - tau) / 2, the uniform reading of the two (for strict
     rankings, Yao's count of discordant pairs taken over positions instead of items). Use it
     as the ``evaluate`` of :func:`type_i_runs`; tau is computed once for both."""
-    from . import metrics
+    from rankbook import metrics
 
     real = [m for m in names if m != NDPM_UNIFORM]
     extra = ["kendall_tau"] if NDPM_UNIFORM in names and "kendall_tau" not in real else []
@@ -1012,7 +1012,7 @@ def figure1_over_seeds(seeds: Sequence[int], *, n: int = 100, n_pairs: int = 100
     within and between the groups of Figure 1, right, the counts of :func:`figure1_balance`
     and whether each statement holds) and the matrices by seed.
     """
-    from . import agreement
+    from rankbook import agreement
 
     rows, mats = [], {}
     for s in seeds:
@@ -1061,8 +1061,8 @@ def figure1_grid(references: dict, ns: Sequence[int], k_shares: Sequence[float],
     pandas.DataFrame
         ``seed, n, k, share, rank_corr, mean_abs_diff, similar``.
     """
-    from . import agreement
-    from . import metrics as _metrics
+    from rankbook import agreement
+    from rankbook import metrics as _metrics
 
     if not references:
         raise ValueError("references must hold at least one seed's matrix")
@@ -1257,7 +1257,7 @@ def stability_over_seeds(names: Sequence[str], n: int, seeds: Sequence[int], *,
     Returns ``(curves, verdicts)``: the curves with a ``seed`` column, and one row per metric
     and seed with the four verdicts.
     """
-    from . import properties
+    from rankbook import properties
 
     ks = stability_ks(n, k_step)
     k_single = k_single or properties.default_k(n)
@@ -1356,7 +1356,7 @@ RELATIVE_READINGS = ("nu^-1 o sigma", "nu o sigma^-1")
 def rank_metric_under(name: str, reading: str, k: int | None = None) -> Callable:
     """DCG, nDCG, MRR, GMR or meanRank of two rankings through the relative permutation of
     ``reading`` (see :func:`relative_permutation`), as a batch function ``f(sigma, nu)``."""
-    from . import properties
+    from rankbook import properties
 
     def positions(s, v):
         return relative_permutation(s, v, reading).astype(float)
@@ -1605,8 +1605,8 @@ def rob2_readings(n: int, k: int | None = None) -> pd.DataFrame:
     >>> t.groupby("reading", sort=False)["right"].sum().to_dict()
     {'A': 0, 'U': 1, 'B': 6}
     """
-    from . import metrics as _metrics
-    from . import properties
+    from rankbook import metrics as _metrics
+    from rankbook import properties
 
     k = k or max(1, n // 4)
     rows = []
@@ -1634,7 +1634,7 @@ def self_values(names: Sequence[str], ns: Iterable[int], n_samples: int = 200,
     and every n has the first interpretability property of Appendix A of :cite:`paperA`
     (:math:`m(\\sigma, \\sigma) = m_{\\max}`, independent of the length).
     """
-    from . import metrics as _metrics
+    from rankbook import metrics as _metrics
 
     rng = np.random.default_rng(seed)
     rows = []

@@ -515,7 +515,7 @@ def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str
     >>> r["kappa"], r["ell"], r["theorem_1"], r["corollary_2"], r["library"]
     (17.0, 4, True, True, True)
     """
-    from . import consensus
+    from rankbook import consensus
 
     maps = _maps(rankings)
     seqs = _subsequences(maps, "strict")
@@ -565,7 +565,7 @@ def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str
 
 
 def _describe(rankings) -> str:
-    from .consensus import format_ranking
+    from rankbook.consensus import format_ranking
 
     return " / ".join(format_ranking(r).replace(" ", "") if all(
         len(str(x)) == 1 for g in r for x in (g if isinstance(g, _TIES) else [g]))
@@ -644,7 +644,7 @@ def top_bottom_swap(n: int, gammas: Sequence[float], lams: Sequence[float], *,
     >>> bool((t["top-k kappa_1 top"] < t["top-k kappa_1 bottom"]).all())
     True
     """
-    from . import consensus
+    from rankbook import consensus
 
     if n < 3:
         raise ValueError(f"n must be at least 3, got {n}")
@@ -744,7 +744,7 @@ def section_ii_b_properties(frame: pd.DataFrame, eq3: pd.DataFrame, max_n: int =
 
     Returns one row per property: ``property``, ``holds``, ``checked``, ``evidence``.
     """
-    from . import consensus
+    from rankbook import consensus
 
     bad_single = []
     for n in range(1, max_n + 1):
@@ -832,7 +832,7 @@ def library_matrices(rankings, powers: int = 4, *, base: int = 0) -> dict[str, p
     >>> list(m), int(m["L^2"].loc["f", "b"])
     (['A', 'L', 'L^2', 'L^3', 'L^4'], 2)
     """
-    from . import consensus
+    from rankbook import consensus
 
     A = consensus.consensus_matrix(rankings, base=base)
     L = np.tril(A.to_numpy(), -1)
@@ -860,7 +860,7 @@ def kernel_checks(n_values: Iterable[int] = (3, 4), weights: Iterable[tuple] = (
     >>> kernel_checks([3])[["family", "rankings", "psd"]].values.tolist()
     [['full', 6, True], ['partial', 15, True]]
     """
-    from . import consensus
+    from rankbook import consensus
 
     rows = []
     for n in n_values:

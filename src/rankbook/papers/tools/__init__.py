@@ -1,0 +1,1 @@
+"""The IR evaluation tools' issue reports and conventions: one module per page."""

@@ -18,7 +18,6 @@ folder and generates the dashboard and errata pages from them, so no number is t
 from __future__ import annotations
 
 import html as _html
-import json
 import os
 import re
 from pathlib import Path
@@ -26,50 +25,32 @@ from typing import Any, Callable
 
 from .paths import notebook_dir, output_dir
 
-#: The statuses a published artifact can have. They are never chosen by hand: :func:`status_for`
-#: derives each from what was compared (see :data:`COMPARISONS`) and how much of it matched.
-STATUSES = (
-    "reproduced exactly",
-    "within sampling noise",
-    "partly",
-    "not reproduced",
-    "claim holds",
-    "claim false",
-    "recomputed",
-    "not checkable",
+from .claims import (  # noqa: E402  (the one scale and the records, see rankbook.book.claims)
+    COMPARISONS,
+    ERRATA_FILE,
+    RESULTS_FILE,
+    STATUSES,
+    _append_record,
+    _check_record_shape,
+    _jsonable,
+    median_count,
 )
-
-#: What a record compared, which decides its status:
-#:
-#: ``"exact"``
-#:     published numbers or symbols, compared value by value (to the printed precision);
-#: ``"noise"``
-#:     published numbers from a random experiment, compared within the spread of a rerun;
-#: ``"claim"``
-#:     a stated claim (a proposition, a sentence of the text), checked true or false;
-#: ``"none"``
-#:     nothing published to compare point by point (a figure without numbers, curves): the
-#:     artifact was recomputed and its checkable statements are reported separately;
-#: ``"unavailable"``
-#:     the inputs behind the published numbers are not available, so nothing can be rerun.
-COMPARISONS = ("exact", "noise", "claim", "none", "unavailable")
 
 #: The units a record counts in (``matched`` of ``total`` ...).
 UNITS = ("cells", "values", "symbols", "entries", "statements", "transpositions", "rows",
          "curves", "claims", "metrics", "cases", "pairs", "matrices", "edges", "subsequences")
 
-#: Units that only a stated claim can count: a set of statements is a claim made of parts, so it
-#: is graded by the claim rule (it holds only when every part holds), never as "partly".
-CLAIM_UNITS = ("statements", "claims")
+from .claims import CLAIM_UNITS  # noqa: E402,F401  (units only a stated claim can count)
 
 #: The status rule in one sentence, as the landing page and the dashboard state it.
 STATUS_RULE = (
-    "Published numbers are *reproduced exactly* (or *within sampling noise* for random "
-    "experiments) when every compared value matches, *partly* when some do and *not reproduced* "
-    "when none do; a stated claim, however many cases it covers, *holds* only when every case "
-    "checked holds and is otherwise *false*, with its failing cases named; *recomputed* marks an "
-    "artifact with no printed numbers to compare and *not checkable* one whose inputs are not "
-    "published."
+    "Published numbers *hold* (or *hold within tolerance*: the printed rounding, or the spread "
+    "of a random experiment's rerun) when every compared value matches, are *imprecise* when "
+    "some do and *not reproduced* when none do; a stated claim, however many cases it covers, "
+    "*holds* only when every case checked holds and is otherwise *false*, with its failing "
+    "cases named; a statement that no computation could contradict is *true by definition* "
+    "and is not counted among those that hold; *not checkable* marks a result with nothing "
+    "published to compare or whose inputs are not distributed."
 )
 
 #: The sources, keyed as the records name them, with the short name the book uses.
@@ -103,51 +84,6 @@ def check_status(record: dict) -> str:
     return want
 
 
-def _check_record_shape(key, comparison, unit, matched, total, status, failures, per_seed) -> None:
-    if unit in CLAIM_UNITS and comparison != "claim":
-        raise ValueError(
-            f"record {key!r} counts {unit} but compares {comparison!r}: a set of statements is a "
-            "claim and is graded with comparison='claim' (it holds only when every one holds)")
-    if failures is not None:
-        if isinstance(failures, str) or not all(isinstance(f, str) and f.strip() for f in failures):
-            raise ValueError(f"record {key!r}: failures must be a list of non-empty strings, "
-                             f"got {failures!r}")
-        if status != "claim false" and failures:
-            raise ValueError(f"record {key!r} lists failures but its status is {status!r}")
-    if status == "claim false" and total is not None:
-        failed = int(total) - int(matched)
-        if not failures:
-            raise ValueError(
-                f"record {key!r}: a claim that fails for {failed} of {total} {unit} must name "
-                "them (failures=[...]), so that the page shows what fails, not what passes")
-        if len(failures) > failed:
-            raise ValueError(f"record {key!r} names {len(failures)} failures but only {failed} "
-                             f"of {total} {unit} fail")
-    if per_seed is not None:
-        seeds = [int(x) for x in per_seed]
-        if len(seeds) < 2 or total is None:
-            raise ValueError(f"record {key!r}: per_seed needs matched/total and at least two seeds")
-        if any(not 0 <= x <= int(total) for x in seeds):
-            raise ValueError(f"record {key!r}: per_seed counts must lie in 0..{total}")
-        if int(matched) != median_count(seeds):
-            raise ValueError(f"record {key!r}: matched={matched} is not the median "
-                             f"{median_count(seeds)} of its seeds {seeds}")
-
-
-def median_count(counts) -> int:
-    """The median of per-seed counts: the middle one, the lower middle one for an even number.
-
-    Examples
-    --------
-    >>> median_count([149, 139, 144, 140, 147]), median_count([3, 1, 2, 4])
-    (144, 2)
-    """
-    ordered = sorted(int(c) for c in counts)
-    if not ordered:
-        raise ValueError("median_count needs at least one count")
-    return ordered[(len(ordered) - 1) // 2]
-
-
 def _listing(items, limit: int = 6) -> str:
     items = list(items)
     if len(items) <= limit:
@@ -168,10 +104,10 @@ def count_phrase(record: dict) -> str:
     ...               "per_seed": [139, 144, 149]})
     'median 144 of 198 cells match (139–149 over 3 seeds)'
     >>> count_phrase({"comparison": "claim", "matched": 32, "total": 33, "unit": "metrics",
-    ...               "status": "claim false", "failures": ["SMAPE"]})
+    ...               "status": "false", "failures": ["SMAPE"]})
     'fails for 1 of 33 metrics: SMAPE'
     >>> count_phrase({"comparison": "claim", "matched": 1470, "total": 1470,
-    ...               "unit": "transpositions", "status": "claim holds"})
+    ...               "unit": "transpositions", "status": "holds"})
     'holds for all 1470 transpositions'
     """
     total, matched = record.get("total"), record.get("matched")
@@ -219,48 +155,18 @@ def allowed_counts(record: dict) -> set[int]:
 
 def status_for(comparison: str, matched: int | None = None, total: int | None = None,
                holds: bool | None = None) -> str:
-    """The one status rule of the book, applied to every record.
-
-    * ``"none"`` -> ``recomputed`` (nothing published to compare point by point);
-    * ``"unavailable"`` -> ``not checkable`` (the inputs are not published);
-    * ``"claim"`` -> ``claim holds`` or ``claim false`` (``holds``, or every counted
-      statement matched);
-    * ``"exact"`` / ``"noise"`` -> ``reproduced exactly`` / ``within sampling noise`` when every
-      compared value matched, ``partly`` when some did, ``not reproduced`` when none did.
+    """The one status rule of the book (:func:`rankbook.book.claims.grade`).
 
     Examples
     --------
     >>> status_for("exact", 5, 5), status_for("noise", 3, 5), status_for("exact", 0, 4)
-    ('reproduced exactly', 'partly', 'not reproduced')
+    ('holds', 'imprecise', 'not reproduced')
     >>> status_for("claim", holds=False), status_for("none")
-    ('claim false', 'recomputed')
+    ('false', 'not checkable')
     """
-    if comparison not in COMPARISONS:
-        raise ValueError(f"unknown comparison {comparison!r}; valid: {list(COMPARISONS)}")
-    if (matched is None) != (total is None):
-        raise ValueError("give both matched and total, or neither")
-    if total is not None:
-        matched, total = int(matched), int(total)
-        if not 0 <= matched <= total or total == 0:
-            raise ValueError(f"matched={matched} must lie in 0..total={total}, total > 0")
-    if comparison in ("none", "unavailable"):
-        if total is not None or holds is not None:
-            raise ValueError(f"comparison {comparison!r} compares nothing: "
-                             "give no matched/total/holds")
-        return "recomputed" if comparison == "none" else "not checkable"
-    if comparison == "claim":
-        if holds is None:
-            if total is None:
-                raise ValueError("a claim needs holds=True/False, or matched and total")
-            holds = matched == total
-        elif total is not None and bool(holds) != (matched == total):
-            raise ValueError(f"holds={holds} contradicts matched={matched} of total={total}")
-        return "claim holds" if holds else "claim false"
-    if total is None:
-        raise ValueError(f"comparison {comparison!r} needs matched and total")
-    if matched == total:
-        return "reproduced exactly" if comparison == "exact" else "within sampling noise"
-    return "partly" if matched > 0 else "not reproduced"
+    from .claims import grade
+
+    return grade(comparison, matched, total, holds)
 
 
 def _slug(text: str) -> str:
@@ -268,35 +174,36 @@ def _slug(text: str) -> str:
 
 
 def record_anchor(record: dict) -> str:
-    """The stable anchor of a verdict row: its source and artifact, e.g.
-    ``verdict-a-table-2-robustness-rows`` (the same in every build and on every page).
+    """The stable anchor of a verdict row, from its claim's immutable ledger id, e.g.
+    ``claim-a-t2-rob`` (the same in every build, on every page, whatever the wording).
 
     Examples
     --------
-    >>> record_anchor({"paper": "A", "artifact": "Table 2, robustness rows"})
-    'verdict-a-table-2-robustness-rows'
+    >>> record_anchor({"id": "A-T2-rob", "paper": "A", "artifact": "Table 2, robustness rows"})
+    'claim-a-t2-rob'
     """
-    return f"verdict-{_slug(record['paper'])}-{_slug(record['artifact'])}"
+    from .claims import claim_anchor
+
+    if not record.get("id"):
+        raise ValueError(f"record {record.get('artifact')!r} has no ledger id (data/claims/)")
+    return claim_anchor(record["id"])
 
 
 def erratum_anchor(erratum: dict) -> str:
-    """The stable anchor of an errata entry: source, place in the paper and a short hash of the
-    finding's opening words (two findings at one place stay apart), e.g.
-    ``erratum-a-proposition-6-2-dd25e0``.
+    """The stable anchor of an errata entry, from its immutable ledger id, e.g. ``erratum-a-e7``.
 
     Examples
     --------
-    >>> erratum_anchor({"paper": "A", "where": "Proposition 6.2", "finding": "SMAPE too."})
-    'erratum-a-proposition-6-2-dd25e0'
+    >>> erratum_anchor({"id": "A-E7", "paper": "A", "where": "Proposition 6.2"})
+    'erratum-a-e7'
     """
-    import hashlib
+    from .claims import erratum_anchor_of
 
-    digest = hashlib.sha1(str(erratum["finding"])[:60].encode()).hexdigest()[:6]
-    return f"erratum-{_slug(erratum['paper'])}-{_slug(erratum['where'])[:60].strip('-')}-{digest}"
+    if not erratum.get("id"):
+        raise ValueError(f"erratum {erratum.get('where')!r} has no ledger id (data/claims/)")
+    return erratum_anchor_of(erratum["id"])
 
 
-RESULTS_FILE = "results.json"
-ERRATA_FILE = "errata.json"
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -918,27 +825,6 @@ def save_figure(
 FIGURE_KEY = "rankbook_figure"
 
 
-def _append_record(filename: str, record: dict) -> None:
-    path = output_dir() / filename
-    records = json.loads(path.read_text()) if path.exists() else []
-    records = [r for r in records if r.get("key") != record["key"]]
-    records.append(record)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(records, indent=1, sort_keys=True, default=_jsonable) + "\n")
-    os.replace(tmp, path)
-
-
-def _jsonable(value):
-    try:
-        import numpy as np
-
-        if isinstance(value, np.generic):
-            return value.item()
-    except ImportError:  # pragma: no cover
-        pass
-    raise TypeError(f"not JSON serialisable: {value!r}")
-
-
 def record_result(
     artifact: str,
     paper: str,
@@ -1026,28 +912,25 @@ def record_result(
             raise ValueError(f"alternatives must map each other reading (str) to a count in "
                              f"0..{total}, got {alternatives!r}")
         alternatives = {k: int(v) for k, v in alternatives.items()}
-    record = {
-        "key": f"{paper}:{artifact}",
-        "artifact": artifact,
-        "paper": paper,
-        "claim": claim,
-        "published": published,
-        "reproduced": reproduced,
-        "comparison": comparison,
-        "status": status,
-        "matched": None if matched is None else int(matched),
-        "total": None if total is None else int(total),
-        "unit": unit,
-        "holds": None if holds is None else bool(holds),
-        "detail": detail,
-        "section": section,
-        "failures": failures,
-        "per_seed": per_seed,
-        "reading": reading,
-        "alternatives": alternatives,
-    }
-    _append_record(RESULTS_FILE, record)
-    return record
+    from .claims import Evidence, report
+
+    entry = _ledger().by_artifact(paper, artifact)
+    if entry is None:
+        raise ValueError(
+            f"no claim of source {paper!r} in the ledger names the artifact {artifact!r}: add it "
+            f"to data/claims/ (rankbook.book.claims) or report it with claims.report")
+    return report(Evidence(
+        claim=entry.id, comparison=comparison, published=published, reproduced=reproduced,
+        matched=matched, total=total, unit=unit, holds=holds, detail=detail, failures=failures,
+        per_seed=per_seed, reading=reading, alternatives=alternatives))
+
+
+def _ledger():
+    from .claims import ledger
+
+    return ledger()
+
+
 
 
 #: How grave an erratum is, gravest first; the errata page is ranked and summarised by it.
@@ -1067,8 +950,12 @@ def record_erratum(
     section: str | None = None,
     cells=None,
     artifact: str | None = None,
+    id: str | None = None,
 ) -> dict:
     """Report a discrepancy found in a paper, for the errata page.
+
+    The erratum is the ledger's (``data/claims/``): ``id`` names it, or, for notebooks not yet
+    moved to :func:`rankbook.book.claims.report`, it is found by its place and finding.
 
     Parameters
     ----------
@@ -1124,18 +1011,32 @@ def record_erratum(
             "the same page whose status says that the claim fails")
     if artifact is not None and (not isinstance(artifact, str) or not artifact.strip()):
         raise ValueError(f"artifact must be a non-empty string, got {artifact!r}")
-    record = {
-        "key": f"{paper}:{where}:{finding[:60]}",
-        "paper": paper,
-        "where": where,
-        "finding": finding,
-        "evidence": evidence,
-        "severity": severity,
-        "readings": list(readings),
-        "under": dict(under) if under else None,
-        "section": section,
-        "cells": list(cells) if cells is not None else None,
-        "artifact": artifact,
-    }
+    from .claims import erratum_record
+
+    book = _ledger()
+    legacy = f"{paper}:{where}:{finding[:60]}"
+    if id is not None:
+        entry = book.erratum(id)
+    else:
+        entry = next((e for e in book.errata.values() if e.legacy == legacy), None)
+    if entry is None:
+        # a finding the ledger does not hold (other parameters can find other discrepancies):
+        # recorded without an id, so that the book build names it instead of dropping it
+        record = {"key": legacy, "id": None, "claim": None, "paper": paper, "where": where,
+                  "finding": finding, "evidence": evidence, "severity": None, "kind": severity,
+                  "readings": list(readings), "under": dict(under) if under else None,
+                  "section": section, "cells": list(cells) if cells is not None else None,
+                  "artifact": artifact}
+        _append_record(ERRATA_FILE, record)
+        return record
+    from .claims import Finding
+
+    claim = book.claim(entry.claim)
+    record = erratum_record(entry, claim, Finding(id=entry.id, evidence=evidence, cells=cells,
+                                                  under=under, readings=list(readings)))
+    if section:
+        record["section"] = section
+    if finding != entry.finding:
+        record["finding_computed"] = finding
     _append_record(ERRATA_FILE, record)
     return record

@@ -55,16 +55,15 @@ MAX_OPEN_CELLS = 2
 
 _HIDDEN = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
 
-#: sphinx-design badge colour for each status.
+#: sphinx-design badge colour for each status (one scale, rankbook.book.claims.STATUSES).
 BADGE = {
-    "reproduced exactly": "success",
-    "within sampling noise": "success",
-    "claim holds": "success",
-    "partly": "warning",
-    "recomputed": "info",
-    "not checkable": "secondary",
+    "holds": "success",
+    "holds within tolerance": "success",
+    "true by definition": "info",
+    "imprecise": "warning",
     "not reproduced": "danger",
-    "claim false": "danger",
+    "false": "danger",
+    "not checkable": "secondary",
 }
 
 
@@ -78,21 +77,32 @@ def slugify(title: str) -> str:
     return re.sub(r"[^\w\u4e00-\u9fff\- ]", "", title.strip().lower().replace(" ", "-"))
 
 
-def _status_cell(rec: dict, errata=()) -> str:
-    """Badge, the count as :func:`~rankbook.book.outputs.count_phrase` words it, the reading the
-    verdict uses, and links to the errata entries that report this artifact."""
-    parts = [badge(rec["status"])]
-    phrase = count_phrase(rec)
+def status_details(rec: dict) -> list[str]:
+    """What follows a status badge, as Markdown: the count as
+    :func:`~rankbook.book.outputs.count_phrase` words it, a visible borderline mark with the
+    seed pass rate, the reading the verdict uses and the counts under the other readings."""
+    parts = []
+    phrase = count_phrase(rec) if rec.get("comparison") else ""
     if phrase:
         parts.append(md_escape(phrase))
+    if rec.get("borderline"):
+        parts.append(f"**borderline**: {md_escape(rec['borderline'])}")
     if rec.get("reading"):
         parts.append(f"reading: {md_escape(rec['reading'])}")
     if rec.get("alternatives"):
         parts.append(f"other readings: {md_escape(alternatives_phrase(rec))}")
-    links = [f"{{ref}}`erratum <{erratum_anchor(e)}>`" for e in errata
-             if e.get("artifact") == rec["artifact"] and e.get("paper") == rec["paper"]]
+    return parts
+
+
+def _status_cell(rec: dict, errata=()) -> str:
+    """Badge, the details of :func:`status_details`, and links to the errata of this claim by
+    their ids."""
+    parts = [badge(rec["status"])] + status_details(rec)
+    ids = sorted({e["id"] for e in errata if e.get("id") and e.get("claim") == rec.get("id")},
+                 key=lambda i: (i.rpartition("-E")[0], int(i.rpartition("-E")[2] or 0)))
+    links = [f"{{ref}}`{i} <{erratum_anchor({'id': i})}>`" for i in ids]
     if links:
-        parts.append(", ".join(links))
+        parts.append("errata: " + ", ".join(links))
     return "<br>".join(parts)
 
 
@@ -104,15 +114,15 @@ def anchor_link(anchor: str, what: str = "this row") -> str:
 
 
 def verdict_markdown(results: list[dict], link_prefix: str = "", errata=()) -> str:
-    """The verdict box of a page: one row per artifact the notebook reported, each with a stable
-    anchor (:func:`~rankbook.book.outputs.record_anchor`), its status and count, the reading it
-    uses and links to the errata entries that report it."""
+    """The verdict box of a page: one row per claim the notebook checked, with its ledger id
+    and stable anchor (:func:`~rankbook.book.outputs.record_anchor`), its status and count, the
+    reading it uses and links to its errata by id."""
     if not results:
         return ""
-    rows = ["| Paper's claim | Published | Reproduced | Status | Why |", "|---|---|---|---|---|"]
+    rows = ["| Claim | Published | Reproduced | Status | Why |", "|---|---|---|---|---|"]
     for rec in results:
         claim = rec.get("claim") or rec["artifact"]
-        name = md_escape(rec["artifact"])
+        name = md_escape(f"{rec.get('id') or ''} · {rec['artifact']}".strip(" ·"))
         if rec.get("section"):
             name = f"[{name}]({link_prefix}#{slugify(rec['section'])})"
         anchor = f'<span id="{record_anchor(rec)}"></span>'
@@ -460,7 +470,7 @@ def _code_cell(text: str) -> str:
 def repository_url(root: Path | None = None) -> str:
     """The repository URL, the one setting in ``_config.yml`` (``repository.url``); empty when
     it is not set or still the placeholder."""
-    from .site import repository_url as _url
+    from .citation import repository_url as _url
 
     return _url(root)
 

@@ -11,21 +11,20 @@ import json
 import re
 from pathlib import Path
 
+from . import claims as _claims
+from .claims import COUNTING_RULE, SEVERITIES, STATUSES, plural
 from .outputs import (
     ERRATA_FILE,
     PAPERS,
     RESULTS_FILE,
-    SEVERITIES,
     STATUS_RULE,
-    STATUSES,
     allowed_counts,
-    alternatives_phrase,
     check_status,
-    count_phrase,
     erratum_anchor,
     record_anchor,
 )
-from .present import anchor_link, badge, md_escape, slugify
+from .citation import bibtex_entry, citation, cite_markdown, repository_url  # noqa: F401
+from .present import anchor_link, badge, md_escape, slugify, status_details
 
 PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog", "tools"]
 
@@ -33,17 +32,13 @@ PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog", "tools"]
 PAPER_SHORT = {"A": "Paper A", "B": "Paper B", "notes": "Notes", "rankdcg": "RankDCG poster",
                "blog": "LTR note", "tools": "Tool issues"}
 
-#: The order in which the errata page ranks its entries, gravest first.
-SEVERITY_ORDER = SEVERITIES
-
+#: The errata page's sections, gravest first: an erratum's severity is the status it gives
+#: its claim (one scale, :data:`rankbook.book.claims.SEVERITIES`).
 SEVERITY_TITLE = {
-    "false claim": "False claims",
-    "wrong formula": "Wrong formulas",
-    "inconsistent table": "Inconsistent table entries",
-    "imprecise": "Imprecise statements",
-    "omission": "Omissions",
-    "typo": "Typos",
-    "convention": "Conventions and caveats",
+    "false": "Claims that are false",
+    "not reproduced": "Results that could not be reproduced",
+    "imprecise": "Imprecise results",
+    "holds": "Slips that do not change the verdict",
 }
 
 
@@ -79,63 +74,149 @@ def _sorted_results(results: list[dict]) -> list[dict]:
     return sorted(results, key=lambda r: (_paper_key(r), r["notebook"], r["artifact"]))
 
 
-def _status_line(results: list[dict]) -> str:
-    counts = {s: sum(r["status"] == s for r in results) for s in STATUSES}
+def _status_line(statuses) -> str:
+    counts = {s: sum(x == s for x in statuses) for s in STATUSES}
     return " ".join(f"{badge(s)} {c}" for s, c in counts.items() if c)
 
 
 def _severity_line(errata: list[dict]) -> str:
-    counts = {s: sum(_severity(e) == s for e in errata) for s in SEVERITY_ORDER}
-    return ", ".join(f"{c} {SEVERITY_TITLE[s].lower()}" for s, c in counts.items() if c)
+    counts = {s: sum(e.get("severity") == s for e in errata) for s in SEVERITIES}
+    words = {"false": "making a claim false", "not reproduced": "leaving a result not reproduced",
+             "imprecise": "making a result imprecise", "holds": "slips that change no verdict"}
+    return ", ".join(f"{c} {words[s]}" for s, c in counts.items() if c)
 
 
-def dashboard_markdown(results: list[dict]) -> str:
+def claim_rows(book: "_claims.Ledger", results: list[dict]) -> list[dict]:
+    """One row per ledger claim, in ledger order: the claim merged with its evidence record
+    (``status``), or, for a claim not checked, status ``not checkable`` with its reason."""
+    by_id = {r["id"]: r for r in results if r.get("id")}
+    rows = []
+    for c in book.claims.values():
+        rec = by_id.get(c.id)
+        row = {"id": c.id, "paper": c.source, "where": c.where, "kind": c.kind,
+               "claim": c.claim, "page": c.page, "section": c.section, "reason": c.reason,
+               "rule": c.rule, "readings": "; ".join(c.readings), "data": "; ".join(c.data)}
+        if rec is not None:
+            row.update({k: v for k, v in rec.items() if k not in row or k in ("section",)})
+            row["notebook"] = rec["notebook"]
+            row["section"] = c.section or rec.get("section")
+        elif c.page:
+            row.update(status="no result", notebook=c.page)
+        else:
+            row.update(status="not checkable", notebook="")
+        rows.append(row)
+    return rows
+
+
+def _errata_links(row: dict, errata_by_claim: dict, prefix: str = "") -> str:
+    ids = errata_by_claim.get(row["id"], [])
+    return ", ".join(f'<a href="{prefix}errata.html#{_claims.erratum_anchor_of(i)}">{i}</a>'
+                     for i in ids)
+
+
+def _claim_link(row: dict, prefix: str = "") -> str:
+    """The claim's id and place, linked to its verdict row on its page (or not linked)."""
+    text = f"{row['id']} · {row['where']}"
+    if not row.get("notebook"):
+        return md_escape(text)
+    import html
+
+    return (f'<a href="{prefix}{row["notebook"]}.html#{_claims.claim_anchor(row["id"])}">'
+            f"{html.escape(text)}</a>")
+
+
+def errata_by_claim(errata: list[dict]) -> dict:
+    out: dict = {}
+    for e in merge_errata(errata):
+        if e.get("claim"):
+            out.setdefault(e["claim"], []).append(e["id"])
+    for ids in out.values():
+        ids.sort(key=_erratum_order)
+    return out
+
+
+def _erratum_order(eid: str):
+    head, _, num = eid.rpartition("-E")
+    return (head, int(num) if num.isdigit() else 0)
+
+
+def dashboard_markdown(rows: list[dict], errata: list[dict] | None = None) -> str:
     lines = [
         "# Reproducibility dashboard",
         "",
-        "Every published artifact the notebooks check, with the paper's claim, the published and",
-        "the reproduced values, and a status set by one rule. " + STATUS_RULE,
+        "Every stated result of the sources, one row per claim of the claims ledger "
+        "(`data/claims/`), with the published and the reproduced values and a status set by one "
+        "rule. " + STATUS_RULE + " " + COUNTING_RULE,
         "",
-        "Each artifact links to the page section that shows it. The page is generated at build",
-        "time from the records the notebooks write, so rerunning a notebook updates it; the",
-        "coverage table at the end lists every stated result of the sources.",
+        "Each claim links to the page section that checks it, and lists its errata by id. The "
+        "page is generated at build time from the ledger and the evidence the notebooks record, "
+        "so rerunning a notebook updates it. Use the filter to show one status.",
         "",
     ]
-    if not results:
-        lines.append("No notebook has reported a result yet.")
+    if not rows:
+        lines.append("The ledger holds no claim yet.")
         return "\n".join(lines) + "\n"
-    lines += [f"**{len(results)} artifacts:** {_status_line(results)}", ""]
-    for paper in sorted({r["paper"] for r in results}, key=lambda p: _paper_key({"paper": p})):
+    by_claim = errata_by_claim(errata or [])
+    lines += [f"**{plural(len(rows), 'claim')}:** {_status_line(r['status'] for r in rows)}", "",
+              status_filter_html(sorted({r["status"] for r in rows}, key=_status_rank)), ""]
+    for paper in sorted({r["paper"] for r in rows}, key=lambda p: _paper_key({"paper": p})):
         lines += [f"## {PAPERS.get(paper, paper)}", "",
-                  "::::{div} full-width",  # the theme's wide layout: six columns stay readable
+                  "::::{div} full-width",
                   "",
-                  "| Artifact | Paper's claim | Published | Reproduced | Status | Why |",
-                  "|---|---|---|---|---|---|"]
-        for r in _sorted_results([r for r in results if r["paper"] == paper]):
-            counts = count_phrase(r)
-            reading = f"<br>reading: {_cell(r['reading'])}" if r.get("reading") else ""
-            if r.get("alternatives"):
-                reading += f"<br>other readings: {_cell(alternatives_phrase(r))}"
+                  "| Claim | Published | Reproduced | Status | Why |",
+                  "|---|---|---|---|---|"]
+        for r in rows:
+            if r["paper"] != paper:
+                continue
+            status = _row_status(r, by_claim)
+            if r.get("reason"):
+                why = "not checked: " + md_escape(r["reason"])
+            else:
+                why = md_escape(r.get("detail") or "")
             lines.append(
-                f"| <span id=\"{record_anchor(r)}\"></span>{anchor_link(record_anchor(r))}"
-                f"{_link(r, r['artifact'])} | {_cell(r.get('claim', ''))} "
-                f"| {_cell(r.get('published', ''))} | {_cell(r.get('reproduced', ''))} "
-                f"| {badge(r['status'])}{'<br>' + _cell(counts) if counts else ''}{reading} "
-                f"| {_cell(r.get('detail'))} |"
-            )
+                f"| <span id=\"{_claims.claim_anchor(r['id'])}\" class=\"rb-status\" "
+                f"data-status=\"{r['status']}\"></span>"
+                f"{anchor_link(_claims.claim_anchor(r['id']))}**{_claim_link(r)}**: "
+                f"{md_escape(r['claim'])} | {md_escape(r.get('published') or '')} "
+                f"| {md_escape(r.get('reproduced') or '')} | {status} | {why} |")
         lines += ["", "::::", ""]
     return "\n".join(lines) + "\n"
 
 
+def _status_rank(status: str) -> int:
+    return STATUSES.index(status) if status in STATUSES else len(STATUSES)
+
+
+def status_filter_html(statuses) -> str:
+    """A row of buttons that shows only the claims of one status (rankbook-filter.js)."""
+    import html
+
+    buttons = ['<button type="button" data-status="" aria-pressed="true">all</button>']
+    buttons += [f'<button type="button" data-status="{html.escape(s)}" aria-pressed="false">'
+                f"{html.escape(s)}</button>" for s in statuses]
+    return ('<div class="rb-filter" role="group" aria-label="Show only the claims of one '
+            'status">Show: ' + " ".join(buttons) + "</div>")
+
+
+def _row_status(r: dict, by_claim: dict, prefix: str = "") -> str:
+    parts = [badge(r["status"])]
+    parts += status_details(r)
+    links = _errata_links(r, by_claim, prefix)
+    if links:
+        parts.append("errata: " + links)
+    return "<br>".join(parts)
+
+
 def _severity(e: dict) -> str:
-    sev = e.get("severity") or e.get("kind") or "convention"
-    return sev if sev in SEVERITY_ORDER else "convention"
+    return e.get("severity") or "holds"
 
 
 def _evidence_block(evidence: str) -> list[str]:
-    lines = [ln.strip() for ln in str(evidence).split("\n") if ln.strip()]
-    body = [f"- {md_escape(ln)}" for ln in lines] if len(lines) > 1 else [md_escape(lines[0])]
-    return ["::::{dropdown} Evidence", ":color: light", "", *body, "::::", ""]
+    out = []
+    for line in str(evidence).splitlines():
+        if line.strip():
+            out += [f"- {md_escape(line.strip())}"]
+    return out + [""] if out else []
 
 
 def notebook_titles(root: Path) -> dict[str, str]:
@@ -145,16 +226,18 @@ def notebook_titles(root: Path) -> dict[str, str]:
     return {spec.name: spec.title for spec in discover(root)}
 
 
-def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) -> str:
+def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
+                    book: "_claims.Ledger | None" = None) -> str:
     lines = [
         "# Errata",
         "",
-        "Where the source papers are wrong, ranked by severity: false claims and wrong formulas",
-        "first, then inconsistent table entries, imprecise statements, typos and conventions.",
-        "Each entry says where it sits in the paper, what is wrong, the reading of the paper it",
-        "depends on (when another reading would change it), and the evidence computed by the",
-        "notebook that shows it. Nothing here is typed in: the page is generated at build time",
-        "from the records the notebooks write.",
+        "Where the sources are wrong. Each erratum has an immutable id and belongs to one claim of "
+        "the claims ledger; its severity is the status it gives that claim, on the same scale as "
+        "the verdicts: false first, then not reproduced, imprecise, and slips (typos, unstated "
+        "conventions) that change no verdict. Each entry says where it sits in the source, what "
+        "kind of discrepancy it is, the reading it depends on, and the evidence computed by the "
+        "page that shows it. Nothing here is typed in: the wording comes from the ledger and "
+        "the evidence from the build.",
         "",
     ]
     if not errata:
@@ -162,7 +245,7 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
         return "\n".join(lines) + "\n"
     errata = merge_errata(errata)
     papers = sorted({e["paper"] for e in errata}, key=lambda p: _paper_key({"paper": p}))
-    sevs = [s for s in SEVERITY_ORDER if any(_severity(e) == s for e in errata)]
+    sevs = [s for s in SEVERITIES if any(_severity(e) == s for e in errata)]
     lines += [
         ":::{table} Errata by source and severity",
         ":class: errata-summary",
@@ -177,13 +260,14 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
     lines += [":::", ""]
     for sev in sevs:
         entries = sorted((e for e in errata if _severity(e) == sev),
-                         key=lambda e: (_paper_key(e), e["notebook"], e["where"]))
+                         key=lambda e: (_paper_key(e), _erratum_order(e["id"])))
         lines += [f"## {SEVERITY_TITLE[sev]} ({len(entries)})", ""]
         for e in entries:
             source = PAPER_SHORT.get(e["paper"], e["paper"])
             lines += [f"({erratum_anchor(e)})=", "",
                       f"{anchor_link(erratum_anchor(e), 'this erratum')}"
-                      f"**{source}, {_cell(e['where'])}.** {md_escape(e['finding'])}", ""]
+                      f"**{e['id']} · {source}, {_cell(e['where'])}** ({md_escape(e.get('kind', ''))}). "
+                      f"{md_escape(e['finding'])}", ""]
             readings = list(e.get("readings") or [])
             if readings:
                 lines += ["*Under the reading:* " + "; ".join(md_escape(r) for r in readings), ""]
@@ -203,89 +287,10 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None) ->
                 where = f"{page}, section {e['section']}" if e.get("section") else page
                 shown.append(_link(one, where))
             lines += [f"Shown on: {'; '.join(shown)}.", ""]
-            if e.get("artifact"):
-                row = {**e, "notebook": e["notebooks"][0]}
-                lines += [f"Reported by the verdict row {_row_link(row, e['artifact'])}.", ""]
-    return "\n".join(lines) + "\n"
-
-
-#: The coverage list: every table, figure, proposition, lemma, theorem, corollary, example and
-#: stated result of each source, with the artifact that checks it or why it is not checked.
-COVERAGE_FILE = ("data", "coverage.csv")
-COVERAGE_COLUMNS = ["source", "item", "kind", "artifact", "reason"]
-
-
-def read_coverage(root: Path) -> list[dict]:
-    """The rows of ``data/coverage.csv`` (``[]`` when the file is absent); ValueError naming the
-    line when a row names both an artifact and a reason, or neither, or an unknown source."""
-    import csv
-
-    path = root.joinpath(*COVERAGE_FILE)
-    if not path.is_file():
-        return []
-    lines = [ln for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
-    rows = list(csv.DictReader(lines))
-    if rows and list(rows[0]) != COVERAGE_COLUMNS:
-        raise ValueError(f"{path}: columns must be {COVERAGE_COLUMNS}, found {list(rows[0])}")
-    for i, row in enumerate(rows, 2):
-        if row["source"] not in PAPERS:
-            raise ValueError(f"{path}: row {i}: unknown source {row['source']!r}; valid: "
-                             f"{sorted(PAPERS)}")
-        if bool(row["artifact"].strip()) == bool(row["reason"].strip()):
-            raise ValueError(f"{path}: row {i} ({row['item']}): give an artifact or a reason, "
-                             "not both and not neither")
-    return rows
-
-
-def check_coverage(coverage: list[dict], results: list[dict]) -> None:
-    """Every artifact the coverage list names was recorded by a notebook, and every recorded
-    artifact is on the list; ValueError naming the first ones that are not."""
-    if not coverage:
-        return
-    named = {(c["source"], c["artifact"]) for c in coverage if c["artifact"]}
-    recorded = {(r["paper"], r["artifact"]) for r in results}
-    missing = sorted(named - recorded)
-    unlisted = sorted(recorded - named)
-    if missing or unlisted:
-        raise ValueError(
-            "data/coverage.csv and the notebooks' records disagree: "
-            + (f"listed but recorded by no notebook: {missing[:5]}; " if missing else "")
-            + (f"recorded but not listed: {unlisted[:5]}" if unlisted else ""))
-
-
-def coverage_markdown(coverage: list[dict], results: list[dict]) -> str:
-    """The dashboard's coverage table: every stated result of each source, with its status and
-    page, or the reason it is not checked."""
-    if not coverage:
-        return ""
-    by_key = {(r["paper"], r["artifact"]): r for r in results}
-    lines = ["## Coverage: every stated result of the sources", "",
-             "Each table, figure, proposition, lemma, theorem, corollary and example of the "
-             "sources, and each checkable statement of the informal notes, with the verdict row "
-             "that checks it or the reason it is not checked. The list is `data/coverage.csv`; "
-             "the build fails when it names an artifact no notebook checks, or when a notebook "
-             "checks an artifact it does not list.", ""]
-    for paper in sorted({c["source"] for c in coverage}, key=lambda p: _paper_key({"paper": p})):
-        rows = [c for c in coverage if c["source"] == paper]
-        checked = sum(1 for c in rows if c["artifact"])
-        lines += [f"### {PAPERS.get(paper, paper)}", "",
-                  f"{checked} items checked, {len(rows) - checked} not checked (with the reason).", "",
-                  "| Item | Kind | Where | Status |", "|---|---|---|---|"]
-        for c in rows:
-            rec = by_key.get((c["source"], c["artifact"])) if c["artifact"] else None
-            if rec is not None:
-                where = _row_link(rec, rec["artifact"])
-                status = badge(rec["status"])
-                phrase = count_phrase(rec)
-                if phrase:
-                    status += f"<br>{md_escape(phrase)}"
-            elif c["artifact"]:
-                where, status = md_escape(c["artifact"]), "no record"
-            else:
-                where, status = "not checked", f"because {md_escape(c['reason'])}"
-            lines.append(f"| {md_escape(c['item'])} | {md_escape(c['kind'])} | {where} "
-                         f"| {status} |")
-        lines.append("")
+            claim = book.claims.get(e["claim"]) if book is not None else None
+            owner_page = claim.page if claim is not None and claim.page else e["notebooks"][0]
+            row = {"id": e["claim"], "notebook": owner_page}
+            lines += [f"Belongs to the claim {_row_link(row, e['claim'] + (' · ' + claim.where if claim else ''))}.", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -326,12 +331,12 @@ def _row_link(rec: dict, text: str) -> str:
 
 
 def merge_errata(errata: list[dict]) -> list[dict]:
-    """One entry per finding: the same erratum recorded by several notebooks (the spread of
+    """One entry per erratum id: the same erratum recorded by several notebooks (the spread of
     paper B's Eq. 13 is shown beside Table IV and Table VI) is listed once, with every page that
     shows it (``notebooks``)."""
     merged: dict[str, dict] = {}
     for e in errata:
-        key = erratum_anchor(e)
+        key = e.get("id") or e["key"]
         if key in merged:
             if e["notebook"] not in merged[key]["notebooks"]:
                 merged[key]["notebooks"].append(e["notebook"])
@@ -340,57 +345,94 @@ def merge_errata(errata: list[dict]) -> list[dict]:
     return list(merged.values())
 
 
-def check_errata_reported(results: list[dict], errata: list[dict]) -> None:
-    """Every false claim in the errata is reported by a verdict row of its own page, whose
-    status says the claim fails; ValueError naming the entry otherwise."""
-    rows = {(r["notebook"], r["paper"], r["artifact"]): r for r in results}
-    for e in errata:
-        if _severity(e) != "false claim":
+def ledger_problems(book: "_claims.Ledger", results: list[dict], errata: list[dict],
+                    existing: set[str]) -> list[str]:
+    """Everything that keeps the site from agreeing with the ledger: the consistency rules of
+    :func:`rankbook.book.claims.check_consistency`, a checked claim whose page recorded no
+    evidence, a page of the ledger that does not exist, an erratum the ledger does not hold,
+    and a ledger erratum that no evidence confirmed."""
+    problems = _claims.check_consistency(book, results, errata)
+    have = {r.get("id") for r in results}
+    confirmed = {e.get("id") for e in errata}
+    for c in book.claims.values():
+        if not c.page:
             continue
-        rec = rows.get((e["notebook"], e["paper"], e.get("artifact")))
-        if rec is None:
-            raise ValueError(
-                f"erratum {e['where']!r} of {e['notebook']} is a false claim but names no verdict "
-                f"row of its page (artifact={e.get('artifact')!r}); pass artifact= the artifact of "
-                "a record_result of the same notebook")
-        if rec["status"] != "claim false":
-            raise ValueError(
-                f"erratum {e['where']!r} of {e['notebook']} is a false claim, but its verdict row "
-                f"{rec['artifact']!r} has status {rec['status']!r}: the verdict must say it fails")
+        if c.page not in existing:
+            problems.append(f"{c.id}: checked by page {c.page!r}, which has no notebook")
+        elif c.id not in have:
+            problems.append(f"{c.id}: its page {c.page} recorded no evidence for it")
+    for e in errata:
+        if not e.get("id"):
+            problems.append(f"{e['notebook']}: a discrepancy the ledger does not hold "
+                            f"({e['where']}: {e['finding'][:80]}); give it an id in data/claims/")
+    for r in results:
+        for key in VISIBLE_FIELDS:
+            value = r.get(key)
+            texts = value if isinstance(value, list) else list(value) if isinstance(value, dict) else [value]
+            for text in texts:
+                for word in internal_words(text):
+                    problems.append(f"{r.get('id')}: the visible {key} shows the internal word "
+                                    f"{word!r}; use rankbook.book.names.display")
+    for e in book.errata.values():
+        owner = book.claims[e.claim]
+        if owner.page in existing and e.id not in confirmed:
+            problems.append(f"{e.id} ({e.where}): no evidence from {owner.page or 'any page'} "
+                            "confirms it")
+    return problems
+
+
+#: The fields of a record that a reader sees in a verdict row.
+VISIBLE_FIELDS = ("claim", "published", "reproduced", "detail", "reading", "failures",
+                  "alternatives", "borderline")
+
+_MATHS_OR_CODE = re.compile(r"\$[^$]*\$|`[^`]*`")
+_INTERNAL = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\bnu\^-1\b|\bsigma\^-1\b|\bnu o sigma\b")
+
+
+def internal_words(text) -> list[str]:
+    """Ids and internal spellings in visible text (outside maths and code): snake_case ids such
+    as ``reads_nu_only`` or ``lr_minus``, and ASCII readings such as ``nu^-1 o sigma``.
+
+    Examples
+    --------
+    >>> internal_words("fails: dcg, ndcg, reads_nu_only"), internal_words("$\\nu^{-1}$ and `a_b`")
+    (['reads_nu_only'], [])
+    """
+    if not isinstance(text, str):
+        return []
+    return _INTERNAL.findall(_MATHS_OR_CODE.sub(" ", text))
 
 
 #: The chapter pages that include a status summary of their own sources (``summary_<KEY>.md``).
 CHAPTER_SOURCES = {"A": ("A",), "B": ("B",), "scoring": ("notes", "rankdcg", "blog", "tools")}
 
 
-#: How the landing page groups a source's artifacts, worst first.
+#: How the landing page groups a source's claims, worst first.
 SUMMARY_GROUPS = (
-    ("Claims that fail", ("claim false",)),
-    ("Numbers not reproduced, or only in part", ("not reproduced", "partly")),
-    ("Reproduced, or claims that hold", ("reproduced exactly", "within sampling noise",
-                                          "claim holds")),
-    ("Recomputed or not checkable", ("recomputed", "not checkable")),
+    ("Claims that are false", ("false",)),
+    ("Results not reproduced, or imprecise", ("not reproduced", "imprecise")),
+    ("Claims that hold", ("holds", "holds within tolerance")),
+    ("True by definition, or not checkable", ("true by definition", "not checkable")),
 )
 
 
-def summary_markdown(results: list[dict], prefix: str = "generated/",
-                     lead: str = "The notebooks check", errata: list[dict] | None = None) -> str:
-    """The status summary included by the landing page and, one source at a time, by the chapter
-    pages (links relative to ``book/``): the counts by status and by errata severity, then each
-    source's artifacts grouped worst first, so a reader sees which claims fail without opening
-    the errata."""
-    if not results:
-        return "No notebook has reported a result yet.\n"
-    # No grand total of cells: a "cell" is a printed number in one table and a checked
-    # transposition in another, so adding them up would mean nothing.
-    lines = [f"{lead} **{len(results)} published artifacts**: {_status_line(results)}", ""]
-    if errata:
-        merged = merge_errata(errata)
-        lines += [f"The [errata]({prefix}errata.md) hold **{len(merged)} findings**: "
+def summary_markdown(rows: list[dict], prefix: str = "generated/",
+                     lead: str = "The ledger holds", errata: list[dict] | None = None) -> str:
+    """The status summary included by the landing page and, one source at a time, by the
+    chapter pages (links relative to ``book/``): the counts by status and by errata severity,
+    the counting rule in one sentence, then each source's claims grouped worst first."""
+    if not rows:
+        return "No claim is in the ledger yet.\n"
+    lines = [f"{lead} **{plural(len(rows), 'claim')}**: {_status_line(r['status'] for r in rows)}", ""]
+    merged = merge_errata(errata or [])
+    if merged:
+        lines += [f"The [errata]({prefix}errata.md) hold **{plural(len(merged), 'erratum', 'errata')}**: "
                   f"{_severity_line(merged)}.", ""]
-    papers = sorted({r["paper"] for r in results}, key=lambda p: _paper_key({"paper": p}))
+    lines += [COUNTING_RULE, ""]
+    papers = sorted({r["paper"] for r in rows}, key=lambda p: _paper_key({"paper": p}))
+    by_claim = errata_by_claim(errata or [])
     for paper in papers:
-        mine = _sorted_results([r for r in results if r["paper"] == paper])
+        mine = [r for r in rows if r["paper"] == paper]
         if len(papers) > 1:
             lines += [f"**{PAPERS.get(paper, paper)}**", ""]
         for title, statuses in SUMMARY_GROUPS:
@@ -399,9 +441,16 @@ def summary_markdown(results: list[dict], prefix: str = "generated/",
                 continue
             lines.append(f"- {title} ({len(group)}):")
             for r in group:
-                counts = count_phrase(r)
-                lines.append(f"  - {badge(r['status'])} {_link(r, r['artifact'], prefix)}"
-                             + (f": {md_escape(counts)}" if counts else ""))
+                details = status_details(r)
+                link = (f"[{md_escape(r['id'] + ' · ' + r['where'])}]({prefix}{r['notebook']}.md"
+                        f"#{slugify(r['section'])})" if r.get("notebook") and r.get("section")
+                        else (f"[{md_escape(r['id'] + ' · ' + r['where'])}]({prefix}{r['notebook']}.md)"
+                              if r.get("notebook") else md_escape(r["id"] + " · " + r["where"])))
+                extra = "; ".join(details)
+                ids = by_claim.get(r["id"])
+                if ids:
+                    extra += ("; " if extra else "") + "errata " + ", ".join(ids)
+                lines.append(f"  - {badge(r['status'])} {link}" + (f": {md_escape(extra)}" if extra else ""))
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -432,6 +481,8 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 
 def write_generated_pages(root: Path) -> None:
+    """The pages generated from the claims ledger and the build's evidence. ValueError listing
+    every disagreement between them (:func:`ledger_problems`)."""
     from .specs import discover
 
     gen = root / "book" / "generated"
@@ -443,22 +494,24 @@ def write_generated_pages(root: Path) -> None:
     for rec in results:  # one status rule for every page: a stale or hand-made status fails
         check_status(rec)
     errata = [e for e in collect(gen, ERRATA_FILE) if e["notebook"] in existing]
-    check_errata_reported(results, errata)
-    coverage = read_coverage(root)
-    check_coverage(coverage, results)
-    _write_if_changed(gen / DASHBOARD_CSV, dashboard_csv(results))
+    book = _claims.ledger(root)
+    problems = ledger_problems(book, results, errata, existing)
+    if problems:
+        raise ValueError("the claims ledger (data/claims/) and the build's evidence disagree:\n  "
+                         + "\n  ".join(problems))
+    rows = claim_rows(book, results)
+    _write_if_changed(gen / CLAIMS_CSV, claims_csv(rows, errata))
     _write_if_changed(gen / ERRATA_CSV, errata_csv(errata))
     _write_if_changed(gen / "dashboard.md",
-                      with_download(dashboard_markdown(results), DASHBOARD_CSV, "every row")
-                      + coverage_markdown(coverage, results))
-    _write_if_changed(gen / "errata.md", with_download(errata_markdown(errata, notebook_titles(root)),
-                                                      ERRATA_CSV, "every entry"))
-    _write_if_changed(gen / "summary.md", summary_markdown(results, errata=errata))
+                      with_download(dashboard_markdown(rows, errata), CLAIMS_CSV, "every claim"))
+    _write_if_changed(gen / "errata.md", with_download(
+        errata_markdown(errata, notebook_titles(root), book), ERRATA_CSV, "every erratum"))
+    _write_if_changed(gen / "summary.md", summary_markdown(rows, errata=errata))
     for key, sources in CHAPTER_SOURCES.items():
-        mine = [r for r in results if r["paper"] in sources]
+        mine = [r for r in rows if r["paper"] in sources]
         theirs = [e for e in errata if e["paper"] in sources]
         _write_if_changed(gen / f"summary_{key}.md",
-                          summary_markdown(mine, lead="The notebooks of this chapter check",
+                          summary_markdown(mine, lead="For this chapter's sources, the ledger holds",
                                            errata=theirs))
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))
     _write_if_changed(gen / "status_rule.md", STATUS_RULE + "\n")
@@ -468,23 +521,27 @@ def write_generated_pages(root: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # Stable anchors, downloads and the repository setting (issue 20)
 # --------------------------------------------------------------------------------------------
-#: The dashboard and the errata as CSV, written beside their pages and linked from them.
-DASHBOARD_CSV = "dashboard.csv"
+#: The ledger's claims and errata as CSV, with their status and evidence, written beside the
+#: dashboard and the errata page and linked from them.
+CLAIMS_CSV = "claims.csv"
 ERRATA_CSV = "errata.csv"
 
 
-def dashboard_csv(results: list[dict]) -> str:
-    """Every result record as one CSV row: the dashboard's columns plus the counts."""
+def claims_csv(rows: list[dict], errata: list[dict]) -> str:
+    """Every ledger claim as one CSV row: id, place, status, evidence and errata ids."""
     import csv
     import io
 
+    by_claim = errata_by_claim(errata)
     buf = io.StringIO()
-    cols = ["anchor", "paper", "artifact", "claim", "published", "reproduced", "status",
-            "matched", "total", "unit", "detail", "notebook", "section"]
+    cols = ["id", "paper", "where", "kind", "claim", "status", "published", "reproduced",
+            "matched", "total", "unit", "borderline", "detail", "rule", "readings", "reason",
+            "errata", "notebook", "section", "anchor"]
     w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
-    for r in _sorted_results(results):
-        w.writerow({**{c: r.get(c) for c in cols}, "anchor": record_anchor(r)})
+    for r in rows:
+        w.writerow({**{c: r.get(c) for c in cols}, "anchor": _claims.claim_anchor(r["id"]),
+                    "errata": "; ".join(by_claim.get(r["id"], []))})
     return buf.getvalue()
 
 
@@ -493,11 +550,11 @@ def errata_csv(errata: list[dict]) -> str:
     import io
 
     buf = io.StringIO()
-    cols = ["anchor", "paper", "where", "severity", "finding", "evidence", "readings", "notebooks",
-            "section"]
+    cols = ["id", "claim", "paper", "where", "kind", "severity", "finding", "evidence",
+            "readings", "notebooks", "section", "anchor"]
     w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
-    for e in sorted(merge_errata(errata), key=lambda e: (_paper_key(e), e["where"], e["finding"])):
+    for e in sorted(merge_errata(errata), key=lambda e: (_paper_key(e), _erratum_order(e["id"]))):
         w.writerow({**{c: e.get(c) for c in cols}, "anchor": erratum_anchor(e),
                     "severity": _severity(e), "readings": "; ".join(e.get("readings") or []),
                     "notebooks": "; ".join(e.get("notebooks") or [])})
@@ -512,97 +569,3 @@ def with_download(page: str, filename: str, what: str) -> str:
     if not sep or body_start < 0:
         return page + "\n" + link
     return head + sep + tail[:body_start] + "\n\n" + link + tail[body_start:]
-
-
-#: The placeholder repository that ``_config.yml`` once named; it does not exist.
-PLACEHOLDER_URLS = {"https://github.com/rankbook/rankbook",
-                    "https://github.com/executablebooks/jupyter-book"}
-
-
-def repository_url(root: Path | None = None) -> str:
-    """The repository URL: ``repository.url`` in ``_config.yml``, the one setting that the
-    repository and Binder buttons, the rerun boxes and the citation read. Empty when unset
-    (or a placeholder): then no button points anywhere."""
-    import yaml
-
-    from .paths import project_root
-
-    try:
-        conf = yaml.safe_load(((root or project_root()) / "_config.yml").read_text()) or {}
-    except (OSError, yaml.YAMLError):
-        return ""
-    url = str(((conf.get("repository") or {}).get("url")) or "").strip()
-    return "" if url in PLACEHOLDER_URLS else url
-
-
-def citation(root: Path | None = None) -> dict:
-    """``CITATION.cff`` read as a dict (empty when missing)."""
-    import yaml
-
-    from .paths import project_root
-
-    path = (root or project_root()) / "CITATION.cff"
-    try:
-        return yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError):
-        return {}
-
-
-def bibtex_entry(cff: dict, url: str = "") -> str:
-    """The BibTeX entry of the book, from ``CITATION.cff`` (and the repository URL when set).
-
-    >>> print(bibtex_entry({"title": "T", "authors": [{"name": "A team"}], "version": "1.0",
-    ...                     "date-released": "2026-01-02"}))
-    @software{rankbook,
-      author  = {{A team}},
-      title   = {T},
-      version = {1.0},
-      year    = {2026},
-      month   = {1},
-      note    = {Code: MIT licence; text, tables and figures: CC BY 4.0}
-    }
-    """
-    names = []
-    for a in cff.get("authors") or []:
-        if a.get("name"):
-            names.append("{" + a["name"] + "}")
-        else:
-            names.append(f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", "))
-    date = str(cff.get("date-released") or "")
-    fields = [("author", " and ".join(names)), ("title", cff.get("title", "rankbook")),
-              ("version", cff.get("version", ""))]
-    if len(date) >= 7:
-        fields += [("year", date[:4]), ("month", str(int(date[5:7])))]
-    if url:
-        fields.append(("url", url))
-    fields.append(("note", "Code: MIT licence; text, tables and figures: CC BY 4.0"))
-    body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields if v)
-    return "@software{rankbook,\n" + body + "\n}"
-
-
-def cite_markdown(root: Path | None = None) -> str:
-    """The "How to cite" text of the landing page (included by ``book/intro.md``, so its links
-    are relative to ``book/``): the BibTeX entry, CITATION.cff, the licences and how to point
-    at one result."""
-    cff = citation(root)
-    url = repository_url(root)
-    where = f" ({url})" if url else ""
-    return "\n".join([
-        f"Cite the book and its library{where} with this entry, generated from "
-        "{download}`CITATION.cff <../CITATION.cff>` (the same metadata in the Citation File "
-        "Format):",
-        "",
-        "```bibtex",
-        bibtex_entry(cff, url),
-        "```",
-        "",
-        "To point at one result, link its anchor: every row of a verdict box and of the "
-        "[dashboard](generated/dashboard.md), and every entry of the [errata](generated/errata.md), has a stable "
-        "link (the **#** before it) that does not change between builds. The provenance box at "
-        "the end of each page gives the git commit and the exact command that produced it.",
-        "",
-        "The code is under the MIT licence, the text, tables and figures under CC BY 4.0 (the "
-        "LICENSE file of the source); the papers reproduced here are cited on each page and in "
-        "the [bibliography](references.md).",
-        "",
-    ])

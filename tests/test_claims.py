@@ -200,3 +200,20 @@ def test_internal_words_are_caught():
     assert internal_words("fails: dcg, ndcg, reads_nu_only") == ["reads_nu_only"]
     assert internal_words("reading nu^-1 o sigma") != []
     assert internal_words("LR− and $\\nu^{-1}\\circ\\sigma$") == []
+
+
+def test_claims_command_lists_filters_and_refuses(capsys):
+    from rankbook.book import cli
+
+    assert cli.main(["claims", "--source", "B"]) == 0
+    out = capsys.readouterr().out
+    assert "B-TIV" in out and "A-P7.1" not in out
+    assert cli.main(["claims", "A-P7.1"]) == 0
+    out = capsys.readouterr().out
+    assert "Proposition 7.1" in out and "rankbook run linear_equivalence" in out
+    assert cli.main(["claims", "Z-9"]) == 2
+    assert "unknown claim id 'Z-9'" in capsys.readouterr().err
+    assert cli.main(["claims", "--status", "wrong"]) == 2
+    assert "valid: 'holds'" in capsys.readouterr().err
+    assert cli.main(["claims", "--source", "C"]) == 2
+    assert "valid: A, B, notes" in capsys.readouterr().err

@@ -12,6 +12,89 @@ import pytest
 from rankbook.book import outputs, present, site
 
 
+LEDGER_A = """source = "A"
+[[claims]]
+id = "A-TX"
+where = "Table X"
+kind = "table"
+claim = "claim of Table X"
+page = "nb_one"
+section = "The table"
+rule = "r"
+artifact = "Table X"
+{extra_a}
+"""
+
+LEDGER_B = """source = "B"
+[[claims]]
+id = "B-FY"
+where = "Figure Y"
+kind = "figure"
+claim = "claim of Figure Y"
+page = "nb_two"
+section = "s"
+rule = "r"
+artifact = "Figure Y"
+
+[[claims]]
+id = "B-EZ"
+where = "Example Z"
+kind = "example"
+claim = "claim of Example Z"
+page = "nb_two"
+section = "s"
+rule = "r"
+artifact = "Example Z"
+
+[[claims]]
+id = "B-TI"
+where = "Table I"
+kind = "table"
+claim = "what the measures handle"
+reason = "it compares other methods' features in words"
+
+[[errata]]
+id = "B-E1"
+claim = "B-FY"
+where = "Eq. 13"
+kind = "typo"
+severity = "imprecise"
+finding = "a finding with TP*TN - FP*FN"
+legacy = "B:Eq. 13:a finding with TP*TN - FP*FN"
+
+[[errata]]
+id = "B-E2"
+claim = "B-EZ"
+where = "Example Z"
+kind = "false statement"
+severity = "false"
+finding = "it fails"
+legacy = "B:Example Z:it fails"
+"""
+
+#: Extra claims of paper A for the tests of the record rules (no page checks them in the
+#: generated-pages tests, so they are ledger entries with a reason there).
+EXTRA_A = "\n".join(
+    f'[[claims]]\nid = "A-{i}"\nwhere = "{name}"\nkind = "table"\nclaim = "claim of {name}"\n'
+    f'reason = "tested elsewhere"\nartifact = "{name}"\n'
+    for i, name in enumerate(["x", "Figure 4", "Proposition 6.2", "Lemma", "Table 2", "rob II",
+                              "Prop 1"]))
+
+
+def write_ledger(root, extra_a=EXTRA_A, b=LEDGER_B):
+    folder = root / "data" / "claims"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "A.toml").write_text(LEDGER_A.format(extra_a=extra_a))
+    (folder / "B.toml").write_text(b)
+
+
+@pytest.fixture
+def ledger_root(tmp_path, monkeypatch):
+    write_ledger(tmp_path)
+    monkeypatch.setenv("RANKBOOK_ROOT", str(tmp_path))
+    return tmp_path
+
+
 def _result(artifact, paper, comparison, matched=None, total=None, holds=None, section=None,
             **kw):
     return outputs.record_result(
@@ -21,7 +104,8 @@ def _result(artifact, paper, comparison, matched=None, total=None, holds=None, s
 
 
 @pytest.fixture
-def generated(tmp_path, monkeypatch):
+def generated(ledger_root, monkeypatch):
+    tmp_path = ledger_root
     gen = tmp_path / "book" / "generated"
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_one"))
     _result("Table X", "A", "exact", 10, 10, section="The table")
@@ -30,6 +114,8 @@ def generated(tmp_path, monkeypatch):
     _result("Example Z", "B", "claim", holds=False)
     outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "line one\nline two",
                            severity="typo")
+    outputs.record_erratum("B", "Example Z", "it fails", "ev", severity="false claim",
+                           artifact="Example Z")
     _notebooks(tmp_path, "nb_one", "nb_two")
     return tmp_path
 
@@ -42,27 +128,32 @@ def _notebooks(root, *names):
         nbformat.write(nb, root / "notebooks" / f"{name}.ipynb")
 
 
-def test_pages_are_generated_from_records(generated):
+def test_pages_are_generated_from_the_ledger_and_the_records(generated):
     site.write_generated_pages(generated)
     gen = generated / "book" / "generated"
     dash = (gen / "dashboard.md").read_text()
-    assert "[Table X](nb_one.ipynb#the-table)" in dash
-    assert "{bdg-success}`reproduced exactly`<br>10 of 10 cells match" in dash
-    assert "{bdg-warning}`partly`" in dash and "{bdg-danger}`claim false`" in dash
+    assert '<a href="nb_one.html#claim-a-tx">A-TX · Table X</a>' in dash
+    assert "{bdg-success}`holds`<br>10 of 10 cells match" in dash
+    assert "{bdg-warning}`imprecise`" in dash and "{bdg-danger}`false`" in dash
+    # every ledger claim is on the dashboard, the unchecked ones with their reason
+    assert "not checked: it compares other methods' features in words" in dash
+    assert 'data-status="not checkable"' in dash and 'class="rb-filter"' in dash
     summary = (gen / "summary.md").read_text()
-    assert "**3 published artifacts**" in summary
-    assert "[Figure Y](generated/nb_two.ipynb): 3 of 7 cells match" in summary
-    # each source lists its failing claims first, so the landing page says what fails
-    assert summary.index("Claims that fail (1)") < summary.index("only in part (1)")
-    assert "1 typos" in summary or "1 typo" in summary
-    # each chapter page includes the summary of its own source, without the other sources
+    assert "**11 claims**" in summary and "**2 errata**" in summary
+    assert "3 of 7 cells match" in summary and "errata B-E1" in summary
+    assert summary.index("Claims that are false (1)") < summary.index("or imprecise (1)")
+    assert "Each stated result of the sources is one claim" in summary
     chapter_b = (gen / "summary_B.md").read_text()
-    assert "**2 published artifacts**" in chapter_b and "[Figure Y](generated/nb_two.ipynb)" in chapter_b
-    assert "Table X" not in chapter_b and "Paper B:" not in chapter_b
+    assert "**3 claims**" in chapter_b and "Table X" not in chapter_b
     errata = (gen / "errata.md").read_text()
     assert ":class: errata-summary" in errata and "| Paper B |" in errata
+    assert "(erratum-b-e1)=" in errata and "**B-E1 · Paper B, Eq. 13** (typo)" in errata
     assert r"TP\*TN - FP\*FN" in errata  # no Markdown emphasis eats the products
-    assert "- line one\n- line two" in errata and "{dropdown} Evidence" in errata
+    assert "- line one\n- line two" in errata
+    assert 'Belongs to the claim <a href="nb_two.html#claim-b-fy">B-FY · Figure Y</a>' in errata
+    csv_text = (gen / "claims.csv").read_text()
+    assert csv_text.splitlines()[0].startswith("id,paper,where")
+    assert "B-FY" in csv_text and "B-E1" in csv_text and "B-TI" in csv_text
 
 
 def test_pages_change_when_a_notebook_output_changes(generated, monkeypatch):
@@ -71,22 +162,32 @@ def test_pages_change_when_a_notebook_output_changes(generated, monkeypatch):
     before = (gen / "summary.md").read_text()
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_two"))
     _result("Figure Y", "B", "noise", 7, 7)
+    # the erratum of severity imprecise now contradicts a claim that holds: the build says so
+    with pytest.raises(ValueError, match="milder than its erratum"):
+        site.write_generated_pages(generated)
+    errata = json.loads((gen / "nb_two" / "errata.json").read_text())
+    (gen / "nb_two" / "errata.json").write_text(json.dumps([e for e in errata if e["id"] != "B-E1"]))
+    write_ledger(generated, b=LEDGER_B.replace('id = "B-E1"\nclaim = "B-FY"\nwhere = "Eq. 13"\nkind = "typo"\nseverity = "imprecise"',
+                                               'id = "B-E1"\nclaim = "B-FY"\nwhere = "Eq. 13"\nkind = "typo"\nseverity = "holds"'))
+    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_two"))
+    outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "ev", severity="typo")
     site.write_generated_pages(generated)
     after = (gen / "summary.md").read_text()
     assert after != before
-    assert "{bdg-success}`within sampling noise` [Figure Y](generated/nb_two.ipynb)" in after
+    assert "{bdg-success}`holds within tolerance`" in after
 
 
 def test_status_rule():
-    assert outputs.status_for("exact", 4, 4) == "reproduced exactly"
-    assert outputs.status_for("noise", 4, 4) == "within sampling noise"
-    assert outputs.status_for("exact", 1, 4) == "partly"
+    assert outputs.status_for("exact", 4, 4) == "holds"
+    assert outputs.status_for("noise", 4, 4) == "holds within tolerance"
+    assert outputs.status_for("exact", 1, 4) == "imprecise"
     assert outputs.status_for("noise", 0, 4) == "not reproduced"
-    assert outputs.status_for("claim", holds=True) == "claim holds"
-    assert outputs.status_for("claim", 3, 4) == "claim false"
-    assert outputs.status_for("none") == "recomputed"
+    assert outputs.status_for("claim", holds=True) == "holds"
+    assert outputs.status_for("claim", 3, 4) == "false"
+    assert outputs.status_for("none") == "not checkable"
     assert outputs.status_for("unavailable") == "not checkable"
-    # "reproduced exactly" only when published numbers existed and all matched
+    assert outputs.status_for("definition") == "true by definition"
+    # "holds" from numbers only when published numbers existed and all matched
     for comparison, m, t in itertools.product(outputs.COMPARISONS, range(4), range(1, 4)):
         if m > t:
             continue
@@ -94,8 +195,9 @@ def test_status_rule():
             status = outputs.status_for(comparison, m, t)
         except ValueError:
             continue
-        assert (status == "reproduced exactly") == (comparison == "exact" and m == t)
-        assert (status == "partly") == (comparison in ("exact", "noise") and 0 < m < t)
+        if comparison in ("exact", "noise"):
+            assert (status in ("holds", "holds within tolerance")) == (m == t)
+            assert (status == "imprecise") == (0 < m < t)
     with pytest.raises(ValueError, match="compares nothing"):
         outputs.status_for("none", 1, 2)
     with pytest.raises(ValueError, match="contradicts"):
@@ -105,13 +207,23 @@ def test_status_rule():
 def test_a_stale_status_fails_the_build(generated):
     path = generated / "book" / "generated" / "nb_one" / "results.json"
     records = json.loads(path.read_text())
-    records[0]["status"] = "partly"
+    records[0]["status"] = "imprecise"
     path.write_text(json.dumps(records))
-    with pytest.raises(ValueError, match="status rule gives 'reproduced exactly'"):
+    with pytest.raises(ValueError, match="status rule gives 'holds'"):
         site.write_generated_pages(generated)
 
 
-def test_records_are_validated(tmp_path, monkeypatch):
+def test_the_build_lists_every_disagreement_with_the_ledger(generated):
+    gen = generated / "book" / "generated"
+    site.write_generated_pages(generated)
+    # a checked claim without evidence
+    (gen / "nb_one" / "results.json").write_text("[]")
+    with pytest.raises(ValueError, match="A-TX: its page nb_one recorded no evidence"):
+        site.write_generated_pages(generated)
+
+
+def test_records_are_validated(ledger_root, monkeypatch):
+    tmp_path = ledger_root
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
     with pytest.raises(ValueError, match="unknown comparison"):
         _result("x", "A", "fine")
@@ -119,9 +231,8 @@ def test_records_are_validated(tmp_path, monkeypatch):
         _result("x", "Z", "exact", 1, 1)
     with pytest.raises(ValueError, match="matched=8 must lie in 0..total=7"):
         _result("x", "A", "exact", 8, 7)
-    with pytest.raises(ValueError, match="non-empty claim"):
-        outputs.record_result("x", "A", claim="", published="p", reproduced="r",
-                              comparison="none")
+    with pytest.raises(ValueError, match="no claim of source 'A' in the ledger"):
+        _result("not in the ledger", "A", "exact", 1, 1)
     with pytest.raises(ValueError, match="needs both a caption and alt text"):
         outputs.save_figure(object(), "fig", caption="", alt="")
     with pytest.raises(ValueError, match="not a plain file stem"):
@@ -148,13 +259,13 @@ def test_present_folds_code_drops_raw_values_and_leads_with_the_verdict():
     shown = nbformat.v4.new_code_cell("consensus.kappa(R)")
     shown.metadata["tags"] = ["show-input"]
     nb = _page(nbformat.v4.new_markdown_cell("# Title\n\nFraming.\n\nMore text."), code, shown)
-    rec = {"artifact": "Table 1", "paper": "A", "claim": "a claim", "published": "1", "reproduced": "1",
-           "status": "reproduced exactly", "matched": 1, "total": 1, "unit": "cells",
+    rec = {"id": "A-T1", "artifact": "Table 1", "paper": "A", "claim": "a claim", "published": "1",
+           "reproduced": "1", "status": "holds", "matched": 1, "total": 1, "unit": "cells",
            "detail": "why", "section": "The table"}
     present.present(nb, [rec], provenance="PROVENANCE")
     sources = [c.source for c in nb.cells]
     assert sources[0].strip() == "# Title\n\nFraming."
-    assert ":class: verdict" in sources[1] and "[Table 1](#the-table)" in sources[1]
+    assert ":class: verdict" in sources[1] and "[A-T1 · Table 1](#the-table)" in sources[1]
     assert sources[2] == "More text." and sources[-1] == "PROVENANCE"
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     assert code_cells[0].metadata["tags"] == ["hide-input"]
@@ -194,28 +305,30 @@ def test_split_figures_keep_their_outputs_visible_to_myst_nb():
     assert figure.metadata["tags"] == ["remove-input", "rankbook-figure"]
 
 
-def test_statements_are_graded_as_claims(tmp_path, monkeypatch):
+def test_statements_are_graded_as_claims(ledger_root, monkeypatch):
+    tmp_path = ledger_root
     """One grading rule: a set of statements is a claim (it holds only when all hold), never
     "partly" (issue 19: Figure 4's 5 of 6 statements and the notes' 3 of 6 got two statuses)."""
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
     with pytest.raises(ValueError, match="graded with comparison='claim'"):
-        _result("Figure 4", "B", "exact", 5, 6, unit="statements")
+        _result("Figure 4", "A", "exact", 5, 6, unit="statements")
     with pytest.raises(ValueError, match="must name them"):
-        _result("Figure 4", "B", "claim", 5, 6, unit="statements")
-    rec = _result("Figure 4", "B", "claim", 5, 6, unit="statements",
+        _result("Figure 4", "A", "claim", 5, 6, unit="statements")
+    rec = _result("Figure 4", "A", "claim", 5, 6, unit="statements",
                   failures=["Bing's curve falls faster"])
-    assert rec["status"] == "claim false"
+    assert rec["status"] == "false"
     assert outputs.count_phrase(rec) == "fails for 1 of 6 statements: Bing's curve falls faster"
     rec = _result("Proposition 6.2", "A", "claim", 32, 33, unit="metrics", failures=["SMAPE"])
     assert outputs.count_phrase(rec) == "fails for 1 of 33 metrics: SMAPE"
     assert "32" not in outputs.count_phrase(rec)  # never a count of successes for a false claim
-    with pytest.raises(ValueError, match="lists failures but its status is 'claim holds'"):
+    with pytest.raises(ValueError, match="lists failures but its status is 'holds'"):
         _result("Lemma", "A", "claim", 3, 3, unit="cases", failures=["x"])
     with pytest.raises(ValueError, match="names 2 failures but only 1"):
         _result("Lemma", "A", "claim", 2, 3, unit="cases", failures=["x", "y"])
 
 
-def test_counts_over_seeds_are_the_median_with_their_range(tmp_path, monkeypatch):
+def test_counts_over_seeds_are_the_median_with_their_range(ledger_root, monkeypatch):
+    tmp_path = ledger_root
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
     seeds = [139, 144, 149, 140, 147, 150, 141, 146, 143, 145, 148]
     with pytest.raises(ValueError, match="not the median 145"):
@@ -225,7 +338,8 @@ def test_counts_over_seeds_are_the_median_with_their_range(tmp_path, monkeypatch
     assert outputs.allowed_counts(rec) >= set(seeds) | {145, 53}
 
 
-def test_readings_are_named_with_the_count_under_each(tmp_path, monkeypatch):
+def test_readings_are_named_with_the_count_under_each(ledger_root, monkeypatch):
+    tmp_path = ledger_root
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
     with pytest.raises(ValueError, match="need reading="):
         _result("rob II", "A", "exact", 27, 33, unit="symbols", alternatives={"B": 33})
@@ -247,64 +361,29 @@ def test_one_count_per_artifact():
     assert site.count_conflicts("6 of 33 cells", [rec]) == []  # another unit: not this artifact
 
 
-def test_a_false_claim_in_the_errata_is_reported_by_a_verdict_row(tmp_path, monkeypatch):
-    gen = tmp_path / "book" / "generated"
-    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb"))
-    _notebooks(tmp_path, "nb")
-    with pytest.raises(ValueError, match="a false claim needs artifact="):
-        outputs.record_erratum("A", "Prop 1", "false", "ev", severity="false claim")
-    _result("Prop 1", "A", "claim", holds=True)
-    outputs.record_erratum("A", "Prop 1", "it fails", "ev", severity="false claim",
-                           artifact="Prop 1")
-    with pytest.raises(ValueError, match="has status 'claim holds': the verdict must say it fails"):
-        site.write_generated_pages(tmp_path)
-    _result("Prop 1", "A", "claim", holds=False)
-    site.write_generated_pages(tmp_path)
-    errata = (gen / "errata.md").read_text()
-    anchor = outputs.erratum_anchor({"paper": "A", "where": "Prop 1", "finding": "it fails"})
-    assert f"({anchor})=" in errata
-    assert f'<a href="nb.html#{outputs.record_anchor({"paper": "A", "artifact": "Prop 1"})}">Prop 1</a>' in errata
-    rec = json.loads((gen / "nb" / "results.json").read_text())[0]
-    err = json.loads((gen / "nb" / "errata.json").read_text())
-    box = present.verdict_markdown([rec], errata=err)
-    assert f"{{ref}}`erratum <{anchor}>`" in box
-    assert f'<span id="{outputs.record_anchor(rec)}"></span>' in box
-
-
-def test_the_same_erratum_from_two_pages_is_listed_once(tmp_path, monkeypatch):
-    gen = tmp_path / "book" / "generated"
-    _notebooks(tmp_path, "nb_iv", "nb_vi")
-    for nb in ("nb_iv", "nb_vi"):
-        monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / nb))
-        outputs.record_erratum("B", "Eq. (13)", "the spread is printed three ways", "ev",
-                               severity="wrong formula")
-    site.write_generated_pages(tmp_path)
-    errata = (gen / "errata.md").read_text()
-    assert errata.count("the spread is printed three ways") == 1
-    assert "nb_iv.ipynb" in errata and "nb_vi.ipynb" in errata
-
-
-def test_coverage_lists_every_stated_result(generated):
-    cov = generated / "data" / "coverage.csv"
-    cov.parent.mkdir(exist_ok=True)
-    header = "# where each stated result is checked\nsource,item,kind,artifact,reason\n"
-    rows = ("A,Table X,table,Table X,\nB,Figure Y,figure,Figure Y,\nB,Example Z,example,Example Z,\n"
-            "B,Table I,table,,it compares other methods' features in words\n")
-    cov.write_text(header + rows)
+def test_a_false_claim_needs_its_erratum_and_the_verdict_links_it(generated):
+    gen = generated / "book" / "generated"
     site.write_generated_pages(generated)
-    dash = (generated / "book" / "generated" / "dashboard.md").read_text()
-    assert "## Coverage: every stated result of the sources" in dash
-    assert "because it compares other methods' features in words" in dash
-    assert "1 items checked, 0 not checked" in dash and "2 items checked, 1 not checked" in dash
-    cov.write_text(header + rows + "A,Lemma 9,lemma,Lemma 9,\n")
-    with pytest.raises(ValueError, match="listed but recorded by no notebook"):
+    rec = next(r for r in json.loads((gen / "nb_two" / "results.json").read_text())
+               if r["id"] == "B-EZ")
+    err = json.loads((gen / "nb_two" / "errata.json").read_text())
+    box = present.verdict_markdown([rec], errata=err)
+    assert "{ref}`B-E2 <erratum-b-e2>`" in box and '<span id="claim-b-ez"></span>' in box
+    # without its erratum, a false claim fails the build
+    (gen / "nb_two" / "errata.json").write_text(json.dumps([e for e in err if e["id"] != "B-E2"]))
+    with pytest.raises(ValueError, match="B-EZ: status 'false' but no recorded erratum"):
         site.write_generated_pages(generated)
-    cov.write_text(header + rows.replace("A,Table X,table,Table X,\n", ""))
-    with pytest.raises(ValueError, match="recorded but not listed"):
-        site.write_generated_pages(generated)
-    cov.write_text(header + "A,Table X,table,Table X,a reason too\n")
-    with pytest.raises(ValueError, match="not both"):
-        site.write_generated_pages(generated)
+
+
+def test_the_same_erratum_from_two_pages_is_listed_once(generated, monkeypatch):
+    gen = generated / "book" / "generated"
+    _notebooks(generated, "nb_vi")
+    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_vi"))
+    outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "ev", severity="typo")
+    site.write_generated_pages(generated)
+    errata = (gen / "errata.md").read_text()
+    assert errata.count("(erratum-b-e1)=") == 1
+    assert "nb_two.ipynb" in errata and "nb_vi.ipynb" in errata
 
 
 def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
@@ -325,8 +404,8 @@ def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
     cells += [figure("a", "A side figure."), figure("b", "Paper B, Figure 3, recomputed."),
               explorer]
     nb = _page(*cells)
-    present.present(nb, [{"artifact": "Figure 3", "paper": "B", "claim": "c", "published": "p",
-                          "reproduced": "r", "status": "recomputed", "matched": None,
+    present.present(nb, [{"id": "B-F3", "artifact": "Figure 3", "paper": "B", "claim": "c",
+                          "published": "p", "reproduced": "r", "status": "not checkable", "matched": None,
                           "total": None, "unit": "curves", "detail": "", "section": None}])
     tags = [c.metadata.get("tags", []) for c in nb.cells]
     at = next(i for i, t in enumerate(tags) if "rankbook-verdict" in t)

@@ -82,6 +82,12 @@ def _parse_overrides(pairs: list[str], spec_name: str) -> list[tuple[str, str]]:
     return out
 
 
+def _cmd_claims(args) -> int:
+    from . import claims_cmd
+
+    return claims_cmd.run(args)
+
+
 def _cmd_run(args) -> int:
     try:
         overrides = _parse_overrides(args.param or [], args.name)
@@ -357,6 +363,15 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="also write every test (uncorrected and corrected p-values) as CSV")
     c.add_argument("--force", action="store_true", help="replace output files that exist")
     c.set_defaults(func=_cmd_compare)
+
+    cl = sub.add_parser("claims", help="the claims ledger with each claim's status from the "
+                                       "last build; one claim's evidence with its id")
+    cl.add_argument("id", nargs="?", help="one claim (or erratum) id, e.g. A-P7.1: its evidence, "
+                                          "errata and the command that reruns it")
+    cl.add_argument("--source", default=None, help="only this source: A, B, notes, rankdcg, "
+                                                     "blog or tools")
+    cl.add_argument("--status", default=None, help="only this status, e.g. false")
+    cl.set_defaults(func=_cmd_claims)
 
     lst = sub.add_parser("list", help="list notebooks, or one notebook's parameters in full")
     lst.add_argument("name", nargs="?", help="one notebook: its parameters, types, defaults "

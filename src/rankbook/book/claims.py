@@ -609,6 +609,8 @@ def check_consistency(book: Ledger, results: list[dict], errata: list[dict]) -> 
         by_claim[cid] = r
     for e in errata:
         eid = e.get("id")
+        if eid is None:  # a discrepancy without an id: site.ledger_problems names it
+            continue
         if eid not in book.errata:
             problems.append(f"{e.get('notebook')}: erratum {eid!r}, which the ledger does not hold")
             continue

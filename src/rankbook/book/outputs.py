@@ -1014,7 +1014,7 @@ def record_erratum(
     from .claims import erratum_record
 
     book = _ledger()
-    legacy = f"{paper}:{where}:{finding[:60]}"
+    legacy = f"{paper}:{where}:{finding[:60]}".strip()
     if id is not None:
         entry = book.erratum(id)
     else:

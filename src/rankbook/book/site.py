@@ -389,6 +389,11 @@ _MATHS_OR_CODE = re.compile(r"\$[^$]*\$|`[^`]*`")
 _INTERNAL = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\bnu\^-1\b|\bsigma\^-1\b|\bnu o sigma\b")
 
 
+#: Names of real tools and formats that are spelled with underscores (not internal ids).
+PRODUCT_NAMES = frozenset({"trec_eval", "pytrec_eval", "ir_measures", "repro_eval",
+                           "ir_metadata", "ir_datasets"})
+
+
 def internal_words(text) -> list[str]:
     """Ids and internal spellings in visible text (outside maths and code): snake_case ids such
     as ``reads_nu_only`` or ``lr_minus``, and ASCII readings such as ``nu^-1 o sigma``.
@@ -400,7 +405,7 @@ def internal_words(text) -> list[str]:
     """
     if not isinstance(text, str):
         return []
-    return _INTERNAL.findall(_MATHS_OR_CODE.sub(" ", text))
+    return [w for w in _INTERNAL.findall(_MATHS_OR_CODE.sub(" ", text)) if w not in PRODUCT_NAMES]
 
 
 #: The chapter pages that include a status summary of their own sources (``summary_<KEY>.md``).

@@ -44,7 +44,40 @@ def test_the_bibtex_on_the_landing_page_agrees_with_cffconvert():
         theirs = next(line for line in proc.stdout.splitlines() if line.startswith(field))
         value = theirs.split("{", 1)[1].rsplit("}", 1)[0]
         assert value in ours, f"{field} {value!r} differs from the landing page's entry"
-    assert "The rankbook team" in ours
+    assert "rankbook contributors" in ours and "version = {" + rankbook.__version__ + "}" in ours
+    assert "date    = {" in ours
+    with_commit = site.bibtex_entry(site.citation(ROOT), "", commit="0123456789ab")
+    assert "commit  = {0123456789ab}" in with_commit
+
+
+def test_the_source_archive_unpacks_into_a_working_copy(tmp_path):
+    """Issue 28: the build puts the tracked files of its commit among the downloads."""
+    import tarfile
+
+    from rankbook.book.source_archive import ARCHIVE_NAME, write_source_archive
+
+    path, commit = write_source_archive(ROOT, tmp_path)
+    assert path.name == ARCHIVE_NAME and path.stat().st_size < 5_000_000
+    with tarfile.open(path) as tar:
+        names = tar.getnames()
+    top = names[0].split("/")[0]
+    for needed in ("Makefile", "pyproject.toml", "requirements.lock", "src/rankbook/__init__.py",
+                   "data/claims/A.toml", "notebooks/kendall_width_swap.ipynb", "_toc.yml"):
+        assert f"{top}/{needed}" in names, needed
+    assert not any("/.venv/" in n or "/_build/" in n or "/book/generated/" in n for n in names)
+    again, _ = write_source_archive(ROOT, tmp_path)  # unchanged bytes are not rewritten
+    assert again.stat().st_mtime_ns == path.stat().st_mtime_ns
+
+
+def test_the_plain_archive_is_deterministic(tmp_path):
+    from rankbook.book.source_archive import _plain_archive
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "junk").write_text("no")
+    one = _plain_archive(tmp_path)
+    assert one == _plain_archive(tmp_path) and b"junk" not in one
 
 
 def test_the_licence_is_named_in_the_readme_and_the_footer():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .source_archive import source_markdown
+
 
 
 #: The placeholder repository that ``_config.yml`` once named; it does not exist.
@@ -40,7 +42,7 @@ def citation(root: Path | None = None) -> dict:
         return {}
 
 
-def bibtex_entry(cff: dict, url: str = "") -> str:
+def bibtex_entry(cff: dict, url: str = "", commit: str = "") -> str:
     """The BibTeX entry of the book, from ``CITATION.cff`` (and the repository URL when set).
 
     >>> print(bibtex_entry({"title": "T", "authors": [{"name": "A team"}], "version": "1.0",
@@ -51,6 +53,7 @@ def bibtex_entry(cff: dict, url: str = "") -> str:
       version = {1.0},
       year    = {2026},
       month   = {1},
+      date    = {2026-01-02},
       note    = {Code: MIT licence; text, tables and figures: CC BY 4.0}
     }
     """
@@ -67,12 +70,16 @@ def bibtex_entry(cff: dict, url: str = "") -> str:
         fields += [("year", date[:4]), ("month", str(int(date[5:7])))]
     if url:
         fields.append(("url", url))
+    if date:
+        fields.append(("date", date))
+    if commit:
+        fields.append(("commit", commit))
     fields.append(("note", "Code: MIT licence; text, tables and figures: CC BY 4.0"))
     body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields if v)
     return "@software{rankbook,\n" + body + "\n}"
 
 
-def cite_markdown(root: Path | None = None) -> str:
+def cite_markdown(root: Path | None = None, commit: str = "") -> str:
     """The "How to cite" text of the landing page (included by ``book/intro.md``, so its links
     are relative to ``book/``): the BibTeX entry, CITATION.cff, the licences and how to point
     at one result."""
@@ -85,8 +92,10 @@ def cite_markdown(root: Path | None = None) -> str:
         "Format):",
         "",
         "```bibtex",
-        bibtex_entry(cff, url),
+        bibtex_entry(cff, url, commit),
         "```",
+        "",
+        source_markdown(commit, prefix="generated/"),
         "",
         "To point at one result, link its anchor: every row of a verdict box and of the "
         "[dashboard](generated/dashboard.md), and every entry of the [errata](generated/errata.md), has a stable "

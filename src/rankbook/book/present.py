@@ -485,6 +485,11 @@ def rerun_markdown(spec, duration: float | None = None, root: Path | None = None
            if url else "In a copy of the rankbook source, run `make venv` once")
     lines = [":::{admonition} Rerun this page with other parameters",
              ":class: dropdown rerun", ""]
+    from .source_archive import commit_of, source_markdown
+
+    if root is None:  # the project the notebook belongs to (notebooks/NAME.ipynb)
+        root = Path(spec.path).resolve().parent.parent
+    lines += [source_markdown(commit_of(root), notebook=spec.name), ""]
     lines += [f"{get} (about 3 minutes: it installs the pinned environment into `.venv`). "
               "Then, from the top folder of the source:", ""]
     if example:

@@ -520,7 +520,10 @@ def write_generated_pages(root: Path) -> None:
                                            errata=theirs))
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))
     _write_if_changed(gen / "status_rule.md", STATUS_RULE + "\n")
-    _write_if_changed(gen / "cite.md", cite_markdown(root))
+    from .source_archive import write_source_archive
+
+    _, commit = write_source_archive(root, gen)
+    _write_if_changed(gen / "cite.md", cite_markdown(root, commit=commit))
 
 
 # --------------------------------------------------------------------------------------------

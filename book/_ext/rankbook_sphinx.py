@@ -92,11 +92,31 @@ def _repository_buttons(app, config):
 _MYST_ROLE = re.compile(r"\{(cite|cite:t|cite:p|py:func|py:class|py:mod)\}`")
 
 
+_BIB_KEYS: set[str] = set()
+
+
+def _bib_keys(app) -> set[str]:
+    """The keys of the book's bibliography files (``bibtex_bibfiles``)."""
+    if not _BIB_KEYS:
+        for name in getattr(app.config, "bibtex_bibfiles", []) or []:
+            path = Path(app.srcdir) / name
+            if path.is_file():
+                _BIB_KEYS.update(re.findall(r"^@\w+\{([^,\s]+),", path.read_text(), flags=re.M))
+    return _BIB_KEYS
+
+
 def _rst_roles(app, what, name, obj, options, lines):
+    keys = _bib_keys(app)
     for i, line in enumerate(lines):
         if "{" in line:
-            lines[i] = _MYST_ROLE.sub(
+            line = _MYST_ROLE.sub(
                 lambda m: ":cite:p:`" if m.group(1) == "cite" else f":{m.group(1)}:`", line)
+        if "``" in line and keys:
+            # a bibliography key written as a literal (``paperA``) is a citation, not code
+            line = re.sub(r"``([A-Za-z][\w.-]*)``",
+                          lambda m: f":cite:p:`{m.group(1)}`" if m.group(1) in keys else m.group(0),
+                          line)
+        lines[i] = line
 
 
 def _write_bundle(app):

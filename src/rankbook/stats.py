@@ -160,7 +160,8 @@ def _is_mean(statistic) -> bool:
 class BootstrapCI(NamedTuple):
     """A bootstrap interval: ``estimate``, ``low``, ``high`` (arrays for a batch of rows),
     ``standard_error`` (standard deviation of the bootstrap distribution, ``ddof=1``),
-    ``n_resamples``, ``method`` and ``confidence``."""
+    ``n_resamples``, ``method`` (what was computed: ``"bca"`` only when every row is BCa),
+    ``confidence`` and ``fallback`` (why rows got the percentile interval, or "")."""
 
     estimate: np.ndarray | float
     low: np.ndarray | float
@@ -169,13 +170,23 @@ class BootstrapCI(NamedTuple):
     n_resamples: int
     method: str
     confidence: float
+    fallback: str = ""
 
 
-def _resample_means(X: np.ndarray, n_resamples: int, rng) -> np.ndarray:
+#: Resample means closer than this (relative) to the estimate are recomputed the way scipy
+#: computes them (``np.mean`` of the resampled values, in resample order): the count-matrix
+#: product rounds differently, and BCa's bias correction counts the resamples below the
+#: estimate, so a difference in the last bit there moves the interval (up to 0.025 on 8 values).
+_TIE_RTOL = 1e-9
+
+
+def _resample_means(X: np.ndarray, n_resamples: int, rng,
+                    theta_hat: np.ndarray | None = None) -> np.ndarray:
     """Bootstrap means of each row of X (rows, q): an array (rows, n_resamples).
 
     Index rows are drawn as scipy draws them; each block becomes a count matrix (resamples x
-    q) multiplied with X.T.
+    q) multiplied with X.T. With ``theta_hat``, the means within :data:`_TIE_RTOL` of it are
+    recomputed exactly as ``np.mean(X[row, idx], axis=-1)`` (scipy's arithmetic).
     """
     rows, q = X.shape
     out = np.empty((rows, n_resamples))
@@ -187,7 +198,15 @@ def _resample_means(X: np.ndarray, n_resamples: int, rng) -> np.ndarray:
         if offsets is None or offsets.shape[0] != b:
             offsets = (np.arange(b, dtype=np.int64) * q)[:, None]
         counts = np.bincount((idx + offsets).ravel(), minlength=b * q).reshape(b, q)
-        out[:, start:start + b] = (X @ counts.T.astype(np.float64)) / q
+        means = (X @ counts.T.astype(np.float64)) / q
+        if theta_hat is not None:
+            tol = _TIE_RTOL * np.maximum(1.0, np.abs(theta_hat))[:, None]
+            near = np.abs(means - theta_hat[:, None]) <= tol
+            cols = np.flatnonzero(near.any(axis=0))
+            if cols.size:  # scipy's arithmetic: the mean of the resampled array, batch shape kept
+                exact = np.mean(X[:, idx[cols]], axis=-1)
+                means[:, cols] = np.where(near[:, cols], exact, means[:, cols])
+        out[:, start:start + b] = means
     return out
 
 
@@ -202,10 +221,16 @@ def _resample_stat(X: np.ndarray, statistic: Callable, n_resamples: int, rng) ->
     return out
 
 
-def _jackknife(X: np.ndarray, statistic: Callable) -> np.ndarray:
-    """Leave-one-out values of the statistic per row: (rows, q)."""
+#: Above this many cells (rows x q x q), BCa's acceleration of the mean uses its closed form
+#: instead of scipy's leave-one-out means (same value up to rounding).
+_EXACT_JACKKNIFE_CELLS = 5 * 10**8
+
+
+def _jackknife(X: np.ndarray, statistic: Callable, exact: bool = False) -> np.ndarray:
+    """Leave-one-out values of the statistic per row: (rows, q). ``exact`` computes the mean
+    as scipy does (the statistic of each leave-one-out sample), not from the sum."""
     rows, q = X.shape
-    if _is_mean(statistic):
+    if _is_mean(statistic) and not exact:
         return (X.sum(axis=1, keepdims=True) - X) / (q - 1)
     out = np.empty((rows, q))
     block = max(1, _BLOCK_CELLS // (q * rows))
@@ -266,8 +291,10 @@ def _interval_from_distribution(theta_hat, theta_b, a_hat, confidence, method):
         bca = np.stack([p_lo, p_hi], axis=-1)
         ok = np.isfinite(bca).all(axis=-1)  # degenerate rows keep the percentile levels
         probs[ok] = bca[ok]
+    else:
+        ok = np.ones(rows, dtype=bool)
     ends = _quantile_rows(sorted_b, probs)
-    return ends[:, 0], ends[:, 1]
+    return ends[:, 0], ends[:, 1], ok
 
 
 def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95,
@@ -290,7 +317,12 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
     :math:`U_i = \\bar\\theta_{(\\cdot)} - \\hat\\theta_{(i)}` (Efron and Tibshirani
     :cite:`efron1993bootstrap`, Ch. 14). The same seed gives the same resamples, and so the
     same interval, as ``scipy.stats.bootstrap((values,), statistic, n_resamples=n_resamples,
-    rng=seed, method=method, confidence_level=confidence)`` (along ``axis=-1``).
+    rng=seed, method=method, confidence_level=confidence)`` (along ``axis=-1``), to 1e-12:
+    the fast path of the mean recomputes, in scipy's arithmetic, the resample means that lie
+    within 1e-9 of the estimate (BCa's bias correction counts them), and the acceleration uses
+    scipy's leave-one-out means. One documented exception: above 5e8 cells (rows x q x q) the
+    acceleration of the mean uses its closed form, equal up to rounding (about 1e-15), which
+    can move a BCa endpoint to the neighbouring resample value in rare cases.
 
     Parameters
     ----------
@@ -311,8 +343,11 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
     Returns
     -------
     BootstrapCI
-        Floats for a 1-D input, arrays of the batch shape otherwise. Where the bootstrap
-        distribution is degenerate, BCa falls back to the percentile interval (scipy: ``nan``).
+        Floats for a 1-D input, arrays of the batch shape otherwise. Where BCa is undefined
+        (a degenerate bootstrap distribution: all-equal values, a median of binary data),
+        those rows get the percentile interval (scipy returns ``nan``), ``method`` says
+        ``"percentile"`` (``"bca"`` only when every row is BCa) and ``fallback`` gives the
+        reason and the rows.
 
     Examples
     --------
@@ -339,13 +374,25 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
     theta_hat = np.asarray(stat(X, axis=-1), dtype=np.float64).reshape(-1)
     rng = _bootstrap_rng(seed)
     if _is_mean(statistic):
-        theta_b = _resample_means(X, n_resamples, rng)
+        theta_b = _resample_means(X, n_resamples, rng, theta_hat if method == "bca" else None)
     else:
         theta_b = _resample_stat(X, stat, n_resamples, rng)
     a_hat = None
     if method == "bca":
-        a_hat = _accel_of_mean(X) if _is_mean(statistic) else _accel_from_jackknife(_jackknife(X, stat))
-    low, high = _interval_from_distribution(theta_hat, theta_b, a_hat, confidence, method)
+        if _is_mean(statistic) and X.shape[0] * X.shape[1] ** 2 > _EXACT_JACKKNIFE_CELLS:
+            a_hat = _accel_of_mean(X)  # closed form: rounding differs from scipy's jackknife
+        else:  # scipy's arithmetic: the statistic of every leave-one-out sample
+            a_hat = _accel_from_jackknife(_jackknife(X, stat, exact=True))
+    low, high, bca_ok = _interval_from_distribution(theta_hat, theta_b, a_hat, confidence, method)
+    fallback = ""
+    if method == "bca" and not bca_ok.all():
+        bad = np.flatnonzero(~bca_ok)
+        which = "every row" if len(bad) == len(bca_ok) else (
+            f"{len(bad)} of {len(bca_ok)} rows (first: {np.unravel_index(bad[0], shape) if shape else 0})")
+        fallback = (f"BCa is undefined for {which}: the bootstrap distribution is degenerate (every "
+                    "resample on one side of the estimate, or no spread), so the percentile "
+                    "interval is given there")
+        method = "percentile" if len(bad) == len(bca_ok) else "bca, percentile where undefined"
     se = theta_b.std(axis=-1, ddof=1) if n_resamples > 1 else np.full(len(X), np.nan)
 
     def out(a):
@@ -353,7 +400,7 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
         return float(a) if a.ndim == 0 else a
 
     return BootstrapCI(out(theta_hat), out(low), out(high), out(se), n_resamples, method,
-                       confidence)
+                       confidence, fallback)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1042,7 +1089,7 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
         theta_b = _resample_means(M, n_resamples, rng)
         means = M.mean(axis=1)
         accel = _accel_of_mean(M) if ci_method == "bca" else None
-        lo, hi = _interval_from_distribution(means, theta_b, accel, confidence, ci_method)
+        lo, hi, _ = _interval_from_distribution(means, theta_b, accel, confidence, ci_method)
         if baseline is not None:
             b = systems.index(baseline)
             pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
@@ -1068,7 +1115,7 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
             elif test == "wilcoxon":
                 p[sl] = _p_wilcoxon(D, "two-sided")[1]
         dboot = theta_b[pa] - theta_b[pb]
-        dlo, dhi = _interval_from_distribution(diff, dboot, daccel if ci_method == "bca" else None,
+        dlo, dhi, _ = _interval_from_distribution(diff, dboot, daccel if ci_method == "bca" else None,
                                                confidence, ci_method)
         if test == "randomization":
             _, p, h = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed,

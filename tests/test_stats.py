@@ -317,3 +317,26 @@ def test_a_bca_fallback_says_what_was_computed_and_why():
     assert mixed.method == "bca, percentile where undefined" and "1 of 2 rows" in mixed.fallback
     pct = S.bootstrap_ci(np.ones(6), method="percentile")
     assert pct.method == "percentile" and pct.fallback == ""
+
+
+def test_kendall_w_f_statistic_is_the_anova_on_ranks():
+    """Issue 31, item 4: W with its F test. Without ties, (m-1)W/(1-W) is the F statistic of a
+    two-way ANOVA on the ranks (items as treatments, judges as blocks); the chi-square test is
+    Friedman's."""
+    from rankbook import consensus
+
+    rng = np.random.default_rng(4)
+    for m, n in ((4, 5), (7, 3), (10, 8)):
+        R = np.array([rng.permutation(n) + 1 for _ in range(m)], dtype=float)
+        r = consensus.kendall_w_scores(R)
+        grand = R.mean()
+        ss_items = m * ((R.mean(axis=0) - grand) ** 2).sum()
+        ss_judges = n * ((R.mean(axis=1) - grand) ** 2).sum()
+        ss_error = ((R - grand) ** 2).sum() - ss_items - ss_judges
+        f_anova = (ss_items / (n - 1)) / (ss_error / ((n - 1) * (m - 1)))
+        assert np.isclose(r.f, f_anova)
+        assert np.isclose(r.chi2, sps.friedmanchisquare(*R.T).statistic)
+        d1 = n - 1 - 2 / m
+        assert np.isclose(r.f_pvalue, sps.f.sf(f_anova, d1, (m - 1) * d1))
+    perfect = consensus.kendall_w_scores([[1, 2, 3], [1, 2, 3]])
+    assert perfect.w == 1 and np.isnan(perfect.f) and np.isnan(perfect.f_pvalue)

@@ -1229,9 +1229,12 @@ def sensitivity_table(curves: dict):
 
 
 class KendallW(NamedTuple):
-    """Kendall's coefficient of concordance with its test: ``w``, ``chi2`` (Friedman's
+    """Kendall's coefficient of concordance with its tests: ``w``, ``chi2`` (Friedman's
     statistic :math:`m(n-1)W`), ``df`` (:math:`n-1`), ``pvalue`` (chi-square upper tail),
-    ``m`` (judges), ``n`` (items), ``tie_corrected``."""
+    ``m`` (judges), ``n`` (items), ``tie_corrected``, and the F test of Kendall and Babington
+    Smith, better for few judges: ``f`` :math:`= (m-1)W/(1-W)` on ``f_df`` :math:`=
+    (n - 1 - 2/m,\ (m-1)(n - 1 - 2/m))` degrees of freedom with upper-tail ``f_pvalue``
+    (``nan`` when W = 1 or m < 2)."""
 
     w: float
     chi2: float
@@ -1240,6 +1243,9 @@ class KendallW(NamedTuple):
     m: int
     n: int
     tie_corrected: bool
+    f: float = float("nan")
+    f_df: tuple = (float("nan"), float("nan"))
+    f_pvalue: float = float("nan")
 
 
 def _mid_ranks_of(pos: dict, items: list, missing_last: bool) -> np.ndarray:
@@ -1334,7 +1340,14 @@ def _kendall_w_of_ranks(R: np.ndarray, ties: bool) -> KendallW:
     w = 12 * S / denom if denom > 0 else float("nan")
     chi2 = m * (n - 1) * w
     p = float(sps.chi2.sf(chi2, n - 1)) if np.isfinite(chi2) else float("nan")
-    return KendallW(float(w), float(chi2), n - 1, p, m, n, bool(ties))
+    d1 = (n - 1) - 2.0 / m
+    d2 = (m - 1) * d1
+    if np.isfinite(w) and w < 1 and d1 > 0 and d2 > 0:
+        f = (m - 1) * w / (1 - w)
+        pf = float(sps.f.sf(f, d1, d2))
+    else:
+        f, pf = float("nan"), float("nan")
+    return KendallW(float(w), float(chi2), n - 1, p, m, n, bool(ties), float(f), (d1, d2), pf)
 
 
 def kendall_w(rankings, ties: bool = True, *, items: str = "common") -> KendallW:
@@ -1388,6 +1401,8 @@ def kendall_w(rankings, ties: bool = True, *, items: str = "common") -> KendallW
     >>> r = kendall_w(["abcd", "abdc", "bacd"])
     >>> round(r.w, 4), round(r.chi2, 2), r.df
     (0.8222, 7.4, 3)
+    >>> round(r.f, 4), tuple(round(d, 4) for d in r.f_df), round(r.f_pvalue, 4)
+    (9.25, (2.3333, 4.6667), 0.0224)
     >>> # 12 judges ranking 3 items with Friedman's chi2 = 2 on 2 degrees of freedom:
     >>> X = [[3, 2, 1], [3, 1, 2], [3, 1, 2], [2, 1, 3], [3, 2, 1], [1, 2, 3],
     ...      [2, 3, 1], [3, 1, 2], [3, 2, 1], [2, 3, 1], [2, 1, 3], [1, 3, 2]]

@@ -340,3 +340,53 @@ def test_kendall_w_f_statistic_is_the_anova_on_ranks():
         assert np.isclose(r.f_pvalue, sps.f.sf(f_anova, d1, (m - 1) * d1))
     perfect = consensus.kendall_w_scores([[1, 2, 3], [1, 2, 3]])
     assert perfect.w == 1 and np.isnan(perfect.f) and np.isnan(perfect.f_pvalue)
+
+
+@pytest.mark.parametrize("measure,ref", [
+    ("tau_b", lambda x, y: sps.kendalltau(x, y, variant="b").statistic),
+    ("tau_c", lambda x, y: sps.kendalltau(x, y, variant="c").statistic),
+    ("somers_d", lambda x, y: sps.somersd(x, y).statistic),
+])
+@pytest.mark.parametrize("method", ["bca", "percentile"])
+def test_rank_correlation_intervals_equal_scipys_bootstrap(measure, ref, method):
+    """Issue 31, item 4: scipy's kendalltau and somersd give no interval; ours equals
+    scipy.stats.bootstrap(paired=True) on the same seed, ties included."""
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 6, 25).astype(float)
+    y = x + rng.integers(-2, 3, 25)
+    ours = S.rank_correlation_ci(x, y, measure, method=method, n_resamples=499, seed=7)
+    theirs = sps.bootstrap((x, y), ref, paired=True, vectorized=False, n_resamples=499, rng=7,
+                           method="BCa" if method == "bca" else "percentile").confidence_interval
+    assert abs(ours.low - theirs.low) <= 1e-12 and abs(ours.high - theirs.high) <= 1e-12
+    assert np.isclose(ours.estimate, ref(x, y))
+
+
+def test_rank_correlation_interval_refuses_and_reports():
+    with pytest.raises(ValueError, match="unknown rank correlation"):
+        S.rank_correlation_ci([1, 2, 3], [1, 2, 3], "rho")
+    with pytest.raises(ValueError, match="same length"):
+        S.rank_correlation_ci([1, 2, 3], [1, 2])
+    flat = S.rank_correlation_ci([1, 1, 1, 1], [1, 2, 3, 4], n_resamples=99)
+    assert np.isnan(flat.low) and "undefined" in flat.fallback
+
+
+def test_weightedtau_p_value_equals_scipys_permutation_test_when_exact():
+    x = np.array([0.3, 1.2, 0.8, 2.5, 1.9, 0.1, 2.2])
+    y = np.array([0.5, 1.0, 1.1, 2.0, 2.4, 0.2, 1.5])
+    for alternative in ("two-sided", "greater", "less"):
+        ours = S.weightedtau_test(x, y, alternative=alternative)
+        ref = sps.permutation_test((x, y), lambda a, b: sps.weightedtau(a, b).statistic,
+                                   permutation_type="pairings", vectorized=False,
+                                   alternative=alternative, n_resamples=np.inf)
+        assert ours.n_resamples == 0 and np.isclose(ours.pvalue, ref.pvalue, rtol=0, atol=1e-12)
+        assert np.isclose(ours.statistic, ref.statistic)
+
+
+def test_weightedtau_p_value_is_calibrated_under_the_null():
+    rng = np.random.default_rng(0)
+    ps = [S.weightedtau_test(rng.random(12), rng.random(12), n_resamples=99, seed=s).pvalue
+          for s in range(40)]
+    assert 0.02 <= np.mean(np.array(ps) < 0.2) <= 0.45  # about 0.2 under the null
+    related = S.weightedtau_test(np.arange(12.0), np.arange(12.0) + rng.random(12) * 0.1,
+                                 n_resamples=499, seed=1)
+    assert related.pvalue < 0.01 and related.n_resamples == 499

@@ -196,7 +196,7 @@ def check_feature_weights(rankings=EXAMPLE_1, lam: float = 0.7, gammas=(0.9, 0.5
         published="two identities, stated for every set of rankings",
         reproduced=f"Example 1: θ of {len(common)} items at γ = {', '.join(f'{g:g}' for g in gammas)}; "
                    f"κ_p for p = 2 to {len(paths) + 1} at λ = {lam:g}",
-        failures=([f"θ(σ) as the product of the f_r fails for {int((~thetas.holds).sum())} of {len(thetas)} "
+        failures=([f"θ(σ) as the product of the feature weights $f_{{\\mathbf{{r}}}}$ fails for {int((~thetas.holds).sum())} of {len(thetas)} "
                    "(item, γ) cases"] if not thetas.holds.all() else [])
                  + ([f"Eq. (7) with the printed path weights fails for p = "
                      + ", ".join(str(p) for p in paths.loc[~paths.holds, 'p'])] if not paths.holds.all() else []),
@@ -276,7 +276,7 @@ def check_table_i(marks=None, swap_n: int = 8, topk_p: float = 0.9, **params) ->
                             + cells.loc[cells.column != col, "agrees"].sum())
     ev = claims.Evidence(
         claim="B-TI", comparison="claim", matched=int(cells.agrees.sum()), total=len(cells), unit="cells",
-        published=f"{int(cells.printed.sum())} marks of {len(cells)} cells (data/published/paper_b/table_i_marks.csv)",
+        published=f"{int(cells.printed.sum())} marks in {len(cells)} cells, as transcribed from the table",
         reproduced="rankbook.consensus against enumeration on each kind of set; a swap at the top against one "
                    "at the bottom",
         failures=[f"{r['index']}, {r['column']}: printed {'a mark' if r['printed'] else 'no mark'}"

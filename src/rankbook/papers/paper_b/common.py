@@ -143,6 +143,8 @@ def check_grid(claim_id: str, sets: dict, published_grids: dict, gammas, lams, d
                              "in [0, 1)" if lo < 0 < hi else "on one side of zero only") + ".")
     readings = consensus.reading_comparison({n: (R, published_grids[n]) for n, R in sets.items()}, gammas, lams)
     ev.values["readings"] = readings
+    ev.values["readings_shown"] = readings.assign(deviation=readings.deviation.map(consensus.DEVIATION_NAMES)).rename(
+        columns={"deviation": "spread d", "max_abs_diff": "largest |reproduced - published|"})
     ev.values["readings_title"] = f"Cells of {table} reproduced by each reading of the position spread d"
     return ev
 

@@ -574,6 +574,18 @@ def report(evidence: Evidence, root: Path | None = None) -> dict:
     return record
 
 
+def confirm(finding: Finding, root: Path | None = None) -> dict:
+    """Record evidence for an erratum whose claim another page checks: the same discrepancy
+    seen on a second page (paper B's spread of Eq. 13 beside Table IV and Table VI). The record
+    carries the ledger's owner claim, so the build lists the erratum once with both pages
+    (``site.merge_errata``) and the owner's status still answers for it."""
+    book = ledger(root)
+    e = book.erratum(finding.id)
+    record = erratum_record(e, book.claim(e.claim), finding)
+    _append_record(ERRATA_FILE, record)
+    return record
+
+
 def erratum_record(e: Erratum, claim: Claim, f: Finding) -> dict:
     if not isinstance(f.evidence, str) or not f.evidence.strip():
         raise ValueError(f"erratum {e.id} needs its computed evidence")

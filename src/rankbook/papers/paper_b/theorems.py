@@ -1,0 +1,519 @@
+"""Paper B, Theorem 1, its corollaries, Table I, Sections II-B, II-C and III, checked against
+brute force: the logic of the page ``consensus_theorems``.
+
+The sets of rankings checked (every small pair, seeded random sets, the user's own) are built
+once per parameter set by :func:`cases` (cached), and each ``check_*`` function grades one
+ledger claim (``data/claims/B.toml``) from them. The reading of a tie, the implementation and
+the statement's own formula are injectable, so the mutation test (:data:`CHECKS`) can show
+that each check fails when they are wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from rankbook import consensus
+from rankbook.book import claims
+
+from . import checks
+from .common import EXAMPLE_1, Section, add_table, say
+
+__all__ = [
+    "cases", "check_theorem_1", "proof_entries", "check_feature_weights", "check_corollary_1",
+    "check_corollary_2", "corollary_2_example", "check_table_i", "check_kernel",
+    "check_properties", "check_footrule", "check_correlations", "CHECKS",
+]
+
+#: The tie readings: the book's (what Eq. 16 computes) and the other one.
+TIES = {"neither": "ties in neither order (Eq. 16)", "either": "ties in either order"}
+_COLUMN = {"Theorem 1": "theorem_1", "Corollary 1": "corollary_1", "Corollary 2": "corollary_2"}
+
+
+@lru_cache(maxsize=8)
+def _cases(n_exhaustive, seeds, sets_per_seed, max_items, max_rankings, gamma, lam, deviation, yours):
+    exhaustive = checks.exhaustive_cases(n_exhaustive)
+    drawn = {s: checks.random_cases(s, sets_per_seed, max_items=max_items, max_rankings=max_rankings)
+             for s in range(seeds)}
+    frames = [checks.check_cases(exhaustive, gamma, lam, deviation=deviation)]
+    frames += [checks.check_cases(c, gamma, lam, deviation=deviation, seed=s) for s, c in drawn.items()]
+    if yours:
+        frames.append(checks.check_cases(list(yours), gamma, lam, deviation=deviation))
+    return exhaustive, drawn, pd.concat(frames, ignore_index=True)
+
+
+def _yours(rankings_csv, resolve):
+    if not rankings_csv:
+        return ()
+    groups = consensus.read_rankings_csv(resolve(rankings_csv) if resolve else rankings_csv)
+    return tuple((f"your rankings: {name}", tuple(named.values())) for name, named in groups.items()
+                 if min(len(checks.positions(r)) for r in named.values()) <= 14)
+
+
+def cases(n_exhaustive: int = 2, seeds: int = 1, sets_per_seed: int = 5, max_items: int = 4,
+          max_rankings: int = 3, gamma: float = 0.8, lam: float = 0.7, deviation: str = "std",
+          rankings_csv: str = "", resolve=None) -> Section:
+    """The sets checked and, per set, whether each statement holds (:func:`checks.check_cases`).
+
+    ``values``: ``frame`` (one row per set), ``exhaustive``, ``drawn`` (per seed), ``yours``
+    and ``sets`` (the sentence that describes them). Cached per parameter set."""
+    yours = _yours(rankings_csv, resolve)
+    exhaustive, drawn, frame = _cases(int(n_exhaustive), int(seeds), int(sets_per_seed), int(max_items),
+                                      int(max_rankings), float(gamma), float(lam), deviation,
+                                      tuple((f, tuple(map(_freeze, r))) for f, r in yours))
+    n_random = sum(len(c) for c in drawn.values())
+    out = Section(values={"frame": frame, "exhaustive": exhaustive, "drawn": drawn, "yours": yours,
+                          "sets": f"{len(exhaustive)} sets (all pairs over {n_exhaustive} items, all triples over 3) "
+                                  f"and {n_random} random ones ({seeds} seeds)"
+                                  + (f" and {len(yours)} of yours" if yours else "")})
+    add_table(out, "theorem_checks", frame, show=False)
+    summary = checks.claim_counts(frame).rename(columns=lambda c: c.replace(" (either)", ", ties in either order"))
+    add_table(out, "theorem_summary", summary,
+              title=f"The sets of rankings checked, and how many of them each statement holds for "
+                    f"(weights γ = {gamma:g}, λ = {lam:g}, spread d = {consensus.DEVIATION_NAMES[deviation]})")
+    return out
+
+
+def _freeze(r):
+    return r if isinstance(r, str) else tuple(frozenset(g) if isinstance(g, (set, frozenset)) else g for g in r)
+
+
+def _statement(claim_id: str, name: str, reading: str, params: dict, **fields) -> claims.Evidence:
+    if reading not in TIES:
+        raise ValueError(f"unknown tie reading {reading!r}; valid: {list(TIES)}")
+    section = cases(**params)
+    frame = section.values["frame"]
+    col = _COLUMN[name] + ("_either" if reading == "either" else "")
+    other = _COLUMN[name] + ("" if reading == "either" else "_either")
+    bad = frame[~frame[col]]
+    return claims.Evidence(
+        claim=claim_id, comparison="claim", matched=int(frame[col].sum()), total=len(frame), unit="cases",
+        published="every set of rankings", failures=[f"{r['family']}: {r['rankings']}" for r in bad.head(6).to_dict("records")],
+        reading=TIES[reading], alternatives={TIES["either" if reading == "neither" else "neither"]: int(frame[other].sum()),
+                                              **fields.pop("alternatives", {})},
+        detail=section.values["sets"] + fields.pop("detail", ""), **fields)
+
+
+def check_theorem_1(reading: str = "neither", **params) -> claims.Evidence:
+    """B-Th1: Eq. (11) on the matrix of Eq. (10), every base ranking, plain and weighted,
+    against enumeration; the finding B-E10 (the proof's ends of a path exchanged)."""
+    frame = cases(**params).values["frame"]
+    ev = _statement("B-Th1", "Theorem 1", reading, params,
+                    reproduced="Eq. (10) entry by entry and its powers, against enumeration")
+    entries = checks.proof_entry_counts(list(EXAMPLE_1))
+    as_printed = bool((entries["entry"] == entries["begin with row item"]).all())
+    swapped = bool((entries["entry"] == entries["begin with column item"]).all())
+    if swapped and not as_printed:
+        first = entries.loc[entries.entry.idxmax()]
+        ev.findings.append(claims.Finding(id="B-E10", evidence=(
+            f"Example 1, {len(entries)} non-zero entries of L to L³: each equals the number of common subsequences "
+            f"that begin with the column item and none equals the number that begin with the row item; e.g. entry "
+            f"({first['row']}, {first['column']}) of L^{int(first['p']) - 1} is {first['entry']:g}: the common "
+            f"subsequences of length {int(first['p'])} from {first['column']} to {first['row']} number "
+            f"{int(first['begin with column item'])}, those from {first['row']} to {first['column']} "
+            f"{int(first['begin with row item'])}")))
+    ev.values["sets"] = len(frame)
+    return ev
+
+
+def proof_entries() -> Section:
+    """The entries of the powers of L for Example 1 beside the subsequences between the two
+    items, in the proof's order and the other way round."""
+    entries = checks.proof_entry_counts(list(EXAMPLE_1))
+    out = Section()
+    add_table(out, "theorem_1_proof_entries", entries.rename(columns={
+        "entry": "entry of L^(p-1)", "begin with row item": "begin with the row item (as printed)",
+        "begin with column item": "begin with the column item"}), collapse=True,
+        title="Example 1: the entries of the powers of L beside the common subsequences between the two items")
+    as_printed = bool((entries["entry"] == entries["begin with row item"]).all())
+    swapped = bool((entries["entry"] == entries["begin with column item"]).all())
+    say(out, f"As printed, the statement {'holds' if as_printed else 'fails'} for the example; with the two ends "
+             f"exchanged it {'holds' if swapped else 'fails'}. The $j$-th item comes first in the base ranking, so a "
+             "subsequence counted by entry $(i, j)$ starts with it.")
+    return out
+
+
+def printed_theta_factors(pos, gamma: float) -> np.ndarray:
+    """Section IV-B1's feature weights of a single item, one per ranking:
+    :math:`f_{\\mathbf{r}}(\\sigma) = |\\eta_k(\\sigma) - \\mu(\\sigma)| / N` (no ``gamma``)."""
+    pos = np.asarray(pos, dtype=float)
+    return np.abs(pos - pos.mean()) / len(pos)
+
+
+def printed_path_factor(weight: float, n_rankings: int) -> float:
+    """Section IV-B2's feature weight of a path, the same for every ranking: the product of
+    ψ along it."""
+    return weight
+
+
+def root_theta_factors(pos, gamma: float) -> np.ndarray:
+    """Feature weights that would make the identity hold: θ to the power 1/N for every ranking."""
+    pos = np.asarray(pos, dtype=float)
+    d = float(np.abs(pos - pos.mean()).mean())
+    return np.full(len(pos), float(gamma) ** (d / len(pos)))
+
+
+def root_path_factor(weight: float, n_rankings: int) -> float:
+    """The path weight to the power 1/N (what would make Eq. 7 agree with Theorem 1)."""
+    return weight ** (1.0 / n_rankings)
+
+
+def check_feature_weights(rankings=EXAMPLE_1, lam: float = 0.7, gammas=(0.9, 0.5), *,
+                          theta_factors=printed_theta_factors, path_factor=printed_path_factor) -> claims.Evidence:
+    """B-IVB-weights: the feature weights Sections IV-B1 and IV-B2 give Eq. (7).
+
+    Case by case: for each common item and each γ, θ(σ) = γ^d (d of Eq. 13) against the product
+    of ``theta_factors`` over the rankings; for each length p ≥ 2, Theorem 1's weighted κ_p
+    against Eq. (7) with ``path_factor`` for every ranking. Findings B-E3 and B-E11."""
+    maps = checks._maps(list(rankings))
+    N = len(maps)
+    common = [x for x in maps[0] if all(x in m for m in maps)]
+    theta_rows = []
+    for g in gammas:
+        for x in common:
+            pos = np.array([m[x] for m in maps], dtype=float)
+            theta = float(g) ** float(np.abs(pos - pos.mean()).mean())
+            prod = float(np.prod(theta_factors(pos, g)))
+            theta_rows.append({"item": str(x), "gamma": float(g), "positions": ", ".join(str(int(v)) for v in pos),
+                               "theta = gamma^d": theta, "product of the f_r": prod,
+                               "holds": bool(np.isclose(theta, prod, rtol=1e-9, atol=1e-12))})
+    seqs = checks._subsequences(maps, "strict")
+    path_rows = []
+    for p in range(2, max((len(s) for s in seqs), default=0) + 1):
+        w = [math.prod(checks._psi(maps, a, b, lam) for a, b in zip(s, s[1:])) for s in seqs if len(s) == p]
+        t1, e7 = float(sum(w)), float(sum(path_factor(x, N) ** N for x in w))
+        path_rows.append({"p": p, "Theorem 1": t1, "Eq. (7) with the printed f_r": e7,
+                          "holds": bool(np.isclose(t1, e7, rtol=1e-9))})
+    thetas, paths = pd.DataFrame(theta_rows), pd.DataFrame(path_rows)
+    ok = int(thetas.holds.sum()) + int(paths.holds.sum())
+    total = len(thetas) + len(paths)
+    ev = claims.Evidence(
+        claim="B-IVB-weights", comparison="claim", matched=ok, total=total, unit="cases",
+        published="two identities, stated for every set of rankings",
+        reproduced=f"Example 1: θ of {len(common)} items at γ = {', '.join(f'{g:g}' for g in gammas)}; "
+                   f"κ_p for p = 2 to {len(paths) + 1} at λ = {lam:g}",
+        failures=([f"θ(σ) as the product of the feature weights $f_{{\\mathbf{{r}}}}$ fails for {int((~thetas.holds).sum())} of {len(thetas)} "
+                   "(item, γ) cases"] if not thetas.holds.all() else [])
+                 + ([f"Eq. (7) with the printed path weights fails for p = "
+                     + ", ".join(str(p) for p in paths.loc[~paths.holds, 'p'])] if not paths.holds.all() else []),
+        detail="Eq. (7) multiplies each feature weight over the N rankings")
+    add_table(ev, "feature_weights_theta", thetas, float_format="{:.6g}", collapse=True,
+              title="Section IV-B1: θ = γ^d against the product over the rankings of the printed f_r")
+    add_table(ev, "theorem_1_eq7", paths, float_format="{:.6f}",
+              title=f"Example 1, λ = {lam:g}: the weighted κ_p of Theorem 1 and Eq. (7) with the feature weights "
+                    "printed in Section IV-B2")
+    if not thetas.holds.all():
+        f = thetas[thetas.item == "f"] if (thetas.item == "f").any() else thetas
+        ev.findings.append(claims.Finding(id="B-E3", evidence="\n".join(
+            f"item {r['item']} (positions {r['positions']}), γ = {r['gamma']:g}: product of the f_r = "
+            f"{r['product of the f_r']:.6g}, γ^d = {r['theta = gamma^d']:.6g}" for r in f.to_dict("records"))
+            + "\nthe product does not change with γ"))
+    if not paths.holds.all():
+        ev.findings.append(claims.Finding(id="B-E11", evidence=f"Example 1 (N = {N}), λ = {lam:g}: " + "; ".join(
+            f"p = {int(r['p'])}: Theorem 1 {r['Theorem 1']:.6f}, Eq. (7) as printed "
+            f"{r['Eq. (7) with the printed f_r']:.6f}" for r in paths.to_dict("records"))))
+    return ev
+
+
+def check_corollary_1(reading: str = "neither", **params) -> claims.Evidence:
+    """B-C1: ℓ = max{p : κ_p > 0} against the longest enumerated subsequence."""
+    return _statement("B-C1", "Corollary 1", reading, params,
+                      reproduced="the last positive $\\kappa_p$ of Eq. (11), against enumeration")
+
+
+def check_corollary_2(reading: str = "neither", **params) -> claims.Evidence:
+    """B-C2: κ = κ_1 + zᵀ(I − L)⁻¹z − n against the enumerated total."""
+    return _statement("B-C2", "Corollary 2", reading, params, reproduced="the triangular solve, against enumeration",
+                      detail="; with and without weights")
+
+
+def corollary_2_example() -> Section:
+    """Corollary 2 on Example 1 with each ranking building the matrix."""
+    rows = []
+    for b, r in enumerate(EXAMPLE_1):
+        A = checks.theorem_1_matrix(list(EXAMPLE_1), b).to_numpy()
+        n = A.shape[0]
+        rows.append({"base ranking": f"r{b + 1} = {r}", "n": n, "κ_1 = tr(A)": float(np.trace(A)),
+                     "z^T (I - L)^-1 z": float(np.linalg.solve(np.eye(n) - np.tril(A, -1), np.ones(n)).sum()),
+                     "κ (Corollary 2)": checks.corollary_2_kappa(A)})
+    out = Section()
+    add_table(out, "corollary_2_example", pd.DataFrame(rows), float_format="{:g}",
+              title="Example 1: Corollary 2 with each ranking building the matrix")
+    return out
+
+
+def read_table_i(path=None) -> pd.DataFrame:
+    """The marks of Table I as transcribed in ``data/published/paper_b/table_i_marks.csv``:
+    one row per index, a boolean per kind of ranking."""
+    from .common import published
+
+    df = pd.read_csv(path or published("table_i_marks.csv"), comment="#", dtype=str, keep_default_na=False)
+    if list(df.columns) != ["index", "full", "partial", "weighted", "ties"]:
+        raise ValueError(f"Table I marks: the header must be index,full,partial,weighted,ties, found {list(df.columns)}")
+    bad = set(df.iloc[:, 1:].to_numpy().ravel()) - {"x", ""}
+    if bad:
+        raise ValueError(f"Table I marks: a cell is 'x' or empty, found {sorted(bad)}")
+    return df.set_index("index").eq("x")
+
+
+def check_table_i(marks=None, swap_n: int = 8, topk_p: float = 0.9, **params) -> claims.Evidence:
+    """B-TI: each printed mark of the rows κ_p and κ (read from the data file) against what
+    the measure handles; findings B-E12 (weighted, top-heavy reading) and B-E13 (ties)."""
+    marks = read_table_i() if marks is None else marks
+    frame = cases(**params).values["frame"]
+    deviation = params.get("deviation", "std")
+    swap = checks.top_bottom_swap(swap_n, [1.0, 0.9, 0.7, 0.5], [1.0, 0.9, 0.7, 0.5], deviation=deviation,
+                                  zeta=swap_n + 1, p=topk_p)
+    cells = checks.table_i_cells(frame, swap)
+    cells["printed"] = [bool(marks.loc[r["index"], r["column"]]) for r in cells.to_dict("records")]
+    cells["agrees"] = cells.printed == cells.holds
+    cells["agrees under the other reading"] = cells.printed == cells["holds under the other reading"]
+    other = lambda col: int(cells.loc[cells.column == col, "agrees under the other reading"].sum()
+                            + cells.loc[cells.column != col, "agrees"].sum())
+    ev = claims.Evidence(
+        claim="B-TI", comparison="claim", matched=int(cells.agrees.sum()), total=len(cells), unit="cells",
+        published=f"{int(cells.printed.sum())} marks in {len(cells)} cells, as transcribed from the table",
+        reproduced="rankbook.consensus against enumeration on each kind of set; a swap at the top against one "
+                   "at the bottom",
+        failures=[f"{r['index']}, {r['column']}: printed {'a mark' if r['printed'] else 'no mark'}"
+                  for r in cells[~cells.agrees].to_dict("records")],
+        reading="weighted: carries the weights of Section IV-B; " + TIES["neither"],
+        alternatives={"weighted: the top counts more": other("weighted"), TIES["either"]: other("ties")},
+        detail="the other rows of Table I, other authors' indices, are not checked")
+    add_table(ev, "table_i_cells", cells.drop(columns=["agrees under the other reading"]),
+              title="Paper B, Table I, the marks of κ_p and κ, checked")
+    add_table(ev, "table_i_top_bottom", swap[["gamma", "lam", "kappa top", "kappa bottom", "top-k kappa_1 top",
+                                              "top-k kappa_1 bottom"]].rename(columns={
+        "lam": "λ", "gamma": "γ", "kappa top": "κ, swap at the top", "kappa bottom": "κ, swap at the bottom",
+        "top-k kappa_1 top": "top-k κ_1, swap at the top", "top-k kappa_1 bottom": "top-k κ_1, swap at the bottom"}),
+        float_format="{:.4f}", collapse=True,
+        title=f"{swap_n} items: κ and the top-k κ_1 of Section IV-D4 (cut-off {swap_n + 1}, p = {topk_p:g}) with the "
+              "first two or the last two items swapped")
+    weighted = cells[cells.column == "weighted"]
+    if not weighted["holds under the other reading"].all():
+        ev.findings.append(claims.Finding(
+            id="B-E12", evidence="\n".join(f"{r['index']}: {r['evidence']}" for r in weighted.to_dict("records"))
+            + "\n" + "; ".join(f"γ = {r['gamma']:g}, λ = {r['lam']:g}: κ {r['kappa top']:.4f} (top swap) and "
+                               f"{r['kappa bottom']:.4f} (bottom swap)" for r in swap.head(4).to_dict("records")),
+            readings=["weighted: the measure carries weights", "weighted: items near the top count more"],
+            under={"weighted: the measure carries weights": "the mark holds",
+                   "weighted: items near the top count more": "the mark fails for κ, and for κ_p beyond p = 1"}))
+    tied = frame[frame.ties]
+    differ = int((tied.kappa_either != tied.kappa).sum())
+    if differ:
+        example = tied[tied.kappa_either != tied.kappa].iloc[0]
+        ev.findings.append(claims.Finding(
+            id="B-E13", evidence=(f"{len(tied)} sets with ties checked: the theorem's count equals the enumeration with "
+                                  f"ties in neither order on {int(tied.theorem_1.sum())}, and differs from the "
+                                  f"enumeration with ties in either order on {differ}; e.g. {example['rankings']}: "
+                                  f"{example['kappa']:g} against {example['kappa_either']:g}"),
+            readings=[TIES["neither"], TIES["either"]],
+            under={TIES["neither"]: "the theorem holds", TIES["either"]: f"it fails on {differ} sets"}))
+    return ev
+
+
+def _kappa_pair(a, b, gamma=1.0, lam=1.0, deviation="std"):
+    return float(consensus.kappa([a, b], gamma, lam, deviation=deviation))
+
+
+def _negated(a, b, gamma=1.0, lam=1.0, deviation="std"):
+    return -_kappa_pair(a, b, gamma, lam, deviation)
+
+
+def check_kernel(n_values=(2, 3), weights=((1.0, 1.0),), deviation: str = "std", *,
+                 measure=_kappa_pair) -> claims.Evidence:
+    """B-IIC: the matrix of ``measure`` (κ of two rankings) over every full and every partial
+    ranking of ``n`` items is positive semi-definite (the claim covers the plain counts; the
+    weighted matrices are shown beside it)."""
+    rows = []
+    for n in n_values:
+        items = [chr(ord("a") + i) for i in range(n)]
+        pools = {"full": [list(p) for p in itertools.permutations(items)],
+                 "partial": [list(p) for k in range(1, n + 1) for p in itertools.permutations(items, k)]}
+        for family, pool in pools.items():
+            for g, lm in weights:
+                G = np.zeros((len(pool), len(pool)))
+                for i in range(len(pool)):
+                    for j in range(i, len(pool)):
+                        G[i, j] = G[j, i] = measure(pool[i], pool[j], g, lm, deviation)
+                eig = np.linalg.eigvalsh(G)
+                rows.append({"items": n, "family": family, "rankings": len(pool), "γ": float(g), "λ": float(lm),
+                             "smallest eigenvalue": float(eig[0]),
+                             "positive semi-definite": bool(eig[0] >= -1e-9 * max(1.0, abs(float(eig[-1]))))})
+    table = pd.DataFrame(rows)
+    plain = table[(table["γ"] == 1.0) & (table["λ"] == 1.0)]
+    weighted = table[(table["γ"] != 1.0) | (table["λ"] != 1.0)]
+    ev = claims.Evidence(
+        claim="B-IIC", comparison="claim", matched=int(plain["positive semi-definite"].sum()), total=len(plain),
+        unit="matrices", published="two rankings, unweighted",
+        reproduced="smallest eigenvalue of the matrix of κ over every full and every partial ranking of "
+                   + " and ".join(str(n) for n in sorted(set(plain["items"]))) + " items",
+        failures=[f"{r['family']} rankings of {r['items']} items: smallest eigenvalue {r['smallest eigenvalue']:.3g}"
+                  for r in plain[~plain["positive semi-definite"]].to_dict("records")],
+        detail=(f"with weights, which the claim does not cover, {'every' if weighted['positive semi-definite'].all() else 'not every'} "
+                "matrix is positive semi-definite too") if len(weighted) else "")
+    add_table(ev, "section_ii_c_kernel", table, float_format="{:.6g}",
+              title="Paper B, Section II-C: the matrix of κ over all full or all partial rankings of a few items")
+    return ev
+
+
+def _two_to_the(n):
+    return 2 ** n - 1
+
+
+def _bound(m, n):
+    return 2 ** min(m, n) - 1
+
+
+def check_properties(*, single=_two_to_the, bound=_bound, max_n: int = 10, **params) -> claims.Evidence:
+    """B-IIB: the three properties of Section II-B on the sets of :func:`cases` (``single`` and
+    ``bound`` are the statement's formulas, injectable)."""
+    section = cases(**params)
+    frame = section.values["frame"]
+    pool = ([c for c in section.values["exhaustive"] if len(c[1]) > 2]
+            + [c for cs in section.values["drawn"].values() for c in cs] + list(section.values["yours"]))
+    eq3 = checks.eq3_cases(pool)
+    bad_single = [n for n in range(1, max_n + 1)
+                  if not (consensus.kappa([[f"x{i}" for i in range(n)]]) == single(n)
+                          == checks.brute_force_kappa_p([[f"x{i}" for i in range(n)]]).sum())]
+    pairs = frame[(frame.n_rankings == 2) & ~frame.ties]
+    inside = np.array([0 <= k <= bound(s, s) for k, s in zip(pairs.kappa, pairs.shortest)], dtype=bool)
+    props = pd.DataFrame([
+        {"property": "one ranking of $n$ items: $\\kappa = 2^n - 1$", "holds": not bad_single,
+         "checked": f"n = 1 to {max_n}",
+         "evidence": "equal for every n" if not bad_single else "differs for n = " + ", ".join(map(str, bad_single))},
+        {"property": "two rankings of lengths $m$ and $n$: $0 \\le \\kappa \\le 2^{\\min(m, n)} - 1$",
+         "holds": bool(inside.all()), "checked": f"{len(pairs)} sets",
+         "evidence": "within the bounds for every set" if inside.all() else
+         f"outside the bounds for {int((~inside).sum())} sets, e.g. {pairs[~inside].rankings.iloc[0]}"},
+        {"property": "Eq. (3): adding a ranking never increases $\\kappa$ (plain counts)",
+         "holds": bool(eq3.holds.all()), "checked": f"{len(eq3)} (set, ranking) pairs",
+         "evidence": "never increases" if eq3.holds.all() else
+         f"increases for {int((~eq3.holds).sum())}, e.g. {eq3[~eq3.holds].rankings.iloc[0]}"}])
+    ev = claims.Evidence(
+        claim="B-IIB", comparison="claim", matched=int(props.holds.sum()), total=len(props), unit="statements",
+        published=f"{len(props)} statements", reproduced="brute force and rankbook.consensus on the sets above",
+        failures=[str(p) for p, ok in zip(props.property, props.holds) if not ok],
+        detail="; ".join(props.checked))
+    add_table(ev, "section_ii_b_eq3", eq3, show=False)
+    add_table(ev, "section_ii_b_properties", props, title="Paper B, Section II-B: the properties of κ, checked")
+    return ev
+
+
+def printed_footrule_divisor(n: int) -> int:
+    """The divisor Section III prints for the footrule distance: :math:`n(n^2 - 1)`."""
+    return n * (n * n - 1)
+
+
+def largest_footrule_divisor(n: int) -> int:
+    """The largest footrule over two full rankings of ``n`` items, ``floor(n² / 2)``
+    (Diaconis and Graham): the divisor that makes the footrule run from 0 to 1."""
+    return n * n // 2
+
+
+def check_footrule(n_values=range(2, 8), *, divisor=printed_footrule_divisor) -> claims.Evidence:
+    """B-III-footrule: d_ρ with the printed divisor is normalised like d_τ (0 for equal
+    rankings, 1 for the farthest pair); the largest value is found by enumerating every full
+    ranking of ``n`` items against the identity (the footrule is right-invariant, so that is
+    every pair). Finding B-E100."""
+    rows = []
+    for n in n_values:
+        ident = np.arange(n)
+        largest = max(int(np.abs(np.array(p) - ident).sum()) for p in itertools.permutations(range(n)))
+        top = largest / divisor(n)
+        rows.append({"n": n, "largest footrule": largest, "divisor": divisor(n), "largest d_ρ": top,
+                     "normalised": bool(np.isclose(top, 1.0))})
+    table = pd.DataFrame(rows)
+    ev = claims.Evidence(
+        claim="B-III-footrule", comparison="claim", matched=int(table.normalised.sum()), total=len(table),
+        unit="cases", published="$d_\\rho$ with the divisor $n(n^2 - 1)$",
+        reproduced="largest $d_\\rho$ over every full ranking of n = "
+                   + ", ".join(str(n) for n in table.n) + " items: " + ", ".join(f"{x:.4g}" for x in table["largest d_ρ"]),
+        failures=[f"n = {r['n']}: the largest $d_\\rho$ is {r['largest d_ρ']:.4g}" for r in table[~table.normalised]
+                  .to_dict("records")],
+        detail="the largest footrule of n items is ⌊n²/2⌋; $n(n^2 - 1)$ is the divisor of Spearman's ρ without its 6")
+    add_table(ev, "section_iii_footrule", table, float_format="{:.4g}",
+              title="Section III: the largest footrule distance over full rankings, with the printed divisor")
+    if not table.normalised.all():
+        ev.findings.append(claims.Finding(id="B-E100", evidence="\n".join(
+            f"n = {r['n']}: largest footrule {r['largest footrule']} = ⌊n²/2⌋, divided by n(n² − 1) = {r['divisor']} "
+            f"gives {r['largest d_ρ']:.4g}" for r in table.to_dict("records"))))
+    return ev
+
+
+def printed_rho(eta_i, eta_j) -> float:
+    """Spearman's ρ as Section III prints it: 1 − 6 Σ (η_i − η_j)² / (n(n² − 1))."""
+    n = len(eta_i)
+    return 1 - 6 * float(((np.asarray(eta_i) - np.asarray(eta_j)) ** 2).sum()) / (n * (n * n - 1))
+
+
+def printed_tau(r_i, r_j) -> float:
+    """Kendall's τ as Section III prints it, from the common 2-long subsequences of the
+    rankings and of the reversed first one, counted by :func:`rankbook.consensus.kappa_p`."""
+    n = len(r_i)
+    s2 = lambda a, b: float(consensus.kappa_p([a, b])[1]) if len(consensus.kappa_p([a, b])) > 1 else 0.0
+    return (s2(r_i, r_j) - s2(r_i[::-1], r_j)) / math.comb(n, 2)
+
+
+def check_correlations(n_values=range(2, 6), *, tau=printed_tau, rho=printed_rho) -> claims.Evidence:
+    """B-III-corr: τ, d_τ = discordant pairs / C(n, 2) and ρ as Section III prints them,
+    against scipy's ``kendalltau`` and ``spearmanr`` on every full ranking of ``n`` items
+    against the identity (both are right-invariant, so that covers every pair)."""
+    from scipy import stats
+
+    rows = []
+    for n in n_values:
+        items = [chr(ord("a") + i) for i in range(n)]
+        bad = {"τ": 0, "d_τ": 0, "ρ": 0}
+        perms = list(itertools.permutations(items))
+        for p in perms:
+            eta = [p.index(x) + 1 for x in items]
+            t_ref = float(stats.kendalltau(range(1, n + 1), eta)[0])
+            r_ref = float(stats.spearmanr(range(1, n + 1), eta)[0])
+            t = tau(items, list(p))
+            bad["τ"] += not np.isclose(t, t_ref)
+            bad["d_τ"] += not np.isclose((1 - t) / 2, (1 - t_ref) / 2)
+            bad["ρ"] += not np.isclose(rho(list(range(1, n + 1)), eta), r_ref)
+        rows += [{"n": n, "index": k, "rankings": len(perms), "agree with scipy": len(perms) - v} for k, v in bad.items()]
+    table = pd.DataFrame(rows)
+    table["holds"] = table["agree with scipy"] == table["rankings"]
+    return add_table_ev(table, claims.Evidence(
+        claim="B-III-corr", comparison="claim", matched=int(table.holds.sum()), total=len(table), unit="cases",
+        published="three formulas", reproduced=f"every full ranking of n = {min(n_values)} to {max(n_values)} items",
+        failures=[f"{r['index']}, n = {r['n']}: {r['rankings'] - r['agree with scipy']} of {r['rankings']} rankings differ"
+                  for r in table[~table.holds].to_dict("records")],
+        detail="τ from the common 2-long subsequences counted by the consensus measure; ρ from the positions"))
+
+
+def add_table_ev(table, ev):
+    add_table(ev, "section_iii_correlations", table,
+              title="Section III: Kendall's τ, the Kendall distance and Spearman's ρ as printed, against scipy")
+    return ev
+
+
+SMOKE = dict(n_exhaustive=2, seeds=1, sets_per_seed=5, max_items=4, max_rankings=3)
+
+CHECKS = {
+    "B-Th1": claims.Check(check_theorem_1, smoke=SMOKE, mutants={"ties read in either order": {"reading": "either"}}),
+    "B-C1": claims.Check(check_corollary_1, smoke=SMOKE, mutants={"ties read in either order": {"reading": "either"}}),
+    "B-C2": claims.Check(check_corollary_2, smoke=SMOKE, mutants={"ties read in either order": {"reading": "either"}}),
+    "B-IVB-weights": claims.Check(check_feature_weights, smoke={}, mutants={
+        "feature weights that make the identities hold": {"theta_factors": root_theta_factors,
+                                                          "path_factor": root_path_factor}}),
+    "B-TI": claims.Check(check_table_i, smoke={**SMOKE, "swap_n": 4}, mutants={
+        "a printed mark removed (κ, ties)": {"marks": read_table_i().assign(
+            ties=lambda t: t.ties & (t.index != "κ"))}}),
+    "B-IIC": claims.Check(check_kernel, smoke={"n_values": (2, 3)}, mutants={
+        "a measure that is no kernel (minus κ)": {"measure": _negated}}),
+    "B-IIB": claims.Check(check_properties, smoke={**SMOKE, "max_n": 5}, mutants={
+        "a wrong count for one ranking (2 to the n)": {"single": lambda n: 2 ** n},
+        "a bound one too tight": {"bound": lambda m, n: 2 ** min(m, n) - 2}}),
+    "B-III-footrule": claims.Check(check_footrule, smoke={"n_values": (2, 3, 4, 5)}, mutants={
+        "the divisor that normalises it": {"divisor": largest_footrule_divisor}}),
+    "B-III-corr": claims.Check(check_correlations, smoke={"n_values": (2, 3, 4)}, mutants={
+        "ρ with a wrong constant (4 for 6)": {"rho": lambda a, b: printed_rho(a, b) / 1.5 + 1 / 3}}),
+}

@@ -21,6 +21,7 @@ import pandas as pd
 from rankbook.book import claims
 from rankbook.papers.paper_a import tables as T
 from rankbook.papers.paper_a.figure1 import GROUPS, Part, label
+from rankbook.papers.paper_a.figure1 import span as _span
 
 #: The two readings of Definition 9 (which pairs of disjoint equal-width swaps must differ).
 SENSITIVITY_READINGS = {
@@ -198,11 +199,13 @@ def check_stability(r: StabilityRuns | None = None, *, published: pd.Series | di
     if matched < total and default:
         findings.append(claims.Finding(id="A-E33", evidence="\n".join([
             f"the text's reading: {matched} of {total} printed symbols agree (median over "
-            f"{claims.plural(len(counts), 'seed')}, {min(counts)} to {max(counts)}); unexplained: "
+            f"{claims.plural(len(counts), 'seed')}, {_span(min(counts), max(counts))}); "
+            "unexplained: "
             + ", ".join(label(m) for m in wrong),
             f"matched from the right: {claims.median_count(by_seed_right['text'])} of {total}",
-            f"Definition 10 per pair at one k: at most {best} agree on the first seed, at k = "
-            + (f"{best_ks[0]}" if len(best_ks) == 1 else f"{best_ks[0]} to {best_ks[-1]}"),
+            f"Definition 10 per pair at one k: at most {best} agree on the first seed, at "
+            + (f"k = {best_ks[0]}" if len(best_ks) == 1 else
+               f"{len(best_ks)} values of k from {best_ks[0]} to {best_ks[-1]}"),
             f"{len(impossible)} printed pairs (one metric stable, another not) occur at no k of "
             "the grid, e.g. " + "; ".join(f"{label(a)} stable but {label(b)} not"
                                           for a, b in impossible[:3])]),
@@ -210,7 +213,8 @@ def check_stability(r: StabilityRuns | None = None, *, published: pd.Series | di
             under={T.STABILITY_READINGS["text"]: f"{matched} of {total} agree",
                    "Definition 10 per pair, at one k": f"at most {best} of {total} agree"}))
     summary = (f"Under the text's reading a median of **{matched} of {total}** printed symbols "
-               f"agree over {claims.plural(len(counts), 'seed')} ({min(counts)}–{max(counts)}); "
+               f"agree over {claims.plural(len(counts), 'seed')} "
+               f"({_span(min(counts), max(counts))}); "
                f"it leaves {', '.join(label(m) for m in wrong) or 'none'} unexplained. Under the "
                f"per-$k$ reading at most {best} agree at any single $k$, and "
                f"{len(impossible)} printed pairs (one metric stable, another not) occur at no $k$ "

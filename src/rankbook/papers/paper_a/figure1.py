@@ -527,6 +527,41 @@ def check_dcg_ndcg(runs: Runs | None = None, **run_args) -> claims.Evidence:
         tables={"per_seed": table})
 
 
+def check_inconsistencies(runs: Runs | None = None, *, share: float = 0.5,
+                          **run_args) -> claims.Evidence:
+    """``A-S5-incons``: examples of inconsistent metrics are often easy to construct.
+
+    Read as: a random sample of the page's size holds an inconsistency (a pair of rankings the
+    two metrics order differently, Definition 1 as :mod:`rankbook.agreement` reads it, so a
+    ratio below 1) for more than ``share`` of the pairs of distinct metrics, on every seed.
+    """
+    r = _runs(runs, run_args)
+    rows = []
+    for s, ar in r.mats.items():
+        m = ar.to_numpy(dtype=float)
+        x = m[np.triu_indices(len(m), 1)]
+        rows.append({"seed": s, "pairs": int(x.size), "inconsistent": int(np.sum(x < 1.0))})
+    t = pd.DataFrame(rows)
+    t["share"] = t["inconsistent"] / t["pairs"]
+    ok = t["share"] > share
+    n_seeds = len(t)
+    return claims.Evidence(
+        claim="A-S5-incons", comparison="claim", holds=bool(ok.all()),
+        published="inconsistencies are often trivial to construct",
+        reproduced=(f"{span(t['inconsistent'].min(), t['inconsistent'].max())} of "
+                    f"{int(t['pairs'].iloc[0])} pairs of metrics show an inconsistency in a "
+                    f"random sample of {r.n_pairs} rankings"),
+        failures=[f"seed {x.seed}: {x.inconsistent} of {x.pairs} pairs" for x in
+                  t[~ok].itertuples()] or None,
+        seeds_passed=(int(ok.sum()), n_seeds),
+        borderline=("" if ok.all() or not ok.any() else
+                    f"the seeds disagree: it holds on {claims.seeds_phrase(int(ok.sum()), n_seeds)}"),
+        reading=(f"often: for more than {share:.0%} of the pairs of distinct metrics, a random "
+                 "sample holds a pair of rankings they order differently (a ratio below 1)"),
+        detail=f"{n_seeds} samples of {r.n_pairs} rankings of length {r.n}, k = {r.k}",
+        tables={"per_seed": t})
+
+
 def _is_branch(Z: np.ndarray, members: list[int], size: int) -> bool:
     """Whether ``members`` (leaf indices) join one another before any joins another leaf."""
     if len(members) <= 1:
@@ -896,6 +931,9 @@ _SMOKE = {"n": 12, "n_pairs": 60, "k": 3, "n_seeds": 2}
 CHECKS = {
     "A-F1": claims.Check(check_figure1, smoke={"n": 10, "n_pairs": 40, "k": 3}),
     "A-F1-stmts": claims.Check(check_dcg_ndcg, smoke=_SMOKE),
+    "A-S5-incons": claims.Check(check_inconsistencies, smoke=_SMOKE, mutants={
+        "a reading that asks for an inconsistency in every pair of metrics": {"share": 0.999},
+    }),
     "A-F1-groups": claims.Check(check_groups, smoke=_SMOKE, mutants={
         "a wrong reading of agreeing highly (any ratio counts)": {"high": 0.0},
         "a wrong reading of the groups (the set-based metrics only)":

@@ -301,6 +301,67 @@ def check_sensitivity(swaps: pd.DataFrame | None = None, *, n_sensitivity: int =
         findings=findings, tables={"swaps": swaps}, values={"summary": summary})
 
 
+#: Section 6.4's expectation per family of Table 1: whether its metrics are sensitive.
+FAMILY_EXPECTATIONS = {
+    "confusion": (False, "confusion-matrix metrics ignore the order on each side of the cut-off"),
+    "cumulative_gain": (True, "cumulative-gain metrics are sensitive to positional changes"),
+    "correlation": (False, "correlation-based metrics, flat, weigh the order before and after "
+                           "any index alike"),
+    "error": (False, "error-based metrics, flat, weigh the order before and after any index "
+                     "alike"),
+}
+
+
+def check_families(swaps: pd.DataFrame | None = None, *, n_sensitivity: int = 10,
+                   k_sensitivity: int = 3, sensitivity: Callable | None = None,
+                   names: Sequence[str] | None = None) -> claims.Evidence:
+    """``A-S6.4-fam``: Section 6.4's expectation of which families of metrics are sensitive
+    (:data:`FAMILY_EXPECTATIONS`), against the exhaustive check of Definition 9; one statement
+    per family, under the "every pair" reading (the "some pair" count beside it)."""
+    if swaps is None:
+        swaps = swap_properties(n_sensitivity, k_sensitivity, sensitivity=sensitivity,
+                                names=names)
+    rows, alt = [], 0
+    for fam, (expected, words) in FAMILY_EXPECTATIONS.items():
+        g = swaps[swaps["family"] == fam]
+        if g.empty:
+            continue
+        off = g[g["sensitive (every pair)"] != expected]
+        alt += int((g["sensitive (some pair)"] == expected).all())
+        rows.append({"statement": words, "holds": off.empty,
+                     "metrics against it": ", ".join(off["metric"])})
+    t = pd.DataFrame(rows)
+    total, matched = len(t), int(t["holds"].sum())
+    findings = []
+    error_off = t[(~t["holds"]) & t["statement"].eq(FAMILY_EXPECTATIONS["error"][1])]
+    if len(error_off) and sensitivity is None and names is None and n_sensitivity == 10:
+        findings.append(claims.Finding(id="A-E101", evidence=(
+            f"every transposition of S_{n_sensitivity} against the identity: sensitive (every "
+            f"pair of disjoint equal-width swaps weighed differently): "
+            + error_off["metrics against it"].iloc[0])))
+    return claims.Evidence(
+        claim="A-S6.4-fam", comparison="claim", published=f"{total} statements",
+        reproduced=f"{matched} of {total} statements hold on every transposition of "
+                   f"$S_{{{n_sensitivity}}}$",
+        matched=matched, total=total, unit="statements",
+        failures=[f"{st} (against it: {who})" for st, who in
+                  zip(t.loc[~t["holds"], "statement"], t.loc[~t["holds"], "metrics against it"])]
+        or None,
+        reading=SENSITIVITY_READINGS["forall"],
+        alternatives={SENSITIVITY_READINGS["exists"]: alt},
+        detail=f"k = {k_sensitivity} for the metrics that need it",
+        findings=findings, tables={"families": t})
+
+
+def _only_gain_sensitive(metric, n, *, k=None, **_):
+    """A deliberately wrong implementation for the mutation test: only DCG and nDCG are
+    sensitive, as Section 6.4 expects."""
+    from types import SimpleNamespace
+
+    hit = metric in ("dcg", "ndcg")
+    return SimpleNamespace(exists=hit, forall=hit)
+
+
 def clusters(*, n: int = 1000, n_pairs: int = 1000, seeds: Sequence[int] = (0,),
              names: Sequence[str] | None = None) -> Part:
     """The metrics clustered by how they order a random sample of rankings, against the groups
@@ -384,6 +445,11 @@ CHECKS = {
     "A-T2-stab": claims.Check(check_stability, smoke=_STAB_SMOKE, mutants={
         "a criterion every metric passes, against a row marking every metric stable":
             {"threshold": 0.0, "published": {m: True for m in _metrics.NAMES}},
+    }),
+    "A-S6.4-fam": claims.Check(check_families, smoke={"n_sensitivity": 6, "k_sensitivity": 2},
+                               mutants={
+        "an implementation where only DCG and nDCG are sensitive":
+            {"sensitivity": _only_gain_sensitive},
     }),
     "A-T2-sens": claims.Check(check_sensitivity, smoke={"n_sensitivity": 6, "k_sensitivity": 2},
                               mutants={

@@ -538,11 +538,14 @@ def _jsonable(value):
 # --------------------------------------------------------------------------------------------
 # Recording (in a kernel) and consistency (at build time)
 # --------------------------------------------------------------------------------------------
-def report(evidence: Evidence, root: Path | None = None) -> dict:
+def report(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = None) -> dict:
     """Record one claim's evidence for the build (the page's verdict box, the dashboard, the
-    landing page), and the errata it confirms. The wording comes from the ledger."""
+    landing page), and the errata it confirms. The wording comes from the ledger.
+
+    ``adhoc`` is the claim of a project that keeps no ledger (a project of one's own, with no
+    ``data/claims/``): its records carry that claim's words instead."""
     book = ledger(root)
-    claim = book.claim(evidence.claim)
+    claim = adhoc if (adhoc is not None and not book.claims) else book.claim(evidence.claim)
     status = evidence.status
     failures = None if evidence.failures is None else [str(f) for f in evidence.failures]
     per_seed = None if evidence.per_seed is None else [int(x) for x in evidence.per_seed]

@@ -912,9 +912,18 @@ def record_result(
             raise ValueError(f"alternatives must map each other reading (str) to a count in "
                              f"0..{total}, got {alternatives!r}")
         alternatives = {k: int(v) for k, v in alternatives.items()}
-    from .claims import Evidence, report
+    from .claims import SOURCES, Claim, Evidence, report
 
-    entry = _ledger().by_artifact(paper, artifact)
+    book = _ledger()
+    if not book.claims:  # a project without a ledger: the record names its own claim
+        entry = Claim(id=f"{SOURCES[paper][1]}-{_slug(artifact) or 'x'}", source=paper,
+                      where=artifact, kind="statements", claim=claim, section=section or "")
+        return report(Evidence(
+            claim=entry.id, comparison=comparison, published=published, reproduced=reproduced,
+            matched=matched, total=total, unit=unit, holds=holds, detail=detail,
+            failures=failures, per_seed=per_seed, reading=reading, alternatives=alternatives),
+            adhoc=entry)
+    entry = book.by_artifact(paper, artifact)
     if entry is None:
         raise ValueError(
             f"no claim of source {paper!r} in the ledger names the artifact {artifact!r}: add it "
@@ -932,6 +941,11 @@ def _ledger():
 
 
 
+
+#: In a project without a ledger, the one-scale severity of each kind of erratum.
+_ADHOC_SEVERITY = {"false claim": "false", "wrong formula": "imprecise",
+                   "inconsistent table": "imprecise", "imprecise": "imprecise",
+                   "omission": "holds", "typo": "holds", "convention": "holds"}
 
 #: How grave an erratum is, gravest first; the errata page is ranked and summarised by it.
 SEVERITIES = ("false claim", "wrong formula", "inconsistent table", "imprecise", "omission",
@@ -1011,7 +1025,7 @@ def record_erratum(
             "the same page whose status says that the claim fails")
     if artifact is not None and (not isinstance(artifact, str) or not artifact.strip()):
         raise ValueError(f"artifact must be a non-empty string, got {artifact!r}")
-    from .claims import erratum_record
+    from .claims import SOURCES, erratum_record
 
     book = _ledger()
     legacy = f"{paper}:{where}:{finding[:60]}".strip()
@@ -1021,9 +1035,17 @@ def record_erratum(
         entry = next((e for e in book.errata.values() if e.legacy == legacy), None)
     if entry is None:
         # a finding the ledger does not hold (other parameters can find other discrepancies):
-        # recorded without an id, so that the book build names it instead of dropping it
-        record = {"key": legacy, "id": None, "claim": None, "paper": paper, "where": where,
-                  "finding": finding, "evidence": evidence, "severity": None, "kind": severity,
+        # recorded without an id, so that the book build names it instead of dropping it; a
+        # project without a ledger names it by a hash of its place and finding
+        import hashlib
+
+        adhoc = None if book.claims else (
+            f"{SOURCES[paper][1]}-E{int(hashlib.sha1(legacy.encode()).hexdigest()[:6], 16)}")
+        owner = (f"{SOURCES[paper][1]}-{_slug(artifact) or 'x'}"
+                 if adhoc and artifact else None)
+        record = {"key": legacy, "id": adhoc, "claim": owner, "paper": paper, "where": where,
+                  "finding": finding, "evidence": evidence,
+                  "severity": None if not adhoc else _ADHOC_SEVERITY[severity], "kind": severity,
                   "readings": list(readings), "under": dict(under) if under else None,
                   "section": section, "cells": list(cells) if cells is not None else None,
                   "artifact": artifact}

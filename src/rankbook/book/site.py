@@ -287,10 +287,12 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
                 where = f"{page}, section {e['section']}" if e.get("section") else page
                 shown.append(_link(one, where))
             lines += [f"Shown on: {'; '.join(shown)}.", ""]
-            claim = book.claims.get(e["claim"]) if book is not None else None
-            owner_page = claim.page if claim is not None and claim.page else e["notebooks"][0]
-            row = {"id": e["claim"], "notebook": owner_page}
-            lines += [f"Belongs to the claim {_row_link(row, e['claim'] + (' · ' + claim.where if claim else ''))}.", ""]
+            if e.get("claim"):
+                claim = book.claims.get(e["claim"]) if book is not None else None
+                owner_page = claim.page if claim is not None and claim.page else e["notebooks"][0]
+                row = {"id": e["claim"], "notebook": owner_page}
+                words = e["claim"] + (" · " + claim.where if claim else "")
+                lines += [f"Belongs to the claim {_row_link(row, words)}.", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -343,6 +345,23 @@ def merge_errata(errata: list[dict]) -> list[dict]:
             continue
         merged[key] = {**e, "notebooks": [e["notebook"]]}
     return list(merged.values())
+
+
+def adhoc_ledger(results: list[dict], errata: list[dict]) -> "_claims.Ledger":
+    """The ledger of a project without ``data/claims/``: one claim per record, one erratum per
+    erratum record, as the records word them."""
+    book = _claims.Ledger()
+    for r in results:
+        book.claims[r["id"]] = _claims.Claim(
+            id=r["id"], source=r["paper"], where=r.get("artifact") or r["id"], kind="statements",
+            claim=r.get("claim") or "", page=r["notebook"], section=r.get("section") or "",
+            rule="the status rule of the book")
+    for e in errata:
+        if e.get("id") and e.get("claim") in book.claims:
+            book.errata[e["id"]] = _claims.Erratum(
+                id=e["id"], claim=e["claim"], where=e["where"], kind="imprecise statement",
+                severity=e.get("severity") or "holds", finding=e["finding"])
+    return book
 
 
 def ledger_problems(book: "_claims.Ledger", results: list[dict], errata: list[dict],
@@ -500,7 +519,10 @@ def write_generated_pages(root: Path) -> None:
         check_status(rec)
     errata = [e for e in collect(gen, ERRATA_FILE) if e["notebook"] in existing]
     book = _claims.ledger(root)
-    problems = ledger_problems(book, results, errata, existing)
+    if book.claims:
+        problems = ledger_problems(book, results, errata, existing)
+    else:  # a project of one's own keeps no ledger: its records are its claims
+        book, problems = adhoc_ledger(results, errata), []
     if problems:
         raise ValueError("the claims ledger (data/claims/) and the build's evidence disagree:\n  "
                          + "\n  ".join(problems))

@@ -193,4 +193,5 @@ def test_every_erratum_has_a_severity_and_readings(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="must name the readings"):
         outputs.record_erratum("A", "w", "f", "e", severity="typo", under={"x": "y"})
     rec = outputs.record_erratum("A", "w", "f", "e", severity="convention")
-    assert rec["severity"] in outputs.SEVERITIES and rec["readings"] == []
+    # a discrepancy the ledger does not hold is recorded without an id, so the build names it
+    assert rec["id"] is None and rec["kind"] == "convention" and rec["readings"] == []

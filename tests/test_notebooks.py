@@ -65,10 +65,11 @@ def test_notebook_runs_with_alternate_parameters(spec, tmp_path):
 
 
 def check_records(folder, name):
-    """Every record follows the status rule; every erratum has a severity and its readings; every
-    false claim is reported by a verdict row that says it fails; and every "N of M" the page
-    prints for an artifact is that artifact's own count (one count per artifact, issue 19)."""
-    from rankbook.book import outputs, site
+    """Every record follows the status rule and belongs to the ledger; every erratum has an id,
+    a severity on the one scale and its readings; a failing claim is explained by an erratum of
+    its severity where the notebook found one; and every "N of M" the page prints for a claim is
+    that claim's own count (one count per claim, issue 19)."""
+    from rankbook.book import claims, outputs, site
 
     results_path = folder / outputs.RESULTS_FILE
     results = json.loads(results_path.read_text()) if results_path.exists() else []
@@ -76,13 +77,25 @@ def check_records(folder, name):
         outputs.check_status(rec)
     errata_path = folder / outputs.ERRATA_FILE
     errata = json.loads(errata_path.read_text()) if errata_path.exists() else []
+    book = claims.load_ledger()
     for rec in errata:
-        assert rec["severity"] in outputs.SEVERITIES, rec
+        assert rec["severity"] in claims.SEVERITIES, rec
+        assert rec.get("id") in book.errata, f"{name}: an erratum without a ledger id: {rec['where']}"
         assert isinstance(rec["readings"], list), rec
         if rec.get("under"):
             assert rec["readings"], f"{rec['where']}: a verdict that changes must name its readings"
-    site.check_errata_reported([{**r, "notebook": name} for r in results],
-                               [{**e, "notebook": name} for e in errata])
+    for rec in results:
+        assert rec.get("id") in book.claims, f"{name}: evidence for {rec.get('id')!r}, not in the ledger"
+        for key in site.VISIBLE_FIELDS:
+            value = rec.get(key)
+            texts = value if isinstance(value, list) else list(value) if isinstance(value, dict) else [value]
+            for text in texts:
+                assert not site.internal_words(text), (name, rec["id"], key, text)
+    # other parameters may find other discrepancies, or none: only what was recorded is checked
+    problems = claims.check_consistency(book, [{**r, "notebook": name} for r in results],
+                                        [{**e, "notebook": name} for e in errata])
+    problems = [p for p in problems if "no recorded erratum" not in p]
+    assert not problems, problems
     page = json.loads((folder / f"{name}.ipynb").read_text())
     text = []
     for cell in page["cells"]:

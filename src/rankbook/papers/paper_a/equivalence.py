@@ -65,6 +65,7 @@ def where(row) -> str:
 def pretty(text: str, metric: str) -> str:
     """An evidence string as the page shows it: Greek letters, the metric's own label."""
     text = re.sub(r"\bsigma\b", "σ", re.sub(r"\bnu\b", "ν", re.sub(r"\bmu\b", "μ", text)))
+    text = text.replace("m_max", "mₘₐₓ")
     return re.sub(rf"(?<![A-Za-z_]){metric}(?![A-Za-z_])", display(metric), text)
 
 
@@ -507,7 +508,7 @@ def check_eq7_consistency(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2,
         reading=f"Definition 1 {reading}",
         alternatives=alternatives,
         detail=f"eq. 7 applied to every metric, exhaustive on {', '.join(f'$S_{{{n}}}$' for n in ns)}",
-        findings=findings, tables={"eq7": g})
+        findings=findings, tables={"eq7": g.assign(metric=[display(m) for m in g["metric"]])})
 
 
 CHECKS = {

@@ -18,6 +18,7 @@ One check per claim, each returning :class:`rankbook.book.claims.Evidence`:
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -43,6 +44,12 @@ def _pairs(n: int):
 
 def _sub(n) -> str:
     return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def _plain(text: str) -> str:
+    """An evidence string in the reader's symbols (σ, ν, mₘₐₓ)."""
+    text = re.sub(r"\bsigma\b", "σ", re.sub(r"\bnu\b", "ν", text))
+    return text.replace("m_max", "mₘₐₓ")
 
 
 def _k_of(name: str, k: int):
@@ -278,7 +285,7 @@ def _agreement_rows(n: int, k: int, names: Sequence[str]) -> pd.DataFrame:
         rows.append({"metric": name, "maximal agreement": bool(ma.holds),
                      "smallest value": low, "positive definite": bool(low >= -TOL),
                      "m_max": ma.bound, "counterexample": "" if ma.evidence is None
-                     else str(ma.evidence)})
+                     else _plain(str(ma.evidence))})
     return pd.DataFrame(rows)
 
 
@@ -316,7 +323,7 @@ def check_agreement_positive(n: int = 5, k: int = 2, *, names: Sequence[str] | N
             r = both.iloc[0]
             lines.append(f"maximal agreement without positive definiteness on S{_sub(n)}: "
                          f"{', '.join(display(m) for m in both.metric)}; e.g. {display(r.metric)} "
-                         f"has m_max = {r.m_max:g} and reaches {r['smallest value']:g}")
+                         f"has mₘₐₓ = {r.m_max:g} and reaches {r['smallest value']:g}")
         if len(other):
             r = other.iloc[0]
             lines.append(f"positive definite without maximal agreement: "
@@ -324,15 +331,16 @@ def check_agreement_positive(n: int = 5, k: int = 2, *, names: Sequence[str] | N
                          f"{r.counterexample}")
         findings.append(claims.Finding(id="A-E14", evidence="\n".join(lines),
                                        readings=["positive definiteness of m itself"]))
-    shown = t.assign(metric=[display(m) for m in t.metric]).drop(columns=["agree"])
+    shown = t.assign(metric=[display(m) for m in t.metric]).drop(columns=["agree"]).rename(
+        columns={"m_max": "mₘₐₓ"})
     return claims.Evidence(
         claim="A-P7.2-proof", comparison="claim", published="equivalent properties",
         reproduced=f"they agree on {int(t['agree'].sum())} of {len(t)} metrics",
         matched=int(t["agree"].sum()), total=len(t), unit="metrics",
-        failures=[display(m) for m in bad.metric[:8]] or None,
+        failures=[display(m) for m in bad.metric] or None,
         reading=("positive definiteness of m itself, as Section 7 words it"
-                 if reading == "m itself" else "positive definiteness of m_max − m"),
-        alternatives={"positive definiteness of m_max − m (Section 6.6)":
+                 if reading == "m itself" else "positive definiteness of mₘₐₓ − m"),
+        alternatives={"positive definiteness of mₘₐₓ − m (Section 6.6)":
                       "true by definition: it restates part (b) of Definition 15"},
         detail=f"Definition 15 and $m \\ge 0$ checked on every pair of S{_sub(n)}, k = {k}",
         findings=findings, tables={"agreement": shown},
@@ -357,8 +365,8 @@ def check_eq7_positive(n: int = 5, k: int = 2, *, names: Sequence[str] | None = 
     rows = []
     for r in t.itertuples():
         values = properties.tabulate(r.metric, n, k=_k_of(r.metric, k)).values
-        rows.append({"metric": display(r.metric), "m_max": r.m_max,
-                     "smallest value of m_max − m": float(np.nanmin(r.m_max - values))})
+        rows.append({"metric": display(r.metric), "mₘₐₓ": r.m_max,
+                     "smallest value of mₘₐₓ − m": float(np.nanmin(r.m_max - values))})
     return claims.Evidence(
         claim="A-S6.6-eq7", comparison="definition", published="$m_{\\max} - m \\ge 0$",
         reproduced=f"$m \\le m_{{\\max}}$ rearranged; {len(rows)} metrics with maximal agreement shown",

@@ -16,6 +16,7 @@ distance, and does the identity of indiscernibles give maximal agreement (page
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from math import factorial
 from typing import Callable, Sequence
@@ -41,6 +42,12 @@ def reads_nu_only(sigma, nu):
     v = np.asarray(nu, dtype=float)
     n = v.shape[-1]
     return (v * (n + 1.0) ** np.arange(n - 1, -1, -1)).sum(axis=-1)
+
+
+def _plain(text: str) -> str:
+    """An evidence string in the reader's symbols (σ, ν, mₘₐₓ)."""
+    text = re.sub(r"\bsigma\b", "σ", re.sub(r"\bnu\b", "ν", text))
+    return text.replace("m_max", "mₘₐₓ")
 
 
 def _float_collisions(score: Callable, n: int) -> list[tuple]:
@@ -281,8 +288,8 @@ def check_prop_7_2(n: int = 6, *, candidates: dict | None = None) -> claims.Evid
                          "orientation": "as defined" if orientation == "as_defined"
                          else "higher is closer",
                          "maximal agreement (Def. 15)": bool(ma.holds),
-                         "m(σ, σ) constant": ma.constant_on_diagonal, "m_max": ma.bound,
-                         "counterexample": "" if ma.evidence is None else str(ma.evidence)})
+                         "m(σ, σ) constant": ma.constant_on_diagonal, "mₘₐₓ": ma.bound,
+                         "counterexample": "" if ma.evidence is None else _plain(str(ma.evidence))})
     rel = pd.DataFrame(rows)
     live = rel[rel["identity of indiscernibles (Def. 4)"]]
     broken = live[~live["maximal agreement (Def. 15)"]]

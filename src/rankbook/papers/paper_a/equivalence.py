@@ -201,17 +201,16 @@ def check_prop_7_1(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2, 3),
         "verdict": ["holds" if r.holds else "fails" for r in book],
         "failing maps": [getattr(r, "_7") for r in book],
         "a counterexample": [example(cases, r.statement, r.reading) for r in book]})
-    alternatives = {name: f"{held - int(ok[s, primary[s]]) + int(ok[s, r])} of 4 statements hold"
+    alternatives = {name: held - int(ok[s, primary[s]]) + int(ok[s, r])
                     for (s, r), name in ALT_NAMES.items() if (s, r) in ok}
     corrected = sum(ok[s, r] for s, r in (("maximal_agreement", "as proved"),
                                           ("symmetry", "as stated"), ("identity", "Definition 4"),
                                           ("consistency", "up to sign")))
-    alternatives["the proof's corrected form: sign(a)·m̃ and consistency up to sign"] = \
-        f"{corrected} of 4 statements hold"
+    alternatives["the proof's corrected form: sign(a)·m̃ and consistency up to sign"] = int(corrected)
     readings_table = pd.DataFrame(
         [{"reading": "the book's: as stated, Definition 4, Definition 1 as printed",
           "statements that hold": sum(ok[s, eq.PRIMARY[s]] for s in eq.STATEMENTS)}]
-        + [{"reading": k, "statements that hold": int(v.split()[0])} for k, v in alternatives.items()])
+        + [{"reading": k, "statements that hold": v} for k, v in alternatives.items()])
     notions = summary[summary["statement"] == "identity"]
     meaning = eq.READINGS["identity"]
     identity_table = pd.DataFrame({
@@ -369,8 +368,8 @@ def check_equivalence_relation(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (
         reproduced=f"{matched} of {total} properties hold over {len(table)} sizes and cut-offs",
         matched=matched, total=total, unit="properties", failures=failures or None,
         reading="transitivity as an implication",
-        alternatives={"transitivity as printed, an equivalence": "false (the converse fails)"
-                      if converse else "holds"},
+        alternatives={"transitivity as printed, an equivalence":
+                      matched - len({(n, k) for n, k, _, _ in converse})},
         detail=(f"every ordered pair of {len(names)} metrics, exhaustive on "
                 + ", ".join(f"$S_{{{n}}}$" for n in ns) + f", k = {', '.join(map(str, ks))}"),
         findings=findings,
@@ -390,9 +389,9 @@ def check_distance_equivalence(n: int = 5, k: int = 2, *, names: Sequence[str] |
     extreme"``, the metric's best value reached only on the diagonal, the proof of
     Proposition 7.1's notion), symmetry (Definition 5), and whether the metric itself
     (``transform="none"``) or an affine image of it (Definition 12) is a distance
-    (``transformable(name, n, k)``, default :func:`rankbook.properties.is_distance`). A case is
-    a metric that lacks one of the two properties; it holds when neither it nor a linear image
-    is a distance.
+    (``transformable(name, n, k)``, default :func:`rankbook.properties.is_distance`). One case
+    per metric: a metric with both properties agrees with the sentence (it says nothing of it);
+    one that lacks either agrees when neither it nor a linear image of it is a distance.
 
     Examples
     --------
@@ -427,8 +426,7 @@ def check_distance_equivalence(n: int = 5, k: int = 2, *, names: Sequence[str] |
     bad2 = live2[live2["a distance itself"] | live2["linearly equivalent to a distance"]]
     other_name = ("identity as a unique best value on the diagonal (the proof of Proposition 7.1)"
                   if reading == "Definition 4" else "identity of indiscernibles as Definition 4")
-    alternatives = {other_name: f"{len(bad2)} of {len(live2)} such metrics are linearly "
-                                "equivalent to a distance"}
+    alternatives = {other_name: len(table) - len(bad2)}
     table = table.drop(columns=["other notion"])
     findings = []
     if len(bad):
@@ -443,7 +441,7 @@ def check_distance_equivalence(n: int = 5, k: int = 2, *, names: Sequence[str] |
             + ([f"a distance without any transformation: {', '.join(bad[bad['a distance itself']].metric)}"]
                if bad["a distance itself"].any() else [])),
             readings=[f"identity of indiscernibles as {reading}"]))
-    matched = len(live) - len(bad)
+    matched = len(table) - len(bad)
     if live.empty:
         return claims.Evidence(
             claim="A-S6.6-lin", comparison="claim", published="not linearly equivalent to a distance",
@@ -451,8 +449,9 @@ def check_distance_equivalence(n: int = 5, k: int = 2, *, names: Sequence[str] |
             detail=f"exhaustive on $S_{{{n}}}$; no case", tables={"distance": table})
     return claims.Evidence(
         claim="A-S6.6-lin", comparison="claim", published="not linearly equivalent to a distance",
-        reproduced=f"{len(bad)} of {len(live)} such metrics are linearly equivalent to a distance",
-        matched=matched, total=len(live), unit="metrics",
+        reproduced=(f"{len(bad)} of the {len(live)} metrics without one of the two properties are "
+                    "linearly equivalent to a distance"),
+        matched=matched, total=len(table), unit="metrics",
         failures=list(bad.metric[:8]) or None,
         reading=f"identity of indiscernibles as {reading}",
         alternatives=alternatives,
@@ -492,7 +491,7 @@ def check_eq7_consistency(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2,
         if other != reading:
             h = cases[(cases["map"] == label) & (cases["statement"] == "consistency")
                       & (cases["reading"] == other)]
-            alternatives[name] = f"{int((h['holds'] == True).sum())} of {len(h)} cases consistent"  # noqa: E712
+            alternatives[name] = int((h["holds"] == True).sum())  # noqa: E712
     findings = []
     if len(bad):
         r = bad.iloc[0]

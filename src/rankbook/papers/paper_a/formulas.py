@@ -340,8 +340,7 @@ def check_agreement_positive(n: int = 5, k: int = 2, *, names: Sequence[str] | N
         failures=[display(m) for m in bad.metric] or None,
         reading=("positive definiteness of m itself, as Section 7 words it"
                  if reading == "m itself" else "positive definiteness of mₘₐₓ − m"),
-        alternatives={"positive definiteness of mₘₐₓ − m (Section 6.6)":
-                      "true by definition: it restates part (b) of Definition 15"},
+        alternatives={"positive definiteness of mₘₐₓ − m (Section 6.6, true by definition)": len(t)},
         detail=f"Definition 15 and $m \\ge 0$ checked on every pair of S{_sub(n)}, k = {k}",
         findings=findings, tables={"agreement": shown},
         values={"both": list(both.metric), "other": list(other.metric)})
@@ -402,6 +401,18 @@ def check_self_similarity(ns: Sequence[int] = (3, 5, 8, 13, 21), *, seed: int = 
     extra = [m for m in maximal if m not in published]
     missing = [m for m in published if m in names and m not in maximal]
     holds = not extra and not missing
+    per = sv.groupby(["seed", "metric"]).agg(lo=("min", "min"), hi=("max", "max"))
+    by_seed = {sd: {m for m in names if metrics.REGISTRY[m].higher_is_closer
+                    and np.isfinite(per.loc[(sd, m), "lo"]) and per.loc[(sd, m), "lo"] == per.loc[(sd, m), "hi"]}
+               for sd in range(seed, seed + n_seeds)}
+    wanted = {m for m in published if m in names}
+    passed = sum(v == wanted for v in by_seed.values())
+    wavering = sorted({m for v in by_seed.values() for m in v} - set(maximal), key=names.index)
+    borderline = ""
+    if wavering:
+        borderline = ("constant on some seeds only: " + ", ".join(
+            f"{display(m)} ({claims.seeds_phrase(sum(m in v for v in by_seed.values()), n_seeds)})"
+            for m in wavering))
     table = pd.DataFrame({
         "metric": [display(m) for m in names],
         "m(σ, σ) over all n": [f"{const.loc[m, 'lo']:g}" if const.loc[m, "lo"] == const.loc[m, "hi"]
@@ -426,7 +437,8 @@ def check_self_similarity(ns: Sequence[int] = (3, 5, 8, 13, 21), *, seed: int = 
         detail=(f"200 random rankings of each length {', '.join(map(str, ns))} on each of "
                 f"{claims.plural(n_seeds, 'seed')}; a metric counts as constant only when it is "
                 "constant on every seed"),
-        findings=findings, tables={"self": table},
+        findings=findings, tables={"self": table}, borderline=borderline,
+        seeds_passed=(passed, n_seeds) if n_seeds > 1 else None,
         values={"constant": constant, "maximal": maximal})
 
 

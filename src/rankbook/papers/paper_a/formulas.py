@@ -335,9 +335,12 @@ def check_agreement_positive(n: int = 5, k: int = 2, *, names: Sequence[str] | N
         columns={"m_max": "mₘₐₓ"})
     return claims.Evidence(
         claim="A-P7.2-proof", comparison="claim", published="equivalent properties",
-        reproduced=f"they agree on {int(t['agree'].sum())} of {len(t)} metrics",
+        reproduced=(f"they agree on {int(t['agree'].sum())} of {len(t)} metrics; "
+                    f"{len(both)} have maximal agreement and negative values, {len(other)} are "
+                    "non-negative without maximal agreement"),
         matched=int(t["agree"].sum()), total=len(t), unit="metrics",
-        failures=[display(m) for m in bad.metric] or None,
+        failures=[display(m) for m in list(both.metric) + list(other.metric)
+                  if m in set(bad.metric)] or None,
         reading=("positive definiteness of m itself, as Section 7 words it"
                  if reading == "m itself" else "positive definiteness of mₘₐₓ − m"),
         alternatives={"positive definiteness of mₘₐₓ − m (Section 6.6, true by definition)": len(t)},

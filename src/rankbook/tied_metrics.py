@@ -87,7 +87,7 @@ import math
 
 import numpy as np
 
-from . import metrics as _m
+from . import _metric_core as _m
 from . import ties as _ties
 
 __all__ = ["ITEM_METRICS", "POSITION_METRICS", "evaluate"]
@@ -98,7 +98,7 @@ POSITION_METRICS = ("mse", "rmse", "mae", "mape", "smape", "r2", "kendall_tau", 
 #: ordering each ranking's ties as the other ranking orders them (or against it).
 ITEM_METRICS = tuple(name for name in _m.NAMES if name not in POSITION_METRICS)
 
-_CONFUSION = tuple(name for name in _m.NAMES if _m.REGISTRY[name].family == "confusion")
+_CONFUSION = tuple(name for name in _m.NAMES if _m.FAMILY[name] == "confusion")
 _CHUNK = 1 << 21  # entries of the largest temporary of one block of rows
 
 
@@ -713,7 +713,7 @@ def evaluate(names, sigma, nu, k, ties):
             f"{which} has tied items; choose ties='optimistic', 'pessimistic' or 'expected' "
             "(see rankbook.tied_metrics)"
         )
-    if any(_m.REGISTRY[name].needs_k for name in names):
+    if any(_m.NEEDS_K[name] for name in names):
         k = _m._check_k(k, n)
     rows = s.shape[0]
     out = {name: np.empty(rows) for name in names}

@@ -27,6 +27,17 @@ COLUMNS = list(RD.POSTER_COLUMNS)
 #: The columns as the poster names them.
 COLUMN_NAMES = {"kendall_tau": "Kendall τ", "avep": "AveP", "ndcg": "nDCG", "rankdcg": "rankDCG"}
 
+#: The columns of :func:`rankbook.rankdcg.reading_comparison`, in the reader's words.
+READING_NAMES = {"rankdcg_as_printed": "rankDCG, printed normalisation",
+                 "rankdcg_as_ordering": "rankDCG, lists as orderings",
+                 "tau_a": "τ_a, the printed formula",
+                 "ndcg_aligned": "nDCG, reference ranked by the scores",
+                 "ap_binary": "AP, relevant = above the lowest level"}
+
+#: The columns of :func:`rankbook.rankdcg.other_measures`, in the reader's words.
+MEASURE_NAMES = {"ndcg_linear": "nDCG, linear gain", "ndcg_exponential": "nDCG, exponential gain",
+                 "ndpm": "NDPM", "fcp": "FCP", "rbo_ext": "RBO_ext"}
+
 #: What each reading of the test table computes, in the reader's words.
 READINGS = {
     "printed": "the formulas as printed (τ_a, AP as the sum of P(k)ΔR(k), nDCG = DCG/IDCG, the printed "
@@ -119,10 +130,10 @@ def check_test_table(published=None, reading: str = "printed", ties: str = "pess
         detail=f"rankDCG with the tie rule '{ties}'; the columns that differ under the printed formulas: "
                + ", ".join(COLUMN_NAMES[col] for j, col in enumerate(COLUMNS) if not counts["printed"][:, j].all()),
         findings=findings,
-        tables={"side": side, "ours": ours[COLUMNS].set_axis(row_names),
-                "published": pub[COLUMNS].set_axis(row_names),
+        tables={"side": side, "ours": ours[COLUMNS].set_axis(row_names).rename(columns=COLUMN_NAMES),
+                "published": pub[COLUMNS].set_axis(row_names).rename(columns=COLUMN_NAMES),
                 "state": pd.DataFrame(np.where(counts["reproducing"], "match", "differs"), index=row_names,
-                                      columns=COLUMNS)},
+                                      columns=[COLUMN_NAMES[c] for c in COLUMNS])},
         values={"summary": summary, "lists": lists, "reference": reference, "hypotheses": hypotheses})
 
 
@@ -183,16 +194,16 @@ def tie_rules_table(reference, hypotheses, lists) -> tuple[pd.DataFrame, bool]:
 def other_readings_table(reference, hypotheses, lists) -> pd.DataFrame:
     """The six lists under the readings the table rules out (see
     :func:`rankbook.rankdcg.reading_comparison`)."""
-    alt = RD.reading_comparison(reference, hypotheses)
+    alt = RD.reading_comparison(reference, hypotheses).rename(columns=READING_NAMES)
     alt.insert(0, "list", lists)
     return alt
 
 
 def other_measures_table(reference, hypotheses, lists, p: float = 0.9) -> pd.DataFrame:
     """The six lists under other measures of the book, beside rankDCG."""
-    others = RD.other_measures(reference, hypotheses, p=p)
+    others = RD.other_measures(reference, hypotheses, p=p).rename(columns=MEASURE_NAMES)
     others.insert(0, "list", lists)
-    others.insert(1, "rankdcg", [RD.rankdcg(reference, h) for h in hypotheses])
+    others.insert(1, "rankDCG", [RD.rankdcg(reference, h) for h in hypotheses])
     return others
 
 
@@ -280,7 +291,7 @@ def check_real_data(path=None) -> Evidence:
         claim="R-RD", comparison="unavailable", published=f"{len(real)} rows",
         reproduced="not possible: the threads are not published",
         detail=f"{len(above)} of {len(real)} printed nDCG values exceed 1, which DCG over the ideal DCG cannot",
-        findings=findings, tables={"real": real}, values={"above": len(above), "rows": len(real)})
+        findings=findings, tables={"real": real.rename(columns=COLUMN_NAMES)}, values={"above": len(above), "rows": len(real)})
 
 
 def _moved(delta: float) -> pd.DataFrame:

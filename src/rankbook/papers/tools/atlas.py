@@ -14,9 +14,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from rankbook.book.claims import Check, Evidence
 from rankbook.conventions import VARIANTS, compare_conventions, evaluate_run, profile
 
-__all__ = ["CATALOGUE_COLUMNS", "read_catalogue", "check_cited", "side_by_side", "distinct_values"]
+__all__ = ["CATALOGUE_COLUMNS", "read_catalogue", "check_cited", "check_cited_values", "side_by_side",
+           "distinct_values", "CHECKS"]
 
 #: Columns of the catalogue file.
 CATALOGUE_COLUMNS = ("example", "source", "url", "qrels", "run", "measure", "query", "convention",
@@ -154,3 +156,55 @@ def distinct_values(table: pd.DataFrame, conventions) -> np.ndarray:
     """How many different numbers the profiles give on each row of :func:`side_by_side`."""
     vals = table[list(conventions)].to_numpy()
     return np.array([len({v for v in row if v not in ("not offered", "refused")}) for row in vals])
+
+
+def _default_catalogue():
+    from rankbook.book.paths import data_path
+
+    return read_catalogue(data_path("conventions", "atlas.csv")), data_path("conventions")
+
+
+def check_cited_values(catalogue=None, data_dir=None, convention_of=None):
+    """T-values: every number the tools' issue reports print, recomputed under the profile of the
+    tool that printed it, at the printed decimals.
+
+    ``catalogue`` and ``data_dir`` default to ``data/conventions/``; ``convention_of`` maps a
+    catalogue row to the profile it is recomputed under (injectable for the mutation test:
+    the default is the row's own tool).
+
+    Examples
+    --------
+    >>> check_cited_values().status
+    'holds'
+    """
+    if catalogue is None or data_dir is None:
+        default_cat, default_dir = _default_catalogue()
+        catalogue = default_cat if catalogue is None else catalogue
+        data_dir = default_dir if data_dir is None else data_dir
+    if convention_of is not None:
+        catalogue = catalogue.assign(convention=[convention_of(row) for _, row in catalogue.iterrows()])
+    cited = check_cited(catalogue, data_dir)
+    matched, total = int(cited["matched"].sum()), len(cited)
+    reports = cited["source"].nunique()
+    return Evidence(
+        claim="T-values", comparison="exact", published=f"{total} values in {reports} reports",
+        reproduced=f"{matched} of {total} equal at the printed decimals", matched=matched, total=total,
+        unit="values", detail="each value recomputed under the profile of the tool that printed it",
+        tables={"cited": cited}, values={"reports": reports})
+
+
+def _moved_catalogue():
+    catalogue, _ = _default_catalogue()
+    def move(row):
+        if not row["cited"]:
+            return row["cited"]
+        d = int(row["decimals"])
+        return f"{float(row['cited']) + 3 * 10 ** -d:.{d}f}"
+    return catalogue.assign(cited=[move(r) for _, r in catalogue.iterrows()])
+
+
+CHECKS = {
+    "T-values": Check(check_cited_values, smoke={}, mutants={
+        "every printed value moved by three units of its last digit": {"catalogue": _moved_catalogue()},
+        "every value recomputed under trec_eval's profile": {"convention_of": lambda row: "trec_eval"}}),
+}

@@ -1,0 +1,315 @@
+"""The rankDCG poster of Katerenchuk and Rosenberg (``notebooks/rankdcg_table.ipynb``).
+
+Checks of the poster's claims (ledger ``data/claims/rankdcg.toml``): the Test Results table
+graded against the formulas the poster prints, with the reading that reproduces it side by side
+(:func:`check_test_table`); the worked example of the relative relevance and reverse ranks
+(:func:`check_example`); the abstract's point about lower bounds (:func:`check_lowest_scores`);
+and the Real Data Results table, whose inputs are not distributed (:func:`check_real_data`).
+The measures themselves live in :mod:`rankbook.rankdcg`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from rankbook import rankdcg as RD
+from rankbook.book import claims
+from rankbook.book.claims import Evidence, Finding
+from rankbook.book.paths import data_path
+
+__all__ = ["read_test_table", "printed_table", "check_test_table", "tie_rules_table",
+           "other_readings_table", "other_measures_table", "check_example", "check_lowest_scores",
+           "check_real_data", "CHECKS"]
+
+COLUMNS = list(RD.POSTER_COLUMNS)
+
+#: The columns as the poster names them.
+COLUMN_NAMES = {"kendall_tau": "Kendall τ", "avep": "AveP", "ndcg": "nDCG", "rankdcg": "rankDCG"}
+
+#: The columns of :func:`rankbook.rankdcg.reading_comparison`, in the reader's words.
+READING_NAMES = {"rankdcg_as_printed": "rankDCG, printed normalisation",
+                 "rankdcg_as_ordering": "rankDCG, lists as orderings",
+                 "tau_a": "τ_a, the printed formula",
+                 "ndcg_aligned": "nDCG, reference ranked by the scores",
+                 "ap_binary": "AP, relevant = above the lowest level"}
+
+#: The columns of :func:`rankbook.rankdcg.other_measures`, in the reader's words.
+MEASURE_NAMES = {"ndcg_linear": "nDCG, linear gain", "ndcg_exponential": "nDCG, exponential gain",
+                 "ndpm": "NDPM", "fcp": "FCP", "rbo_ext": "RBO_ext"}
+
+#: What each reading of the test table computes, in the reader's words.
+READINGS = {
+    "printed": "the formulas as printed (τ_a, AP as the sum of P(k)ΔR(k), nDCG = DCG/IDCG, the printed "
+               "rankDCG normalisation), lists as aligned scores",
+    "reproducing": "τ_b, the positional AveP, the list's DCG over the reference's, the corrected "
+                   "rankDCG normalisation, values cut to the printed decimals",
+}
+
+
+def read_test_table(path=None):
+    """The poster's Test Results table (``data/published/rankdcg/test_results.csv``), the
+    reference list (row 1, the perfect hypothesis) and the six hypothesis lists."""
+    published = pd.read_csv(path or data_path("published", "rankdcg", "test_results.csv"), comment="#")
+    hypotheses = [[int(v) for v in s.split()] for s in published["hypothesis"]]
+    return published, hypotheses[0], hypotheses
+
+
+def printed_table(reference, hypotheses, ties: str = "pessimistic") -> pd.DataFrame:
+    """The four columns as the poster's printed formulas give them (lists as aligned scores).
+
+    Examples
+    --------
+    >>> printed_table([3, 2, 1], [[3, 2, 1]]).round(3).to_dict("records")
+    [{'kendall_tau': 1.0, 'avep': 1.0, 'ndcg': 1.0, 'rankdcg': 0.0}]
+    """
+    alt = RD.reading_comparison(reference, hypotheses)
+    as_printed = []
+    for hyp in hypotheses:
+        value, lo, hi = RD.rankdcg_components(reference, hyp, ties)
+        as_printed.append((hi - value) / (hi - lo))
+    return pd.DataFrame({"kendall_tau": alt["tau_a"], "avep": alt["ap_binary"], "ndcg": alt["ndcg_aligned"],
+                         "rankdcg": as_printed})
+
+
+def _fmt(values) -> str:
+    return "[" + ", ".join(f"{v:.4f}" for v in values) + "]"
+
+
+def _matches(values: pd.DataFrame, published: pd.DataFrame, decimals: int, how: str = "cut") -> np.ndarray:
+    shown = values.map(lambda v: RD.truncate(v, decimals)) if how == "cut" else values.round(decimals)
+    return np.isclose(shown[COLUMNS].to_numpy(float), published[COLUMNS].to_numpy(float), atol=1e-12, rtol=0)
+
+
+def check_test_table(published=None, reading: str = "printed", ties: str = "pessimistic",
+                     decimals: int = 3) -> Evidence:
+    """R-TR: the 24 values of the Test Results table, graded under the formulas the poster
+    prints, with the reading that reproduces the table side by side.
+
+    ``published`` injects the printed values (a DataFrame shaped like the data file);
+    ``reading`` is ``"printed"`` (the verdict's) or ``"reproducing"``. The errata found on the
+    way are the evidence of the poster's formula slips (printed normalisation, τ_a, AP, nDCG),
+    of the unstated reading of the lists, of the truncation and of the missing tie rule.
+
+    Examples
+    --------
+    >>> check_test_table().status, check_test_table(reading="reproducing").status
+    ('imprecise', 'holds')
+    """
+    if reading not in READINGS:
+        raise ValueError(f"unknown reading {reading!r}; valid: {list(READINGS)}")
+    file_table, reference, hypotheses = read_test_table()
+    pub = file_table if published is None else published
+    ours = RD.poster_table(reference, hypotheses, ties=ties)
+    printed = printed_table(reference, hypotheses, ties)
+    counts = {"printed": _matches(printed, pub, decimals), "reproducing": _matches(ours, pub, decimals)}
+    rounded = _matches(ours, pub, decimals, "round")
+    match = counts[reading]
+    total = match.size
+    other = "reproducing" if reading == "printed" else "printed"
+    alternatives = {READINGS[other]: int(counts[other].sum()),
+                    "the reproducing reading, rounded instead of cut": int(rounded.sum())}
+    findings = _test_table_findings(pub, reference, hypotheses, ours, printed, counts, rounded, ties,
+                                    decimals) if reading == "printed" else []
+    lists = pub["list"].tolist()
+    row_names = [f"list {a}: {h}" for a, h in zip(pub["list"], pub["hypothesis"])]
+    side = pd.DataFrame({"list": pub["list"], "hypothesis": pub["hypothesis"]})
+    for col in COLUMNS:
+        side[f"{col} (poster)"] = pub[col]
+        side[f"{col} (printed formulas)"] = printed[col]
+        side[f"{col} (reproducing reading)"] = ours[col]
+    side["all match (reproducing reading)"] = counts["reproducing"].all(axis=1)
+    summary = (f"Cut to {decimals} places, **{int(counts['printed'].sum())} of {total}** values follow from "
+               f"the formulas as printed and {int(counts['reproducing'].sum())} from the reading that "
+               f"reproduces the table; rounded instead of cut, that reading gives {int(rounded.sum())}.")
+    return Evidence(
+        claim="R-TR", comparison="exact", published=f"{total} values",
+        reproduced=f"{int(match.sum())} equal when cut to {decimals} places",
+        matched=int(match.sum()), total=total, unit="values", reading=READINGS[reading],
+        alternatives=alternatives,
+        detail=f"rankDCG with the tie rule '{ties}'; the columns that differ under the printed formulas: "
+               + ", ".join(COLUMN_NAMES[col] for j, col in enumerate(COLUMNS) if not counts["printed"][:, j].all()),
+        findings=findings,
+        tables={"side": side, "ours": ours[COLUMNS].set_axis(row_names).rename(columns=COLUMN_NAMES),
+                "published": pub[COLUMNS].set_axis(row_names).rename(columns=COLUMN_NAMES),
+                "state": pd.DataFrame(np.where(counts["reproducing"], "match", "differs"), index=row_names,
+                                      columns=[COLUMN_NAMES[c] for c in COLUMNS])},
+        values={"summary": summary, "lists": lists, "reference": reference, "hypotheses": hypotheses})
+
+
+def _test_table_findings(pub, reference, hypotheses, ours, printed, counts, rounded, ties, decimals):
+    alt = RD.reading_comparison(reference, hypotheses)
+    table_vals = {col: pub[col].tolist() for col in COLUMNS}
+    findings = []
+    j = {col: i for i, col in enumerate(COLUMNS)}
+    if not counts["printed"][:, j["rankdcg"]].all():
+        findings.append(Finding(id="R-E1", evidence=(
+            f"as printed: {_fmt(printed['rankdcg'])}\ntable: {_fmt(table_vals['rankdcg'])}\n"
+            f"corrected: {_fmt(ours['rankdcg'])}")))
+    as_order = alt["rankdcg_as_ordering"].map(lambda v: RD.truncate(v, decimals))
+    n_order = int(np.isclose(as_order, pub["rankdcg"]).sum())
+    if n_order < len(pub):
+        findings.append(Finding(id="R-E2", readings=["lists as orderings", "lists as aligned scores"], evidence=(
+            f"read as orderings, rankDCG is {_fmt(alt['rankdcg_as_ordering'])} ({n_order} of {len(pub)} lists "
+            f"match); read as aligned scores it is {_fmt(ours['rankdcg'])} "
+            f"({int(counts['reproducing'][:, j['rankdcg']].sum())} of {len(pub)})")))
+    if not counts["printed"][:, j["kendall_tau"]].all():
+        findings.append(Finding(id="R-E3", evidence=(
+            f"tau-a: {_fmt(alt['tau_a'])}; tau-b: {_fmt(ours['kendall_tau'])}; table: {_fmt(table_vals['kendall_tau'])}")))
+    if not counts["printed"][:, j["avep"]].all():
+        findings.append(Finding(id="R-E4", evidence=(
+            f"positional reading: {_fmt(ours['avep'])}; AP with relevant = above the lowest level, ranked by "
+            f"the scores: {_fmt(alt['ap_binary'])}; table: {_fmt(table_vals['avep'])}")))
+    if not counts["printed"][:, j["ndcg"]].all():
+        findings.append(Finding(id="R-E5", evidence=(
+            f"DCG(list)/DCG(reference): {_fmt(ours['ndcg'])}; nDCG of the reference ranked by the scores: "
+            f"{_fmt(alt['ndcg_aligned'])}; table: {_fmt(table_vals['ndcg'])}")))
+    cut_only = counts["reproducing"] & ~rounded
+    if cut_only.any():
+        cells = [f"{COLUMN_NAMES[COLUMNS[c]]} of list {pub['list'][r]}: {ours[COLUMNS[c]][r]:.5f} printed {pub[COLUMNS[c]][r]}"
+                 for r, c in zip(*np.nonzero(cut_only))]
+        findings.append(Finding(id="R-E6", evidence=(
+            f"{len(cells)} of {cut_only.size} cells differ from the rounded value, e.g. " + "; ".join(cells[:3]))))
+    toy_ref, toy_hyp = [2, 1], [5, 5]
+    toy = {rule: RD.rankdcg(toy_ref, toy_hyp, ties=rule) for rule in RD.TIES}
+    same = all(np.allclose(RD.poster_table(reference, hypotheses, ties=r)["rankdcg"], ours["rankdcg"]) for r in RD.TIES)
+    findings.append(Finding(id="R-E7", evidence=(
+        f"reference {toy_ref}, scores {toy_hyp}: " + ", ".join(f"{k} {v:.2f}" for k, v in toy.items())
+        + "; the six test lists give " + ("the same values under every rule" if same else "different values"))))
+    return findings
+
+
+def tie_rules_table(reference, hypotheses, lists) -> tuple[pd.DataFrame, bool]:
+    """rankDCG of the six lists under each tie rule, plus a two-item tie where the rule matters;
+    and whether every rule gives the same six values."""
+    table = pd.DataFrame({rule: RD.poster_table(reference, hypotheses, ties=rule)["rankdcg"] for rule in RD.TIES})
+    same = bool(np.allclose(table.to_numpy(float), table.iloc[:, [0]].to_numpy(float)))
+    table.insert(0, "list", [str(x) for x in lists])
+    toy_ref, toy_hyp = [2, 1], [5, 5]
+    table.loc[len(table)] = {"list": f"reference {toy_ref}, scores {toy_hyp}",
+                             **{rule: RD.rankdcg(toy_ref, toy_hyp, ties=rule) for rule in RD.TIES}}
+    return table, same
+
+
+def other_readings_table(reference, hypotheses, lists) -> pd.DataFrame:
+    """The six lists under the readings the table rules out (see
+    :func:`rankbook.rankdcg.reading_comparison`)."""
+    alt = RD.reading_comparison(reference, hypotheses).rename(columns=READING_NAMES)
+    alt.insert(0, "list", lists)
+    return alt
+
+
+def other_measures_table(reference, hypotheses, lists, p: float = 0.9) -> pd.DataFrame:
+    """The six lists under other measures of the book, beside rankDCG."""
+    others = RD.other_measures(reference, hypotheses, p=p).rename(columns=MEASURE_NAMES)
+    others.insert(0, "list", lists)
+    others.insert(1, "rankDCG", [RD.rankdcg(reference, h) for h in hypotheses])
+    return others
+
+
+def relative_relevance(reference):
+    """The poster's relative relevance ``L'`` (the dense rank of each value from the bottom) and
+    reverse ranks ``D`` (from the top) of a reference list, computed directly.
+
+    Examples
+    --------
+    >>> relative_relevance([9, 4, 4, 1])
+    ([3, 2, 2, 1], [1, 2, 2, 3])
+    """
+    levels = sorted(set(reference), reverse=True)
+    m = len(levels)
+    return [m - levels.index(v) for v in reference], [levels.index(v) + 1 for v in reference]
+
+
+def check_example(published=None, derive=relative_relevance) -> Evidence:
+    """R-ex: from ``L`` the poster derives ``L'`` and ``D`` (``data/published/rankdcg/example_lists.csv``);
+    ``derive`` injects another derivation.
+
+    Examples
+    --------
+    >>> check_example().status
+    'holds'
+    """
+    pub = published if published is not None else pd.read_csv(
+        data_path("published", "rankdcg", "example_lists.csv"), comment="#")
+    rel, rev = derive(pub["L"].tolist())
+    table = pd.DataFrame({"position": pub["position"], "L": pub["L"], "L' (poster)": pub["L_prime"], "L' (ours)": rel,
+                          "D (poster)": pub["D"], "D (ours)": rev})
+    ok = np.concatenate([np.asarray(rel) == pub["L_prime"].to_numpy(), np.asarray(rev) == pub["D"].to_numpy()])
+    return Evidence(
+        claim="R-ex", comparison="exact", published=f"L' and D, {ok.size} values",
+        reproduced=f"{int(ok.sum())} of {ok.size} equal", matched=int(ok.sum()), total=int(ok.size), unit="values",
+        detail="L' is the rank of each value among the distinct values counted from the bottom, D counted from the top",
+        tables={"lists": table})
+
+
+def check_lowest_scores(rankdcg_fn=RD.rankdcg) -> Evidence:
+    """R-abstract: the common measures give the reversed order a score that is not their lower
+    bound (so "the worst" reads differently per measure), while rankDCG scores the perfect
+    order 1 and the reversed order 0.
+
+    Computed on the poster's lists 1 (perfect) and 6 (the reversed order), with the columns
+    as the table computes them; ``rankdcg_fn`` injects another rankDCG.
+
+    Examples
+    --------
+    >>> check_lowest_scores().status
+    'holds'
+    """
+    _, reference, hypotheses = read_test_table()
+    worst = sorted(reference)
+    tau, avep, ndcg = (RD.POSTER_COLUMNS[c](reference, worst) for c in ("kendall_tau", "avep", "ndcg"))
+    best_r, worst_r = rankdcg_fn(reference, reference), rankdcg_fn(reference, worst)
+    cases = {f"rankDCG of the perfect order is 1 ({best_r:.3f})": abs(best_r - 1) < 1e-12,
+             f"rankDCG of the reversed order is 0 ({worst_r:.3f})": abs(worst_r) < 1e-12,
+             f"Kendall τ of the reversed order is above its bound −1 ({tau:.3f})": tau > -1,
+             f"AveP of the reversed order is above its bound 0 ({avep:.3f})": avep > 0,
+             f"nDCG of the reversed order is above its bound 0 ({ndcg:.3f})": ndcg > 0}
+    return Evidence(
+        claim="R-abstract", comparison="claim", published="only rankDCG spans its whole range",
+        reproduced=f"reversed order: τ {tau:.3f}, AveP {avep:.3f}, nDCG {ndcg:.3f}, rankDCG {worst_r:.3f}",
+        matched=sum(cases.values()), total=len(cases), unit="cases",
+        failures=[c for c, ok in cases.items() if not ok] or None,
+        detail="the reference and its reversal, scored as the test table scores its lists",
+        tables={"cases": pd.DataFrame({"case": list(cases), "holds": list(cases.values())})})
+
+
+def check_real_data(path=None) -> Evidence:
+    """R-RD: the Real Data Results table cannot be rerun (the threads are not distributed); its
+    nDCG values above 1 are recorded as a finding.
+
+    Examples
+    --------
+    >>> check_real_data().status
+    'not checkable'
+    """
+    real = pd.read_csv(path or data_path("published", "rankdcg", "real_data_results.csv"), comment="#")
+    above = real[real["ndcg"] > 1]
+    findings = [Finding(id="R-E8", evidence="printed nDCG: " + ", ".join(
+        f"row {r}: {v}" for r, v in zip(above["row"], above["ndcg"])))] if len(above) else []
+    return Evidence(
+        claim="R-RD", comparison="unavailable", published=f"{len(real)} rows",
+        reproduced="not possible: the threads are not published",
+        detail=f"{len(above)} of {len(real)} printed nDCG values exceed 1, which DCG over the ideal DCG cannot",
+        findings=findings, tables={"real": real.rename(columns=COLUMN_NAMES)}, values={"above": len(above), "rows": len(real)})
+
+
+def _moved(delta: float) -> pd.DataFrame:
+    table = read_test_table()[0].copy()
+    table[COLUMNS] = table[COLUMNS] + delta
+    return table
+
+
+CHECKS = {
+    "R-TR": claims.Check(check_test_table, smoke={}, mutants={
+        "every published value moved by 0.02": {"published": _moved(0.02)},
+        "the reading that reproduces the table": {"reading": "reproducing"}}),
+    "R-ex": claims.Check(check_example, smoke={}, mutants={
+        "L' counted from the top instead of the bottom":
+            {"derive": lambda ref: tuple(reversed(relative_relevance(ref)))},
+        "the raw values taken as the relative relevance":
+            {"derive": lambda ref: (list(ref), relative_relevance(ref)[1])}}),
+    "R-abstract": claims.Check(check_lowest_scores, smoke={}, mutants={
+        "rankDCG with the printed normalisation": {"rankdcg_fn": lambda r, h: 1 - RD.rankdcg(r, h)}}),
+    "R-RD": claims.Check(check_real_data, smoke={}),
+}

@@ -1,0 +1,103 @@
+"""The page modules of the scoring chapter (rankbook.papers.scoring) and the benchmarks page.
+
+The mutation test (tests/test_claims.py) proves each check can fail; these tests pin what the
+checks compute against independent arithmetic: the notes' closed forms of RBO against the
+library on random prefixes, the rankDCG table's two readings, the Kendall distance's readings,
+and the benchmarks page on a missing and a present results file.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankbook import rbo as R
+from rankbook.book import benchmarks_page
+from rankbook.papers.scoring import rankdcg as D
+from rankbook.papers.scoring import rbo as M
+from rankbook.papers.scoring import tour as T
+
+
+@st.composite
+def prefixes(draw):
+    k = draw(st.integers(1, 6))
+    pool = list(range(2 * k))
+    s = draw(st.permutations(pool))[:k]
+    t = draw(st.permutations(pool))[:k]
+    return list(s), list(t)
+
+
+@settings(max_examples=40, deadline=None)
+@given(prefixes(), st.sampled_from([0.3, 0.7, 0.9, 0.97]))
+def test_the_notes_closed_forms_equal_the_library_bounds(pair, p):
+    s, t = pair
+    X = R.overlaps(s, t)
+    assert M.printed_rbo_min(p, X) == pytest.approx(R.rbo_min(s, t, p), abs=1e-12)
+    assert M.printed_rbo_res(p, X) == pytest.approx(R.rbo_res(s, t, p), abs=1e-12)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.9, 0.98])
+@pytest.mark.parametrize("d", [1, 2, 7, 40])
+def test_prefix_weight_three_ways(p, d):
+    assert M.printed_weight(p, d) == pytest.approx(M.direct_weight(p, d), abs=1e-12)
+    assert M.printed_weight(p, d) == pytest.approx(float(R.rbo_weight(p, d)), abs=1e-12)
+
+
+def test_overlap_example_is_read_from_its_data_file():
+    ex = M.read_overlap_example()
+    assert ex["S"][:ex["depth"]] and ex["depth"] == min(len(ex["S"]), len(ex["T"]))
+    assert M.check_overlap_example().matched == 2
+
+
+def test_rankdcg_table_is_graded_against_the_printed_formulas():
+    ev = D.check_test_table()
+    assert (ev.status, ev.total) == ("imprecise", 24)
+    assert ev.alternatives[D.READINGS["reproducing"]] == 24
+    assert {f.id for f in ev.findings} == {f"R-E{i}" for i in range(1, 8)}
+    # the printed normalisation is one minus the corrected one
+    printed = D.printed_table(ev.values["reference"], ev.values["hypotheses"])
+    ours = ev.tables["ours"]["rankDCG"].to_numpy()
+    assert np.allclose(printed["rankdcg"].to_numpy(), 1 - ours)
+
+
+def test_relative_relevance_by_hand():
+    assert D.relative_relevance([9, 4, 4, 2, 2, 2, 1, 1, 1, 1]) == (
+        [4, 3, 3, 2, 2, 2, 1, 1, 1, 1], [1, 2, 2, 3, 3, 3, 4, 4, 4, 4])
+
+
+def test_kendall_distance_reaches_one_exactly_when_the_tops_cover_every_item():
+    for n in range(2, 6):
+        for k in range(1, n):
+            best = T._kt_max(n, k, "items", T.ir.kendall_tau_distance_at_k)
+            if 2 * k >= n:
+                assert best == pytest.approx(1.0)
+            else:
+                assert best == pytest.approx(2 * k * (2 * k - 1) / (n * (n - 1)))
+
+
+def test_ndpm_distance_counts_pairs_by_hand():
+    assert T._ndpm_distance([3, 2, 1], [1, 2, 3]) == 6
+    assert T._ndpm_distance([3, 2, 1], [1, 1, 1]) == 3
+    assert T._ndpm_distance([2, 1, 1], [1, 2, 1]) == 3  # (a,b) reversed, (a,c) tied; (b,c) not ordered
+
+
+def test_fcp_check_is_an_equivalence_test_that_reports_its_seeds():
+    ev = T.check_fcp_random(n_users=400, n_seeds=3)
+    assert ev.seeds_passed == (ev.matched, 3)
+    far = T.check_fcp_random(n_users=400, n_seeds=3, reading="ties discordant")
+    assert far.status == "false" and far.failures
+
+
+def test_benchmarks_page_without_and_with_a_results_file(tmp_path):
+    report, doc, path = benchmarks_page.load(tmp_path / "missing.json")
+    assert doc is None and benchmarks_page.headline(doc, report) == []
+    assert "missing" in benchmarks_page.run_table(doc, "missing.json")["value"].iloc[1]
+    report, doc, path = benchmarks_page.load("benchmarks/fixtures/results_quick.json")
+    table = benchmarks_page.run_table(doc, path)
+    assert {"results file", "run", "commit", "timing"} <= set(table["item"])
+    if "agreement" in doc["cases"]:
+        agreement, title = benchmarks_page.agreement_table(doc, report)
+        assert "by construction" in " ".join(agreement["quantity"])
+    assert len(benchmarks_page.headline(doc, report)) == 2

@@ -141,6 +141,8 @@ def hostile_book(tmp_path_factory):
                      outputs_out=gen / "consensus_example", root=ROOT)
     # records and errata that carry user text, escaped where the notebook composes them
     os.environ[paths.OUTPUT_ENV] = str(gen / "consensus_example")
+    # this test book keeps no claims ledger: its records are its claims (a project of one's own)
+    os.environ[paths.ROOT_ENV] = str(book)
     try:
         for label in LABELS[:6] + BRACES:
             outputs.record_result(
@@ -156,6 +158,7 @@ def hostile_book(tmp_path_factory):
                                severity="typo")
     finally:
         os.environ.pop(paths.OUTPUT_ENV, None)
+        os.environ.pop(paths.ROOT_ENV, None)
     pipeline.build_site(book, log=lambda *a: None)
     return book
 

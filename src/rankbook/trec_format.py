@@ -258,10 +258,23 @@ def _scan_text(text: str, name: str, what: str, line0: int):
             np.array(values, dtype=float), np.array(line_nos, dtype=np.int64), tag, len(lines))
 
 
+def _field_count(block: bytes, n_lines: int) -> int:
+    """Fields in a block with no blank line: spaces + lines when single spaces separate the
+    fields (the common case, a few byte searches), else the starts of runs of non-blanks."""
+    if (b"\t" not in block and b"  " not in block and not block.startswith(b" ")
+            and b"\n " not in block and b" \n" not in block and b"\r " not in block
+            and b" \r" not in block and not block.endswith(b" ")):
+        return block.count(b" ") + n_lines
+    arr = np.frombuffer(block, dtype=np.uint8)
+    blank = (arr == 32) | (arr == 9) | (arr == 10) | (arr == 13)
+    return int(np.count_nonzero(~blank[1:] & blank[:-1])) + int(arr.size > 0 and not blank[0])
+
+
 def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
-    """(queries, documents, values, line numbers, first tag, lines in the block) of one block,
-    read column by column with pandas' C reader; any block it cannot take exactly is read
-    line by line instead (:func:`_scan_text`), which also names the first bad line."""
+    """(queries, documents, values, line numbers or None, first tag, lines in the block) of one
+    block, read column by column with pandas' C reader (line numbers None: every line is a data
+    line). A block it cannot take exactly as it is (comments, blank lines, any bad line) is read
+    line by line instead (:func:`_scan_text`), which names the first bad line."""
     try:
         text = block.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -270,35 +283,35 @@ def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
     n_cols, value_col, _ = _LAYOUT[what]
     if b"\x00" in block:
         return _scan_text(text, name, what, line0)
+    del text
+    last = n_cols - 1
+    use = sorted({0, 2, value_col, last})
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(io.BytesIO(block), sep=r"\s+", header=None, names=list(range(n_cols + 1)),
-                             index_col=False, dtype=object, na_filter=False,
+            df = pd.read_csv(io.BytesIO(block), sep=r"\s+", header=None, names=list(range(n_cols)),
+                             usecols=use, index_col=False,
+                             dtype={c: (np.float64 if c == value_col else object) for c in use},
+                             float_precision="round_trip", na_filter=False,
                              quoting=csv.QUOTE_NONE, skip_blank_lines=False, engine="c",
                              encoding="utf-8")
-    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError):
-        return _scan_text(text, name, what, line0)
+    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, TypeError):
+        return _scan_text(block.decode("utf-8"), name, what, line0)
     n_lines = len(df)
-    cols = [df[c].to_numpy(dtype=object) for c in range(n_cols + 1)]
+    q = df[0].to_numpy(dtype=object)
+    d = df[2].to_numpy(dtype=object)
+    v = df[value_col].to_numpy(dtype=np.float64)
+    tail = df[last].to_numpy(dtype=object) if last != value_col else None
     del df
-    first = cols[0]
-    keep = first != ""
-    if _COMMENT.search(block):
-        keep &= ~pd.Series(first, dtype=object).str.startswith("#").to_numpy(dtype=bool)
-    rows = np.flatnonzero(keep)
-    ok = (cols[n_cols - 1][rows] != "").all() and (cols[n_cols][rows] == "").all()
-    if not ok:
-        return _scan_text(text, name, what, line0)
-    q, d, raw = first[rows], cols[2][rows], cols[value_col][rows]
-    try:
-        v = raw.astype(float)
-    except (ValueError, TypeError):
-        return _scan_text(text, name, what, line0)
-    if not np.isfinite(v).all():
-        return _scan_text(text, name, what, line0)
-    tag = cols[5][rows[0]] if what == "run" and rows.size else None
-    return q, d, v, rows.astype(np.int64) + line0, tag, n_lines
+    fine = (np.isfinite(v).all()
+            and not (b"#" in block and any(s.startswith("#") for s in pd.unique(q)))
+            and (tail is None or not (tail == "").any())
+            and not (q == "").any()
+            and _field_count(block, n_lines) == n_cols * n_lines)
+    if not fine:
+        return _scan_text(block.decode("utf-8"), name, what, line0)
+    tag = tail[0] if what == "run" and n_lines else None
+    return q, d, v, None, tag, n_lines
 
 
 def _canonical_ints(ids: np.ndarray):
@@ -343,7 +356,7 @@ class _Ids:
                 return
             self.ints = False
         codes, uniq = pd.factorize(ids)
-        self.parts.append((codes.astype(np.int64), np.asarray(uniq, dtype=object)))
+        self.parts.append((codes, np.asarray(uniq, dtype=object)))
 
     def finish(self):
         """(codes, names) with names text; or (int64 ids, None) when every id is an integer."""
@@ -355,14 +368,16 @@ class _Ids:
                 parts.append(p)
             else:  # a block of integer ids before the first block that was not
                 codes, uniq = pd.factorize(p)
-                parts.append((codes.astype(np.int64), np.array([str(u) for u in uniq], dtype=object)))
+                parts.append((codes, np.array([str(u) for u in uniq], dtype=object)))
         if not parts:
             return np.zeros(0, np.int64), np.zeros(0, dtype=object)
         allu = np.concatenate([u for _, u in parts])
         merged, names = pd.factorize(allu)
+        small = np.int32 if len(names) < 2**31 else np.int64
+        merged = merged.astype(small)
         offsets = np.cumsum([0] + [u.size for _, u in parts[:-1]])
         codes = np.concatenate([merged[off + c] for (c, _), off in zip(parts, offsets)])
-        return codes.astype(np.int64), np.asarray(names, dtype=object)
+        return codes, np.asarray(names, dtype=object)
 
 
 class TrecTable:
@@ -370,13 +385,21 @@ class TrecTable:
     when every id is an integer written canonically, else codes and names), values, the line
     of each row and the run tag of the first line (``None`` for qrels or an empty file)."""
 
-    def __init__(self, name, what, qcodes, qnames, docs, dnames, values, lines, tag):
+    def __init__(self, name, what, qcodes, qnames, docs, dnames, values, line_map, tag):
         self.name, self.what = name, what
         self.qcodes, self.qnames, self.docs, self.dnames = qcodes, qnames, docs, dnames
-        self.values, self.lines, self.tag = values, lines, tag
+        self.values, self.tag = values, tag
+        self._line_map = line_map  # per block: (first row, first line, line numbers or None)
 
     def __len__(self):
         return self.values.size
+
+    def line_of(self, row: int) -> int:
+        """The line of the file that row ``row`` was read from."""
+        starts = [s for s, _, _ in self._line_map]
+        k = int(np.searchsorted(starts, row, side="right")) - 1
+        start, line0, lines = self._line_map[k]
+        return int(lines[row - start]) if lines is not None else line0 + row - start
 
     def query_ids(self) -> np.ndarray:
         return self.qnames[self.qcodes]
@@ -411,41 +434,52 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
         raise ValueError(f"what must be 'qrels' or 'run', got {what!r}")
     name = _source_name(source)
     qids, dids = _Ids(try_ints=False), _Ids(try_ints=True)
-    values, lines, tag = [], [], None
-    line0, offset = 1, 0
+    values, line_map, tag = [], [], None
+    line0, offset, rows = 1, 0, 0
     for block in _blocks(source, name, max_bytes, chunk_bytes):
         q, d, v, ln, t, n_lines = _parse_block(block, name, what, line0, offset)
-        line0 += n_lines
-        offset += len(block)
-        if tag is None:
-            tag = t
         if v.size:
             qids.add(q)
             dids.add(d)
             values.append(v)
-            lines.append(ln)
+            line_map.append((rows, line0, ln))
+            rows += v.size
+            if tag is None:
+                tag = t
+        del q, d
+        line0 += n_lines
+        offset += len(block)
     qcodes, qnames = qids.finish()
     docs, dnames = dids.finish()
     table = TrecTable(name, what, qcodes, qnames, docs, dnames,
-                      np.concatenate(values) if values else np.zeros(0),
-                      np.concatenate(lines) if lines else np.zeros(0, np.int64), tag)
+                      np.concatenate(values) if values else np.zeros(0), line_map, tag)
     _refuse_duplicates(table)
     return table
 
 
 def _refuse_duplicates(t: TrecTable) -> None:
+    """A document listed twice for a query: ``name:line`` of the second listing and the line of
+    the first. One sort of a packed (query, document) key finds whether there is one."""
     if len(t) < 2:
         return
-    dup = pd.DataFrame({"q": t.qcodes, "d": t.docs}).duplicated(keep="first").to_numpy()
+    q = t.qcodes.astype(np.int64)
+    d = t.docs
+    if d.size and d.min() >= 0 and d.max() < 2**40 and q.max() < 2**23:
+        key = (q << 40) | d
+        key.sort()
+        if not (key[1:] == key[:-1]).any():
+            return
+        del key
+    dup = pd.DataFrame({"q": q, "d": d}).duplicated(keep="first").to_numpy()
     if not dup.any():
         return
     i = int(np.flatnonzero(dup)[0])
-    first = int(np.flatnonzero((t.qcodes == t.qcodes[i]) & (t.docs == t.docs[i]))[0])
-    q = t.qnames[t.qcodes[i]]
-    d = t.dnames[t.docs[i]] if t.dnames is not None else str(int(t.docs[i]))
+    first = int(np.flatnonzero((q == q[i]) & (d == d[i]))[0])
+    qn = t.qnames[q[i]]
+    dn = t.dnames[d[i]] if t.dnames is not None else str(int(d[i]))
     raise ValueError(
-        f"{t.name}:{t.lines[i]}: document {d!r} appears twice for query {q!r} (first on line "
-        f"{t.lines[first]}); trec_eval refuses duplicate documents too"
+        f"{t.name}:{t.line_of(i)}: document {dn!r} appears twice for query {qn!r} (first on line "
+        f"{t.line_of(first)}); trec_eval refuses duplicate documents too"
     )
 
 

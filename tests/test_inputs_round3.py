@@ -443,6 +443,42 @@ def test_integer_document_ids_are_kept_as_integers_only_when_they_write_back(tmp
     assert res.aggregate["P@1"] == 0.0 and res.aggregate["AP"] == 0.0
 
 
+@pytest.mark.parametrize("n_qrels_docs, n_run_docs, int_ids", [
+    (120, 60, False), (100, 100, False), (200, 60, False), (60, 200, False), (300, 300, True),
+    (40000, 100, False),
+    (150, 90, "qrels"), (90, 150, "run")])
+def test_files_score_as_their_tables_do(tmp_path, n_qrels_docs, n_run_docs, int_ids):
+    """Ids read from files travel as codes of their distinct values (int8 codes for a few,
+    int16 past 127, ...); scoring the files equals scoring the tables read_qrels and read_run
+    return, and the dicts built from the text."""
+    rng = np.random.default_rng(n_qrels_docs + n_run_docs)
+
+    def doc(i, side):
+        return str(i) if int_ids in (True, side) else f"d{i}"
+
+    qrels = {str(q): {doc(i, "qrels"): int(rng.integers(0, 3))
+                      for i in rng.choice(50000, n_qrels_docs // 2, replace=False)}
+             for q in (1, 2)}
+    run = {str(q): {doc(i, "run"): float(s) for i, s in zip(
+        rng.choice(50000, n_run_docs // 2, replace=False), rng.random(n_run_docs // 2))}
+        for q in (1, 2)}
+    for q in run:  # some retrieved documents are judged (in the mixed cases, integer ids
+        for d in list(qrels[q])[:10]:  # among text ids on one side)
+            run[q][d] = 2.0
+    (tmp_path / "q.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, j in qrels.items()
+                                            for d, r in j.items()))
+    (tmp_path / "r.txt").write_text("".join(f"{q} Q0 {d} 1 {s!r} t\n" for q, j in run.items()
+                                            for d, s in j.items()))
+    ms = ["AP", "nDCG@10", "P@5", "RR"]
+    from_files = evaluate_run(tmp_path / "q.txt", tmp_path / "r.txt", ms).per_query
+    from_tables = evaluate_run(read_qrels(tmp_path / "q.txt"), read_run(tmp_path / "r.txt"),
+                               ms).per_query
+    from_dicts = evaluate_run(qrels, run, ms).per_query
+    pd.testing.assert_frame_equal(from_files, from_tables)
+    pd.testing.assert_frame_equal(from_files, from_dicts)
+    assert from_files["value"].gt(0).any()
+
+
 # ------------------------------------------------------------------------------------------
 # the benchmark's path, small
 

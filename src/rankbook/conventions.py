@@ -550,6 +550,16 @@ def _factorize(values):
     return codes, np.asarray(uniques)
 
 
+def _side_codes(x):
+    """(codes, distinct values) of one side's ids: a Categorical's own, else factorized."""
+    if isinstance(x, pd.Categorical):  # codes as int64: pandas keeps them as small as int8
+        return x.codes.astype(np.int64), np.asarray(x.categories, dtype=object)
+    codes, uniq = pd.factorize(np.asarray(x), use_na_sentinel=True)
+    if codes.size and codes.min() < 0:
+        raise ValueError("an id is missing (None or NaN); every row needs a query id and a document id")
+    return codes, np.asarray(uniq, dtype=object)
+
+
 class _IntNames:
     """Names of documents whose ids are non-negative integers on both sides: the code is the id."""
 
@@ -573,10 +583,20 @@ def _codes(a, b, integer_codes=False):
     are converted to text and merged, so 7 and "7" are one id. With ``integer_codes``, ids that
     are non-negative integers on both sides are their own codes (no hashing of the run).
     """
+    if isinstance(a, pd.Categorical) or isinstance(b, pd.Categorical):
+        # ids read from a file: codes of their distinct values, merged on those values only
+        what = "document" if integer_codes else "query"
+        ca, ua = _side_codes(a)
+        cb, ub = _side_codes(b)
+        names = np.concatenate([trec_format.id_text(ua, f"the {what} ids of the qrels"),
+                                trec_format.id_text(ub, f"the {what} ids of the run")])
+        merged, uniq = pd.factorize(names)
+        return merged[ca], merged[ua.size + cb] if cb.size else cb, np.asarray(uniq, dtype=object)
     a, b = np.asarray(a), np.asarray(b)
     if (integer_codes and a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.size and b.size
             and min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) < 2**40):
-        return a.astype(np.int64), b.astype(np.int64), _IntNames(int(max(a.max(), b.max())) + 1)
+        return (a.astype(np.int64, copy=False), b.astype(np.int64, copy=False),
+                _IntNames(int(max(a.max(), b.max())) + 1))
     if not integer_codes:  # query ids: each side in contiguous blocks, merged on their few values
         ca, ua = _factorize(a)
         cb, ub = _factorize(b)

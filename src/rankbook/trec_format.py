@@ -356,14 +356,16 @@ class _Ids:
                 return
             self.ints = False
         codes, uniq = pd.factorize(ids)
-        self.parts.append((codes, np.asarray(uniq, dtype=object)))
+        self.parts.append((codes.astype(np.int32), np.asarray(uniq, dtype=object)))
 
     def finish(self):
-        """(codes, names) with names text; or (int64 ids, None) when every id is an integer."""
+        """(codes, names) with names text; or (int64 ids, None) when every id is an integer.
+        The blocks are released: only the merged columns stay."""
+        blocks, self.parts = self.parts, []
         if self.ints:
-            return (np.concatenate(self.parts) if self.parts else np.zeros(0, np.int64)), None
+            return (np.concatenate(blocks) if blocks else np.zeros(0, np.int64)), None
         parts = []
-        for p in self.parts:
+        for p in blocks:
             if isinstance(p, tuple):
                 parts.append(p)
             else:  # a block of integer ids before the first block that was not
@@ -376,7 +378,11 @@ class _Ids:
         small = np.int32 if len(names) < 2**31 else np.int64
         merged = merged.astype(small)
         offsets = np.cumsum([0] + [u.size for _, u in parts[:-1]])
-        codes = np.concatenate([merged[off + c] for (c, _), off in zip(parts, offsets)])
+        codes = np.empty(sum(c.size for c, _ in parts), dtype=small)
+        at = 0
+        for (c, _), off in zip(parts, offsets):
+            codes[at:at + c.size] = merged[off + c]
+            at += c.size
         return codes, np.asarray(names, dtype=object)
 
 
@@ -451,8 +457,9 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
         offset += len(block)
     qcodes, qnames = qids.finish()
     docs, dnames = dids.finish()
-    table = TrecTable(name, what, qcodes, qnames, docs, dnames,
-                      np.concatenate(values) if values else np.zeros(0), line_map, tag)
+    values = np.concatenate(values) if values else np.zeros(0)
+    table = TrecTable(name, what, qcodes, qnames, docs, dnames, values, line_map, tag)
+    del qids, dids, values
     _refuse_duplicates(table)
     return table
 
@@ -462,14 +469,16 @@ def _refuse_duplicates(t: TrecTable) -> None:
     the first. One sort of a packed (query, document) key finds whether there is one."""
     if len(t) < 2:
         return
-    q = t.qcodes.astype(np.int64)
-    d = t.docs
+    q, d = t.qcodes, t.docs
     if d.size and d.min() >= 0 and d.max() < 2**40 and q.max() < 2**23:
-        key = (q << 40) | d
+        key = q.astype(np.int64)
+        key <<= 40
+        key |= d
         key.sort()
         if not (key[1:] == key[:-1]).any():
             return
         del key
+    q = q.astype(np.int64)
     dup = pd.DataFrame({"q": q, "d": d}).duplicated(keep="first").to_numpy()
     if not dup.any():
         return
@@ -648,14 +657,18 @@ def _from_mapping(obj: Mapping, value_name: str, what: str) -> pd.DataFrame:
 def _raw_columns(obj, value_name: str, what: str):
     """(query ids, document ids, values) of any accepted spelling, as arrays in input order.
 
-    File ids come back as text; DataFrame and dict ids as given (the callers compare them as
-    text).
+    File ids come back as a :class:`pandas.Categorical` of their text (integer document ids
+    that write back exactly as int64); DataFrame and dict ids as given (the callers compare
+    them as text).
     """
-    if isinstance(obj, TrecTable):
-        df = obj.frame(compact=True)
-    elif _is_file(obj):
-        df = read_table(obj, "qrels" if what == "qrels" else "run").frame(compact=True)
-    elif isinstance(obj, pd.DataFrame):
+    if _is_file(obj):
+        obj = read_table(obj, "qrels" if what == "qrels" else "run")
+    if isinstance(obj, TrecTable):  # ids as codes of their distinct values: nothing per row
+        docs = (obj.docs if obj.dnames is None
+                else pd.Categorical.from_codes(obj.docs, obj.dnames, validate=False))
+        return (pd.Categorical.from_codes(obj.qcodes, obj.qnames, validate=False), docs,
+                obj.values)
+    if isinstance(obj, pd.DataFrame):
         need = ["query_id", "doc_id", value_name]
         missing = [c for c in need if c not in obj.columns]
         if missing:
@@ -706,7 +719,7 @@ def _as_numbers(raw, who, value_name: str, what: str) -> np.ndarray:
     """``raw`` as finite floats; ``who(i)`` names (query, document) of row i for the message."""
     raw = np.asarray(raw)
     if raw.dtype.kind in "iuf":
-        vals = raw.astype(float)
+        vals = raw.astype(float, copy=False)
     else:
         vals = np.empty(raw.shape[0])
         for i, x in enumerate(raw):

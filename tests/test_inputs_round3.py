@@ -215,10 +215,10 @@ def test_an_input_over_max_bytes_is_refused_before_any_reading(capsys, tmp_path,
     assert f"dense.run: {size:,} bytes, over the limit of {size - 1:,}" in err
     assert "--max-bytes raises it" in err and not out and not Path("compare.csv").exists()
     # the stated default
-    assert compare_cmd.DEFAULT_MAX_BYTES == 2**30
+    assert compare_cmd.DEFAULT_MAX_BYTES == 2**29
     with pytest.raises(SystemExit):
         cli.main(["compare", "--help"])
-    assert "default 1GiB" in " ".join(capsys.readouterr().out.split())
+    assert "default 512MiB" in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_pipe_over_max_bytes_is_stopped_while_read(capsys, tmp_path, monkeypatch):
@@ -632,3 +632,20 @@ def test_evaluate_run_warns_when_no_query_is_judged():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a run that matches: no warning at all
         evaluate_run(qrels, {"q1": {"a": 1.0}}, "AP")
+
+
+def test_running_out_of_memory_is_one_line_exit_1(capsys, tmp_path, monkeypatch):
+    """Past --max-bytes raised too far, a MemoryError is reported as what it is, not as an
+    internal error (simulated: a real one would need the memory of this machine)."""
+    monkeypatch.chdir(tmp_path)
+    qrels, runs = _collection(tmp_path, n_queries=3)
+
+    def no_memory(*a, **k):
+        raise MemoryError
+
+    from rankbook import conventions
+
+    monkeypatch.setattr(conventions, "evaluate_run", no_memory)
+    status, out, err = _main(capsys, [*runs, "--qrels", qrels])
+    assert status == 1 and err.count("\n") == 1 and not out
+    assert "out of memory while reading or scoring the runs" in err and "--max-bytes" in err

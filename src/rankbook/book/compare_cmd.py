@@ -26,6 +26,7 @@ exit statuses.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -50,9 +51,13 @@ MISSING = ("error", "zero", "drop")
 #: Measures compared when ``--measures`` is not given.
 DEFAULT_MEASURES = "nDCG@10,AP"
 #: Largest input file read without ``--max-bytes`` (bytes of text; a ``.gz`` file counts its
-#: compressed size before reading and its text while reading). A run is held as columns, about
-#: 40 bytes per line while it is scored: a 1 GiB run of 30 million lines needs about 1.2 GB.
-DEFAULT_MAX_BYTES = 1 << 30
+#: compressed size before reading and its text while reading). The command's peak memory is
+#: about :data:`MEMORY_PER_BYTE` times the largest run: two 250 MB runs of 7 million lines
+#: (MS MARCO's size) took 1.4 GB (``benchmarks/bench_compare_cli.py``), so the default
+#: admits twice that size within about 3 GB.
+DEFAULT_MAX_BYTES = 1 << 29
+#: Peak memory of the command per byte of its largest run, as measured (rounded up).
+MEMORY_PER_BYTE = 6
 #: Most bootstrap resamples and random sign flips ``--resamples`` takes.
 MAX_RESAMPLES = 1_000_000
 #: Most resampled means held at once: (systems + tests) x resamples, 8 bytes each (320 MB).
@@ -226,8 +231,8 @@ def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resa
             raise CompareError(f"{display_name(p)}: is a folder, not a {what} file")
         if max_bytes is not None and stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
             raise CompareError(f"{display_name(p)}: {st.st_size:,} bytes, over the limit of "
-                               f"{max_bytes:,}; --max-bytes raises it (about 40 bytes of memory "
-                               "per line of a run are needed)")
+                               f"{max_bytes:,}; --max-bytes raises it (the command needs about "
+                               f"{MEMORY_PER_BYTE} bytes of memory per byte of its largest run)")
 
 
 def _read(path, what, max_bytes, notes) -> _tf.TrecTable:
@@ -349,6 +354,19 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     if names == "stem":
         _baseline_index(baseline, unique_names(stems), run_paths, shown, names)
 
+    try:
+        return _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
+                                  conv, names, baseline, all_pairs, test, correction, alpha,
+                                  confidence, resamples, seed, missing, max_bytes)
+    except MemoryError:
+        raise OSError(errno.ENOMEM, "out of memory while reading or scoring the runs; the "
+                      f"command needs about {MEMORY_PER_BYTE} bytes of memory per byte of its "
+                      "largest run (--max-bytes bounds the size it accepts)") from None
+
+
+def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted, conv, names,
+                       baseline, all_pairs, test, correction, alpha, confidence, resamples,
+                       seed, missing, max_bytes) -> CompareResult:
     notes: list[str] = []
     qrels = _read(qrels_path, "qrels", max_bytes, notes)
     judged = set(qrels.qnames)

@@ -435,6 +435,17 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
     binary or text stream (a pipe, ``/dev/fd/N`` from process substitution, standard input):
     it is read once, from the start. ``max_bytes`` bounds the text read (after
     decompression): :class:`InputTooLarge` is raised as soon as it is passed.
+
+    Examples
+    --------
+    >>> import gzip, io
+    >>> t = read_table(io.BytesIO(gzip.compress(b"1 Q0 7 1 2.5 bm25\\n1 Q0 12 2 1.5 bm25\\n")), "run")
+    >>> len(t), t.tag, t.docs.dtype, t.line_of(1)
+    (2, 'bm25', dtype('int64'), 2)
+    >>> t.frame()
+      query_id doc_id  score
+    0        1      7    2.5
+    1        1     12    1.5
     """
     if what not in _LAYOUT:
         raise ValueError(f"what must be 'qrels' or 'run', got {what!r}")

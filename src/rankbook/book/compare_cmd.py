@@ -202,12 +202,21 @@ def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resa
                  all_pairs: bool) -> None:
     """Refuse, before any file is read, a resample count over :data:`MAX_RESAMPLES` or one that
     would hold more than :data:`MAX_RESAMPLE_CELLS` resampled means, and an input file larger
-    than ``max_bytes`` (a pipe is counted while it is read)."""
+    than ``max_bytes`` (a pipe is counted while it is read).
+
+    Examples
+    --------
+    >>> check_limits("q.txt", ["a.run", "b.run"], max_bytes=None, resamples=2_000_000,
+    ...              n_systems=2, all_pairs=False)
+    Traceback (most recent call last):
+    ...
+    rankbook.book.compare_cmd.CompareError: --resamples 2,000,000 is over the limit of 1,000,000; the default 10,000 resolves p-values down to 1/10,001
+    """
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise CompareError(f"--resamples must be a positive whole number, got {resamples!r}")
     if resamples > MAX_RESAMPLES:
         raise CompareError(f"--resamples {resamples:,} is over the limit of {MAX_RESAMPLES:,}; "
-                           "10,000 (the default) gives p-values to about 0.001")
+                           "the default 10,000 resolves p-values down to 1/10,001")
     tests = n_systems * (n_systems - 1) // 2 if all_pairs else n_systems - 1
     cells = (n_systems + tests) * resamples
     if cells > MAX_RESAMPLE_CELLS:

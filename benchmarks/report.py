@@ -81,6 +81,11 @@ def fmt_s(x) -> str:
 def table_rows(cases: dict) -> list:
     """(case, configuration, rankbook median, peer, peer median) for every comparison."""
     rows = []
+    c7 = cases.get("compare_7m")
+    if c7 and "total_s" in c7.get("ranx", {}):
+        rows.append(("rankbook compare (command)", f"2 TREC runs x {c7['lines_per_run']:,} lines",
+                     c7["rankbook"]["wall_s"], "ranx Run.from_file of both runs",
+                     c7["ranx"]["run_from_file_total_s"]))
     mb = cases.get("metric_batch")
     if mb:
         for r in mb["rows"]:

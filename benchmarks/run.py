@@ -9,7 +9,8 @@ Usage::
 Cases (one module each): ``metric_batch`` (bench_metrics), ``agreement`` (bench_agreement),
 ``consensus`` (bench_consensus), ``ir`` (bench_ir, with RBO), ``conventions``
 (bench_conventions: evaluate_run beside ranx and pytrec_eval), ``book`` (bench_book),
-``sweep`` (bench_sweep), ``compare`` (bench_stats). The run
+``sweep`` (bench_sweep), ``compare`` (bench_stats), ``compare_7m`` (bench_compare_cli:
+``rankbook compare`` on two 7-million-line runs, time, peak memory and Ctrl-C). The run
 prints a table of medians and ratios and writes a JSON file read by the book's benchmark page
 (notebooks/benchmarks.ipynb). Each target of issue 8 is evaluated in ``targets`` with the
 measured figure, the threshold, whether it is met, and by how much and why where it is not.
@@ -38,7 +39,7 @@ from common import ROOT, log, strip_values  # noqa: E402
 from report import fmt_s, table_rows  # noqa: E402
 
 CASES = ("metric_batch", "pairwise", "agreement", "consensus", "ir", "conventions", "book", "sweep",
-         "compare")
+         "compare", "compare_7m")
 
 
 def _machine() -> dict:
@@ -105,6 +106,8 @@ def run_case(name: str, quick: bool) -> dict:
         import bench_sweep as m
     elif name == "compare":
         import bench_stats as m
+    elif name == "compare_7m":
+        import bench_compare_cli as m
     else:
         raise ValueError(f"unknown case {name!r}; valid: {', '.join(CASES)}")
     load0 = os.getloadavg()[0]
@@ -301,6 +304,24 @@ def evaluate_targets(results: dict, quick: bool) -> list:
             "compare_all_pairs_speed", f"compare, every pair ({cp['all_pairs_tests']} tests), {cfg}: "
             "under 5 s on 2 cores (beyond the stated target)", cp["rankbook_all_pairs_s"], 5.0,
             "s", cp["rankbook_all_pairs_s"] < 5.0, "", applies))
+    c7 = results.get("compare_7m")
+    if c7:
+        rb, intr = c7["rankbook"], c7["interrupt"]
+        cfg = f"two runs of {c7['lines_per_run']:,} lines ({c7['measures']}, {c7['resamples']} resamples)"
+        rx = c7.get("ranx")
+        peer = ("; ranx not installed" if not rx else f"; ranx: {rx['failed']}" if "failed" in rx
+                else f"; ranx: Run.from_file of both runs {rx['run_from_file_total_s']:.0f} s, "
+                f"with Qrels.from_file and evaluate {rx['total_s']:.0f} s, peak "
+                f"{rx['peak_rss_mb']:.0f} MB")
+        targets.append(_target(
+            "compare_7m_memory", f"rankbook compare, {cfg}: peak memory under 2 GB (ru_maxrss of "
+            "the command)", rb["peak_rss_mb"], 2048.0, "MB", rb["peak_rss_mb"] < 2048.0,
+            f"{rb['wall_s']:.0f} s in all{peer}", applies))
+        targets.append(_target(
+            "compare_7m_interrupt", f"rankbook compare, {cfg}: exits 130 within 2 s of Ctrl-C "
+            f"(SIGINT sent after {intr['interrupt_at_s']:.0f} s)", intr["exit_after_interrupt_s"],
+            2.0, "s", intr["exit_after_interrupt_s"] < 2.0 and intr["status"] == 130,
+            f"exit status {intr['status']}", applies))
     return targets
 
 

@@ -115,6 +115,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -549,6 +550,16 @@ def _factorize(values):
     return codes, np.asarray(uniques)
 
 
+def _side_codes(x):
+    """(codes, distinct values) of one side's ids: a Categorical's own, else factorized."""
+    if isinstance(x, pd.Categorical):  # codes as int64: pandas keeps them as small as int8
+        return x.codes.astype(np.int64), np.asarray(x.categories, dtype=object)
+    codes, uniq = pd.factorize(np.asarray(x), use_na_sentinel=True)
+    if codes.size and codes.min() < 0:
+        raise ValueError("an id is missing (None or NaN); every row needs a query id and a document id")
+    return codes, np.asarray(uniq, dtype=object)
+
+
 class _IntNames:
     """Names of documents whose ids are non-negative integers on both sides: the code is the id."""
 
@@ -572,15 +583,25 @@ def _codes(a, b, integer_codes=False):
     are converted to text and merged, so 7 and "7" are one id. With ``integer_codes``, ids that
     are non-negative integers on both sides are their own codes (no hashing of the run).
     """
+    if isinstance(a, pd.Categorical) or isinstance(b, pd.Categorical):
+        # ids read from a file: codes of their distinct values, merged on those values only
+        what = "document" if integer_codes else "query"
+        ca, ua = _side_codes(a)
+        cb, ub = _side_codes(b)
+        names = np.concatenate([trec_format.id_text(ua, f"the {what} ids of the qrels"),
+                                trec_format.id_text(ub, f"the {what} ids of the run")])
+        merged, uniq = pd.factorize(names)
+        return merged[ca], merged[ua.size + cb] if cb.size else cb, np.asarray(uniq, dtype=object)
     a, b = np.asarray(a), np.asarray(b)
     if (integer_codes and a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.size and b.size
             and min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) < 2**40):
-        return a.astype(np.int64), b.astype(np.int64), _IntNames(int(max(a.max(), b.max())) + 1)
+        return (a.astype(np.int64, copy=False), b.astype(np.int64, copy=False),
+                _IntNames(int(max(a.max(), b.max())) + 1))
     if not integer_codes:  # query ids: each side in contiguous blocks, merged on their few values
         ca, ua = _factorize(a)
         cb, ub = _factorize(b)
-        names = np.array([str(u) for u in np.concatenate([ua.astype(object), ub.astype(object)])],
-                         dtype=object)
+        names = np.concatenate([trec_format.id_text(ua.astype(object), "the query ids of the qrels"),
+                                trec_format.id_text(ub.astype(object), "the query ids of the run")])
         merged, uniq = pd.factorize(names)
         return merged[ca], merged[ua.size + cb] if cb.size else cb, np.asarray(uniq, dtype=object)
     # document ids: one pass over both sides; text ids need no second pass
@@ -590,7 +611,7 @@ def _codes(a, b, integer_codes=False):
         raise ValueError("an id is missing (None or NaN); every row needs a query id and a document id")
     uniq = np.asarray(uniq, dtype=object)
     if pd.api.types.infer_dtype(uniq, skipna=False) != "string":
-        merged, names = pd.factorize(np.array([str(u) for u in uniq], dtype=object))
+        merged, names = pd.factorize(trec_format.id_text(uniq, "the document ids"))
         codes, uniq = merged[codes], np.asarray(names, dtype=object)
     return codes[: a.size], codes[a.size:], uniq
 
@@ -1026,6 +1047,22 @@ def _query_sort_key(names):
     return np.array(sorted(range(len(names)), key=lambda i: names[i]), dtype=np.int64)
 
 
+def _no_match_message(data, in_qrels, in_run, conv) -> str:
+    def some(mask):
+        names = data.qnames[np.flatnonzero(mask)]
+        shown = ", ".join(repr(str(x)) for x in names[:3])
+        return f"{names.size} queries ({shown}{', ...' if names.size > 3 else ''})"
+
+    result = {"unjudged": "scored as if nothing were relevant"}.get(conv.run_only,
+                                                                    "not scored")
+    if conv.qrels_only == "zero":
+        result += ", and every judged query scores 0"
+    return (f"no query of the run is judged in the qrels: the run has {some(in_run)}, "
+            f"the qrels {some(in_qrels)}; ids are compared as text, so the run's queries are "
+            f"{result} under the {conv.name} profile (the means are NaN where no query is "
+            "scored); check that both files use the same query ids")
+
+
 def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     r"""Score a run against relevance judgements under the conventions of one tool.
 
@@ -1125,6 +1162,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
             f"({only_r.size} such queries); the {conv.name} profile refuses runs and qrels with "
             "different queries, as ranx.evaluate does"
         )
+    if data.qq.size and data.rq.size and not np.any(in_qrels & in_run):
+        warnings.warn(_no_match_message(data, in_qrels, in_run, conv), UserWarning, stacklevel=2)
     evaluated = in_run & (in_qrels | (conv.run_only == "unjudged"))
     zero_rows = only_q if conv.qrels_only == "zero" else np.zeros(0, dtype=np.int64)
 

@@ -793,11 +793,24 @@ def correct(pvalues, method: str = "holm"):
 
 
 def _letters(n):
+    """Codes of ``n`` systems: a, b, ..., z (no q), then aa, ab, ..., zz, then aaa, ... (as
+    spreadsheet columns are named), so any number of systems has one code each.
+
+    >>> _letters(3), _letters(27)[-2:], _letters(651)[-2:]
+    (['a', 'b', 'c'], ['aa', 'ab'], ['zz', 'aaa'])
+    """
     base = "abcdefghijklmnoprstuvwxyz"
-    if n <= len(base):
-        return list(base[:n])
-    return [base[i // len(base) - 1] + base[i % len(base)] if i >= len(base) else base[i]
-            for i in range(n)]
+    k = len(base)
+    out = []
+    for i in range(n):
+        code = ""
+        while True:
+            code = base[i % k] + code
+            i = i // k - 1
+            if i < 0:
+                break
+        out.append(code)
+    return out
 
 
 def _superscript(text):
@@ -1150,7 +1163,11 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
         if r.significant:
             winner, loser = (r.system, r.other) if r.diff > 0 else (r.other, r.system)
             marks.setdefault((r.measure, winner), []).append(letter_of[loser])
-    table["mark"] = ["".join(sorted(marks.get((m, s), []))) for m, s in zip(table.measure, table.system)]
+    # one-letter codes run together (ranx's "ab"); longer codes are separated by commas, so a
+    # mark reads back unambiguously ("a,ab" is not "aa,b")
+    sep = "" if all(len(c) == 1 for c in letter_of.values()) else ","
+    table["mark"] = [sep.join(sorted(marks.get((m, s), []), key=lambda c: (len(c), c)))
+                     for m, s in zip(table.measure, table.system)]
     cols = ["diff", "diff_low", "diff_high", "effect_size", "p_value", "p_corrected", "significant"]
     if baseline is not None:
         extra = pairs.set_index(["measure", "system"])[cols]

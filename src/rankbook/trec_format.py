@@ -23,15 +23,21 @@ document; the file readers also name ``path:line``.
 
 from __future__ import annotations
 
+import csv
+import gzip
 import io
 import math
 import os
+import re
+import warnings
+import zlib
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_qrels", "read_run", "as_qrels", "as_run", "QRELS_COLUMNS", "RUN_COLUMNS"]
+__all__ = ["read_qrels", "read_run", "read_table", "as_qrels", "as_run", "QRELS_COLUMNS",
+           "RUN_COLUMNS", "TrecTable", "InputNote", "InputTooLarge", "display_name", "id_text"]
 
 #: Columns of the table :func:`read_qrels` and :func:`as_qrels` return.
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
@@ -43,79 +49,481 @@ RUN_COLUMNS = ("query_id", "doc_id", "score")
 # files
 
 
-def _lines(path) -> list[str]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().splitlines()
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
+class InputNote(UserWarning):
+    """Something a reader changed on the way in, and says so (a byte-order mark removed, float
+    ids written as whole numbers). Callers that report notes (``rankbook compare``) collect
+    these warnings; others see them as ordinary warnings."""
 
 
-def _scan(path, lines, n_cols: int, what: str, value_col: int, value_name: str):
-    """Split every line; raise ``path:line: problem`` at the first bad one."""
-    queries, docs, values, line_nos = [], [], [], []
-    for no, line in enumerate(lines, start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        fields = line.split()
-        if len(fields) != n_cols:
-            raise ValueError(
-                f"{path}:{no}: a {what} line has {n_cols} whitespace-separated columns "
-                f"({_COLUMN_NAMES[what]}), this one has {len(fields)}: {line.strip()!r}"
-            )
-        q, d, v = fields[0], fields[2], fields[value_col]
+class InputTooLarge(ValueError):
+    """An input over the byte limit a reader was given (``max_bytes``)."""
+
+    def __init__(self, message, name, limit):
+        super().__init__(message)
+        self.name, self.limit = name, limit
+
+
+#: Bytes of text parsed at once: the reader never holds more than one such block as Python
+#: strings, whatever the size of the file.
+CHUNK_BYTES = 4 << 20
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+
+
+def display_name(path) -> str:
+    """A file name as printable text: bytes that are not UTF-8 are shown as ``\\xNN``.
+
+    File names are bytes on POSIX; Python decodes those that are not UTF-8 with lone
+    surrogates (:func:`os.fsdecode`), which cannot be printed or written as UTF-8.
+
+    Examples
+    --------
+    >>> display_name(b"bm25\\xff.run")
+    'bm25\\\\xff.run'
+    >>> display_name("dense.run")
+    'dense.run'
+    """
+    raw = path if isinstance(path, bytes) else os.fsencode(os.fspath(path))
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def _source_name(source) -> str:
+    if isinstance(source, (str, bytes, os.PathLike)):
+        return display_name(source)
+    name = getattr(source, "name", None)
+    if isinstance(name, (str, bytes)):
+        return display_name(name)
+    return "<stream>"
+
+
+class _Prefixed(io.RawIOBase):
+    """A binary stream whose first bytes were already read (to sniff gzip), put back in front."""
+
+    def __init__(self, head: bytes, rest):
+        self._head, self._rest = head, rest
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if self._head:
+            n = min(len(b), len(self._head))
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(b))
+        if not data:
+            return 0
+        n = len(data)
+        b[:n] = data
+        return n
+
+
+def _read_exactly(fh, n: int) -> bytes:
+    out = b""
+    while len(out) < n:
+        part = fh.read(n - len(out))
+        if not part:
+            break
+        out += part
+    return out
+
+
+def _blocks(source, name: str, max_bytes, chunk_bytes: int):
+    """Yield the text of ``source`` as UTF-8 byte blocks that end after a ``\\n`` (the last one
+    may not), reading it once: a path (gzip recognised by its first two bytes), a binary or a
+    text stream. A leading byte-order mark is removed with an :class:`InputNote`."""
+    own = None
+    if isinstance(source, (str, bytes, os.PathLike)):
         try:
-            x = float(v)
-        except ValueError:
-            raise ValueError(
-                f"{path}:{no}: the {value_name} of document {d!r} for query {q!r} is not a "
-                f"number: {v!r}"
-            ) from None
-        if not math.isfinite(x):
-            raise ValueError(
-                f"{path}:{no}: the {value_name} of document {d!r} for query {q!r} must be a "
-                f"finite number, got {v!r}"
-            )
-        queries.append(q)
-        docs.append(d)
-        values.append(x)
-        line_nos.append(no)
-    return queries, docs, values, line_nos
+            own = fh = open(source, "rb")
+        except FileNotFoundError:
+            raise ValueError(f"{name}: no such file") from None
+    elif hasattr(source, "read"):
+        fh = source
+    else:
+        raise ValueError(f"expected a path or a stream, got {type(source).__name__}")
+    try:
+        if isinstance(fh.read(0), str):
+            def read(n):
+                try:
+                    return fh.read(n).encode("utf-8", "surrogateescape")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{name}: not a UTF-8 text file ({exc.reason})") from None
+            head = b""
+        else:
+            head = _read_exactly(fh, 2)
+            if head == _GZIP_MAGIC:
+                z = gzip.GzipFile(fileobj=io.BufferedReader(_Prefixed(head, fh)), mode="rb")
+                head = b""
+
+                def read(n):
+                    try:
+                        return z.read(n)
+                    except (OSError, EOFError, zlib.error) as exc:
+                        raise ValueError(f"{name}: a damaged gzip file ({exc})") from None
+            else:
+                read = fh.read
+        while len(head) < 3:
+            more = read(3 - len(head))
+            if not more:
+                break
+            head += more
+        if head.startswith(_BOM):
+            head = head[3:]
+            warnings.warn(f"{name}: a UTF-8 byte-order mark at the start of the file was removed "
+                          "(it is not part of the first id)", InputNote, stacklevel=2)
+        pending, total = head, len(head)
+        while True:
+            block = read(chunk_bytes)
+            total += len(block)
+            if max_bytes is not None and total > max_bytes:
+                raise InputTooLarge(f"{name}: more than {max_bytes:,} bytes of text, over the "
+                                    f"limit of {max_bytes:,} bytes", name, max_bytes)
+            data = pending + block if pending else block
+            if not block:
+                if data:
+                    yield data
+                return
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                pending = data
+                continue
+            yield data[:cut]
+            pending = data[cut:]
+    finally:
+        if own is not None:
+            own.close()
 
 
 _COLUMN_NAMES = {
     "qrels": "query iteration document relevance",
     "run": "query Q0 document rank score tag",
 }
+_LAYOUT = {  # what -> (columns, value column, value name)
+    "qrels": (4, 3, "relevance"),
+    "run": (6, 4, "score"),
+}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_FIELD_SEP = re.compile(r"[ \t]+")
+_COMMENT = re.compile(rb"(?:^|[\r\n])[ \t]*#")
 
 
-def _read(path, what: str) -> pd.DataFrame:
-    path = os.fspath(path)
-    lines = _lines(path)
-    value_col, value_name = (3, "relevance") if what == "qrels" else (4, "score")
-    n_cols = 4 if what == "qrels" else 6
-    queries, docs, values, line_nos = _scan(path, lines, n_cols, what, value_col, value_name)
-    df = pd.DataFrame({"query_id": queries, "doc_id": docs, value_name: np.asarray(values, float)})
-    dup = df.duplicated(["query_id", "doc_id"], keep="first").to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        q, d = df.at[i, "query_id"], df.at[i, "doc_id"]
-        first = int(np.flatnonzero((df["query_id"].to_numpy() == q) & (df["doc_id"].to_numpy() == d))[0])
-        raise ValueError(
-            f"{path}:{line_nos[i]}: document {d!r} appears twice for query {q!r} (first on line "
-            f"{line_nos[first]}); trec_eval refuses duplicate documents too"
-        )
+def _bad_line(name, no, line, what, n_fields):
+    n_cols = _LAYOUT[what][0]
+    shown = line.strip(" \t")
+    return ValueError(
+        f"{name}:{no}: a {what} line has {n_cols} whitespace-separated columns "
+        f"({_COLUMN_NAMES[what]}), this one has {n_fields}: {shown!r}")
+
+
+def _bad_value(name, no, what, q, d, v, finite):
+    value_name = _LAYOUT[what][2]
+    if finite:
+        return ValueError(f"{name}:{no}: the {value_name} of document {d!r} for query {q!r} must "
+                          f"be a finite number, got {v!r}")
+    return ValueError(f"{name}:{no}: the {value_name} of document {d!r} for query {q!r} is not a "
+                      f"number: {v!r}")
+
+
+def _scan_text(text: str, name: str, what: str, line0: int):
+    """The exact line-by-line reading of one block (fields split at spaces and tabs, lines at
+    ``\\n``, ``\\r\\n`` or ``\\r``): used for a block the columnar reader cannot take as it is,
+    and to name the first bad line. Raises ``name:line: problem``."""
+    n_cols, value_col, _ = _LAYOUT[what]
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    queries, docs, values, line_nos, tag = [], [], [], [], None
+    for no, line in enumerate(lines, start=line0):
+        fields = [f for f in _FIELD_SEP.split(line) if f]
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != n_cols:
+            raise _bad_line(name, no, line, what, len(fields))
+        q, d, v = fields[0], fields[2], fields[value_col]
+        try:
+            x = float(v)
+        except ValueError:
+            raise _bad_value(name, no, what, q, d, v, finite=False) from None
+        if not math.isfinite(x):
+            raise _bad_value(name, no, what, q, d, v, finite=True)
+        if tag is None and what == "run":
+            tag = fields[5]
+        queries.append(q)
+        docs.append(d)
+        values.append(x)
+        line_nos.append(no)
+    return (np.array(queries, dtype=object), np.array(docs, dtype=object),
+            np.array(values, dtype=float), np.array(line_nos, dtype=np.int64), tag, len(lines))
+
+
+def _field_count(block: bytes, n_lines: int) -> int:
+    """Fields in a block with no blank line: spaces + lines when single spaces separate the
+    fields (the common case, a few byte searches), else the starts of runs of non-blanks."""
+    if (b"\t" not in block and b"  " not in block and not block.startswith(b" ")
+            and b"\n " not in block and b" \n" not in block and b"\r " not in block
+            and b" \r" not in block and not block.endswith(b" ")):
+        return block.count(b" ") + n_lines
+    arr = np.frombuffer(block, dtype=np.uint8)
+    blank = (arr == 32) | (arr == 9) | (arr == 10) | (arr == 13)
+    return int(np.count_nonzero(~blank[1:] & blank[:-1])) + int(arr.size > 0 and not blank[0])
+
+
+def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
+    """(queries, documents, values, line numbers or None, first tag, lines in the block) of one
+    block, read column by column with pandas' C reader (line numbers None: every line is a data
+    line). A block it cannot take exactly as it is (comments, blank lines, any bad line) is read
+    line by line instead (:func:`_scan_text`), which names the first bad line."""
+    try:
+        text = block.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name}: not a UTF-8 text file ({exc.reason} at byte "
+                         f"{offset + exc.start})") from None
+    n_cols, value_col, _ = _LAYOUT[what]
+    if b"\x00" in block:
+        return _scan_text(text, name, what, line0)
+    del text
+    last = n_cols - 1
+    use = sorted({0, 2, value_col, last})
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.BytesIO(block), sep=r"\s+", header=None, names=list(range(n_cols)),
+                             usecols=use, index_col=False,
+                             dtype={c: (np.float64 if c == value_col else object) for c in use},
+                             float_precision="round_trip", na_filter=False,
+                             quoting=csv.QUOTE_NONE, skip_blank_lines=False, engine="c",
+                             encoding="utf-8")
+    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, TypeError):
+        return _scan_text(block.decode("utf-8"), name, what, line0)
+    n_lines = len(df)
+    q = df[0].to_numpy(dtype=object)
+    d = df[2].to_numpy(dtype=object)
+    v = df[value_col].to_numpy(dtype=np.float64)
+    tail = df[last].to_numpy(dtype=object) if last != value_col else None
+    del df
+    fine = (np.isfinite(v).all()
+            and not (b"#" in block and any(s.startswith("#") for s in pd.unique(q)))
+            and (tail is None or not (tail == "").any())
+            and not (q == "").any()
+            and _field_count(block, n_lines) == n_cols * n_lines)
+    if not fine:
+        return _scan_text(block.decode("utf-8"), name, what, line0)
+    tag = tail[0] if what == "run" and n_lines else None
+    return q, d, v, None, tag, n_lines
+
+
+def _canonical_ints(ids: np.ndarray):
+    """``ids`` (text) as int64 when every one is a non-negative integer written canonically
+    (no sign, no leading zero, at most 18 digits), so that ``str(int(x)) == x``; else None."""
+    if ids.size == 0:
+        return None
+    try:
+        b = ids.astype("S")
+    except (UnicodeEncodeError, ValueError):
+        return None
+    w = b.dtype.itemsize
+    if w > 18:
+        return None
+    m = b.view(np.uint8).reshape(ids.size, w)
+    n = (m != 0).sum(axis=1)
+    digit = (m >= 48) & (m <= 57)
+    inside = np.arange(w)[None, :] < n[:, None]
+    if not (np.all(digit == inside) and np.all(n > 0)):
+        return None
+    if np.any((m[:, 0] == 48) & (n > 1)):
+        return None
+    out = np.zeros(ids.size, dtype=np.int64)
+    d = m.astype(np.int64) - 48
+    for j in range(w):
+        out = np.where(inside[:, j], out * 10 + d[:, j], out)
+    return out
+
+
+class _Ids:
+    """Ids of a whole file built block by block: factorized per block, merged at the end."""
+
+    def __init__(self, try_ints: bool):
+        self.ints = try_ints
+        self.parts = []  # int64 arrays, or (codes, uniques)
+
+    def add(self, ids: np.ndarray):
+        if self.ints:
+            as_int = _canonical_ints(ids)
+            if as_int is not None:
+                self.parts.append(as_int)
+                return
+            self.ints = False
+        codes, uniq = pd.factorize(ids)
+        self.parts.append((codes.astype(np.int32), np.asarray(uniq, dtype=object)))
+
+    def finish(self):
+        """(codes, names) with names text; or (int64 ids, None) when every id is an integer.
+        The blocks are released: only the merged columns stay."""
+        blocks, self.parts = self.parts, []
+        if self.ints:
+            return (np.concatenate(blocks) if blocks else np.zeros(0, np.int64)), None
+        parts = []
+        for p in blocks:
+            if isinstance(p, tuple):
+                parts.append(p)
+            else:  # a block of integer ids before the first block that was not
+                codes, uniq = pd.factorize(p)
+                parts.append((codes, np.array([str(u) for u in uniq], dtype=object)))
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0, dtype=object)
+        allu = np.concatenate([u for _, u in parts])
+        merged, names = pd.factorize(allu)
+        small = np.int32 if len(names) < 2**31 else np.int64
+        merged = merged.astype(small)
+        offsets = np.cumsum([0] + [u.size for _, u in parts[:-1]])
+        codes = np.empty(sum(c.size for c, _ in parts), dtype=small)
+        at = 0
+        for (c, _), off in zip(parts, offsets):
+            codes[at:at + c.size] = merged[off + c]
+            at += c.size
+        return codes, np.asarray(names, dtype=object)
+
+
+class TrecTable:
+    """A qrels or run file read into columns: query codes and their names, document ids (int64
+    when every id is an integer written canonically, else codes and names), values, the line
+    of each row and the run tag of the first line (``None`` for qrels or an empty file)."""
+
+    def __init__(self, name, what, qcodes, qnames, docs, dnames, values, line_map, tag):
+        self.name, self.what = name, what
+        self.qcodes, self.qnames, self.docs, self.dnames = qcodes, qnames, docs, dnames
+        self.values, self.tag = values, tag
+        self._line_map = line_map  # per block: (first row, first line, line numbers or None)
+
+    def __len__(self):
+        return self.values.size
+
+    def line_of(self, row: int) -> int:
+        """The line of the file that row ``row`` was read from."""
+        starts = [s for s, _, _ in self._line_map]
+        k = int(np.searchsorted(starts, row, side="right")) - 1
+        start, line0, lines = self._line_map[k]
+        return int(lines[row - start]) if lines is not None else line0 + row - start
+
+    def query_ids(self) -> np.ndarray:
+        return self.qnames[self.qcodes]
+
+    def doc_ids(self, compact: bool = False) -> np.ndarray:
+        if self.dnames is not None:
+            return self.dnames[self.docs]
+        if compact:
+            return self.docs
+        codes, uniq = pd.factorize(self.docs)
+        return np.array([str(u) for u in uniq], dtype=object)[codes]
+
+    def frame(self, compact: bool = False) -> pd.DataFrame:
+        """The tidy table; ``compact`` keeps integer document ids as int64 (the scorer compares
+        ids as text, and these write back exactly)."""
+        value_name = _LAYOUT[self.what][2]
+        return pd.DataFrame({"query_id": self.query_ids(), "doc_id": self.doc_ids(compact),
+                             value_name: self.values})
+
+
+def read_table(source, what: str, *, max_bytes: int | None = None,
+               chunk_bytes: int = CHUNK_BYTES) -> TrecTable:
+    """Read a qrels (``what="qrels"``) or run (``"run"``) file once, block by block, into
+    columns (see :class:`TrecTable`); the engine of :func:`read_qrels` and :func:`read_run`.
+
+    ``source`` is a path (a gzip file is recognised by its first bytes and read directly), or a
+    binary or text stream (a pipe, ``/dev/fd/N`` from process substitution, standard input):
+    it is read once, from the start. ``max_bytes`` bounds the text read (after
+    decompression): :class:`InputTooLarge` is raised as soon as it is passed.
+
+    Examples
+    --------
+    >>> import gzip, io
+    >>> t = read_table(io.BytesIO(gzip.compress(b"1 Q0 7 1 2.5 bm25\\n1 Q0 12 2 1.5 bm25\\n")), "run")
+    >>> len(t), t.tag, t.docs.dtype, t.line_of(1)
+    (2, 'bm25', dtype('int64'), 2)
+    >>> t.frame()
+      query_id doc_id  score
+    0        1      7    2.5
+    1        1     12    1.5
+    """
+    if what not in _LAYOUT:
+        raise ValueError(f"what must be 'qrels' or 'run', got {what!r}")
+    name = _source_name(source)
+    qids, dids = _Ids(try_ints=False), _Ids(try_ints=True)
+    values, line_map, tag = [], [], None
+    line0, offset, rows = 1, 0, 0
+    for block in _blocks(source, name, max_bytes, chunk_bytes):
+        q, d, v, ln, t, n_lines = _parse_block(block, name, what, line0, offset)
+        if v.size:
+            qids.add(q)
+            dids.add(d)
+            values.append(v)
+            line_map.append((rows, line0, ln))
+            rows += v.size
+            if tag is None:
+                tag = t
+        del q, d
+        line0 += n_lines
+        offset += len(block)
+    qcodes, qnames = qids.finish()
+    docs, dnames = dids.finish()
+    values = np.concatenate(values) if values else np.zeros(0)
+    table = TrecTable(name, what, qcodes, qnames, docs, dnames, values, line_map, tag)
+    del qids, dids, values
+    _refuse_duplicates(table)
+    return table
+
+
+def _refuse_duplicates(t: TrecTable) -> None:
+    """A document listed twice for a query: ``name:line`` of the second listing and the line of
+    the first. One sort of a packed (query, document) key finds whether there is one."""
+    if len(t) < 2:
+        return
+    q, d = t.qcodes, t.docs
+    if d.size and d.min() >= 0 and d.max() < 2**40 and q.max() < 2**23:
+        key = q.astype(np.int64)
+        key <<= 40
+        key |= d
+        key.sort()
+        if not (key[1:] == key[:-1]).any():
+            return
+        del key
+    q = q.astype(np.int64)
+    dup = pd.DataFrame({"q": q, "d": d}).duplicated(keep="first").to_numpy()
+    if not dup.any():
+        return
+    i = int(np.flatnonzero(dup)[0])
+    first = int(np.flatnonzero((q == q[i]) & (d == d[i]))[0])
+    qn = t.qnames[q[i]]
+    dn = t.dnames[d[i]] if t.dnames is not None else str(int(d[i]))
+    raise ValueError(
+        f"{t.name}:{t.line_of(i)}: document {dn!r} appears twice for query {qn!r} (first on line "
+        f"{t.line_of(first)}); trec_eval refuses duplicate documents too"
+    )
+
+
+def _read(path, what: str, max_bytes: int | None = None) -> pd.DataFrame:
+    table = read_table(path, what, max_bytes=max_bytes)
+    df = table.frame()
+    if what == "run":
+        df.attrs["tag"] = table.tag
     return df
 
 
-def read_qrels(path) -> pd.DataFrame:
+def read_qrels(path, *, max_bytes: int | None = None) -> pd.DataFrame:
     """Read a TREC qrels file: ``query iteration document relevance`` per line.
+
+    The file is read once, in blocks, column by column: a path, a ``.gz`` file (recognised by
+    its first bytes), a pipe or ``/dev/fd/N`` from process substitution, or an open stream.
+    Fields are separated by spaces and tabs. A UTF-8 byte-order mark at the start is removed
+    with an :class:`InputNote` warning naming the file.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like or file object
+    max_bytes : int, optional
+        Refuse (:class:`InputTooLarge`) a file with more bytes of text than this.
 
     Returns
     -------
@@ -144,18 +552,22 @@ def read_qrels(path) -> pd.DataFrame:
     ...
     ValueError: ...qrels.txt:2: the relevance of document 'b' for query '1' is not a number: 'high'
     """
-    return _read(path, "qrels")
+    return _read(path, "qrels", max_bytes)
 
 
-def read_run(path) -> pd.DataFrame:
+def read_run(path, *, max_bytes: int | None = None) -> pd.DataFrame:
     """Read a TREC run file: ``query Q0 document rank score tag`` per line.
 
     The rank column is ignored: every tool ranks by score (trec_eval does too), and what
-    happens to equal scores is a convention of each tool (:mod:`rankbook.conventions`).
+    happens to equal scores is a convention of each tool (:mod:`rankbook.conventions`). The
+    file is read once, as :func:`read_qrels` reads it; the tag of the first line is kept in
+    ``attrs["tag"]``.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like or file object
+    max_bytes : int, optional
+        Refuse (:class:`InputTooLarge`) a file with more bytes of text than this.
 
     Returns
     -------
@@ -183,14 +595,47 @@ def read_run(path) -> pd.DataFrame:
     ...
     ValueError: ...run.txt:2: document 'b' appears twice for query '1' (first on line 1); trec_eval refuses duplicate documents too
     """
-    return _read(path, "run")
+    return _read(path, "run", max_bytes)
 
 
 # --------------------------------------------------------------------------------------------
 # any spelling -> tidy table
 
 
-def _ids_as_str(values: pd.Series) -> np.ndarray:
+def id_text(uniques, where: str = "ids") -> np.ndarray:
+    """Distinct ids as text, as trec_eval compares them: a str stays as it is, an integer is
+    written in decimal, and a float that is exactly a whole number is written without its
+    ``.0`` (pandas turns an integer id column with a gap into floats: ``1.0`` is query ``"1"``),
+    with an :class:`InputNote` warning naming ``where``. Other floats keep Python's shortest
+    spelling (``1.5``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     list(id_text([1.0, 2.5, "07", 3]))
+    ['1', '2.5', '07', '3']
+    """
+    out = np.empty(len(uniques), dtype=object)
+    whole = []
+    for i, u in enumerate(uniques):
+        if isinstance(u, str):
+            out[i] = u
+        elif isinstance(u, (float, np.floating)) and math.isfinite(u) and float(u).is_integer():
+            out[i] = str(int(u))
+            whole.append(u)
+        else:
+            out[i] = str(u)
+    if whole:
+        shown = ", ".join(repr(float(x)) for x in whole[:3]) + (", ..." if len(whole) > 3 else "")
+        warnings.warn(f"{where}: {len(whole)} id(s) are floats with a whole value ({shown}); ids "
+                      f"are compared as text, so they are read as {str(int(whole[0]))!r} and so "
+                      "on", InputNote, stacklevel=3)
+    return out
+
+
+def _ids_as_str(values: pd.Series, where: str = "ids") -> np.ndarray:
     """Ids as an object array of str; only the distinct values are converted (fast for ints)."""
     arr = values.to_numpy()
     if arr.dtype == object and all(isinstance(x, str) for x in arr[: min(len(arr), 64)]):
@@ -199,7 +644,7 @@ def _ids_as_str(values: pd.Series) -> np.ndarray:
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     if (codes < 0).any():
         raise ValueError("an id is missing (None or NaN); every row needs a query id and a document id")
-    as_str = np.array([str(u) for u in np.asarray(uniques, dtype=object)], dtype=object)
+    as_str = id_text(np.asarray(uniques, dtype=object), where)
     return as_str[codes]
 
 
@@ -223,12 +668,18 @@ def _from_mapping(obj: Mapping, value_name: str, what: str) -> pd.DataFrame:
 def _raw_columns(obj, value_name: str, what: str):
     """(query ids, document ids, values) of any accepted spelling, as arrays in input order.
 
-    File ids come back as text; DataFrame and dict ids as given (the callers compare them as
-    text).
+    File ids come back as a :class:`pandas.Categorical` of their text (integer document ids
+    that write back exactly as int64); DataFrame and dict ids as given (the callers compare
+    them as text).
     """
-    if isinstance(obj, (str, os.PathLike)):
-        df = _read(obj, "qrels" if what == "qrels" else "run")
-    elif isinstance(obj, pd.DataFrame):
+    if _is_file(obj):
+        obj = read_table(obj, "qrels" if what == "qrels" else "run")
+    if isinstance(obj, TrecTable):  # ids as codes of their distinct values: nothing per row
+        docs = (obj.docs if obj.dnames is None
+                else pd.Categorical.from_codes(obj.docs, obj.dnames, validate=False))
+        return (pd.Categorical.from_codes(obj.qcodes, obj.qnames, validate=False), docs,
+                obj.values)
+    if isinstance(obj, pd.DataFrame):
         need = ["query_id", "doc_id", value_name]
         missing = [c for c in need if c not in obj.columns]
         if missing:
@@ -247,13 +698,20 @@ def _raw_columns(obj, value_name: str, what: str):
     return df["query_id"].to_numpy(), df["doc_id"].to_numpy(), df[value_name].to_numpy()
 
 
+def _is_file(obj) -> bool:
+    return isinstance(obj, (str, bytes, os.PathLike)) or (
+        hasattr(obj, "read") and not isinstance(obj, (pd.DataFrame, Mapping)))
+
+
 def _tidy(obj, value_name: str, what: str) -> pd.DataFrame:
-    if isinstance(obj, (str, os.PathLike)):
+    if isinstance(obj, TrecTable):
+        return obj.frame()
+    if _is_file(obj):
         return _read(obj, "qrels" if what == "qrels" else "run")
     rq, rd, raw = _raw_columns(obj, value_name, what)
     df = pd.DataFrame({"query_id": rq, "doc_id": rd, value_name: raw})
-    q = _ids_as_str(df["query_id"])
-    d = _ids_as_str(df["doc_id"])
+    q = _ids_as_str(df["query_id"], f"the query ids of the {what}")
+    d = _ids_as_str(df["doc_id"], f"the document ids of the {what}")
     vals = _as_numbers(raw, lambda i: (q[i], d[i]), value_name, what)
     out = pd.DataFrame({"query_id": q, "doc_id": d, value_name: vals})
     dup = out.duplicated(["query_id", "doc_id"], keep="first").to_numpy()
@@ -272,7 +730,7 @@ def _as_numbers(raw, who, value_name: str, what: str) -> np.ndarray:
     """``raw`` as finite floats; ``who(i)`` names (query, document) of row i for the message."""
     raw = np.asarray(raw)
     if raw.dtype.kind in "iuf":
-        vals = raw.astype(float)
+        vals = raw.astype(float, copy=False)
     else:
         vals = np.empty(raw.shape[0])
         for i, x in enumerate(raw):

@@ -192,7 +192,9 @@ def _cmd_compare(args) -> int:
                 names=args.names, baseline=args.baseline, all_pairs=args.all_pairs,
                 test=args.test, correction=args.correction, alpha=args.alpha,
                 confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                missing=args.missing)
+                missing=args.missing,
+                max_bytes=(compare_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
+                           else args.max_bytes))
             texts = {args.out: compare_cmd.table_csv(res.table)}
             if args.latex:
                 texts[args.latex] = res.comparison.to_latex()
@@ -230,15 +232,37 @@ def _cmd_compare(args) -> int:
     return 0
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), e.g. 0.95; "
-                                         f"got {text}")
-    return value
+def _fraction(example: str):
+    """A level strictly between 0 and 1; the message gives the valid range and an example
+    that fits the option (``--alpha`` 0.05, ``--confidence`` 0.95)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not 0 < value < 1:
+            raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive: 0 < value "
+                                             f"< 1), e.g. {example}; got {text}")
+        return value
+    return parse
+
+
+_BYTE_UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "kib": 2**10,
+               "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def _byte_count(text: str) -> int:
+    """``2000000``, ``500M``, ``2G`` or ``1GiB``: a positive number of bytes."""
+    import re
+
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmMgGtT](?:i?[bB])?|[bB]?)\s*", text)
+    unit = (m.group(2).lower().removesuffix("b") if m else "")
+    if unit.endswith("i"):
+        unit += "b"
+    if not m or unit not in _BYTE_UNITS or float(m.group(1)) * _BYTE_UNITS[unit] < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number of bytes, e.g. 2000000000, "
+                                         f"500M, 2G or 1GiB; got {text!r}")
+    return int(float(m.group(1)) * _BYTE_UNITS[unit])
 
 
 def _nonnegative(text: str) -> int:
@@ -344,12 +368,16 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--correction", default="holm",
                    help="multiple-comparison correction within each measure: holm (default), "
                         "bonferroni, bh, by or none")
-    c.add_argument("--alpha", type=_fraction, default=0.05,
+    c.add_argument("--alpha", type=_fraction("0.05"), default=0.05,
                    help="significance level (default: %(default)s)")
-    c.add_argument("--confidence", type=_fraction, default=0.95,
+    c.add_argument("--confidence", type=_fraction("0.95"), default=0.95,
                    help="level of the bootstrap intervals (default: %(default)s)")
     c.add_argument("--resamples", type=_positive, default=10000, metavar="N",
-                   help="bootstrap resamples and random sign flips (default: %(default)s)")
+                   help="bootstrap resamples and random sign flips (default: %(default)s; at "
+                        "most 1,000,000, and (systems + tests) x N at most 40 million)")
+    c.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                   help="largest input file, in bytes (default 512MiB; 500M, 2G, 4GiB, ...); "
+                        "the command needs about 6 bytes of memory per byte of its largest run")
     c.add_argument("--seed", type=_nonnegative, default=0, help="random seed (default: 0)")
     c.add_argument("--missing", default="error", choices=["error", "zero", "drop"],
                    help="a query some runs are scored on and another is not: stop (default), "

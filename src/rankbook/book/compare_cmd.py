@@ -13,6 +13,12 @@ different queries, the command stops and says which run lacks which query, unles
 ``--missing zero`` (score 0, as ``trec_eval -c`` does) or ``--missing drop`` (compare on the
 queries every run has) says what to do.
 
+Every input is read once (:func:`rankbook.trec_format.read_table`), so a pipe, ``/dev/fd/N``
+from process substitution or a ``.gz`` file works like a plain file, and the run tag comes from
+the table read. Files over :data:`DEFAULT_MAX_BYTES` (``--max-bytes``) and resample counts over
+:data:`MAX_RESAMPLES` or :data:`MAX_RESAMPLE_CELLS` are refused before any file is read. File
+names that are not UTF-8 are shown with ``\\xNN`` escapes.
+
 Errors are :class:`CompareError` (bad input or usage, exit status 2) with one line that names
 the file, and the line where the reader knows it; :mod:`rankbook.book.cli` turns them into
 exit statuses.
@@ -20,9 +26,12 @@ exit statuses.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -31,6 +40,8 @@ import pandas as pd
 
 from .. import conventions as _conv
 from .. import stats as _stats
+from .. import trec_format as _tf
+from ..trec_format import display_name
 
 #: Where a system's name comes from: the run file's name without its last suffix, or the run
 #: tag (sixth column of the file's first line, as trec_eval reports it).
@@ -39,6 +50,18 @@ NAME_SOURCES = ("stem", "tag")
 MISSING = ("error", "zero", "drop")
 #: Measures compared when ``--measures`` is not given.
 DEFAULT_MEASURES = "nDCG@10,AP"
+#: Largest input file read without ``--max-bytes`` (bytes of text; a ``.gz`` file counts its
+#: compressed size before reading and its text while reading). The command's peak memory is
+#: about :data:`MEMORY_PER_BYTE` times the largest run: two 250 MB runs of 7 million lines
+#: (MS MARCO's size) took 1.4 GB (``benchmarks/bench_compare_cli.py``), so the default
+#: admits twice that size within about 3 GB.
+DEFAULT_MAX_BYTES = 1 << 29
+#: Peak memory of the command per byte of its largest run, as measured (rounded up).
+MEMORY_PER_BYTE = 6
+#: Most bootstrap resamples and random sign flips ``--resamples`` takes.
+MAX_RESAMPLES = 1_000_000
+#: Most resampled means held at once: (systems + tests) x resamples, 8 bytes each (320 MB).
+MAX_RESAMPLE_CELLS = 40_000_000
 
 
 class CompareError(ValueError):
@@ -79,18 +102,6 @@ def split_measures(text: str) -> list[str]:
         raise CompareError(f"--measures {text!r} has an empty name; separate names with single "
                            "commas, e.g. nDCG@10,AP")
     return parts
-
-
-def run_tag(path) -> str | None:
-    """The tag (sixth column) of the first data line of a TREC run file, as trec_eval reports
-    it; ``None`` for a file without data lines."""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            fields = line.split()
-            return fields[5] if len(fields) >= 6 else None
-    return None
 
 
 def unique_names(names: Sequence[str]) -> list[str]:
@@ -140,19 +151,34 @@ def check_outputs(paths: dict[str, str | None], inputs: Sequence[str], force: bo
     for i, a in enumerate(opts):
         for b in opts[i + 1:]:
             if resolved[a] == resolved[b]:
-                raise CompareError(f"{a} and {b} name the same file {str(given[a])!r}; give "
-                                   "each output its own file")
+                raise CompareError(f"{a} and {b} name the same file {display_name(given[a])!r}; "
+                                   "give each output its own file")
     for opt, p in given.items():
         if resolved[opt] in ins:
-            raise CompareError(f"{opt} {str(p)!r} is one of the input files; writing there "
-                               "would destroy it, give another file")
+            raise CompareError(f"{opt} {display_name(p)!r} is one of the input files; writing "
+                               "there would destroy it, give another file")
         if p.is_dir():
-            raise CompareError(f"{opt} {str(p)!r} is a folder; give a file name")
+            raise CompareError(f"{opt} {display_name(p)!r} is a folder; give a file name")
         if not p.parent.is_dir():
-            raise CompareError(f"{opt} {str(p)!r}: the folder {str(p.parent)!r} does not exist")
+            raise CompareError(f"{opt} {display_name(p)!r}: the folder "
+                               f"{display_name(p.parent)!r} does not exist")
         if p.exists() and not force:
-            raise CompareError(f"{opt} {str(p)!r} exists; pass --force to replace it, or give "
-                               "another file")
+            raise CompareError(f"{opt} {display_name(p)!r} exists; pass --force to replace it, "
+                               "or give another file")
+        _check_writable(opt, p)
+
+
+def _check_writable(opt: str, p: Path) -> None:
+    """Create and remove a temporary file beside ``p``: the way the output will be written, so
+    a read-only folder (or mount, or ACL) is found before any work."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise CompareError(f"{opt} {display_name(p)!r}: cannot write in the folder "
+                           f"{display_name(p.parent)!r} ({exc.strerror or exc}); give a file "
+                           "in a folder you can write") from None
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def write_atomic(path, text: str) -> None:
@@ -172,18 +198,70 @@ def write_atomic(path, text: str) -> None:
         raise
 
 
-def _read(reader, path, what):
-    try:
-        df = reader(path)
-    except IsADirectoryError:
-        raise CompareError(f"{path}: is a folder, not a {what} file") from None
-    except PermissionError:
-        raise CompareError(f"{path}: cannot be read (permission denied)") from None
-    except ValueError as exc:  # path:line: problem, from the reader
-        raise CompareError(str(exc)) from None
-    if df.empty:
-        raise CompareError(f"{path}: holds no {what} lines (only blank lines or # comments)")
-    return df
+def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resamples: int, n_systems: int,
+                 all_pairs: bool) -> None:
+    """Refuse, before any file is read, a resample count over :data:`MAX_RESAMPLES` or one that
+    would hold more than :data:`MAX_RESAMPLE_CELLS` resampled means, and an input file larger
+    than ``max_bytes`` (a pipe is counted while it is read).
+
+    Examples
+    --------
+    >>> check_limits("q.txt", ["a.run", "b.run"], max_bytes=None, resamples=2_000_000,
+    ...              n_systems=2, all_pairs=False)
+    Traceback (most recent call last):
+    ...
+    rankbook.book.compare_cmd.CompareError: --resamples 2,000,000 is over the limit of 1,000,000; the default 10,000 resolves p-values down to 1/10,001
+    """
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise CompareError(f"--resamples must be a positive whole number, got {resamples!r}")
+    if resamples > MAX_RESAMPLES:
+        raise CompareError(f"--resamples {resamples:,} is over the limit of {MAX_RESAMPLES:,}; "
+                           "the default 10,000 resolves p-values down to 1/10,001")
+    tests = n_systems * (n_systems - 1) // 2 if all_pairs else n_systems - 1
+    cells = (n_systems + tests) * resamples
+    if cells > MAX_RESAMPLE_CELLS:
+        most = MAX_RESAMPLE_CELLS // (n_systems + tests)
+        raise CompareError(
+            f"--resamples {resamples:,} with {n_systems} systems and {tests:,} tests would hold "
+            f"{cells:,} resampled means ({cells * 8 / 2**30:.1f} GiB), over the limit of "
+            f"{MAX_RESAMPLE_CELLS:,}; use --resamples {most:,} or fewer"
+            + ("" if not all_pairs else ", or a --baseline instead of --all-pairs"))
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
+                                  or max_bytes < 1):
+        raise CompareError(f"--max-bytes must be a positive whole number, got {max_bytes!r}")
+    for p, what in [(qrels_path, "qrels"), *((r, "run") for r in run_paths)]:
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            raise CompareError(f"{display_name(p)}: no such file") from None
+        except OSError:
+            continue  # the reader says what is wrong
+        if stat.S_ISDIR(st.st_mode):
+            raise CompareError(f"{display_name(p)}: is a folder, not a {what} file")
+        if max_bytes is not None and stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
+            raise CompareError(f"{display_name(p)}: {st.st_size:,} bytes, over the limit of "
+                               f"{max_bytes:,}; --max-bytes raises it (the command needs about "
+                               f"{MEMORY_PER_BYTE} bytes of memory per byte of its largest run)")
+
+
+def _read(path, what, max_bytes, notes) -> _tf.TrecTable:
+    shown = display_name(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", _tf.InputNote)
+        try:
+            table = _tf.read_table(path, what, max_bytes=max_bytes)
+        except _tf.InputTooLarge as exc:
+            raise CompareError(f"{exc}; --max-bytes raises it") from None
+        except IsADirectoryError:
+            raise CompareError(f"{shown}: is a folder, not a {what} file") from None
+        except PermissionError:
+            raise CompareError(f"{shown}: cannot be read (permission denied)") from None
+        except ValueError as exc:  # path:line: problem, from the reader
+            raise CompareError(str(exc)) from None
+    notes.extend(str(w.message) for w in caught if issubclass(w.category, UserWarning))
+    if not len(table):
+        raise CompareError(f"{shown}: holds no {what} lines (only blank lines or # comments)")
+    return table
 
 
 def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[str], *,
@@ -191,26 +269,31 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                  baseline: str | None = None, all_pairs: bool = False,
                  test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
                  confidence: float = 0.95, resamples: int = 10000, seed: int = 0,
-                 missing: str = "error") -> CompareResult:
+                 missing: str = "error", max_bytes: int | None = DEFAULT_MAX_BYTES) -> CompareResult:
     """Score TREC runs against a qrels file and compare them (what ``rankbook compare`` does).
 
     Parameters
     ----------
     qrels_path, run_paths : path
-        A TREC qrels file and at least two TREC run files.
+        A TREC qrels file and at least two TREC run files: paths, pipes (``/dev/fd/N``) or
+        ``.gz`` files, each read once.
     measures : str or list of str
         ir_measures names, as a list or one comma-separated string.
     convention : str
         A profile of :data:`rankbook.conventions.CONVENTIONS`.
     names : {"stem", "tag"}
-        System names from the file names or from the run tags, made unique with ``-2``, ...
+        System names from the file names or from the run tags (sixth column of the first line,
+        as trec_eval reports it), made unique with ``-2``, ...
     baseline : str, optional
         A system name (or a run path as given); default the first run. ``all_pairs=True``
         tests every pair instead.
     test, correction, alpha, confidence, resamples, seed
-        As in :func:`rankbook.stats.compare`.
+        As in :func:`rankbook.stats.compare`; ``resamples`` at most :data:`MAX_RESAMPLES`, and
+        (systems + tests) x resamples at most :data:`MAX_RESAMPLE_CELLS`.
     missing : {"error", "zero", "drop"}
         A query that some runs were scored on and this one was not.
+    max_bytes : int or None
+        Largest input, in bytes (:data:`DEFAULT_MAX_BYTES`); ``None``: no limit.
 
     Returns
     -------
@@ -221,7 +304,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     CompareError
         Malformed files (``path:line: problem``), an unknown measure or one the convention
         does not offer (the message lists the valid names), fewer than two runs, a run without
-        any judged query, runs scored on different queries with ``missing="error"``.
+        any judged query, runs scored on different queries with ``missing="error"``, a file
+        over ``max_bytes``, too many resamples.
 
     Examples
     --------
@@ -248,10 +332,16 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     if correction not in _stats.CORRECTIONS:
         raise CompareError(f"--correction {correction!r} is not one of "
                            f"{', '.join(_stats.CORRECTIONS)}")
-    run_paths = [str(p) for p in run_paths]
+    for opt, value in (("--alpha", alpha), ("--confidence", confidence)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            raise CompareError(f"{opt} must be a number strictly between 0 and 1, got {value!r}")
+    run_paths = [p if isinstance(p, str) else os.fsdecode(p) for p in run_paths]
+    qrels_path = qrels_path if isinstance(qrels_path, str) else os.fsdecode(qrels_path)
+    shown = [display_name(p) for p in run_paths]
+    qrels_shown = display_name(qrels_path)
     if len(run_paths) < 2:
         raise CompareError(f"compare needs at least two run files, got {len(run_paths)}: "
-                           f"{', '.join(run_paths) or '(none)'}")
+                           f"{', '.join(shown) or '(none)'}")
     conv = _conv.profile(convention)
     wanted = split_measures(measures) if isinstance(measures, str) else list(measures)
     for m in wanted:  # before reading any file: an unknown measure lists the valid names
@@ -263,54 +353,64 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     if len(set(wanted)) != len(wanted):
         dup = next(m for m in wanted if wanted.count(m) > 1)
         raise CompareError(f"measure {dup!r} is listed twice in --measures")
-
-    # names first: cheap, and a bad --baseline is refused before the files are scored
-    if names == "tag":
-        labels = []
-        for p in run_paths:
-            try:
-                tag = run_tag(p)
-            except (OSError, UnicodeDecodeError):
-                tag = None  # the reader below says what is wrong with the file
-            labels.append(tag if tag else Path(p).stem)
-    else:
-        labels = [Path(p).stem or p for p in run_paths]
-    systems = unique_names(labels)
     if all_pairs and baseline is not None:
         raise CompareError("give --baseline or --all-pairs, not both")
-    if not all_pairs:
-        if baseline is None:
-            baseline = systems[0]
-        elif baseline not in systems:
-            if baseline in run_paths:
-                baseline = systems[run_paths.index(baseline)]
-            else:
-                raise CompareError(f"--baseline {baseline!r} is not one of the systems: "
-                                   f"{', '.join(systems)} (names from --names {names})")
+    check_limits(qrels_path, run_paths, max_bytes=max_bytes, resamples=resamples,
+                 n_systems=len(run_paths), all_pairs=all_pairs)
 
-    qrels = _read(_conv.read_qrels, str(qrels_path), "qrels")
-    judged = set(qrels["query_id"].unique())
-    notes = []
-    tables, scored = [], {}
-    for path, system in zip(run_paths, systems):
-        run = _read(_conv.read_run, path, "run")
-        try:
-            res = _conv.evaluate_run(qrels, run, wanted, convention=conv)
-        except ValueError as exc:
-            raise CompareError(f"{path} scored against {qrels_path}: {exc}") from None
-        in_run = set(run["query_id"].unique())
+    # names from the file names are known now: a bad --baseline is refused before any reading
+    stems = [display_name(Path(p).stem) or s for p, s in zip(run_paths, shown)]
+    if names == "stem":
+        _baseline_index(baseline, unique_names(stems), run_paths, shown, names)
+
+    try:
+        return _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
+                                  conv, names, baseline, all_pairs, test, correction, alpha,
+                                  confidence, resamples, seed, missing, max_bytes)
+    except MemoryError:
+        raise OSError(errno.ENOMEM, "out of memory while reading or scoring the runs; the "
+                      f"command needs about {MEMORY_PER_BYTE} bytes of memory per byte of its "
+                      "largest run (--max-bytes bounds the size it accepts)") from None
+
+
+def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted, conv, names,
+                       baseline, all_pairs, test, correction, alpha, confidence, resamples,
+                       seed, missing, max_bytes) -> CompareResult:
+    notes: list[str] = []
+    qrels = _read(qrels_path, "qrels", max_bytes, notes)
+    judged = set(qrels.qnames)
+    tables, scored_queries, labels = [], [], []
+    for path, name, stem in zip(run_paths, shown, stems):
+        run = _read(path, "run", max_bytes, notes)
+        labels.append(run.tag if names == "tag" and run.tag else stem)
+        in_run = set(run.qnames)
         if not (in_run & judged) and conv.run_only != "unjudged":
             raise CompareError(
-                f"{path}: none of its {len(in_run)} queries ({_preview(_natural(in_run))}) is "
-                f"judged in {qrels_path} ({_preview(_natural(judged))}); query ids are compared "
+                f"{name}: none of its {len(in_run)} queries ({_preview(_natural(in_run))}) is "
+                f"judged in {qrels_shown} ({_preview(_natural(judged))}); query ids are compared "
                 "as text")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", _tf.InputNote)
+            try:
+                res = _conv.evaluate_run(qrels, run, wanted, convention=conv)
+            except ValueError as exc:
+                raise CompareError(f"{name} scored against {qrels_shown}: {exc}") from None
+        notes.extend(f"{name}: {w.message}" for w in caught if issubclass(w.category, UserWarning)
+                     and not str(w.message).startswith("no query of the run"))
+        del run
         unjudged = len(in_run - judged)
         if unjudged and conv.run_only == "skip":
-            notes.append(f"{path}: {unjudged} of its {len(in_run)} queries have no judgements "
-                         f"in {qrels_path} and are skipped, as {conv.name} does")
+            notes.append(f"{name}: {unjudged} of its {len(in_run)} queries have no judgements "
+                         f"in {qrels_shown} and are skipped, as {conv.name} does")
         pq = res.per_query
-        scored[system] = (path, list(pd.unique(pq["query_id"])))
-        tables.append(pq.assign(system=system))
+        scored_queries.append(list(pd.unique(pq["query_id"])))
+        tables.append(pq)
+    systems = unique_names(labels)
+    b = _baseline_index(baseline, systems, run_paths, shown, names)
+    if not all_pairs:
+        baseline = systems[b]
+    scored = {s: (name, q) for s, name, q in zip(systems, shown, scored_queries)}
+    tables = [pq.assign(system=s) for pq, s in zip(tables, systems)]
 
     union = set().union(*(set(q) for _, q in scored.values()))
     short = {s: union - set(q) for s, (_, q) in scored.items() if len(set(q)) < len(union)}
@@ -336,7 +436,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                                "comparison needs at least 2")
     not_run = judged - union
     if not_run and conv.qrels_only == "skip":
-        notes.append(f"{len(not_run)} judged queries of {qrels_path} are in none of the runs "
+        notes.append(f"{len(not_run)} judged queries of {qrels_shown} are in none of the runs "
                      f"({_preview(_natural(not_run))}); they are skipped, as {conv.name} does")
 
     per_query = pd.concat(tables, ignore_index=True)[["system", "query_id", "measure", "value"]]
@@ -352,9 +452,22 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     files = {s: p for s, (p, _) in scored.items()}
     table.insert(1, "run_file", table["system"].map(files))
     n_queries = sorted(set(table["n_queries"]))
-    summary = (f"{len(run_paths)} runs scored against {qrels_path} under {conv.name}'s "
+    summary = (f"{len(run_paths)} runs scored against {qrels_shown} under {conv.name}'s "
                f"conventions, compared on {' or '.join(map(str, n_queries))} queries")
     return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary)
+
+
+def _baseline_index(baseline, systems, run_paths, shown, names) -> int:
+    """Index of the baseline among the systems (a system name, or a run path as given)."""
+    if baseline is None:
+        return 0
+    if baseline in systems:
+        return systems.index(baseline)
+    for paths in (run_paths, shown):
+        if baseline in paths:
+            return paths.index(baseline)
+    raise CompareError(f"--baseline {display_name(baseline)!r} is not one of the systems: "
+                       f"{', '.join(systems)} (names from --names {names})")
 
 
 def table_csv(table: pd.DataFrame) -> str:

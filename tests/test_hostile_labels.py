@@ -18,6 +18,7 @@ import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from rankbook.book import outputs, paths, pipeline
@@ -132,9 +133,15 @@ def hostile_book(tmp_path_factory):
     (book / "_toc.yml").write_text(
         "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/paper_b\n  - file: book/rerun\n"
         "  - file: book/generated/consensus_example\n"
+        "  - file: book/generated/consensus_theorems\n"
         "  - file: book/generated/dashboard\n  - file: book/generated/errata\n"
         "  - file: book/references\n")
     gen = book / "book" / "generated"
+    gen.mkdir(parents=True, exist_ok=True)
+    # the page the consensus example links to, as a stub (this test book holds one notebook)
+    stub = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+        "# Theorems\n\nThe page the example links to.")])
+    nbformat.write(stub, gen / "consensus_theorems.ipynb")
     spec = pipeline.read_spec(book / "notebooks" / "consensus_example.ipynb")
     pipeline.execute(spec, {"rankings_csv": str(hostile_csv(tmp))},
                      notebook_out=gen / "consensus_example.ipynb",

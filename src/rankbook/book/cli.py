@@ -15,6 +15,7 @@ line; 130 after Ctrl-C, with no output written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -106,6 +107,8 @@ def _cmd_sweep(args) -> int:
               "not both", file=sys.stderr)
         return 2
     try:
+        if args.scheduler is not None:
+            sweep.check_scheduler_address(args.scheduler)
         given = _parse_overrides(args.param or [], args.name)
         report = sweep.run_sweep(args.name, given, jobs=args.jobs, scheduler=args.scheduler,
                                  dry_run=args.dry_run, progress=not args.quiet,
@@ -120,6 +123,8 @@ def _cmd_sweep(args) -> int:
         print(f"rankbook sweep: {exc}; completed points are kept and a rerun continues from "
               "them", file=sys.stderr)
         return exc.exit_status
+    except BrokenPipeError:  # `rankbook sweep ... --dry-run | head`: the reader has enough
+        return _reader_gone()
     except OSError as exc:  # the scheduler cannot be reached
         print(f"rankbook sweep: {exc}", file=sys.stderr)
         return 1
@@ -392,7 +397,12 @@ def main(argv: list[str] | None = None) -> int:
     before = ({sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
               if main_thread else {})
     try:
-        return _main(args)
+        status = _main(args)
+        try:
+            sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+        except BrokenPipeError:
+            status = _reader_gone()
+        return status
     finally:
         # an interrupted run leaves the signals ignored until its message is out (a second
         # Ctrl-C while it was reported killed the process with status -2); restore them now
@@ -400,9 +410,23 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(sig, old)
 
 
+def _reader_gone() -> int:
+    """The reader of our standard output closed it (``rankbook ... | head``): stop quietly, as
+    a Unix tool does, with status 0 and no "Broken pipe" (the output it read is complete up to
+    where it stopped reading). Standard output goes to /dev/null, so that the flush at exit does
+    not fail a second time."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return 0
+
+
 def _main(args) -> int:
     try:
         return args.func(args)
+    except BrokenPipeError:
+        return _reader_gone()
     except pipeline.Interrupted as exc:  # between steps
         return _interrupted(args.command, exc)
     except KeyboardInterrupt:  # before the handlers were installed

@@ -156,22 +156,47 @@ def environment_hash(root: Path | None = None) -> str:
         lock_bytes = lock.read_bytes()
     except OSError:
         lock_bytes = b"<no lock file>"
-    cache = str(root) + hashlib.sha256(lock_bytes).hexdigest()
+    cache = str(root) + hashlib.sha256(lock_bytes).hexdigest() + "\0".join(sys.path)
     if cache not in _ENVIRONMENT:
         h = hashlib.sha256(lock_bytes)
         h.update(sys.version.encode())
-        # installed distributions are folders NAME-VERSION.dist-info on sys.path (reading
-        # their names is enough, and takes milliseconds)
-        names = set()
-        for entry in sys.path:
-            try:
-                names.update(p.name.lower() for p in Path(entry or ".").iterdir()
-                             if p.suffix in (".dist-info", ".egg-info"))
-            except OSError:
-                continue
-        h.update("\n".join(sorted(names)).encode())
+        h.update("\n".join(installed_distributions(root)).encode())
         _ENVIRONMENT[cache] = h.hexdigest()
     return _ENVIRONMENT[cache]
+
+
+#: The project's own distribution: its code is hashed as code (``src/rankbook``), so installing
+#: it (``pip install .``, ``pip install -e .``, ``make test``) changes no environment hash.
+OWN_DISTRIBUTION = __name__.split(".")[0]
+
+
+def installed_distributions(root: Path | None = None) -> list[str]:
+    """``name-version`` of every distribution installed on ``sys.path`` (the folders
+    ``NAME-VERSION.dist-info``, and ``.egg-info`` of old-style installs), sorted: what the
+    environment hash covers. Left out: the project's own distribution (:data:`OWN_DISTRIBUTION`,
+    hashed as code) and anything inside the project's own folder other than a virtualenv under
+    it (``src/rankbook.egg-info``, a by-product of building the project, is not an installed
+    package). Reading the names is enough, and takes milliseconds."""
+    root = (root or project_root()).resolve()
+    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    names = set()
+    for entry in sys.path:
+        try:
+            folder = Path(entry or ".").resolve()
+            inside = folder == root or root in folder.parents
+            if inside and not any(folder == p or p in folder.parents for p in prefixes):
+                continue  # the project's sources (src/), not an installation
+            for p in folder.iterdir():
+                if p.suffix not in (".dist-info", ".egg-info"):
+                    continue
+                name = p.name[: -len(p.suffix)].lower()
+                dist = name.split("-", 1)[0].replace("_", "-").replace(".", "-")
+                if dist == OWN_DISTRIBUTION:
+                    continue
+                names.add(name)
+        except OSError:
+            continue
+    return sorted(names)
 
 
 def read_manifest(folder: Path) -> tuple[dict, str | None]:
@@ -375,9 +400,31 @@ def _worker_init() -> None:
 
 
 def _os_error(exc: OSError, what: str) -> OutputError:
+    """One line for a failed write. A ``shutil.Error`` (``copytree`` on a full disk) carries a
+    list of every file that failed, thousands of characters long: the line counts them and
+    names the first.
+
+    Examples
+    --------
+    >>> err = shutil.Error([("a/x.html", "b/x.html", "[Errno 28] No space left on device"),
+    ...                     ("a/y.html", "b/y.html", "[Errno 28] No space left on device")])
+    >>> print(_os_error(err, "b"))
+    cannot write b: 2 file(s) could not be copied, the first b/x.html: [Errno 28] No space left on device
+    """
+    if isinstance(exc, shutil.Error):
+        failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+        if failures:
+            first = failures[0]
+            if isinstance(first, (tuple, list)) and len(first) == 3:
+                name, why = first[1], first[2]
+            else:
+                name, why = what, str(first)
+            return OutputError(f"cannot write {what}: {len(failures)} file(s) could not be "
+                               f"copied, the first {name}: {str(why)[:300]}")
+        return OutputError(f"cannot write {what}: {str(exc)[:300]}")
     where = exc.filename or what
     reason = exc.strerror or str(exc)
-    return OutputError(f"cannot write {where}: {reason}")
+    return OutputError(f"cannot write {where}: {str(reason)[:300]}")
 
 
 # --------------------------------------------------------------------------------------------

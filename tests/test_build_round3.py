@@ -242,3 +242,63 @@ def test_a_dry_run_piped_into_head_ends_quietly(project):
         assert out.stdout.startswith(first) and (first or out.stdout == "")
         assert out.returncode == 0, (head, out.returncode, (project / "err.txt").read_text())
         assert (project / "err.txt").read_text() == ""
+
+
+# ----------------------------------------------------------------------------- findings 5-7
+RECORD = ("outputs.record_result('Artifact', 'A', claim='c', published='1', reproduced='1', "
+          "comparison='exact', matched=1, total=1)")
+
+
+def build(root: Path, lines: list | None = None, **kw) -> pipeline.BuildReport:
+    log = lines.append if lines is not None else (lambda *a: None)
+    return pipeline.execute_all(root, progress=False, log=log, **kw)
+
+
+def _truncate(path: Path) -> None:
+    path.write_text(path.read_text().splitlines()[0] + "\n")
+
+
+def _drop_cells(path: Path) -> None:
+    nb = json.loads(path.read_text())
+    nb["cells"] = nb["cells"][:1]
+    path.write_text(json.dumps(nb))
+
+
+@pytest.mark.parametrize("damage, named", [
+    (lambda gen: (gen / "nb0" / "marker.csv").unlink(), "nb0/marker.csv is missing"),
+    (lambda gen: _truncate(gen / "nb0" / "marker.csv"), "nb0/marker.csv changed"),
+    (lambda gen: (gen / "nb0" / "results.json").write_text('{"a": "\x01"}'),
+     "nb0/results.json changed"),
+    (lambda gen: _drop_cells(gen / "nb0.ipynb"), "nb0.ipynb changed"),
+    (lambda gen: (gen / "nb0" / pipeline.KEY_FILE).write_text("{not json"),
+     f"nb0/{pipeline.KEY_FILE} is unreadable"),
+    (lambda gen: (gen / "nb0" / "extra.csv").write_text("x\n"),
+     "nb0/extra.csv was not written by the execution"),
+])
+def test_a_damaged_output_is_found_named_and_executed_again(project, damage, named):
+    make_notebook(project / "notebooks" / "nb0.ipynb")
+    nb = nbformat.read(project / "notebooks" / "nb0.ipynb", as_version=4)
+    nb.cells.append(new_code_cell(RECORD))
+    nbformat.write(nb, project / "notebooks" / "nb0.ipynb")
+    assert build(project, jobs=1).ran == ["nb0"]
+    gen = project / "book" / "generated"
+    good = (gen / "nb0" / "marker.csv").read_bytes()
+    assert build(project, jobs=1).reused == ["nb0"]
+    damage(gen)
+    lines = []
+    assert build(project, lines, jobs=1).ran == ["nb0"]
+    assert any(named in line and line.startswith("execute nb0: its outputs cannot be reused")
+               for line in lines), lines
+    assert (gen / "nb0" / "marker.csv").read_bytes() == good
+    assert not (gen / "nb0" / "extra.csv").exists()
+    assert build(project, jobs=1).reused == ["nb0"]
+
+
+def test_a_corrupt_results_file_names_the_file(project):
+    from rankbook.book import site
+
+    gen = project / "book" / "generated"
+    (gen / "nb0").mkdir(parents=True)
+    (gen / "nb0" / "results.json").write_text('[{"a": "\x01"}]')
+    with pytest.raises(ValueError, match=r"nb0/results.json is corrupt"):
+        site.collect(gen, "results.json")

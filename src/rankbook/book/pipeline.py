@@ -242,23 +242,80 @@ def changed_parts(old: dict | None, new: dict) -> list[str]:
 KEY_FILE = ".rankbook-key.json"
 
 
-def stored_key(outputs: Path, notebook: Path | None = None) -> dict | None:
-    """The cache key stored with an execution's outputs, or None when it is missing, unreadable
-    or differs from the one in the executed notebook (a half-replaced pair is never reused)."""
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def output_digests(outputs: Path) -> dict[str, str]:
+    """The content hash of every file an execution wrote under ``outputs`` (the key file
+    itself aside), by path relative to ``outputs``."""
+    out = {}
+    for p in sorted(outputs.rglob("*")):
+        if p.is_file() and not p.is_symlink() and p.name != KEY_FILE:
+            out[p.relative_to(outputs).as_posix()] = file_digest(p)
+    return out
+
+
+def write_key_file(outputs: Path, key: dict, notebook: Path) -> None:
+    """Write :data:`KEY_FILE`: the cache key, and the content hash of every output file and of
+    the executed notebook, so that a damaged output (deleted, truncated, edited, cells removed)
+    is found before it is reused (:func:`verify_outputs`)."""
+    record = {"key": key, "outputs": output_digests(outputs), "notebook": file_digest(notebook)}
+    (outputs / KEY_FILE).write_text(json.dumps(record, sort_keys=True) + "\n")
+
+
+def verify_outputs(outputs: Path, notebook: Path | None = None) -> tuple[dict | None, str | None]:
+    """The cache key an execution's outputs were made with, after checking them: ``(key,
+    None)`` when every file the key file records is there with the bytes it was written with
+    (no file missing, changed or added) and the executed notebook is the one written with them;
+    else ``(None, reason)``, the reason naming the first file that differs. A key file that is
+    missing, unreadable or corrupt is a reason too, never an error: the notebook is executed
+    again."""
+    path = outputs / KEY_FILE
     try:
-        key = json.loads((outputs / KEY_FILE).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(key, dict):
-        return None
+        record = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None, f"{path} is missing"
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"{path} is unreadable ({type(exc).__name__})"
+    if not (isinstance(record, dict) and isinstance(record.get("key"), dict)
+            and isinstance(record.get("outputs"), dict)):
+        return None, f"{path} records no output hashes (written by an older rankbook)"
+    key, recorded = record["key"], record["outputs"]
+    try:
+        found = output_digests(outputs)
+    except OSError as exc:
+        return None, f"{exc.filename or outputs} is unreadable ({exc.strerror or exc})"
+    for rel in sorted(set(recorded) | set(found)):
+        if rel not in found:
+            return None, f"{outputs / rel} is missing"
+        if rel not in recorded:
+            return None, f"{outputs / rel} was not written by the execution"
+        if found[rel] != recorded[rel]:
+            return None, f"{outputs / rel} changed since it was written"
     if notebook is not None:
         try:
+            digest = file_digest(notebook)
             meta = json.loads(notebook.read_text()).get("metadata", {}).get("rankbook", {})
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            return None
-        if meta.get("cache_key") != key:
-            return None
-    return key
+        except FileNotFoundError:
+            return None, f"{notebook} is missing"
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError) as exc:
+            return None, f"{notebook} is unreadable ({type(exc).__name__})"
+        if digest != record.get("notebook") or meta.get("cache_key") != key:
+            return None, f"{notebook} changed since it was written"
+    return key, None
+
+
+def stored_key(outputs: Path, notebook: Path | None = None) -> dict | None:
+    """The cache key stored with an execution's outputs, or None when it is missing or
+    unreadable, when an output file differs from the one recorded, or when the executed
+    notebook differs (a half-replaced pair is never reused): :func:`verify_outputs`."""
+    return verify_outputs(outputs, notebook)[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -683,7 +740,7 @@ def execute(
             postprocess(stage_nb, {**spec.defaults(), **params}, spec.defaults(), started,
                         duration, git_commit(root), key, spec=spec)
             if key is not None:
-                (stage_out / KEY_FILE).write_text(json.dumps(key, sort_keys=True) + "\n")
+                write_key_file(stage_out, key, stage_nb)
             if shared:
                 _replace(stage_nb_dir, outputs_out)
             else:
@@ -763,7 +820,7 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
         for spec in discover(root):
             key = cache_key(spec, {}, root)
             old = manifest.get(spec.name, {})
-            inside = stored_key(gen / spec.name, gen / f"{spec.name}.ipynb")
+            inside, damage = verify_outputs(gen / spec.name, gen / f"{spec.name}.ipynb")
             why = changed_parts(old.get("key"), key)
             if not force and not why and inside == key:
                 report.reused.append(spec.name)
@@ -775,6 +832,8 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
                 reason = "never executed" if inside is None else "not in the manifest"
             elif why:
                 reason = ", ".join(why) + " changed"
+            elif damage:
+                reason = f"its outputs cannot be reused: {damage}"
             else:
                 reason = "its outputs do not carry the current cache key"
             todo.append((spec, key))

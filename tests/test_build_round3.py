@@ -302,3 +302,26 @@ def test_a_corrupt_results_file_names_the_file(project):
     (gen / "nb0" / "results.json").write_text('[{"a": "\x01"}]')
     with pytest.raises(ValueError, match=r"nb0/results.json is corrupt"):
         site.collect(gen, "results.json")
+
+
+# ---------------------------------------------------------------------------------- finding 12b
+@pytest.mark.slow
+def test_a_deleted_notebook_leaves_the_published_site_and_book_generated(project):
+    from test_faults import full_build, site_project, write_toc
+
+    site_project(project)
+    full_build(project)
+    html = project / "_build" / "html" / "book" / "generated"
+    gen = project / "book" / "generated"
+    assert (html / "nb1.html").is_file() and (gen / "nb1" / "marker.csv").is_file()
+    (project / "notebooks" / "nb1.ipynb").unlink()  # a branch switch deletes nb1
+    write_toc(project, "Part one", ["nb0"])
+    lines = []
+    report, index = pipeline.build_book(project, jobs=1, progress=False, log=lines.append)
+    assert index is not None and report.reused == ["nb0"]
+    assert any("no longer exist: nb1" in line for line in lines), lines
+    assert not (gen / "nb1.ipynb").exists() and not (gen / "nb1").exists()
+    assert "nb1" not in json.loads((gen / pipeline.MANIFEST_NAME).read_text())
+    published = [p.relative_to(project / "_build" / "html").as_posix()
+                 for p in (project / "_build" / "html").rglob("*nb1*")]
+    assert published == [] and (html / "nb0.html").is_file()

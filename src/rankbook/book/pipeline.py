@@ -781,6 +781,31 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
             proc.join(timeout=5)
 
 
+def remove_orphans(gen: Path, names: set[str], manifest: dict | None = None) -> list[str]:
+    """Remove the executed copies and outputs of notebooks that no longer exist (deleted, or
+    gone with a branch switch) from ``book/generated``, so that their pages leave the site:
+    ``NAME.ipynb`` and the folder ``NAME/`` holding a key file, for every NAME not in
+    ``names``; their manifest entries too. Returns the names removed. Call it while holding the
+    build lock."""
+    removed = set()
+    for nb in gen.glob("*.ipynb"):
+        if nb.stem not in names and not nb.name.startswith((".", "_")):
+            with contextlib.suppress(FileNotFoundError):
+                nb.unlink()
+            removed.add(nb.stem)
+    for folder in gen.iterdir() if gen.is_dir() else ():
+        if (folder.is_dir() and not folder.is_symlink() and folder.name not in names
+                and not folder.name.startswith((".", "_"))
+                and ((folder / KEY_FILE).exists() or folder.name in removed)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.add(folder.name)
+    for name in list(manifest or {}):
+        if name not in names:
+            manifest.pop(name)
+            removed.add(name)
+    return sorted(removed)
+
+
 @dataclass
 class BuildReport:
     ran: list[str] = field(default_factory=list)
@@ -816,8 +841,14 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
         manifest, problem = read_manifest(gen)
         if problem:
             log(f"manifest unreadable: {problem}; re-executing everything")
+        specs = discover(root)
+        orphans = remove_orphans(gen, {s.name for s in specs}, manifest)
+        if orphans:
+            save_manifest(gen, manifest)
+            log(f"removed the outputs of {len(orphans)} notebook(s) that no longer exist: "
+                f"{', '.join(orphans)}")
         todo: list[tuple[NotebookSpec, dict]] = []
-        for spec in discover(root):
+        for spec in specs:
             key = cache_key(spec, {}, root)
             old = manifest.get(spec.name, {})
             inside, damage = verify_outputs(gen / spec.name, gen / f"{spec.name}.ipynb")
@@ -1057,6 +1088,9 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
     with folder_lock(gen / LOCK_NAME, "build", wait=wait), interruptible():
         _remove_stale_site_folders(root)
         try:
+            manifest = load_manifest(gen)
+            if remove_orphans(gen, {s.name for s in discover(root)}, manifest):
+                save_manifest(gen, manifest)
             write_generated_pages(root)
         except OSError as exc:
             raise _os_error(exc, str(gen)) from None
@@ -1080,6 +1114,12 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
             fresh, why = True, "the clock is behind the last build's"
         changed = sorted(rel for rel, d in sources.items() if state.get("sources", {}).get(rel) != d)
         removed = sorted(set(state.get("sources", {})) - set(sources))
+        if removed and not fresh:
+            # Sphinx never deletes the page of a removed source: start from an empty working
+            # build, so an orphan page (a notebook deleted by a branch switch) leaves the site
+            fresh, why = True, f"{len(removed)} source file(s) removed, e.g. {removed[0]}"
+        if fresh and removed:
+            shutil.rmtree(work / "_build", ignore_errors=True)
         if not fresh and not changed and not removed and (site / "index.html").is_file():
             log("site: nothing changed since the published build")
             return site / "index.html"

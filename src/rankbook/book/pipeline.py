@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from .interrupts import Interrupted, deferred, interruptible  # noqa: F401 - re-exported
 from .paths import NOTEBOOK_DIR_ENV, OUTPUT_ENV, ROOT_ENV, project_root
 from .specs import (  # noqa: F401 - re-exported: the pipeline is where callers look
     NotebookSpec,
@@ -57,19 +58,6 @@ FAILED_DIR_NAME = "_failed"
 # --------------------------------------------------------------------------------------------
 # Errors
 # --------------------------------------------------------------------------------------------
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived; raised in the main thread so that cleanup code runs.
-
-    A ``BaseException`` (like ``KeyboardInterrupt``) so that ``except Exception`` in between
-    does not swallow it. ``exit_status`` is 130 for SIGINT and 143 for SIGTERM.
-    """
-
-    def __init__(self, signum: int):
-        self.signum = signum
-        self.exit_status = 128 + signum
-        super().__init__(f"interrupted by {signal.Signals(signum).name}")
-
-
 class Busy(RuntimeError):
     """Another build (or a run of the same parameters) holds the lock."""
 
@@ -379,39 +367,6 @@ def _made_generated_dir(root: Path) -> Path:
     return gen
 
 
-@contextlib.contextmanager
-def interruptible():
-    """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread,
-    so that ``finally`` blocks clean up; a second signal during cleanup is ignored. After an
-    interruption the signals stay ignored (a third Ctrl-C while the caller reports it must not
-    kill the process): the caller restores them (``rankbook``'s ``main`` does)."""
-    hit = []
-
-    def handler(signum, frame):
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_IGN)
-        hit.append(signum)
-        raise Interrupted(signum)
-
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    for sig in before:
-        signal.signal(sig, handler)
-    try:
-        yield
-    except Interrupted:  # ours, or an inner block's: leave the signals ignored
-        hit.append(None)
-        raise
-    finally:
-        if not hit:
-            for sig, old in before.items():
-                signal.signal(sig, old)
-
-
 def remove_stale(folder: Path, patterns: tuple[str, ...] = (".stage-*", ".old-*")) -> list[str]:
     """Remove staging and backup folders left by a killed or failed execution. Call it only
     while holding the folder's lock, so that no live execution owns them."""
@@ -609,19 +564,20 @@ def _error_from_papermill(exc: BaseException, executed: Path | None = None,
 def _replace(src: Path, dst: Path) -> None:
     """Move ``src`` onto ``dst``, keeping the old ``dst`` until the move has succeeded."""
     backup = dst.with_name(f".old-{dst.name}-{os.getpid()}")
-    if backup.exists():
-        shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
-    had_old = dst.exists()
-    if had_old:
-        os.replace(dst, backup)
-    try:
-        os.replace(src, dst)
-    except BaseException:
+    with deferred():  # a signal never leaves the pair half done: it is raised after it
+        if backup.exists():
+            shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
+        had_old = dst.exists()
         if had_old:
-            os.replace(backup, dst)
-        raise
-    if had_old:
-        shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
+            os.replace(dst, backup)
+        try:
+            os.replace(src, dst)
+        except BaseException:
+            if had_old:
+                os.replace(backup, dst)
+            raise
+        if had_old:
+            shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
 
 
 class _KernelLog:
@@ -638,18 +594,22 @@ class _KernelLog:
     def __enter__(self):
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            sys.stderr.flush()
-            self.saved = os.dup(2)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            os.dup2(fd, 2)
-            os.close(fd)
+            with deferred():  # never leave standard error redirected half-way
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                sys.stderr.flush()
+                self.saved = os.dup(2)
+                os.dup2(fd, 2)
+                os.close(fd)
         return self
 
     def __exit__(self, *exc):
         if self.saved is not None:
-            sys.stderr.flush()
-            os.dup2(self.saved, 2)
-            os.close(self.saved)
+            with deferred():
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.flush()
+                os.dup2(self.saved, 2)
+                os.close(self.saved)
+                self.saved = None
         return False
 
 
@@ -690,19 +650,17 @@ def execute(
     stage_nb_dir = stage / "run" if shared else stage
     stage_nb = stage_nb_dir / notebook_out.name
     stage_out = stage_nb_dir if shared else stage / outputs_out.name
-    try:
-        stage_out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise _os_error(exc, str(stage)) from None
-
     env_before = {k: os.environ.get(k) for k in (OUTPUT_ENV, NOTEBOOK_DIR_ENV, ROOT_ENV)}
-    os.environ[OUTPUT_ENV] = str(stage_out)
-    os.environ[NOTEBOOK_DIR_ENV] = str(stage_nb_dir)
-    os.environ[ROOT_ENV] = str(root)
-    os.environ.setdefault("MPLBACKEND", "agg")
-    started = time.time()
-    try:
+    try:  # from its first mkdir, the staging folder is removed whatever happens
+        try:
+            stage_out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _os_error(exc, str(stage)) from None
+        os.environ[OUTPUT_ENV] = str(stage_out)
+        os.environ[NOTEBOOK_DIR_ENV] = str(stage_nb_dir)
+        os.environ[ROOT_ENV] = str(root)
+        os.environ.setdefault("MPLBACKEND", "agg")
+        started = time.time()
         try:
             with _KernelLog(kernel_log):
                 papermill.execute_notebook(
@@ -750,6 +708,11 @@ def execute(
             raise _os_error(exc, str(outputs_out)) from None
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        for k, v in env_before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return {"name": spec.name, "duration": round(duration, 3), "executed": started}
 
 
@@ -880,8 +843,11 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
                                        initializer=_worker_init)
             futures = {}
             try:
-                futures = {pool.submit(_execute_for_build, str(s.path), str(root), k, timeout): (s, k)
-                           for s, k in todo}
+                # the workers start with their standard error in a log: a Ctrl-C that reaches
+                # one before its initializer ignores SIGINT prints no traceback of its own
+                with _KernelLog(gen / "_logs" / "workers.log"):
+                    futures = {pool.submit(_execute_for_build, str(s.path), str(root), k,
+                                           timeout): (s, k) for s, k in todo}
                 for fut in as_completed(futures):
                     spec, key = futures[fut]
                     res = fut.result()

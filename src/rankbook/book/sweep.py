@@ -561,8 +561,6 @@ def _probe(address: str, seconds: float) -> None:
 
 @contextlib.contextmanager
 def _client(jobs: int | None, scheduler: str | None):
-    import signal
-
     from distributed import Client, LocalCluster
 
     if scheduler:
@@ -580,20 +578,28 @@ def _client(jobs: int | None, scheduler: str | None):
             with contextlib.redirect_stderr(io.StringIO()):
                 client.close(timeout=5)
         return
-    # the workers ignore Ctrl-C (SIG_IGN is inherited by the processes they start): the client
-    # stops them and reports the interruption in one line, with no worker tracebacks
-    before = signal.getsignal(signal.SIGINT)
-    with contextlib.redirect_stderr(io.StringIO()):
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the client stops the workers on Ctrl-C and reports it in one line. The workers inherit a
+    # standard error sent to /dev/null, so that a Ctrl-C reaching them (a terminal's reaches the
+    # whole process group) prints no traceback of theirs. Ctrl-C is never ignored meanwhile
+    # (ignoring it while the workers start, so that they inherit SIG_IGN, lost a Ctrl-C
+    # pressed in those seconds)
+    from .pipeline import _KernelLog
+
+    cluster = None
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), _KernelLog(Path(os.devnull)):
             # no dashboard, and its HTTP server on a free port: dashboard_address=None alone
             # still listens on the fixed port 8787, which collides with any running cluster
             cluster = LocalCluster(n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1,
                                    processes=True, dashboard_address="127.0.0.1:0",
                                    scheduler_kwargs={"dashboard": False}, silence_logs=50)
-        finally:
-            signal.signal(signal.SIGINT, before)
-        client = Client(cluster)
+            client = Client(cluster)
+    except BaseException:
+        if cluster is not None:
+            with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(Exception):
+                cluster.close(timeout=10)
+        remove_dead_temp_folders()
+        raise
     try:
         yield client
     finally:

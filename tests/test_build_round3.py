@@ -416,3 +416,22 @@ def test_a_signal_at_any_moment_ends_in_one_line_and_130_or_143(project, busy, c
             assert len(lines) == 1 and f"interrupted by {signal.Signals(sig).name}" in lines[0], \
                 (what, err)
         assert stage_folders(project) == [], what
+
+
+def test_a_local_cluster_starts_without_a_dashboard_on_a_free_port():
+    # dashboard_address=None alone still made the scheduler's HTTP server listen on 8787 (or
+    # warn that it is in use, then take another)
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught, sweep._client(1, None) as client:
+        warnings.simplefilter("always")
+        # the scheduler's HTTP server (health, metrics) listens on a free port, never on
+        # 8787, and serves no dashboard there
+        port = client.scheduler_info()["services"]["dashboard"]
+        assert port != 8787
+        import urllib.error
+        import urllib.request
+
+        with pytest.raises(urllib.error.HTTPError, match="404"):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=10)
+    assert not [w for w in caught if "8787" in str(w.message)]

@@ -425,6 +425,8 @@ def main(argv: list[str] | None = None) -> int:
             except BrokenPipeError:
                 status = _reader_gone()
             return status
+        except BrokenPipeError:  # `rankbook --help | head -1`
+            return _reader_gone()
         except interrupts.Interrupted as exc:  # while parsing, or while a message was printed
             print(f"rankbook {command}: {exc}; nothing was written, the last good output is "
                   "untouched", file=sys.stderr)

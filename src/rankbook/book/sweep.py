@@ -362,8 +362,8 @@ def combine(folder: Path, points: list[dict], keys: list[str], points_dir: Path 
     out = folder / "combined"
     stage = folder / f".stage-combined-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
-    stage.mkdir(parents=True)
-    try:
+    try:  # from its mkdir on, the staging folder is removed whatever happens
+        stage.mkdir(parents=True)
         for stem, by_point in sorted(tables.items()):
             frames = []
             for i, point in enumerate(points):

@@ -15,12 +15,16 @@ line; 130 after Ctrl-C, with no output written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
 
 from .. import __version__
-from . import pipeline
+from . import interrupts  # the standard library only: main installs its handlers first
+
+# `pipeline` (and what it imports) is loaded inside each command, after main has installed the
+# signal handlers: an import that takes time is never a window for Python's default handler
 
 
 def _print_spec(spec, verbose: bool) -> None:
@@ -36,6 +40,8 @@ def _print_spec(spec, verbose: bool) -> None:
 
 
 def _cmd_list(args) -> int:
+    from . import pipeline
+
     if args.name:
         try:
             spec = pipeline.find(args.name)
@@ -49,7 +55,7 @@ def _cmd_list(args) -> int:
     return 0
 
 
-def _interrupted(cmd: str, exc: pipeline.Interrupted) -> int:
+def _interrupted(cmd: str, exc: interrupts.Interrupted) -> int:
     report = getattr(exc, "report", None)
     if report is not None:
         done = ", ".join(report.ran) or "none"
@@ -64,6 +70,8 @@ def _interrupted(cmd: str, exc: pipeline.Interrupted) -> int:
 
 def _parse_overrides(pairs: list[str], spec_name: str) -> list[tuple[str, str]]:
     """``-p KEY VALUE`` and ``-p KEY=VALUE`` (argparse keeps values starting with '-')."""
+    from . import pipeline
+
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
     for item in pairs:
@@ -89,6 +97,8 @@ def _cmd_claims(args) -> int:
 
 
 def _cmd_run(args) -> int:
+    from . import pipeline
+
     try:
         overrides = _parse_overrides(args.param or [], args.name)
         folder = pipeline.run_one(args.name, overrides, timeout=args.timeout, wait=args.wait)
@@ -105,6 +115,8 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
+    from . import pipeline
+
     from . import sweep
 
     if args.jobs is not None and args.scheduler:
@@ -112,6 +124,8 @@ def _cmd_sweep(args) -> int:
               "not both", file=sys.stderr)
         return 2
     try:
+        if args.scheduler is not None:
+            sweep.check_scheduler_address(args.scheduler)
         given = _parse_overrides(args.param or [], args.name)
         report = sweep.run_sweep(args.name, given, jobs=args.jobs, scheduler=args.scheduler,
                                  dry_run=args.dry_run, progress=not args.quiet,
@@ -126,6 +140,8 @@ def _cmd_sweep(args) -> int:
         print(f"rankbook sweep: {exc}; completed points are kept and a rerun continues from "
               "them", file=sys.stderr)
         return exc.exit_status
+    except BrokenPipeError:  # `rankbook sweep ... --dry-run | head`: the reader has enough
+        return _reader_gone()
     except OSError as exc:  # the scheduler cannot be reached
         print(f"rankbook sweep: {exc}", file=sys.stderr)
         return 1
@@ -140,6 +156,8 @@ def _cmd_sweep(args) -> int:
 
 
 def _cmd_build(args) -> int:
+    from . import pipeline
+
     report = None
 
     def log(line: str) -> None:
@@ -177,6 +195,8 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_compare(args) -> int:
+    from . import pipeline
+
     try:
         from . import compare_cmd  # numpy, scipy and pandas: loaded only for this command
     except KeyboardInterrupt:
@@ -426,27 +446,59 @@ def _allow_dash_values(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(_allow_dash_values(argv))
-    import threading
-
-    main_thread = threading.current_thread() is threading.main_thread()
-    before = ({sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-              if main_thread else {})
+    """The ``rankbook`` command. Its first line makes SIGINT and SIGTERM raise
+    :class:`~rankbook.book.interrupts.Interrupted` (the first signal; the rest are ignored),
+    before any import that can take time, so that a signal at any moment ends in one line and
+    status 130 or 143. Called as the program (``argv`` None), it leaves the signals ignored
+    when it returns: the status is decided, and a late Ctrl-C must not turn it into a
+    traceback, or a death by the signal, at exit. Called with ``argv`` (tests), it puts the
+    handlers back."""
+    before = interrupts.install()
+    program = argv is None
+    command = "command"
     try:
-        return _main(args)
+        try:
+            argv = list(sys.argv[1:] if argv is None else argv)
+            command = next((a for a in argv if not a.startswith("-")), command)
+            args = _build_parser().parse_args(_allow_dash_values(argv))
+            command = args.command
+            status = _main(args)
+            try:
+                sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+            except BrokenPipeError:
+                status = _reader_gone()
+            return status
+        except BrokenPipeError:  # `rankbook --help | head -1`
+            return _reader_gone()
+        except interrupts.Interrupted as exc:  # while parsing, or while a message was printed
+            print(f"rankbook {command}: {exc}; nothing was written, the last good output is "
+                  "untouched", file=sys.stderr)
+            return exc.exit_status
     finally:
-        # an interrupted run leaves the signals ignored until its message is out (a second
-        # Ctrl-C while it was reported killed the process with status -2); restore them now
-        for sig, old in before.items():
-            signal.signal(sig, old)
+        if program:
+            interrupts._ignore_both()
+        else:
+            interrupts.restore(before)
+
+
+def _reader_gone() -> int:
+    """The reader of our standard output closed it (``rankbook ... | head``): stop quietly, as
+    a Unix tool does, with status 0 and no "Broken pipe" (the output it read is complete up to
+    where it stopped reading). Standard output goes to /dev/null, so that the flush at exit does
+    not fail a second time."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return 0
 
 
 def _main(args) -> int:
     try:
         return args.func(args)
-    except pipeline.Interrupted as exc:  # between steps
+    except BrokenPipeError:
+        return _reader_gone()
+    except interrupts.Interrupted as exc:  # between steps
         return _interrupted(args.command, exc)
     except KeyboardInterrupt:  # before the handlers were installed
         print(f"rankbook {args.command}: interrupted by SIGINT; nothing was written, the last "

@@ -46,8 +46,25 @@ def data_path(*parts: str) -> Path:
 
 
 def output_dir() -> Path:
-    """The folder this notebook run writes its tables and figures to (created if needed)."""
-    path = Path(os.environ.get(OUTPUT_ENV) or Path.cwd() / "rankbook-outputs")
+    """The folder this notebook run writes its tables and figures to.
+
+    Run by hand, ``./rankbook-outputs``, created if needed. Under the pipeline
+    (``RANKBOOK_OUTPUT_DIR`` set), the folder named there, created if needed, except a
+    pipeline's staging folder (``.stage-*``) that is gone: the execution was stopped (an
+    interrupted build removes its staging folders, and a kernel can outlive its worker by a
+    moment), so this raises ``FileNotFoundError`` rather than make the staging folder again,
+    which would leave it behind."""
+    env = os.environ.get(OUTPUT_ENV)
+    if env:
+        path = Path(env)
+        staged = any(part.startswith(".stage-") for part in path.parts)
+        try:
+            path.mkdir(parents=not staged, exist_ok=True)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"the folder above the output folder {path} is gone: the "
+                                    "execution was stopped") from None
+        return path
+    path = Path.cwd() / "rankbook-outputs"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from .interrupts import Interrupted, deferred, interruptible  # noqa: F401 - re-exported
 from .paths import NOTEBOOK_DIR_ENV, OUTPUT_ENV, ROOT_ENV, project_root
 from .specs import (  # noqa: F401 - re-exported: the pipeline is where callers look
     NotebookSpec,
@@ -57,19 +58,6 @@ FAILED_DIR_NAME = "_failed"
 # --------------------------------------------------------------------------------------------
 # Errors
 # --------------------------------------------------------------------------------------------
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived; raised in the main thread so that cleanup code runs.
-
-    A ``BaseException`` (like ``KeyboardInterrupt``) so that ``except Exception`` in between
-    does not swallow it. ``exit_status`` is 130 for SIGINT and 143 for SIGTERM.
-    """
-
-    def __init__(self, signum: int):
-        self.signum = signum
-        self.exit_status = 128 + signum
-        super().__init__(f"interrupted by {signal.Signals(signum).name}")
-
-
 class Busy(RuntimeError):
     """Another build (or a run of the same parameters) holds the lock."""
 
@@ -156,22 +144,47 @@ def environment_hash(root: Path | None = None) -> str:
         lock_bytes = lock.read_bytes()
     except OSError:
         lock_bytes = b"<no lock file>"
-    cache = str(root) + hashlib.sha256(lock_bytes).hexdigest()
+    cache = str(root) + hashlib.sha256(lock_bytes).hexdigest() + "\0".join(sys.path)
     if cache not in _ENVIRONMENT:
         h = hashlib.sha256(lock_bytes)
         h.update(sys.version.encode())
-        # installed distributions are folders NAME-VERSION.dist-info on sys.path (reading
-        # their names is enough, and takes milliseconds)
-        names = set()
-        for entry in sys.path:
-            try:
-                names.update(p.name.lower() for p in Path(entry or ".").iterdir()
-                             if p.suffix in (".dist-info", ".egg-info"))
-            except OSError:
-                continue
-        h.update("\n".join(sorted(names)).encode())
+        h.update("\n".join(installed_distributions(root)).encode())
         _ENVIRONMENT[cache] = h.hexdigest()
     return _ENVIRONMENT[cache]
+
+
+#: The project's own distribution: its code is hashed as code (``src/rankbook``), so installing
+#: it (``pip install .``, ``pip install -e .``, ``make test``) changes no environment hash.
+OWN_DISTRIBUTION = __name__.split(".")[0]
+
+
+def installed_distributions(root: Path | None = None) -> list[str]:
+    """``name-version`` of every distribution installed on ``sys.path`` (the folders
+    ``NAME-VERSION.dist-info``, and ``.egg-info`` of old-style installs), sorted: what the
+    environment hash covers. Left out: the project's own distribution (:data:`OWN_DISTRIBUTION`,
+    hashed as code) and anything inside the project's own folder other than a virtualenv under
+    it (``src/rankbook.egg-info``, a by-product of building the project, is not an installed
+    package). Reading the names is enough, and takes milliseconds."""
+    root = (root or project_root()).resolve()
+    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    names = set()
+    for entry in sys.path:
+        try:
+            folder = Path(entry or ".").resolve()
+            inside = folder == root or root in folder.parents
+            if inside and not any(folder == p or p in folder.parents for p in prefixes):
+                continue  # the project's sources (src/), not an installation
+            for p in folder.iterdir():
+                if p.suffix not in (".dist-info", ".egg-info"):
+                    continue
+                name = p.name[: -len(p.suffix)].lower()
+                dist = name.split("-", 1)[0].replace("_", "-").replace(".", "-")
+                if dist == OWN_DISTRIBUTION:
+                    continue
+                names.add(name)
+        except OSError:
+            continue
+    return sorted(names)
 
 
 def read_manifest(folder: Path) -> tuple[dict, str | None]:
@@ -217,23 +230,80 @@ def changed_parts(old: dict | None, new: dict) -> list[str]:
 KEY_FILE = ".rankbook-key.json"
 
 
-def stored_key(outputs: Path, notebook: Path | None = None) -> dict | None:
-    """The cache key stored with an execution's outputs, or None when it is missing, unreadable
-    or differs from the one in the executed notebook (a half-replaced pair is never reused)."""
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def output_digests(outputs: Path) -> dict[str, str]:
+    """The content hash of every file an execution wrote under ``outputs`` (the key file
+    itself aside), by path relative to ``outputs``."""
+    out = {}
+    for p in sorted(outputs.rglob("*")):
+        if p.is_file() and not p.is_symlink() and p.name != KEY_FILE:
+            out[p.relative_to(outputs).as_posix()] = file_digest(p)
+    return out
+
+
+def write_key_file(outputs: Path, key: dict, notebook: Path) -> None:
+    """Write :data:`KEY_FILE`: the cache key, and the content hash of every output file and of
+    the executed notebook, so that a damaged output (deleted, truncated, edited, cells removed)
+    is found before it is reused (:func:`verify_outputs`)."""
+    record = {"key": key, "outputs": output_digests(outputs), "notebook": file_digest(notebook)}
+    (outputs / KEY_FILE).write_text(json.dumps(record, sort_keys=True) + "\n")
+
+
+def verify_outputs(outputs: Path, notebook: Path | None = None) -> tuple[dict | None, str | None]:
+    """The cache key an execution's outputs were made with, after checking them: ``(key,
+    None)`` when every file the key file records is there with the bytes it was written with
+    (no file missing, changed or added) and the executed notebook is the one written with them;
+    else ``(None, reason)``, the reason naming the first file that differs. A key file that is
+    missing, unreadable or corrupt is a reason too, never an error: the notebook is executed
+    again."""
+    path = outputs / KEY_FILE
     try:
-        key = json.loads((outputs / KEY_FILE).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(key, dict):
-        return None
+        record = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None, f"{path} is missing"
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"{path} is unreadable ({type(exc).__name__})"
+    if not (isinstance(record, dict) and isinstance(record.get("key"), dict)
+            and isinstance(record.get("outputs"), dict)):
+        return None, f"{path} records no output hashes (written by an older rankbook)"
+    key, recorded = record["key"], record["outputs"]
+    try:
+        found = output_digests(outputs)
+    except OSError as exc:
+        return None, f"{exc.filename or outputs} is unreadable ({exc.strerror or exc})"
+    for rel in sorted(set(recorded) | set(found)):
+        if rel not in found:
+            return None, f"{outputs / rel} is missing"
+        if rel not in recorded:
+            return None, f"{outputs / rel} was not written by the execution"
+        if found[rel] != recorded[rel]:
+            return None, f"{outputs / rel} changed since it was written"
     if notebook is not None:
         try:
+            digest = file_digest(notebook)
             meta = json.loads(notebook.read_text()).get("metadata", {}).get("rankbook", {})
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            return None
-        if meta.get("cache_key") != key:
-            return None
-    return key
+        except FileNotFoundError:
+            return None, f"{notebook} is missing"
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError) as exc:
+            return None, f"{notebook} is unreadable ({type(exc).__name__})"
+        if digest != record.get("notebook") or meta.get("cache_key") != key:
+            return None, f"{notebook} changed since it was written"
+    return key, None
+
+
+def stored_key(outputs: Path, notebook: Path | None = None) -> dict | None:
+    """The cache key stored with an execution's outputs, or None when it is missing or
+    unreadable, when an output file differs from the one recorded, or when the executed
+    notebook differs (a half-replaced pair is never reused): :func:`verify_outputs`."""
+    return verify_outputs(outputs, notebook)[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,39 +367,6 @@ def _made_generated_dir(root: Path) -> Path:
     return gen
 
 
-@contextlib.contextmanager
-def interruptible():
-    """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread,
-    so that ``finally`` blocks clean up; a second signal during cleanup is ignored. After an
-    interruption the signals stay ignored (a third Ctrl-C while the caller reports it must not
-    kill the process): the caller restores them (``rankbook``'s ``main`` does)."""
-    hit = []
-
-    def handler(signum, frame):
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_IGN)
-        hit.append(signum)
-        raise Interrupted(signum)
-
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    for sig in before:
-        signal.signal(sig, handler)
-    try:
-        yield
-    except Interrupted:  # ours, or an inner block's: leave the signals ignored
-        hit.append(None)
-        raise
-    finally:
-        if not hit:
-            for sig, old in before.items():
-                signal.signal(sig, old)
-
-
 def remove_stale(folder: Path, patterns: tuple[str, ...] = (".stage-*", ".old-*")) -> list[str]:
     """Remove staging and backup folders left by a killed or failed execution. Call it only
     while holding the folder's lock, so that no live execution owns them."""
@@ -375,9 +412,31 @@ def _worker_init() -> None:
 
 
 def _os_error(exc: OSError, what: str) -> OutputError:
+    """One line for a failed write. A ``shutil.Error`` (``copytree`` on a full disk) carries a
+    list of every file that failed, thousands of characters long: the line counts them and
+    names the first.
+
+    Examples
+    --------
+    >>> err = shutil.Error([("a/x.html", "b/x.html", "[Errno 28] No space left on device"),
+    ...                     ("a/y.html", "b/y.html", "[Errno 28] No space left on device")])
+    >>> print(_os_error(err, "b"))
+    cannot write b: 2 file(s) could not be copied, the first b/x.html: [Errno 28] No space left on device
+    """
+    if isinstance(exc, shutil.Error):
+        failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+        if failures:
+            first = failures[0]
+            if isinstance(first, (tuple, list)) and len(first) == 3:
+                name, why = first[1], first[2]
+            else:
+                name, why = what, str(first)
+            return OutputError(f"cannot write {what}: {len(failures)} file(s) could not be "
+                               f"copied, the first {name}: {str(why)[:300]}")
+        return OutputError(f"cannot write {what}: {str(exc)[:300]}")
     where = exc.filename or what
     reason = exc.strerror or str(exc)
-    return OutputError(f"cannot write {where}: {reason}")
+    return OutputError(f"cannot write {where}: {str(reason)[:300]}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -505,19 +564,20 @@ def _error_from_papermill(exc: BaseException, executed: Path | None = None,
 def _replace(src: Path, dst: Path) -> None:
     """Move ``src`` onto ``dst``, keeping the old ``dst`` until the move has succeeded."""
     backup = dst.with_name(f".old-{dst.name}-{os.getpid()}")
-    if backup.exists():
-        shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
-    had_old = dst.exists()
-    if had_old:
-        os.replace(dst, backup)
-    try:
-        os.replace(src, dst)
-    except BaseException:
+    with deferred():  # a signal never leaves the pair half done: it is raised after it
+        if backup.exists():
+            shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
+        had_old = dst.exists()
         if had_old:
-            os.replace(backup, dst)
-        raise
-    if had_old:
-        shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
+            os.replace(dst, backup)
+        try:
+            os.replace(src, dst)
+        except BaseException:
+            if had_old:
+                os.replace(backup, dst)
+            raise
+        if had_old:
+            shutil.rmtree(backup) if backup.is_dir() else backup.unlink()
 
 
 class _KernelLog:
@@ -534,18 +594,22 @@ class _KernelLog:
     def __enter__(self):
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            sys.stderr.flush()
-            self.saved = os.dup(2)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            os.dup2(fd, 2)
-            os.close(fd)
+            with deferred():  # never leave standard error redirected half-way
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                sys.stderr.flush()
+                self.saved = os.dup(2)
+                os.dup2(fd, 2)
+                os.close(fd)
         return self
 
     def __exit__(self, *exc):
         if self.saved is not None:
-            sys.stderr.flush()
-            os.dup2(self.saved, 2)
-            os.close(self.saved)
+            with deferred():
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.flush()
+                os.dup2(self.saved, 2)
+                os.close(self.saved)
+                self.saved = None
         return False
 
 
@@ -586,19 +650,17 @@ def execute(
     stage_nb_dir = stage / "run" if shared else stage
     stage_nb = stage_nb_dir / notebook_out.name
     stage_out = stage_nb_dir if shared else stage / outputs_out.name
-    try:
-        stage_out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise _os_error(exc, str(stage)) from None
-
     env_before = {k: os.environ.get(k) for k in (OUTPUT_ENV, NOTEBOOK_DIR_ENV, ROOT_ENV)}
-    os.environ[OUTPUT_ENV] = str(stage_out)
-    os.environ[NOTEBOOK_DIR_ENV] = str(stage_nb_dir)
-    os.environ[ROOT_ENV] = str(root)
-    os.environ.setdefault("MPLBACKEND", "agg")
-    started = time.time()
-    try:
+    try:  # from its first mkdir, the staging folder is removed whatever happens
+        try:
+            stage_out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _os_error(exc, str(stage)) from None
+        os.environ[OUTPUT_ENV] = str(stage_out)
+        os.environ[NOTEBOOK_DIR_ENV] = str(stage_nb_dir)
+        os.environ[ROOT_ENV] = str(root)
+        os.environ.setdefault("MPLBACKEND", "agg")
+        started = time.time()
         try:
             with _KernelLog(kernel_log):
                 papermill.execute_notebook(
@@ -636,7 +698,7 @@ def execute(
             postprocess(stage_nb, {**spec.defaults(), **params}, spec.defaults(), started,
                         duration, git_commit(root), key, spec=spec)
             if key is not None:
-                (stage_out / KEY_FILE).write_text(json.dumps(key, sort_keys=True) + "\n")
+                write_key_file(stage_out, key, stage_nb)
             if shared:
                 _replace(stage_nb_dir, outputs_out)
             else:
@@ -646,6 +708,11 @@ def execute(
             raise _os_error(exc, str(outputs_out)) from None
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        for k, v in env_before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return {"name": spec.name, "duration": round(duration, 3), "executed": started}
 
 
@@ -675,6 +742,31 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     for proc in processes:
         with contextlib.suppress(Exception):
             proc.join(timeout=5)
+
+
+def remove_orphans(gen: Path, names: set[str], manifest: dict | None = None) -> list[str]:
+    """Remove the executed copies and outputs of notebooks that no longer exist (deleted, or
+    gone with a branch switch) from ``book/generated``, so that their pages leave the site:
+    ``NAME.ipynb`` and the folder ``NAME/`` holding a key file, for every NAME not in
+    ``names``; their manifest entries too. Returns the names removed. Call it while holding the
+    build lock."""
+    removed = set()
+    for nb in gen.glob("*.ipynb"):
+        if nb.stem not in names and not nb.name.startswith((".", "_")):
+            with contextlib.suppress(FileNotFoundError):
+                nb.unlink()
+            removed.add(nb.stem)
+    for folder in gen.iterdir() if gen.is_dir() else ():
+        if (folder.is_dir() and not folder.is_symlink() and folder.name not in names
+                and not folder.name.startswith((".", "_"))
+                and ((folder / KEY_FILE).exists() or folder.name in removed)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.add(folder.name)
+    for name in list(manifest or {}):
+        if name not in names:
+            manifest.pop(name)
+            removed.add(name)
+    return sorted(removed)
 
 
 @dataclass
@@ -712,11 +804,17 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
         manifest, problem = read_manifest(gen)
         if problem:
             log(f"manifest unreadable: {problem}; re-executing everything")
+        specs = discover(root)
+        orphans = remove_orphans(gen, {s.name for s in specs}, manifest)
+        if orphans:
+            save_manifest(gen, manifest)
+            log(f"removed the outputs of {len(orphans)} notebook(s) that no longer exist: "
+                f"{', '.join(orphans)}")
         todo: list[tuple[NotebookSpec, dict]] = []
-        for spec in discover(root):
+        for spec in specs:
             key = cache_key(spec, {}, root)
             old = manifest.get(spec.name, {})
-            inside = stored_key(gen / spec.name, gen / f"{spec.name}.ipynb")
+            inside, damage = verify_outputs(gen / spec.name, gen / f"{spec.name}.ipynb")
             why = changed_parts(old.get("key"), key)
             if not force and not why and inside == key:
                 report.reused.append(spec.name)
@@ -728,6 +826,8 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
                 reason = "never executed" if inside is None else "not in the manifest"
             elif why:
                 reason = ", ".join(why) + " changed"
+            elif damage:
+                reason = f"its outputs cannot be reused: {damage}"
             else:
                 reason = "its outputs do not carry the current cache key"
             todo.append((spec, key))
@@ -743,8 +843,11 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
                                        initializer=_worker_init)
             futures = {}
             try:
-                futures = {pool.submit(_execute_for_build, str(s.path), str(root), k, timeout): (s, k)
-                           for s, k in todo}
+                # the workers start with their standard error in a log: a Ctrl-C that reaches
+                # one before its initializer ignores SIGINT prints no traceback of its own
+                with _KernelLog(gen / "_logs" / "workers.log"):
+                    futures = {pool.submit(_execute_for_build, str(s.path), str(root), k,
+                                           timeout): (s, k) for s, k in todo}
                 for fut in as_completed(futures):
                     spec, key = futures[fut]
                     res = fut.result()
@@ -951,6 +1054,9 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
     with folder_lock(gen / LOCK_NAME, "build", wait=wait), interruptible():
         _remove_stale_site_folders(root)
         try:
+            manifest = load_manifest(gen)
+            if remove_orphans(gen, {s.name for s in discover(root)}, manifest):
+                save_manifest(gen, manifest)
             write_generated_pages(root)
         except OSError as exc:
             raise _os_error(exc, str(gen)) from None
@@ -974,6 +1080,12 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
             fresh, why = True, "the clock is behind the last build's"
         changed = sorted(rel for rel, d in sources.items() if state.get("sources", {}).get(rel) != d)
         removed = sorted(set(state.get("sources", {})) - set(sources))
+        if removed and not fresh:
+            # Sphinx never deletes the page of a removed source: start from an empty working
+            # build, so an orphan page (a notebook deleted by a branch switch) leaves the site
+            fresh, why = True, f"{len(removed)} source file(s) removed, e.g. {removed[0]}"
+        if fresh and removed:
+            shutil.rmtree(work / "_build", ignore_errors=True)
         if not fresh and not changed and not removed and (site / "index.html").is_file():
             log("site: nothing changed since the published build")
             return site / "index.html"

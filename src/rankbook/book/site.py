@@ -53,7 +53,12 @@ def collect(generated: Path, filename: str) -> list[dict]:
         notebook = path.parent.name
         if notebook.startswith((".", "_")):
             continue
-        for rec in json.loads(path.read_text()):
+        try:
+            loaded = json.loads(path.read_text())
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path} is corrupt ({exc}); `rankbook build` executes "
+                             f"{notebook} again to rewrite it") from None
+        for rec in loaded:
             records.append({**rec, "notebook": notebook})
     return records
 

@@ -447,6 +447,7 @@ def resolve_parameters(spec: NotebookSpec, overrides: dict[str, str] | list[tupl
         if key in resolved:
             raise ParameterError(f"parameter {key!r} of {spec.name} is given twice; give each "
                                  "parameter once")
+        _refuse_undecodable(key, str(text), spec.name)
         try:
             resolved[key] = parse_value(spec.parameters[key], str(text))
         except ValueError as exc:
@@ -466,6 +467,29 @@ def resolve_parameters(spec: NotebookSpec, overrides: dict[str, str] | list[tupl
     if spec.check:
         run_combined_check(spec, {**spec.defaults(), **resolved}, root)
     return resolved
+
+
+def _refuse_undecodable(key: str, text: str, notebook: str) -> None:
+    """A value that is not valid UTF-8 (a file name in another encoding reaches Python as
+    lone surrogates, ``os.fsdecode``) is refused before any kernel starts: the notebook's
+    parameters are JSON, which cannot carry it. The message shows the value escaped.
+
+    Examples
+    --------
+    >>> import os
+    >>> _refuse_undecodable("rankings_csv", os.fsdecode(b"r\\xe9sum\\xe9.csv"), "nb")
+    Traceback (most recent call last):
+    ...
+    rankbook.book.specs.ParameterError: bad value for parameter 'rankings_csv' of nb: 'r\\xe9sum\\xe9.csv' is not valid UTF-8 (a file name in another encoding?); rename the file, or give its path in UTF-8
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+        raise ParameterError(
+            f"bad value for parameter {key!r} of {notebook}: '{shown}' is not valid UTF-8 (a "
+            "file name in another encoding?); rename the file, or give its path in UTF-8"
+        ) from None
 
 
 def run_combined_check(spec: NotebookSpec, values: dict[str, Any], root: Path | None = None) -> None:
@@ -730,6 +754,10 @@ def named_paths(spec: NotebookSpec, values: dict[str, Any], root: Path | None = 
             if "file" in c or c.get("folder"):
                 candidates.append(resolve_input_path(text, root, c.get("under", "data")))
             else:
+                code = module_paths(text)
+                if code:  # module:function, found where Python finds it (sys.path, PYTHONPATH)
+                    out.setdefault(name, []).extend(code)
+                    continue
                 part = text.rsplit(":", 1)[0] if text.rsplit(":", 1)[0].endswith(".py") else text
                 if part in (".", "..") or "\0" in part:
                     continue
@@ -744,6 +772,65 @@ def named_paths(spec: NotebookSpec, values: dict[str, Any], root: Path | None = 
                 except OSError:
                     continue
     return out
+
+
+_MODULE_FUNCTION = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+
+def module_paths(text: str) -> list[Path]:
+    """The files of the code a ``module:function`` value names, as Python finds it now (its
+    ``sys.path``, so ``PYTHONPATH`` and the current folder count): the module's file, or, for a
+    module inside a package, the whole top-level package folder (a helper module beside it may
+    change the function's result). Empty when the text is not ``module:function``, the module
+    is not found, or it is the project's own code or an installed package (hashed as the
+    ``code`` and ``environment`` parts of the cache key).
+
+    Examples
+    --------
+    >>> module_paths("no_such_module_here:f"), module_paths("a plain title"), module_paths("json:dumps")
+    ([], [], [])
+    """
+    import importlib.util
+    import sys
+
+    if not isinstance(text, str) or not _MODULE_FUNCTION.fullmatch(text.strip()):
+        return []
+    module = text.strip().split(":", 1)[0]
+    top = module.split(".", 1)[0]
+    if top == __name__.split(".", 1)[0]:
+        return []  # rankbook itself: the code part of the key
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError, AttributeError):
+        return []
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:  # a package: every file in it
+        found = [Path(p) for p in spec.submodule_search_locations]
+    elif spec.origin and spec.has_location:
+        found = [Path(spec.origin)]
+    else:
+        return []  # built in, frozen
+    installed = set()
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        with _suppress_os():
+            installed.add(Path(prefix).resolve())
+    out = []
+    for path in found:
+        try:
+            path = path.resolve()
+            if not path.exists() or any(p in path.parents for p in installed):
+                continue  # the standard library and installed packages: the environment part
+        except OSError:
+            continue
+        out.append(path)
+    return out
+
+
+def _suppress_os():
+    import contextlib
+
+    return contextlib.suppress(OSError)
 
 
 def files_hash(paths: dict) -> str:

@@ -38,6 +38,7 @@ by the client when its local cluster closes.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import itertools
 import json
@@ -173,8 +174,31 @@ def grid(spec: NotebookSpec, given: list[tuple[str, str]], root: Path | None = N
     return points
 
 
-def grid_slug(given: list[tuple[str, str]]) -> str:
-    return slug({k: v for k, v in given})
+def grid_slug(given: list[tuple[str, str]], spec: NotebookSpec | None = None,
+              points: list | None = None, root: Path | None = None) -> str:
+    """The folder name of a grid: :func:`slug` of the values as given, plus a short hash of
+    the contents of every file the points name (symlinks resolved), like a run folder's
+    (:func:`rankbook.book.specs.run_slug`), so that sweeps of ``a/r.csv`` and ``b/r.csv``, or of
+    a file edited since, never share a grid folder and its combined tables.
+
+    Examples
+    --------
+    >>> grid_slug([("ns", "5,6")])
+    'ns-5,6'
+    """
+    name = slug({k: v for k, v in given})
+    if spec is None or not points:
+        return name
+    from .specs import files_hash, named_paths
+
+    h = hashlib.sha256()
+    found = False
+    for _, params in points:
+        paths = named_paths(spec, params, root)
+        if paths:
+            found = True
+            h.update(files_hash(paths).encode())
+    return f"{name[:68]}_{h.hexdigest()[:10]}" if found else name
 
 
 # --------------------------------------------------------------------------------------------
@@ -273,10 +297,11 @@ def _write_point(folder: Path, files: dict) -> None:
 # --------------------------------------------------------------------------------------------
 # The sweep
 # --------------------------------------------------------------------------------------------
-def sweep_folder(name: str, given: list[tuple[str, str]], root: Path | None = None) -> Path:
+def sweep_folder(name: str, given: list[tuple[str, str]], root: Path | None = None,
+                 spec: NotebookSpec | None = None, points: list | None = None) -> Path:
     from .pipeline import runs_dir
 
-    return runs_dir(root) / "sweeps" / name / grid_slug(given)
+    return runs_dir(root) / "sweeps" / name / grid_slug(given, spec, points, root)
 
 
 def points_folder(name: str, root: Path | None = None) -> Path:
@@ -337,8 +362,8 @@ def combine(folder: Path, points: list[dict], keys: list[str], points_dir: Path 
     out = folder / "combined"
     stage = folder / f".stage-combined-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
-    stage.mkdir(parents=True)
-    try:
+    try:  # from its mkdir on, the staging folder is removed whatever happens
+        stage.mkdir(parents=True)
         for stem, by_point in sorted(tables.items()):
             frames = []
             for i, point in enumerate(points):
@@ -393,7 +418,7 @@ def run_sweep(name: str, given: list[tuple[str, str]], *, jobs: int | None = Non
     # every parameter of the grid leads the combined tables (one value or several)
     keys = [k for k, _ in given]
     points_dir = folder / "points" if folder is not None else points_folder(name, root)
-    folder = folder or sweep_folder(name, given, root)
+    folder = folder or sweep_folder(name, given, root, spec, points)
     report = SweepReport(folder, notes=notes)
     if dry_run:
         log(f"{len(points)} point(s) of {name}:")
@@ -453,6 +478,52 @@ def run_sweep(name: str, given: list[tuple[str, str]], *, jobs: int | None = Non
     return report
 
 
+#: Protocols of a Dask scheduler address (``tcp://host:8786``).
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+
+
+def check_scheduler_address(address: str) -> str:
+    """Refuse a malformed ``--scheduler`` address before anything runs (ParameterError: exit
+    2), naming the form expected; a well-formed address that cannot be reached is found later
+    (:class:`ClusterUnavailable`: exit 1).
+
+    Examples
+    --------
+    >>> check_scheduler_address("tcp://127.0.0.1:8786")
+    'tcp://127.0.0.1:8786'
+    >>> check_scheduler_address("tcp//host")
+    Traceback (most recent call last):
+    ...
+    rankbook.book.specs.ParameterError: malformed --scheduler address 'tcp//host': write SCHEME://HOST:PORT with SCHEME one of tcp, tls, ws, wss, ucx, inproc and PORT in 1..65535, e.g. tcp://127.0.0.1:8786
+    """
+    def refuse():
+        raise ParameterError(
+            f"malformed --scheduler address {address!r}: write SCHEME://HOST:PORT with SCHEME "
+            f"one of {', '.join(SCHEDULER_SCHEMES)} and PORT in 1..65535, e.g. "
+            "tcp://127.0.0.1:8786")
+
+    text = address.strip()
+    if not text or any(c.isspace() for c in text):
+        refuse()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme not in SCHEDULER_SCHEMES or not rest or "/" in rest:
+        refuse()
+    if scheme == "inproc":
+        return address
+    if rest.startswith("["):  # [IPv6]:port
+        host, _, port = rest[1:].partition("]")
+        port = port[1:] if port.startswith(":") else ("" if not port else "x")
+    else:
+        host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
+    if not host or ":" in host and not rest.startswith("["):
+        refuse()
+    if port and not (port.isdigit() and 1 <= int(port) <= 65535):
+        refuse()
+    return address
+
+
 class ClusterUnavailable(OSError):
     """The Dask scheduler cannot be reached, does not answer, or has no worker left."""
 
@@ -490,8 +561,6 @@ def _probe(address: str, seconds: float) -> None:
 
 @contextlib.contextmanager
 def _client(jobs: int | None, scheduler: str | None):
-    import signal
-
     from distributed import Client, LocalCluster
 
     if scheduler:
@@ -509,17 +578,28 @@ def _client(jobs: int | None, scheduler: str | None):
             with contextlib.redirect_stderr(io.StringIO()):
                 client.close(timeout=5)
         return
-    # the workers ignore Ctrl-C (SIG_IGN is inherited by the processes they start): the client
-    # stops them and reports the interruption in one line, with no worker tracebacks
-    before = signal.getsignal(signal.SIGINT)
-    with contextlib.redirect_stderr(io.StringIO()):
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the client stops the workers on Ctrl-C and reports it in one line. The workers inherit a
+    # standard error sent to /dev/null, so that a Ctrl-C reaching them (a terminal's reaches the
+    # whole process group) prints no traceback of theirs. Ctrl-C is never ignored meanwhile
+    # (ignoring it while the workers start, so that they inherit SIG_IGN, lost a Ctrl-C
+    # pressed in those seconds)
+    from .pipeline import _KernelLog
+
+    cluster = None
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), _KernelLog(Path(os.devnull)):
+            # no dashboard, and its HTTP server on a free port: dashboard_address=None alone
+            # still listens on the fixed port 8787, which collides with any running cluster
             cluster = LocalCluster(n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1,
-                                   processes=True, dashboard_address=None, silence_logs=50)
-        finally:
-            signal.signal(signal.SIGINT, before)
-        client = Client(cluster)
+                                   processes=True, dashboard_address="127.0.0.1:0",
+                                   scheduler_kwargs={"dashboard": False}, silence_logs=50)
+            client = Client(cluster)
+    except BaseException:
+        if cluster is not None:
+            with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(Exception):
+                cluster.close(timeout=10)
+        remove_dead_temp_folders()
+        raise
     try:
         yield client
     finally:

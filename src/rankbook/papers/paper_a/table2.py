@@ -650,8 +650,10 @@ def check_property_row(prop: str, props: pd.DataFrame | None = None, *,
                      + ", ".join(_label(m) for m in wrong),
                      "Definition 4: m(id, σ) = m(id, ν) only for σ = ν":
                          "no metric qualifies, so the all-✗ row stands"}
-        findings.append(claims.Finding(id=_ROW_ERRATA[prop], evidence="\n".join(evidence),
-                                       cells=[_label(m) for m in wrong], under=under))
+        findings.append(claims.Finding(
+            id=_ROW_ERRATA[prop], evidence="\n".join(evidence), cells=[_label(m) for m in wrong],
+            under=under, readings=["a distance has the identity of indiscernibles of Definition 11"]
+            if under else []))
     if prop == "is_distance":
         ioi = props[props["property"] == "identity_of_indiscernibles"].set_index("metric")
         def4 = sum(not bool(g.loc[m, "published"]) or bool(ioi.loc[m, "reproduced"])

@@ -294,3 +294,16 @@ def test_figure1_grid_matrices_are_those_of_agreement_matrix(monkeypatch):
                                           reverse="none")
         np.testing.assert_array_equal(df.to_numpy(), full.to_numpy())
         assert df.attrs["reversed"] == full.attrs["reversed"]
+
+
+def test_table2_explorer_rows_mark_the_k_used_and_print_a_flat_line(published):
+    from rankbook.papers.paper_a import table2
+
+    kfit = table2.fit_k_section(published, [10], fit_seeds=[10000], fit_runs=2, n_pairs=100)
+    rows = table2.explorer_rows(kfit)
+    sim = rows[rows["series"] == "simulated"]
+    assert set(sim.loc[sim["k used"] == "fitted k", "k"]) == {kfit.k_of[10]}
+    assert set(sim.loc[sim["k used"] == "k = n/4", "k"]) == {kfit.k_quarter[10]} - {kfit.k_of[10]}
+    printed = rows[rows["series"] == "printed in Table 2"]
+    assert (printed.groupby(["row of Table 2", "metric"])["value"].nunique() == 1).all()
+    assert not any("_" in c for c in rows.columns)  # reader's words in controls and tooltips

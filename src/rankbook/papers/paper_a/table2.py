@@ -83,29 +83,11 @@ def _readable(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Fitting k by distance, on held-out seeds
 # --------------------------------------------------------------------------------------------
-def fit_k_by_distance(published: pd.DataFrame, n: int, k_grid: Iterable[int],
-                      fit_seeds: Sequence[int], *, n_pairs: int = 1000, n_runs: int = 10,
-                      names: Sequence[str] = T.K_DEPENDENT) -> pd.DataFrame:
-    """How far the simulated k-dependent cells of size n lie from the printed ones, for each k.
-
-    For every fit seed (each a fresh set of ``n_runs`` runs of ``n_pairs`` pairs) and every k of
-    ``k_grid``, the k-dependent cells are simulated at once (:func:`rankbook.robustness.cutoff_means`)
-    and compared with the printed swap and slide cells of size n. ``distance`` is the median
-    over the cells of ``|published - reproduced|`` in units of the printed rounding
-    (:data:`ROUNDING`); a cell the simulation leaves undefined counts as infinitely far. The
-    median is robust to the printed cells that no k can reach. Rows with ``fit_set`` "pooled"
-    compare the mean over every fit seed. The spread of one run plays no part: a k whose cells
-    are noisier is not favoured.
-
-    Returns ``n, k, fit_set, distance, within`` (``within``: cells within one rounding unit).
-
-    Examples
-    --------
-    >>> pub = read_published()
-    >>> fit = fit_k_by_distance(pub, 10, [2, 3], [10000], n_pairs=100, n_runs=2)
-    >>> fit[["k", "fit_set"]].values.tolist()
-    [[2, '10000'], [3, '10000'], [2, 'pooled'], [3, 'pooled']]
-    """
+def simulate_k_cells(published: pd.DataFrame, n: int, k_grid: Iterable[int],
+                     fit_seeds: Sequence[int], *, n_pairs: int = 1000, n_runs: int = 10,
+                     names: Sequence[str] = T.K_DEPENDENT):
+    """The printed k-dependent cells of size n and their simulated values at every k of
+    ``k_grid`` on each fit seed: ``(ks, keys, printed values, {seed: array (k, cell)})``."""
     ks = [int(k) for k in k_grid]
     if not ks or any(not 1 <= k < n for k in ks):
         raise ValueError(f"k must lie in 1..n-1 = 1..{n - 1}, got {ks}")
@@ -124,7 +106,40 @@ def fit_k_by_distance(published: pd.DataFrame, n: int, k_grid: Iterable[int],
         res = robustness.cutoff_means(names, sigma, nu, moved, ks)
         per_set[str(int(s))] = np.array([[res[key][:, j].mean() for key in keys]
                                          for j in range(len(ks))])
+    return ks, keys, pubv, per_set
+
+
+def fit_k_by_distance(published: pd.DataFrame, n: int, k_grid: Iterable[int],
+                      fit_seeds: Sequence[int], *, n_pairs: int = 1000, n_runs: int = 10,
+                      names: Sequence[str] = T.K_DEPENDENT, with_curves: bool = False):
+    """How far the simulated k-dependent cells of size n lie from the printed ones, for each k.
+
+    For every fit seed (each a fresh set of ``n_runs`` runs of ``n_pairs`` pairs) and every k of
+    ``k_grid``, the k-dependent cells are simulated at once (:func:`rankbook.robustness.cutoff_means`)
+    and compared with the printed swap and slide cells of size n. ``distance`` is the median
+    over the cells of ``|published - reproduced|`` in units of the printed rounding
+    (:data:`ROUNDING`); a cell the simulation leaves undefined counts as infinitely far. The
+    median is robust to the printed cells that no k can reach. Rows with ``fit_set`` "pooled"
+    compare the mean over every fit seed. The spread of one run plays no part: a k whose cells
+    are noisier is not favoured.
+
+    Returns ``n, k, fit_set, distance, within`` (``within``: cells within one rounding unit),
+    and with ``with_curves`` also the pooled simulated value of every cell at every k
+    (``n, metric, change, k, reproduced, published``).
+
+    Examples
+    --------
+    >>> pub = read_published()
+    >>> fit = fit_k_by_distance(pub, 10, [2, 3], [10000], n_pairs=100, n_runs=2)
+    >>> fit[["k", "fit_set"]].values.tolist()
+    [[2, '10000'], [3, '10000'], [2, 'pooled'], [3, 'pooled']]
+    """
+    ks, keys, pubv, per_set = simulate_k_cells(published, n, k_grid, fit_seeds, n_pairs=n_pairs,
+                                               n_runs=n_runs, names=names)
     per_set["pooled"] = np.mean(list(per_set.values()), axis=0)
+    curves = pd.DataFrame([{"n": int(n), "metric": m, "change": c, "k": k,
+                            "reproduced": float(per_set["pooled"][j, i]), "published": float(pubv[i])}
+                           for j, k in enumerate(ks) for i, (m, c) in enumerate(keys)])
     rows = []
     for label, rep in per_set.items():
         d = np.abs(rep - pubv) / ROUNDING
@@ -133,7 +148,8 @@ def fit_k_by_distance(published: pd.DataFrame, n: int, k_grid: Iterable[int],
             rows.append({"n": int(n), "k": k, "fit_set": label,
                          "distance": float(np.median(d[j])), "within": int((d[j] <= 1).sum()),
                          "cells": len(pubv)})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    return (out, curves) if with_curves else out
 
 
 def choose_k_by_distance(fit: pd.DataFrame) -> pd.DataFrame:
@@ -176,6 +192,7 @@ class KFit:
     chosen: pd.DataFrame
     fit: pd.DataFrame = field(default_factory=pd.DataFrame)
     fit_seeds: list = field(default_factory=list)
+    curves: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def phrase(self, ns: Sequence[int] | None = None) -> str:
         """``"3 at n = 10 (3 to 3 over 5 fit seeds), ..."``."""
@@ -214,9 +231,11 @@ def fit_k_section(published: pd.DataFrame, ns: Sequence[int], *, fit_seeds: Sequ
     if not paper_ns:
         rest = rest.assign(k_per_set=None, k_min=np.nan, k_max=np.nan, fit_sets=0, distance=np.nan)
         return KFit(k_of, k_quarter, rest)
-    fit = pd.concat([fit_k_by_distance(published, n, range(1, max(1, int(fit_max_fraction * n)) + 1),
-                                       fit_seeds, n_pairs=n_pairs, n_runs=fit_runs)
-                     for n in paper_ns], ignore_index=True)
+    both = [fit_k_by_distance(published, n, range(1, max(1, int(fit_max_fraction * n)) + 1),
+                              fit_seeds, n_pairs=n_pairs, n_runs=fit_runs, with_curves=True)
+            for n in paper_ns]
+    fit = pd.concat([f for f, _ in both], ignore_index=True)
+    curves = pd.concat([c for _, c in both], ignore_index=True)
     chosen = choose_k_by_distance(fit)
     k_of.update(dict(zip(chosen["n"], chosen["k"])))
     pooled = fit[fit["fit_set"] == "pooled"].set_index(["n", "k"])["distance"]
@@ -228,7 +247,30 @@ def fit_k_section(published: pd.DataFrame, ns: Sequence[int], *, fit_seeds: Sequ
         for r in chosen.itertuples()]
     chosen = pd.concat([chosen, rest], ignore_index=True).sort_values("n").reset_index(drop=True)
     chosen = chosen.astype({"n": int, "k": int})
-    return KFit(k_of, k_quarter, chosen, fit, [int(s) for s in fit_seeds])
+    return KFit(k_of, k_quarter, chosen, fit, [int(s) for s in fit_seeds], curves)
+
+
+def explorer_rows(kfit: KFit) -> pd.DataFrame:
+    """Table 2's k-dependent robustness cells over k, for the page's explorer: per size, row
+    (one swap or one slide) and metric, the simulated mean change at every k tried (the fit
+    seeds pooled) at every k up to 20 and every fifth k beyond, and the printed value (a flat
+    line), with the fitted k and k = n/4 marked."""
+    if kfit.curves.empty:
+        return pd.DataFrame()
+    c = kfit.curves
+    used = c["n"].map(kfit.k_of), c["n"].map(kfit.k_quarter)
+    keep = (c["k"] <= 20) | (c["k"] % 5 == 0) | (c["k"] == used[0]) | (c["k"] == used[1])
+    c = c[keep].reset_index(drop=True)  # every k up to 20, then every fifth: a light page
+    row = c["change"].map({"swap": "one swap, I(a)", "slide": "one slide, I(b)"})
+    base = pd.DataFrame({"n": c["n"], "row of Table 2": row, "metric": c["metric"].map(_label),
+                         "k": c["k"]})
+    marks = np.where(c["k"] == c["n"].map(kfit.k_of), "fitted k",
+                     np.where(c["k"] == c["n"].map(kfit.k_quarter), "k = n/4", ""))
+    sim = base.assign(value=c["reproduced"].round(5), series="simulated", **{"k used": marks})
+    ends = (c["k"] == c.groupby("n")["k"].transform("min")) | (c["k"] == c.groupby("n")["k"].transform("max"))
+    pub = base[ends].assign(value=c.loc[ends, "published"], series="printed in Table 2",
+                            **{"k used": ""})
+    return pd.concat([sim, pub], ignore_index=True)
 
 
 def k_fit_figure(kfit: KFit):
@@ -743,3 +785,21 @@ def style_differs(differs: pd.DataFrame) -> Callable:
                  if c in differs else "" for c in frame.columns}, index=frame.index),
             axis=None)
     return paint
+
+
+#: The legend of the robustness grid.
+GRID_LEGEND = {"match": "matches on every seed", "close": "matches on some seeds",
+               "differs": "matches on no seed", "not in the paper": "not in the paper"}
+
+
+def metric_readings(names: Sequence[str]) -> pd.DataFrame:
+    """How each metric is computed here: the reading :mod:`rankbook.metrics` records, with the
+    metrics that share it."""
+    from rankbook import metrics
+
+    return (pd.DataFrame({"metric": [metrics.REGISTRY[m].label for m in names],
+                          "family": [metrics.REGISTRY[m].family for m in names],
+                          "reading": [metrics.REGISTRY[m].reading for m in names]})
+            .groupby("reading", sort=False)
+            .agg(metrics=("metric", ", ".join), family=("family", "first"))
+            .reset_index()[["metrics", "family", "reading"]])

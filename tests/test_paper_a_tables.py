@@ -41,7 +41,7 @@ def test_choose_k_by_distance_takes_the_pooled_minimum_and_reports_the_spread():
     out = table2.choose_k_by_distance(fit).iloc[0]
     assert out["k"] == 3 and out["k_per_set"] == [2, 3]
     assert (out["k_min"], out["k_max"]) == (2, 3)
-    assert (out["near_lo"], out["near_hi"]) == (3, 4)  # within 10 % of the best distance 0.7
+    assert out["near"] == "3-4"  # within 10 % of the best distance 0.7
 
 
 def test_fit_k_by_distance_recovers_a_known_k(published):

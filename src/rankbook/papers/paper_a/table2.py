@@ -152,6 +152,25 @@ def fit_k_by_distance(published: pd.DataFrame, n: int, k_grid: Iterable[int],
     return (out, curves) if with_curves else out
 
 
+def k_ranges(ks) -> str:
+    """Integers written as runs: ``"3, 5-7, 10"``.
+
+    Examples
+    --------
+    >>> k_ranges([3, 5, 6, 7, 10])
+    '3, 5-7, 10'
+    """
+    ks = sorted({int(k) for k in ks})
+    runs, start = [], None
+    for i, k in enumerate(ks):
+        if start is None:
+            start = k
+        if i + 1 == len(ks) or ks[i + 1] != k + 1:
+            runs.append(str(start) if start == k else f"{start}-{k}")
+            start = None
+    return ", ".join(runs)
+
+
 def choose_k_by_distance(fit: pd.DataFrame) -> pd.DataFrame:
     """Per n, the k nearest the printed cells over the pooled fit seeds, and its spread.
 
@@ -179,7 +198,8 @@ def choose_k_by_distance(fit: pd.DataFrame) -> pd.DataFrame:
         near = pooled.loc[pooled["distance"] <= 1.1 * dist, "k"]
         rows.append({"n": int(n), "k": k, "distance": dist, "k_per_set": ks,
                      "k_min": min(ks), "k_max": max(ks), "fit_sets": len(ks),
-                     "near_lo": int(near.min()), "near_hi": int(near.max())})
+                     "near_lo": int(near.min()), "near_hi": int(near.max()),
+                     "near": k_ranges(near)})
     return pd.DataFrame(rows)
 
 
@@ -202,7 +222,8 @@ class KFit:
                 continue
             spread = ("" if not isinstance(r.k_per_set, list) else
                       f" ({int(r.k_min)} to {int(r.k_max)} over "
-                      f"{claims.plural(int(r.fit_sets), 'fit seed')})")
+                      f"{claims.plural(int(r.fit_sets), 'fit seed')}; within 10 % of the best "
+                      f"distance: {r.near})")
             out.append(f"{r.k} at n = {r.n}{spread}")
         return ", ".join(out)
 
@@ -242,8 +263,8 @@ def fit_k_section(published: pd.DataFrame, ns: Sequence[int], *, fit_seeds: Sequ
     chosen["why"] = [
         f"median distance {r.distance:.2f} rounding units over the pooled fit seeds "
         f"(k = {k_quarter[r.n]}, i.e. {k_ratio:g} n: {pooled[(r.n, k_quarter[r.n])]:.2f}); "
-        f"each fit seed alone gives k = {', '.join(map(str, r.k_per_set))}; every k from "
-        f"{r.near_lo} to {r.near_hi} lies within 10 % of the best distance"
+        f"each fit seed alone gives k = {', '.join(map(str, r.k_per_set))}; within 10 % of the "
+        f"best distance: k = {r.near}"
         for r in chosen.itertuples()]
     chosen = pd.concat([chosen, rest], ignore_index=True).sort_values("n").reset_index(drop=True)
     chosen = chosen.astype({"n": int, "k": int})
@@ -515,8 +536,8 @@ def check_robustness(published: pd.DataFrame | None = None, *, names: Sequence[s
     if len(fitted):
         findings.append(claims.Finding(id="A-E120", evidence="\n".join(
             f"n = {r.n}: fitted k = {r.k}; each of the {int(r.fit_sets)} fit seeds alone gives "
-            f"{', '.join(map(str, r.k_per_set))}; every k from {int(r.near_lo)} to {int(r.near_hi)} "
-            f"lies within 10 % of the best median distance ({r.distance:.2f} rounding units)"
+            f"{', '.join(map(str, r.k_per_set))}; within 10 % of the best median distance "
+            f"({r.distance:.2f} rounding units): k = {r.near}"
             for r in fitted.itertuples())))
     return claims.Evidence(
         claim="A-T2-rob", comparison="noise", published=f"{len(robust)} cells, 2 decimals",

@@ -192,6 +192,33 @@ def check_table3(published: pd.DataFrame | None = None, *, n: int = 10, relevant
         findings=findings, tables=tables)
 
 
+def check_examples(*, n: int = 10, relevant: int = 5, sigma: str = "(1 2)",
+                   taus: Sequence[str] = ("id", "(3 4)", "(2 4)"), baseline: str = "id",
+                   exempt: Sequence[str] = ("dcg", "ndcg")) -> claims.Evidence:
+    """Claim ``A-T3-examples``: Table 3 holds, for every metric column except DCG and nDCG, a
+    row whose two rankings the metric cannot tell apart (recomputed exactly). Other rows than
+    the paper's compare nothing (the statement is about Table 3's own rows)."""
+    if (n, relevant, sigma, baseline, tuple(taus)) != (PAPER["n"], PAPER["relevant"], PAPER["sigma"],
+                                                       PAPER["baseline"], PAPER["taus"]):
+        return claims.Evidence(claim="A-T3-examples", comparison="none",
+                               published="examples in Table 3's own rows",
+                               reproduced="other rows chosen, so nothing to compare")
+    ev = check_table3(n=n, relevant=relevant, sigma=sigma, taus=taus, baseline=baseline)
+    both = ev.tables["both"]
+    always = both.groupby("metric", sort=False)["distinguishes"].all()
+    others = [m for m in always.index if m not in exempt]
+    missing = [m for m in others if always[m]]
+    return claims.Evidence(
+        claim="A-T3-examples", comparison="claim",
+        published=f"an example for every metric but {', '.join(display(m) for m in exempt)}",
+        reproduced=f"{len(others) - len(missing)} of {len(others)} columns have one",
+        matched=len(others) - len(missing), total=len(others), unit="columns",
+        failures=[f"{_label(m)}: tells the rankings apart on every row" for m in missing] or None,
+        detail=(f"exact on the rows {', '.join(f'{sigma} vs {t}' for t in taus)}; columns with no "
+                "pair they cannot tell apart: "
+                + (", ".join(_label(m) for m in always.index if always[m]) or "none")))
+
+
 def check_cmb_column(*, n: int = 10, relevant: int = 5, sigma: str = "(1 2)",
                      taus: Sequence[str] = ("id", "(3 4)", "(2 4)"), baseline: str = "id",
                      cmb: Sequence[str] | None = None) -> claims.Evidence:
@@ -259,6 +286,9 @@ CHECKS = {
                  {"published": lambda ours: _marks_from(ours, True)},
                  "the printed marks replaced by the recomputed ones":
                  {"published": lambda ours: _marks_from(ours, False)}}),
+    "A-T3-examples": claims.Check(
+        check_examples, smoke={},
+        mutants={"nDCG wrongly expected to have an example": {"exempt": ("dcg",)}}),
     "A-T3-cmb": claims.Check(
         check_cmb_column, smoke={},
         mutants={"a metric of another family put in the column": {"cmb": ["recall", "mse"]}}),

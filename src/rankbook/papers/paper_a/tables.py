@@ -7,8 +7,8 @@ pairs of rankings of length n = 10, 50 and 100. This module
 * simulates those cells (:func:`rankbook.robustness.type_i_runs`, re-exported here), repeating the 1000-pair
   experiment with independent seeds to estimate the spread of one run;
 * grades each published cell against its reproduction (:func:`cell_status`);
-* fits the number k of relevant (= retrieved) items, which the paper never states
-  (:func:`fit_k`);
+* grades every k of relevant (= retrieved) items, which the paper never states
+  (:func:`fit_k`; the Table 2 page fits k by distance, :mod:`rankbook.papers.paper_a.table2`);
 * explains the cells that do not reproduce: identities between metrics that every implementation
   obeys but the published table violates (:func:`identity_violations`), cells copied between
   rows (:func:`copied_cells`), and other readings of the metric or of the change
@@ -130,9 +130,10 @@ def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int =
     of ``seeds`` (default: ``[seed]``), each seed a fresh set of ``n_runs`` runs. Returns one
     row per k: ``n, k, match, loose, no, cells, seeds, score``, with the counts summed over the
     seeds and ``score`` the median over cells and seeds of
-    ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match), the tie-breaker of
-    :func:`choose_k`. Use seeds that the verdict is NOT scored on, so that k is never fitted to
-    the data it is judged by. All cut-offs are evaluated at once (:mod:`rankbook.cutoffs`); a
+    ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match). This grading
+    counts cells within a tolerance that grows with the spread of each k, so choosing k by it
+    rewards noisy k: the Table 2 page chooses k by distance instead
+    (:func:`rankbook.papers.paper_a.table2.fit_k_by_distance`). All cut-offs are evaluated at once (:mod:`rankbook.cutoffs`); a
     custom ``evaluate`` takes the slower path of one evaluation per k.
     """
     pub = published[(published["n"] == n) & published["metric"].isin(names)]

@@ -262,7 +262,9 @@ def fit_k_section(published: pd.DataFrame, ns: Sequence[int], *, fit_seeds: Sequ
     pooled = fit[fit["fit_set"] == "pooled"].set_index(["n", "k"])["distance"]
     chosen["why"] = [
         f"median distance {r.distance:.2f} rounding units over the pooled fit seeds "
-        f"(k = {k_quarter[r.n]}, i.e. {k_ratio:g} n: {pooled[(r.n, k_quarter[r.n])]:.2f}); "
+        f"(k = {k_quarter[r.n]}, i.e. {k_ratio:g} n: "
+        + (f"{pooled[(r.n, k_quarter[r.n])]:.2f}" if (r.n, k_quarter[r.n]) in pooled.index
+           else "outside the k tried") + "); "
         f"each fit seed alone gives k = {', '.join(map(str, r.k_per_set))}; within 10 % of the "
         f"best distance: k = {r.near}"
         for r in chosen.itertuples()]

@@ -32,12 +32,33 @@ def test_cell_status_boundaries():
     assert R.cell_status(0.05, np.nan, 0.0).item() == "no"
 
 
-def test_choose_k_prefers_most_matches_then_ratio():
-    fit = pd.DataFrame({"n": [10] * 3 + [100] * 4, "k": [2, 3, 4, 20, 24, 27, 30],
-                        "match": [26, 32, 15, 30, 30, 30, 27], "cells": 44, "score": 1.0})
-    out = R.choose_k(fit).set_index("n")
-    assert out.loc[10, "k"] == 3 and out.loc[10, "tied_k"] == "3"
-    assert out.loc[100, "k"] == 24 and out.loc[100, "tied_k"] == "20, 24, 27"
+def test_choose_k_by_distance_takes_the_pooled_minimum_and_reports_the_spread():
+    from rankbook.papers.paper_a import table2
+
+    fit = pd.DataFrame({"n": 10, "k": [2, 3, 4] * 3, "fit_set": ["1"] * 3 + ["2"] * 3 + ["pooled"] * 3,
+                        "distance": [0.9, 1.0, 2.0, 2.0, 0.5, 0.6, 1.2, 0.7, 0.75], "within": 0,
+                        "cells": 44})
+    out = table2.choose_k_by_distance(fit).iloc[0]
+    assert out["k"] == 3 and out["k_per_set"] == [2, 3]
+    assert (out["k_min"], out["k_max"]) == (2, 3)
+    assert out["near"] == "3-4"  # within 10 % of the best distance 0.7
+
+
+def test_fit_k_by_distance_recovers_a_known_k(published):
+    """Cells simulated at a known k on one seed are printed to two decimals; the fit on other,
+    disjoint seeds must find that k again (the distance ignores the noise of each k)."""
+    from rankbook import robustness
+    from rankbook.papers.paper_a import table2
+
+    n, k_true = 10, 3
+    runs = robustness.summarize_runs(robustness.type_i_runs(R.K_DEPENDENT, n, k_true, n_pairs=1000,
+                                                            n_runs=10, seed=77))
+    fake = runs.assign(published=runs["reproduced"].round(2))[["metric", "change", "n", "published"]]
+    fit = table2.fit_k_by_distance(fake, n, range(1, n), [5, 6], n_pairs=1000, n_runs=5)
+    chosen = table2.choose_k_by_distance(fit).iloc[0]
+    assert chosen["k"] == k_true and chosen["k_per_set"] == [k_true, k_true]
+    with pytest.raises(ValueError, match="k must lie in 1..n-1"):
+        table2.fit_k_by_distance(published, 10, [0, 3], [5], n_pairs=10, n_runs=2)
 
 
 def test_fit_k_rejects_bad_k(published):
@@ -273,3 +294,16 @@ def test_figure1_grid_matrices_are_those_of_agreement_matrix(monkeypatch):
                                           reverse="none")
         np.testing.assert_array_equal(df.to_numpy(), full.to_numpy())
         assert df.attrs["reversed"] == full.attrs["reversed"]
+
+
+def test_table2_explorer_rows_mark_the_k_used_and_print_a_flat_line(published):
+    from rankbook.papers.paper_a import table2
+
+    kfit = table2.fit_k_section(published, [10], fit_seeds=[10000], fit_runs=2, n_pairs=100)
+    rows = table2.explorer_rows(kfit)
+    sim = rows[rows["series"] == "simulated"]
+    assert set(sim.loc[sim["k used"] == "fitted k", "k"]) == {kfit.k_of[10]}
+    assert set(sim.loc[sim["k used"] == "k = n/4", "k"]) == {kfit.k_quarter[10]} - {kfit.k_of[10]}
+    printed = rows[rows["series"] == "printed in Table 2"]
+    assert (printed.groupby(["row of Table 2", "metric"])["value"].nunique() == 1).all()
+    assert not any("_" in c for c in rows.columns)  # reader's words in controls and tooltips

@@ -29,8 +29,8 @@ FAMILIES = ("confusion", "error", "correlation", "cumulative_gain", "rank_positi
 _C1 = "Table 1; Appendix C.1"
 _CM_READING = (
     "R = set of sigma's first k items, S = set of nu's first k items (Appendix C.1 with j = k); "
-    "TP = |R & S|, FP = FN = k - TP, TN = n - 2k + TP. k is not stated for Table 2: k = 3 fits "
-    "the n = 10 cells best, about n/4 fits n = 50 and 100; Figure 1 uses k = 30 at n = 100."
+    "TP = |R & S|, FP = FN = k - TP, TN = n - 2k + TP. k is not stated for Table 2 (its page fits "
+    "k to the printed cells on held-out seeds); Figure 1 uses k = 30 at n = 100."
 )
 _NEVER = "never for 1 <= k <= n"
 _KN = "k = n (no non-relevant items: 0/0)"

@@ -54,7 +54,8 @@ and 6; the book's Table 2 page shows the comparison.
 
 - Confusion matrix: relevant set R = the first k items of sigma, retrieved set S = the first k
   items of nu (Appendix C.1 with j = k). ``TP = |R ∩ S|``, ``FP = FN = k - TP``, ``TN = n - 2k + TP``.
-  The paper never states k for Table 2; k = 3 fits n = 10 best, about n/4 fits n = 50, 100.
+  The paper never states k for Table 2; the Table 2 page fits it to the printed cells on
+  held-out seeds and shows how firmly the cells pin it down.
 - MCC uses the square root in the denominator (Appendix C.1 omits it; without it MCC is not
   in [-1, 1]). F1 = 2 TP / (2 TP + FP + FN) (the printed F-beta has a sum where the product
   belongs). PT = sqrt(FPR) / (sqrt(TPR) + sqrt(FPR)), algebraically the printed

@@ -265,7 +265,7 @@ def type_i_profile(metric, ns: Sequence[int] = (10, 50, 100), *, k: int | None =
     >>> table[["change", "n"]].values.tolist()
     [['swap', 10], ['slide', 10]]
     """
-    from .papers.paper_a import tables as paper_a_tables
+    from . import robustness
 
     m = load_metric(metric)
 
@@ -277,9 +277,9 @@ def type_i_profile(metric, ns: Sequence[int] = (10, 50, 100), *, k: int | None =
     frames = []
     for n in ns:
         kk = (k or max(1, n // 4)) if m.takes_k else None
-        runs = paper_a_tables.type_i_runs([m.name], n, kk, n_pairs=n_pairs, n_runs=n_runs,
-                                          seed=seed, evaluate=evaluate)
-        frames.append(paper_a_tables.summarize_runs(runs))
+        runs = robustness.type_i_runs([m.name], n, kk, n_pairs=n_pairs, n_runs=n_runs,
+                                      seed=seed, evaluate=evaluate)
+        frames.append(robustness.summarize_runs(runs))
     out = pd.concat(frames, ignore_index=True)
     return out[["change", "n", "k", "reproduced", "sd"]]
 

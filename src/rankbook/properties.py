@@ -22,8 +22,8 @@ Conventions of the property checks
 Rankings are one-line arrays with values ``1..n`` (:mod:`rankbook.permutations`); the group
 operation is paper A's ``(s o t)(i) = s(t(i))``, so *right* composition ``sigma o tau``
 reorders positions and *left* composition ``tau o sigma`` relabels items. Metrics that need a
-cut-off get ``k = max(1, n // 4)`` unless ``k`` is given (the value that fits Table 2 of
-:cite:`paperA`, see :mod:`rankbook.metrics`); a callable is called as ``f(sigma, nu)``, or as
+cut-off get ``k = max(1, n // 4)`` unless ``k`` is given (a quarter of the list: Table 2 of
+:cite:`paperA` never states its k, see :mod:`rankbook.metrics`); a callable is called as ``f(sigma, nu)``, or as
 ``f(sigma, nu, k=k)`` when ``k`` is given.
 
 Equality of metric values

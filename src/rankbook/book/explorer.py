@@ -382,3 +382,49 @@ def write_bundle(folder: Path) -> Path:
         tmp.write_text(text)
         os.replace(tmp, path)
     return path
+
+
+def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = None,
+              controls: dict[str, Any], title: str, what: str, x_title: str | None = None,
+              y_title: str | None = None, color_title: str | None = None,
+              tooltip: list[str] | None = None, height: int = 300) -> Path | None:
+    """Show a table the page computed itself as an explorer, with no sweep.
+
+    Where the values behind a chart are already computed in the page (a curve over k, say),
+    sweeping the notebook would only recompute them. ``df`` is written to ``name.csv`` in the
+    output folder and plotted like :func:`show` (``controls`` maps each control column to its
+    initial value); the caption says the values come from this run. Returns the CSV, or None
+    when ``df`` is empty or inside a grid point of another explorer.
+    """
+    from IPython.display import Markdown, display
+
+    from .outputs import _check_name
+    from .paths import notebook_dir, output_dir
+
+    _check_name(name)
+    if _in_point() or df is None or len(df) == 0:
+        return None
+    out = output_dir()
+    csv_path = out / f"{name}.csv"
+    tmp = csv_path.with_suffix(".csv.tmp")
+    df.to_csv(tmp, index=False, lineterminator="\n")
+    os.replace(tmp, csv_path)
+    rows = read_rows(csv_path)
+    chart = vegalite_spec(rows, kind=kind, x=x, y=y, color=color, controls=dict(controls),
+                          title=title, x_title=x_title, y_title=y_title,
+                          color_title=color_title, tooltip=tooltip, height=height)
+    rel = os.path.relpath(csv_path, notebook_dir()).replace(os.sep, "/")
+    payload = json.dumps(chart, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    label = html.escape(f"{title}: an interactive chart; the same values are in {name}.csv")
+    display(Markdown("\n".join([
+        "::::{div} rankbook-explorer",
+        f":name: explorer-{name}",
+        "",
+        f'<div class="rb-explorer-chart" role="figure" aria-label="{label}">'
+        "<p>This explorer needs JavaScript; its values are in the CSV linked below.</p></div>",
+        f'<script type="application/json" class="rb-explorer-spec">{payload}</script>',
+        "",
+        f"**Explore.** {what} Computed by this page's own run; every plotted value is a row of "
+        f"{{download}}`{name}.csv <{rel}>`.",
+        "::::", ""])))
+    return csv_path

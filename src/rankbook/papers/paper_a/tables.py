@@ -4,11 +4,11 @@ Paper A (``paperA`` in ``book/references.bib``) reports, in Table 2, the mean ab
 metrics under a small change of one ranking (Type I robustness, eq. 5 and eq. 6), over 1000 random
 pairs of rankings of length n = 10, 50 and 100. This module
 
-* simulates those cells (:func:`type_i_runs`, :func:`summarize_runs`), repeating the 1000-pair
+* simulates those cells (:func:`rankbook.robustness.type_i_runs`, re-exported here), repeating the 1000-pair
   experiment with independent seeds to estimate the spread of one run;
 * grades each published cell against its reproduction (:func:`cell_status`);
-* fits the number k of relevant (= retrieved) items, which the paper never states
-  (:func:`fit_k`);
+* grades every k of relevant (= retrieved) items, which the paper never states
+  (:func:`fit_k`; the Table 2 page fits k by distance, :mod:`rankbook.papers.paper_a.table2`);
 * explains the cells that do not reproduce: identities between metrics that every implementation
   obeys but the published table violates (:func:`identity_violations`), cells copied between
   rows (:func:`copied_cells`), and other readings of the metric or of the change
@@ -38,7 +38,6 @@ __all__ = [
     "summarize_runs",
     "cell_status",
     "fit_k",
-    "choose_k",
     "IDENTITIES",
     "identity_violations",
     "copied_cells",
@@ -64,8 +63,12 @@ __all__ = [
     "figure1_grid",
 ]
 
-#: The two small changes of Table 2: ``swap`` = I(a), eq. 5; ``slide`` = I(b), eq. 6.
-CHANGES = ("swap", "slide")
+# The general Type I robustness machinery lives in the library (rankbook.robustness); its names
+# stay importable from here for the pages and tests that use them.
+from rankbook.robustness import (  # noqa: E402,F401
+    CHANGES, _check_change, _cutoff_means, _draw, _evaluate_many, _moved, _type_i_means,
+    perturb, summarize_runs, type_i_runs,
+)
 
 #: Metrics of Table 2 whose value depends on k (the confusion-matrix metrics and the three
 #: rank-position metrics computed on the first k items of the ground truth).
@@ -93,144 +96,6 @@ LOOSE_ABS = 0.02
 LOOSE_REL = 0.10
 
 
-def _evaluate_many(evaluate: Callable | None):
-    if evaluate is not None:
-        return evaluate
-    from rankbook import metrics
-
-    return metrics.evaluate_many
-
-
-def _check_change(change: str) -> str:
-    if change not in CHANGES:
-        raise ValueError(f"unknown change {change!r}; valid: {list(CHANGES)}")
-    return change
-
-
-def perturb(nu: np.ndarray, change: str, rng: np.random.Generator | None = None,
-            side: str = "right") -> np.ndarray:
-    """Apply the small change of eq. 5 (``"swap"``) or eq. 6 (``"slide"``) to a batch of rankings.
-
-    ``side="right"`` (the paper's ``nu o (i j)`` and ``nu o FC_n``) acts on positions: a swap
-    exchanges the items at two uniformly drawn distinct positions, a slide moves every item up one
-    place and the top item to the bottom. ``side="left"`` (``(i j) o nu``, ``FC_n o nu``) relabels
-    items instead; it is one of the alternative readings tried for cells that do not reproduce.
-
-    Examples
-    --------
-    >>> perturb(np.array([3, 1, 2, 4]), "slide")
-    array([1, 2, 4, 3])
-    >>> perturb(np.array([3, 1, 2, 4]), "slide", side="left")
-    array([4, 2, 3, 1])
-    """
-    _check_change(change)
-    if side not in ("right", "left"):
-        raise ValueError(f"unknown side {side!r}; valid: ['right', 'left']")
-    nu = np.asarray(nu)
-    n = nu.shape[-1]
-    if change == "slide":
-        fc = permutations.full_cycle(n)
-        return np.roll(nu, -1, axis=-1) if side == "right" else fc[nu - 1]
-    if rng is None:
-        raise ValueError("a swap needs a random generator rng to draw the two positions")
-    if n < 2:
-        raise ValueError("a swap needs n >= 2")
-    batch = nu.shape[:-1]
-    i = rng.integers(1, n + 1, size=batch)
-    j = (i - 1 + rng.integers(1, n, size=batch)) % n + 1  # uniform j != i
-    t = permutations.transposition(n, i, j)
-    if side == "right":
-        return np.take_along_axis(nu, t - 1, axis=-1)  # nu o (i j)
-    return np.take_along_axis(t, nu - 1, axis=-1)  # (i j) o nu
-
-
-def _draw(n: int, n_pairs: int, n_runs: int, seed: int):
-    """sigma and nu of shape (n_runs, n_pairs, n); run r uses the generator [seed, n, r]."""
-    gens = [np.random.default_rng([seed, n, r]) for r in range(n_runs)]
-    sigma = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
-    nu = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
-    return sigma, nu
-
-
-def _moved(nu, change: str, seed: int, side: str = "right"):
-    """nu after the change; the swap positions use the generator [seed, n, 10000 + change index]."""
-    rng = np.random.default_rng([seed, nu.shape[-1], 10_000 + CHANGES.index(change)])
-    return perturb(nu, change, rng, side=side)
-
-
-def _type_i_means(names, sigma, nu, moved: dict, k, ev, swap_args: bool = False):
-    """{(metric, change): (per-run mean absolute change, per-run share of defined pairs)}."""
-    first, second = (nu, sigma) if swap_args else (sigma, nu)
-    before = ev(names, first, second, k=k)
-    out = {}
-    for change, nu2 in moved.items():
-        after = ev(names, nu2, sigma, k=k) if swap_args else ev(names, sigma, nu2, k=k)
-        for m in names:
-            with np.errstate(invalid="ignore"):
-                d = np.abs(np.asarray(after[m], float) - np.asarray(before[m], float))
-            ok = np.isfinite(d)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                means = np.where(ok.any(-1), np.where(ok, d, 0).sum(-1) / ok.sum(-1), np.nan)
-            out[(m, change)] = (means, ok.mean(-1))
-    return out
-
-
-def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000,
-                n_runs: int = 20, seed: int = 0, changes: Iterable[str] = CHANGES,
-                evaluate: Callable | None = None, side: str = "right",
-                swap_args: bool = False) -> pd.DataFrame:
-    """Mean absolute change of each metric over ``n_runs`` independent runs of ``n_pairs`` random pairs.
-
-    Each run draws sigma and nu uniformly from S_n (seed ``[seed, n, run]``, so runs do not depend
-    on k or on the other sizes), applies the change to nu and averages
-    ``|m(sigma, nu') - m(sigma, nu)|`` over the pairs. Undefined values (nan, e.g. LR+ when no
-    false positive exists) are left out of that pair's average (``nanmean``); the column
-    ``defined`` gives the share of pairs kept. All runs are evaluated as one batch.
-
-    Returns a long table with columns ``metric, change, n, k, run, mean_abs_change, defined``.
-
-    Examples
-    --------
-    >>> runs = type_i_runs(["kendall_tau", "recall"], n=10, k=3, n_pairs=100, n_runs=2, changes=["swap"])
-    >>> runs.columns.tolist()
-    ['metric', 'change', 'n', 'k', 'run', 'mean_abs_change', 'defined']
-    >>> len(runs)
-    4
-    """
-    if n_pairs < 1 or n_runs < 1:
-        raise ValueError(f"n_pairs and n_runs must be >= 1, got {n_pairs}, {n_runs}")
-    changes = [_check_change(c) for c in changes]
-    names = list(names)
-    sigma, nu = _draw(n, n_pairs, n_runs, seed)
-    moved = {c: _moved(nu, c, seed, side) for c in changes}
-    res = _type_i_means(names, sigma, nu, moved, k, _evaluate_many(evaluate), swap_args)
-    keys = [(m, c) for c in changes for m in names]
-    return pd.DataFrame({
-        "metric": np.repeat([m for m, _ in keys], n_runs),
-        "change": np.repeat([c for _, c in keys], n_runs),
-        "n": n, "k": k if k is not None else -1,
-        "run": np.tile(np.arange(n_runs), len(keys)),
-        "mean_abs_change": np.concatenate([res[key][0] for key in keys]),
-        "defined": np.concatenate([res[key][1] for key in keys]),
-    })
-
-
-def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
-    """Reproduced value (mean over runs) and sd (spread of one run) per metric, change, n, k.
-
-
-    Examples
-    --------
-    >>> runs = type_i_runs(["kendall_tau"], n=10, k=None, n_pairs=100, n_runs=2, changes=["swap"])
-    >>> summarize_runs(runs)[["metric", "change", "n"]].values.tolist()
-    [['kendall_tau', 'swap', 10]]
-    """
-    g = runs.groupby(["metric", "change", "n", "k"], sort=False)
-    out = g.agg(reproduced=("mean_abs_change", "mean"), sd=("mean_abs_change", "std"),
-                defined=("defined", "mean")).reset_index()
-    return out
-
-
 def cell_status(published, reproduced, sd, abs_tol: float = ABS_TOL, n_sd: float = N_SD,
                 loose_abs: float = LOOSE_ABS, loose_rel: float = LOOSE_REL) -> np.ndarray:
     """Grade published cells: ``match``, ``loose`` or ``no``.
@@ -255,29 +120,6 @@ def cell_status(published, reproduced, sd, abs_tol: float = ABS_TOL, n_sd: float
     return np.where(np.isfinite(r), out, "no")
 
 
-def _cutoff_means(names, sigma, nu, moved: dict, ks) -> dict:
-    """{(metric, change): per-run mean absolute change at every k of ``ks``, shape (runs, K)}.
-
-    The k-dependent metrics at every cut-off in one pass per pair (:mod:`rankbook.cutoffs`),
-    one run (block of pairs) at a time so that memory stays at one run's worth."""
-    from rankbook import cutoffs
-
-    runs = sigma.shape[0]
-    out = {(m, c): np.empty((runs, len(ks))) for m in names for c in moved}
-    for r in range(runs):
-        before = cutoffs.evaluate_cutoffs(names, sigma[r], nu[r], ks)
-        for change, nu2 in moved.items():
-            after = cutoffs.evaluate_cutoffs(names, sigma[r], nu2[r], ks)
-            for m in names:
-                with np.errstate(invalid="ignore"):
-                    d = np.abs(after[m] - before[m])
-                ok = np.isfinite(d)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    out[(m, change)][r] = np.where(ok.any(0), np.where(ok, d, 0).sum(0) / ok.sum(0),
-                                                   np.nan)
-    return out
-
-
 def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int = 1000,
           n_runs: int = 10, seed: int = 0, names: Sequence[str] = K_DEPENDENT,
           evaluate: Callable | None = None, seeds: Sequence[int] | None = None) -> pd.DataFrame:
@@ -288,9 +130,10 @@ def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int =
     of ``seeds`` (default: ``[seed]``), each seed a fresh set of ``n_runs`` runs. Returns one
     row per k: ``n, k, match, loose, no, cells, seeds, score``, with the counts summed over the
     seeds and ``score`` the median over cells and seeds of
-    ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match), the tie-breaker of
-    :func:`choose_k`. Use seeds that the verdict is NOT scored on, so that k is never fitted to
-    the data it is judged by. All cut-offs are evaluated at once (:mod:`rankbook.cutoffs`); a
+    ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match). This grading
+    counts cells within a tolerance that grows with the spread of each k, so choosing k by it
+    rewards noisy k: the Table 2 page chooses k by distance instead
+    (:func:`rankbook.papers.paper_a.table2.fit_k_by_distance`). All cut-offs are evaluated at once (:mod:`rankbook.cutoffs`); a
     custom ``evaluate`` takes the slower path of one evaluation per k.
     """
     pub = published[(published["n"] == n) & published["metric"].isin(names)]
@@ -420,35 +263,6 @@ def seed_counts(cells: pd.DataFrame, reading: dict) -> pd.Series:
     keep = cells[cells["k_reading"].isin(["any", k_lab])]
     keep = keep[(keep["metric"] != (NDPM_UNIFORM if ndpm == "ndpm" else "ndpm"))]
     return (keep["status"] == "match").groupby(keep["seed"]).sum().astype(int)
-
-
-def choose_k(fit: pd.DataFrame, ratio: float = 0.25) -> pd.DataFrame:
-    """The best k per n: the most matching cells; among ties, the k closest to ``ratio * n``.
-
-    The published cells pin k down sharply at n = 10 but only to a range at larger n, where many
-    k-dependent cells are near zero and several k reach the same count. Ties are broken by
-    closeness to ``ratio * n`` (default n/4, the proportion that the sharp fits share and the
-    default of :func:`rankbook.properties.default_k`), then by the smaller k. ``tied_k`` lists
-    every k that reaches the best count, so the reader sees how sharp the fit is.
-
-    Examples
-    --------
-    >>> fit = pd.DataFrame({"n": 100, "k": [20, 24, 27, 30], "match": [30, 30, 30, 27],
-    ...                     "cells": 44, "score": 0.9})
-    >>> choose_k(fit)[["n", "k", "match", "tied_k"]].values.tolist()
-    [[100, 24, 30, '20, 24, 27']]
-    """
-    rows = []
-    for n, g in fit.groupby("n", sort=True):
-        best = int(g["match"].max())
-        tied = g[g["match"] == best].copy()
-        tied["_dist"] = (tied["k"] - ratio * n).abs()
-        tied = tied.sort_values(["_dist", "k"])
-        ks = sorted(int(k) for k in tied["k"])
-        rows.append({"n": int(n), "k": int(tied.iloc[0]["k"]), "match": best,
-                     "cells": int(tied.iloc[0]["cells"]),
-                     "tied_k": ", ".join(map(str, ks))})
-    return pd.DataFrame(rows)
 
 
 # --- explaining the cells that do not reproduce ---------------------------------------------------
@@ -1383,201 +1197,6 @@ def rank_metric_under(name: str, reading: str, k: int | None = None) -> Callable
         return lambda s, v: top(s, v).mean(axis=-1)
     raise ValueError(f"no relative-permutation reading for {name!r}; valid: dcg, ndcg, mrr, gmr, "
                      "mean_rank")
-
-
-def _cell_name(change: str, n: int) -> str:
-    return f"I({'a' if change == 'swap' else 'b'}) n = {n}"
-
-
-def table2_robustness_errata(published: pd.DataFrame, robust: pd.DataFrame, labels: dict,
-                             k_of: dict, scan: pd.DataFrame | None = None) -> list[dict]:
-    """The errata of Table 2's robustness rows, one record (keyword arguments of
-    ``record_erratum`` without ``paper``) per finding.
-
-    * one entry per identity the printed cells break (:func:`identity_violations`), listing the
-      cells; the MCC entry also gives the printed MCC, which has no square root;
-    * the NDPM cell that exceeds 1, judged under both readings of NDPM;
-    * the cells of the larger sizes that repeat the n = 10 row: with ``scan`` (a
-      :func:`k_scan` of those metrics over every k) each is compared with the largest value
-      any k reaches, and accuracy with its exact bound
-      (:func:`expected_abs_change_accuracy_swap`);
-    * cells that some k reproduces but the fitted k does not (the prevalence threshold under
-      the slide): the verdict depends on k, which the paper never gives.
-
-    ``robust`` has the columns ``metric, change, n, published, reproduced, sd, status,
-    reason``; ``labels`` maps metric names to printed labels; ``k_of`` the k used per n.
-    """
-    out: list[dict] = []
-    pub = published.set_index(["metric", "change", "n"])["published"].astype(float)
-    rep = robust.set_index(["metric", "change", "n"])
-    order = list(dict.fromkeys(published["metric"]))
-    viol = identity_violations(published)
-    for ident, g in viol.groupby("identity", sort=False):
-        involved = sorted(set(g["metric"]), key=order.index)
-        if involved == ["ndpm"]:
-            continue  # judged below under both readings of NDPM
-        cells = [f"{_cell_name(c, n)}: " + ", ".join(labels[m] for m in sorted(set(gg["metric"]),
-                                                                              key=order.index))
-                 for (c, n), gg in g.groupby(["change", "n"], sort=False)]
-        lines = list(dict.fromkeys(g["detail"]))
-        for (c, n), gg in g.groupby(["change", "n"], sort=False):
-            reps = [f"{labels[m]} {rep.loc[(m, c, n), 'reproduced']:.4f}"
-                    for m in sorted(set(gg["metric"]), key=order.index) if (m, c, n) in rep.index]
-            if reps:
-                lines.append(f"simulated, {_cell_name(c, n)}: " + ", ".join(reps))
-        if "MCC" in ident:
-            lines.append("Appendix C prints MCC without the square root of its denominator; that "
-                         "MCC is the standard one divided by k(n - k), so its changes would be "
-                         + ", ".join(f"{k_of[n] * (n - k_of[n])} times smaller at n = {n}"
-                                     for n in sorted(k_of))
-                         + " than the informedness cells, and the printed MCC cells are further "
-                           "still from the table's informedness cells")
-        out.append(dict(
-            where="Table 2, robustness rows",
-            finding=(f"The printed cells of {', '.join(labels[m] for m in involved)} break {ident}, "
-                     "an identity that follows from the paper's own definitions of the metrics."),
-            evidence="\n".join(lines), severity="inconsistent table", cells=cells,
-            section="The cells that do not reproduce"))
-    # NDPM above 1
-    for (m, c, n), v in pub.items():
-        if m != "ndpm" or v <= 1:
-            continue
-        tau = pub.get(("kendall_tau", c, n))
-        yao = rep.loc[(m, c, n), "reproduced"] if (m, c, n) in rep.index else float("nan")
-        tau_rep = rep.loc[("kendall_tau", c, n), "reproduced"] if ("kendall_tau", c, n) in rep.index else float("nan")
-        out.append(dict(
-            where=f"Table 2, rob. {_cell_name(c, n)}, NDPM",
-            finding=(f"The printed {v:.2f} is not the mean change of NDPM under either reading of "
-                     "NDPM."),
-            evidence="\n".join([
-                f"NDPM as Appendix C.2 prints it equals 1/2 - tau (range [-1/2, 3/2]), so its mean "
-                f"change equals tau's: the same row prints {tau:.2f} for Kendall's tau, and the "
-                f"simulation gives {tau_rep:.4f} for both",
-                f"Yao's NDPM counts discordant item pairs (range [0, 1]), so it cannot change by "
-                f"more than 1; the simulation gives {yao:.4f}, so {v:.2f} may be {v - 1:.2f} "
-                "with a digit slipped"]),
-            severity="inconsistent table", cells=[f"{_cell_name(c, n)}: NDPM"],
-            section="The cells that do not reproduce"))
-    # cells repeating the smallest size
-    bad = robust[robust["status"] == "no"]
-    copied = bad[bad["reason"].str.contains("likely copied cell", regex=False)]
-    n0 = min(k_of)
-    lines, cells, depends = [], [], []
-    for r in copied.itertuples():
-        same = r.n != n0 and pub.get((r.metric, r.change, n0)) == r.published
-        line = (f"{labels[r.metric]}, {_cell_name(r.change, r.n)}: printed {r.published:.2f}"
-                + (f" (as at n = {n0})" if same else "")
-                + f", simulated {r.reproduced:.4f} at k = {k_of[r.n]}")
-        if scan is not None and r.metric in K_DEPENDENT:
-            g = scan[(scan["metric"] == r.metric) & (scan["change"] == r.change) & (scan["n"] == r.n)]
-            if len(g):
-                best = g.loc[g["reproduced"].idxmax()]
-                within = g[(g["reproduced"] - r.published).abs() <= ABS_TOL + N_SD * g["sd"]]
-                if len(within):
-                    depends.append((r, within))
-                    continue
-                line += (f"; the largest value any k = 1..{r.n - 1} reaches is "
-                         f"{best['reproduced']:.4f} (k = {int(best['k'])})")
-                if r.metric == "accuracy" and r.change == "swap":
-                    bound = float(expected_abs_change_accuracy_swap(r.n, np.arange(1, r.n)).max())
-                    line += (f"; exactly, the mean change of accuracy under one swap is "
-                             f"(2/n)(2k(n-k)/(n(n-1)))^2, at most {bound:.4f}: accuracy moves by "
-                             f"2k/n times recall's move, never more than twice it")
-        elif r.metric not in K_DEPENDENT:
-            line += "; the metric does not depend on k"
-        lines.append(line)
-        cells.append(f"{_cell_name(r.change, r.n)}: {labels[r.metric]}")
-    if lines:
-        out.append(dict(
-            where="Table 2, robustness rows, repeated cells",
-            finding=(f"These printed cells, most of them repeating the n = {n0} row, cannot be "
-                     "reached: no number k of relevant items gives them (and the metrics without "
-                     "k give other values at those sizes)."),
-            evidence="\n".join(lines), severity="inconsistent table",
-            readings=["relevant = retrieved = k items, the paper's set-up"], cells=cells,
-            section="The cells that do not reproduce"))
-    by_metric: dict = {}
-    for r, within in depends:
-        by_metric.setdefault((r.metric, r.change, r.published), []).append((r, within))
-    for (m, c, v), items in by_metric.items():
-        fitted = "; ".join(f"n = {r.n}: {r.reproduced:.4f} at the fitted k = {k_of[r.n]}"
-                           for r, _ in items)
-        some = "; ".join(f"n = {r.n}: k = " + ", ".join(str(int(k)) for k in w["k"])
-                         for r, w in items)
-        out.append(dict(
-            where=f"Table 2, rob. {_cell_name(c, items[0][0].n).split()[0]}, {labels[m]}",
-            finding=(f"The printed {labels[m]} cells read {v:.2f} at every size. With the k that "
-                     "fits the other cells they do not reproduce, yet some k reproduces each: the "
-                     "verdict depends on k, which Table 2 never states."),
-            evidence=f"simulated: {fitted}\nk reproducing {v:.2f} within noise: {some}",
-            severity="imprecise", readings=["k fitted per size to the other cells"],
-            under={f"k fitted per size ({', '.join(str(k_of[r.n]) for r, _ in items)})":
-                   "the cells do not reproduce, as if copied from one size to the others",
-                   "k chosen for each cell": "each cell is reproduced within noise"},
-            cells=[f"{_cell_name(r.change, r.n)}: {labels[m]}" for r, _ in items],
-            section="The cells that do not reproduce"))
-    return out
-
-
-#: Section of paper A's errata that the distance row depends on (dcg_injectivity notebook).
-THREE_NOTIONS_ENTRY = "Definitions 4 and 11, proof of Proposition 7.1"
-
-
-def table2_property_errata(props: pd.DataFrame, labels: dict, prop_labels: dict,
-                           skip: Iterable[str] = ("type_ii_robustness", "stability",
-                                                  "sensitivity")) -> list[dict]:
-    """The errata of Table 2's yes/no rows (keyword arguments of ``record_erratum``).
-
-    ``props`` has ``metric, property, published, reproduced, method, evidence``. Rows in
-    ``skip`` are judged, with their readings, on their own pages (right invariance; stability
-    and sensitivity). The distance row depends on which notion of identity of indiscernibles
-    a distance must satisfy: Definition 11's (:math:`d(x, y) = 0` only for :math:`x = y`) or
-    Definition 4's (:math:`m(\\mathrm{id}, \\sigma) = m(\\mathrm{id}, \\nu)` only for
-    :math:`\\sigma = \\nu`), so its entry gives the verdict under both.
-    """
-    mark = {True: "✓", False: "✗"}
-    out = []
-    ioi = props[props["property"] == "identity_of_indiscernibles"].set_index("metric")["reproduced"]
-    for prop, g in props.groupby("property", sort=False):
-        if prop in skip:
-            continue
-        wrong = g[g["published"] != g["reproduced"]]
-        if wrong.empty:
-            continue
-        first = wrong.iloc[0]
-        listing = ", ".join(f"{labels[m]} {mark[bool(p)]}→{mark[bool(r)]}"
-                            for m, p, r in zip(wrong["metric"], wrong["published"], wrong["reproduced"]))
-        evidence = "\n".join([f"method: {first['method']}",
-                              f"e.g. {labels[first['metric']]}: "
-                              + (first["evidence"] or "no counterexample exists (the property holds)")])
-        record = dict(
-            where=f"Table 2, row '{prop_labels[prop]}'",
-            finding=(f"{len(wrong)} of {len(g)} printed symbols contradict a direct check: "
-                     f"{listing}."),
-            evidence=evidence, severity="inconsistent table", section="The yes/no rows")
-        if prop == "is_distance":
-            fail_def4 = [m for m in g["metric"] if not bool(ioi.get(m, True))]
-            record.update(
-                finding=(f"The row contradicts the paper's own Definitions 11 and 12: under them "
-                         f"{len(wrong)} of {len(g)} printed symbols are wrong ({listing}), metrics "
-                         "that become distances after the linear transform of eq. 7. Only with the "
-                         "identity of indiscernibles of Definition 4, which Definition 11 does not "
-                         "use, would the all-✗ row stand."),
-                evidence=evidence + (f"\nDefinition 4's identity of indiscernibles fails for "
-                                     f"{len(fail_def4)} of {len(g)} metrics (the row "
-                                     f"'{prop_labels['identity_of_indiscernibles']}' above), "
-                                     "so under it no metric can be a distance"
-                                     f"\nsee the entry '{THREE_NOTIONS_ENTRY}': the paper uses "
-                                     "three notions of identity of indiscernibles"),
-                readings=["a distance has the identity of indiscernibles of Definition 11"],
-                under={"Definition 11: d(x, y) = 0 only for x = y":
-                       f"{len(wrong)} symbols wrong: {', '.join(labels[m] for m in wrong['metric'])}"
-                       " are distances after the linear transform of eq. 7",
-                       "Definition 4: m(id, σ) = m(id, ν) only for σ = ν":
-                       "no metric qualifies, so the all-✗ row is right"},
-                severity="inconsistent table")
-        out.append(record)
-    return out
 
 
 #: The two readings of the metrics whose Type II robustness depends on how paper A's formulas

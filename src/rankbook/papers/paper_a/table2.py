@@ -1,0 +1,828 @@
+"""Paper A, Table 2: the computation and the grading behind the page ``properties_table``.
+
+Table 2 of :cite:`paperA` has six rows of numbers per metric (Type I robustness: the mean
+absolute change under one swap, rows I(a), or one slide, rows I(b), at n = 10, 50, 100) and
+seven yes/no rows. This module
+
+* fits the number k of relevant (= retrieved) items, which the paper never states, by the
+  *distance* between the printed and the simulated k-dependent cells, in units of the printed
+  rounding (0.005), on held-out seeds that the verdict is never scored on
+  (:func:`fit_k_by_distance`, :func:`choose_k_by_distance`), and reports how far k moves over
+  disjoint fit seeds;
+* grades the robustness cells on independent scoring seeds, under the fitted k and under
+  k = n/4 with nothing fitted (:func:`check_robustness`, claim ``A-T2-rob``);
+* grades the yes/no rows that have no page of their own (:func:`check_property_row`, claims
+  ``A-T2-id``, ``A-T2-sym``, ``A-T2-wsd``, ``A-T2-dist``).
+
+Every check returns a :class:`rankbook.book.claims.Evidence`; :data:`CHECKS` registers how the
+mutation test perturbs each one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from rankbook import robustness
+from rankbook.book import claims
+from rankbook.book.names import display
+
+from . import tables as T
+
+#: The printed rounding of Table 2's cells: half a unit of the second decimal is 0.005, and the
+#: fit measures distances in these units.
+ROUNDING = 0.005
+
+_ROOT = Path(__file__).resolve().parents[4]
+DATA = {"robustness": ("data", "published", "paper_a", "table2_robustness.csv"),
+        "properties": ("data", "published", "paper_a", "table2_properties.csv")}
+
+#: Short names of the yes/no rows, as the page's grid heads them.
+PROP_LABELS = {"identity_of_indiscernibles": "id. indisc.", "symmetry": "symmetry",
+               "type_ii_robustness": "rob II", "width_swap_dependency": "WSD",
+               "sensitivity": "sensitivity", "stability": "stability", "is_distance": "distance"}
+
+#: The yes/no rows recorded on this page: property -> (claim id, what the row says).
+ROW_CLAIMS = {"identity_of_indiscernibles": "A-T2-id", "symmetry": "A-T2-sym",
+              "width_swap_dependency": "A-T2-wsd", "is_distance": "A-T2-dist"}
+
+#: Errata of the robustness rows: the identity each one concerns (first metric of the
+#: identity in :data:`tables.IDENTITIES`, or the sum identity), and the other findings.
+_ROBUST_ERRATA = {"balanced_accuracy": "A-E16", "markedness": "A-E17", "mcc": "A-E18",
+                  "spearman_rho": "A-E19", "informedness": "A-E20", "fdr": "A-E21",
+                  "dcg": "A-E22", "ndpm above 1": "A-E23", "repeated": "A-E24"}
+_ROW_ERRATA = {"symmetry": "A-E26", "width_swap_dependency": "A-E27", "is_distance": "A-E28"}
+
+
+def read_published(kind: str = "robustness", root: Path | None = None) -> pd.DataFrame:
+    """The transcribed Table 2 (``robustness`` cells or yes/no ``properties``) from ``data/``."""
+    if kind not in DATA:
+        raise ValueError(f"unknown part of Table 2 {kind!r}; valid: {sorted(DATA)}")
+    return pd.read_csv((root or _ROOT).joinpath(*DATA[kind]), comment="#")
+
+
+def _label(m: str) -> str:
+    return display(m)
+
+
+def _readable(text: str) -> str:
+    """Metric ids in a computed sentence (``published balanced_accuracy = 0.08``) as labels."""
+    import re
+
+    from rankbook import metrics
+
+    ids = sorted(metrics.NAMES, key=len, reverse=True)
+    return re.sub(r"\b(" + "|".join(map(re.escape, ids)) + r")\b(?= =| \+)",
+                  lambda m: _label(m.group(1)), text)
+
+
+# --------------------------------------------------------------------------------------------
+# Fitting k by distance, on held-out seeds
+# --------------------------------------------------------------------------------------------
+def simulate_k_cells(published: pd.DataFrame, n: int, k_grid: Iterable[int],
+                     fit_seeds: Sequence[int], *, n_pairs: int = 1000, n_runs: int = 10,
+                     names: Sequence[str] = T.K_DEPENDENT):
+    """The printed k-dependent cells of size n and their simulated values at every k of
+    ``k_grid`` on each fit seed: ``(ks, keys, printed values, {seed: array (k, cell)})``."""
+    ks = [int(k) for k in k_grid]
+    if not ks or any(not 1 <= k < n for k in ks):
+        raise ValueError(f"k must lie in 1..n-1 = 1..{n - 1}, got {ks}")
+    if not fit_seeds:
+        raise ValueError("fitting k needs at least one fit seed")
+    pub = published[(published["n"] == n) & published["metric"].isin(names)]
+    if pub.empty:
+        raise ValueError(f"no printed k-dependent cell of size n = {n} to fit k to")
+    keys = list(zip(pub["metric"], pub["change"]))
+    pubv = pub["published"].to_numpy(float)
+    names = sorted(set(pub["metric"]))
+    per_set = {}
+    for s in fit_seeds:
+        sigma, nu = robustness.draw_pairs(n, n_pairs, n_runs, int(s))
+        moved = {c: robustness.moved_pairs(nu, c, int(s)) for c in robustness.CHANGES}
+        res = robustness.cutoff_means(names, sigma, nu, moved, ks)
+        per_set[str(int(s))] = np.array([[res[key][:, j].mean() for key in keys]
+                                         for j in range(len(ks))])
+    return ks, keys, pubv, per_set
+
+
+def fit_k_by_distance(published: pd.DataFrame, n: int, k_grid: Iterable[int],
+                      fit_seeds: Sequence[int], *, n_pairs: int = 1000, n_runs: int = 10,
+                      names: Sequence[str] = T.K_DEPENDENT, with_curves: bool = False):
+    """How far the simulated k-dependent cells of size n lie from the printed ones, for each k.
+
+    For every fit seed (each a fresh set of ``n_runs`` runs of ``n_pairs`` pairs) and every k of
+    ``k_grid``, the k-dependent cells are simulated at once (:func:`rankbook.robustness.cutoff_means`)
+    and compared with the printed swap and slide cells of size n. ``distance`` is the median
+    over the cells of ``|published - reproduced|`` in units of the printed rounding
+    (:data:`ROUNDING`); a cell the simulation leaves undefined counts as infinitely far. The
+    median is robust to the printed cells that no k can reach. Rows with ``fit_set`` "pooled"
+    compare the mean over every fit seed. The spread of one run plays no part: a k whose cells
+    are noisier is not favoured.
+
+    Returns ``n, k, fit_set, distance, within`` (``within``: cells within one rounding unit),
+    and with ``with_curves`` also the pooled simulated value of every cell at every k
+    (``n, metric, change, k, reproduced, published``).
+
+    Examples
+    --------
+    >>> pub = read_published()
+    >>> fit = fit_k_by_distance(pub, 10, [2, 3], [10000], n_pairs=100, n_runs=2)
+    >>> fit[["k", "fit_set"]].values.tolist()
+    [[2, '10000'], [3, '10000'], [2, 'pooled'], [3, 'pooled']]
+    """
+    ks, keys, pubv, per_set = simulate_k_cells(published, n, k_grid, fit_seeds, n_pairs=n_pairs,
+                                               n_runs=n_runs, names=names)
+    per_set["pooled"] = np.mean(list(per_set.values()), axis=0)
+    curves = pd.DataFrame([{"n": int(n), "metric": m, "change": c, "k": k,
+                            "reproduced": float(per_set["pooled"][j, i]), "published": float(pubv[i])}
+                           for j, k in enumerate(ks) for i, (m, c) in enumerate(keys)])
+    rows = []
+    for label, rep in per_set.items():
+        d = np.abs(rep - pubv) / ROUNDING
+        d = np.where(np.isfinite(d), d, np.inf)
+        for j, k in enumerate(ks):
+            rows.append({"n": int(n), "k": k, "fit_set": label,
+                         "distance": float(np.median(d[j])), "within": int((d[j] <= 1).sum()),
+                         "cells": len(pubv)})
+    out = pd.DataFrame(rows)
+    return (out, curves) if with_curves else out
+
+
+def k_ranges(ks) -> str:
+    """Integers written as runs: ``"3, 5-7, 10"``.
+
+    Examples
+    --------
+    >>> k_ranges([3, 5, 6, 7, 10])
+    '3, 5-7, 10'
+    """
+    ks = sorted({int(k) for k in ks})
+    runs, start = [], None
+    for i, k in enumerate(ks):
+        if start is None:
+            start = k
+        if i + 1 == len(ks) or ks[i + 1] != k + 1:
+            runs.append(str(start) if start == k else f"{start}-{k}")
+            start = None
+    return ", ".join(runs)
+
+
+def choose_k_by_distance(fit: pd.DataFrame) -> pd.DataFrame:
+    """Per n, the k nearest the printed cells over the pooled fit seeds, and its spread.
+
+    ``k`` minimises the pooled distance (ties: the smaller k); ``k_per_set`` is the k each fit
+    seed alone would choose, and ``k_min``, ``k_max`` their range: a wide range means the
+    printed cells pin k down only loosely.
+
+    Examples
+    --------
+    >>> fit = pd.DataFrame({"n": 100, "k": [20, 25, 20, 25, 20, 25],
+    ...                     "fit_set": ["1", "1", "2", "2", "pooled", "pooled"],
+    ...                     "distance": [1.2, 1.1, 1.0, 1.3, 1.15, 1.2], "within": 0, "cells": 44})
+    >>> choose_k_by_distance(fit)[["n", "k", "k_min", "k_max"]].values.tolist()
+    [[100, 20, 20, 25]]
+    """
+    rows = []
+    for n, g in fit.groupby("n", sort=True):
+        best = {}
+        for label, h in g.groupby("fit_set", sort=False):
+            h = h.sort_values(["distance", "k"])
+            best[label] = (int(h.iloc[0]["k"]), float(h.iloc[0]["distance"]))
+        k, dist = best.pop("pooled")
+        ks = [v[0] for v in best.values()]
+        pooled = g[g["fit_set"] == "pooled"]
+        near = pooled.loc[pooled["distance"] <= 1.1 * dist, "k"]
+        rows.append({"n": int(n), "k": k, "distance": dist, "k_per_set": ks,
+                     "k_min": min(ks), "k_max": max(ks), "fit_sets": len(ks),
+                     "near_lo": int(near.min()), "near_hi": int(near.max()),
+                     "near": k_ranges(near)})
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class KFit:
+    """The k used per n, how it was chosen, and the tables the page shows."""
+
+    k_of: dict
+    k_quarter: dict
+    chosen: pd.DataFrame
+    fit: pd.DataFrame = field(default_factory=pd.DataFrame)
+    fit_seeds: list = field(default_factory=list)
+    curves: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def phrase(self, ns: Sequence[int] | None = None) -> str:
+        """``"3 at n = 10 (3 to 3 over 5 fit seeds), ..."``."""
+        out = []
+        for r in self.chosen.itertuples():
+            if ns is not None and r.n not in ns:
+                continue
+            spread = ("" if not isinstance(r.k_per_set, list) else
+                      f" ({int(r.k_min)} to {int(r.k_max)} over "
+                      f"{claims.plural(int(r.fit_sets), 'fit seed')}; within 10 % of the best "
+                      f"distance: {r.near})")
+            out.append(f"{r.k} at n = {r.n}{spread}")
+        return ", ".join(out)
+
+
+def fit_k_section(published: pd.DataFrame, ns: Sequence[int], *, fit_seeds: Sequence[int],
+                  k_fixed: Sequence[int] = (), fit_runs: int = 10, n_pairs: int = 1000,
+                  fit_max_fraction: float = 0.99, k_ratio: float = 0.25) -> KFit:
+    """The k of every size: given (``k_fixed``), fitted by distance on ``fit_seeds``
+    (:func:`fit_k_by_distance` over k = 1 .. ``fit_max_fraction`` n), or, for a size the paper
+    does not print, ``k_ratio`` n. ``k_quarter`` holds ``k_ratio`` n for every size, the
+    unfitted alternative."""
+    ns = [int(n) for n in ns]
+    if k_fixed and len(k_fixed) != len(ns):
+        raise ValueError(f"k_fixed must hold one k per n in ns={ns}, got {list(k_fixed)}")
+    k_quarter = {n: max(1, round(k_ratio * n)) for n in ns}
+    paper_ns = sorted(set(published["n"]) & set(ns))
+    if k_fixed:
+        k_of = dict(zip(ns, (int(k) for k in k_fixed)))
+        chosen = pd.DataFrame({"n": ns, "k": [k_of[n] for n in ns], "why": "given in k_fixed",
+                               "k_per_set": None, "k_min": np.nan, "k_max": np.nan,
+                               "fit_sets": 0, "distance": np.nan})
+        return KFit(k_of, k_quarter, chosen)
+    k_of = {n: k_quarter[n] for n in ns if n not in paper_ns}
+    rest = pd.DataFrame({"n": list(k_of), "k": list(k_of.values()),
+                         "why": f"not in the paper, so nothing to fit: k = {k_ratio:g} n"})
+    if not paper_ns:
+        rest = rest.assign(k_per_set=None, k_min=np.nan, k_max=np.nan, fit_sets=0, distance=np.nan)
+        return KFit(k_of, k_quarter, rest)
+    both = [fit_k_by_distance(published, n, range(1, max(1, int(fit_max_fraction * n)) + 1),
+                              fit_seeds, n_pairs=n_pairs, n_runs=fit_runs, with_curves=True)
+            for n in paper_ns]
+    fit = pd.concat([f for f, _ in both], ignore_index=True)
+    curves = pd.concat([c for _, c in both], ignore_index=True)
+    chosen = choose_k_by_distance(fit)
+    k_of.update(dict(zip(chosen["n"], chosen["k"])))
+    pooled = fit[fit["fit_set"] == "pooled"].set_index(["n", "k"])["distance"]
+    chosen["why"] = [
+        f"median distance {r.distance:.2f} rounding units over the pooled fit seeds "
+        f"(k = {k_quarter[r.n]}, i.e. {k_ratio:g} n: "
+        + (f"{pooled[(r.n, k_quarter[r.n])]:.2f}" if (r.n, k_quarter[r.n]) in pooled.index
+           else "outside the k tried") + "); "
+        f"each fit seed alone gives k = {', '.join(map(str, r.k_per_set))}; within 10 % of the "
+        f"best distance: k = {r.near}"
+        for r in chosen.itertuples()]
+    chosen = pd.concat([chosen, rest], ignore_index=True).sort_values("n").reset_index(drop=True)
+    chosen = chosen.astype({"n": int, "k": int})
+    return KFit(k_of, k_quarter, chosen, fit, [int(s) for s in fit_seeds], curves)
+
+
+def explorer_rows(kfit: KFit) -> pd.DataFrame:
+    """Table 2's k-dependent robustness cells over k, for the page's explorer: per size, row
+    (one swap or one slide) and metric, the simulated mean change at every k tried (the fit
+    seeds pooled) at every k up to 20 and every fifth k beyond, and the printed value (a flat
+    line), with the fitted k and k = n/4 marked."""
+    if kfit.curves.empty:
+        return pd.DataFrame()
+    c = kfit.curves
+    used = c["n"].map(kfit.k_of), c["n"].map(kfit.k_quarter)
+    keep = (c["k"] <= 20) | (c["k"] % 5 == 0) | (c["k"] == used[0]) | (c["k"] == used[1])
+    c = c[keep].reset_index(drop=True)  # every k up to 20, then every fifth: a light page
+    row = c["change"].map({"swap": "one swap, I(a)", "slide": "one slide, I(b)"})
+    base = pd.DataFrame({"n": c["n"], "row of Table 2": row, "metric": c["metric"].map(_label),
+                         "k": c["k"]})
+    marks = np.where(c["k"] == c["n"].map(kfit.k_of), "fitted k",
+                     np.where(c["k"] == c["n"].map(kfit.k_quarter), "k = n/4", ""))
+    sim = base.assign(value=c["reproduced"].round(5), series="simulated", **{"k used": marks})
+    ends = (c["k"] == c.groupby("n")["k"].transform("min")) | (c["k"] == c.groupby("n")["k"].transform("max"))
+    pub = base[ends].assign(value=c.loc[ends, "published"], series="printed in Table 2",
+                            **{"k used": ""})
+    return pd.concat([sim, pub], ignore_index=True)
+
+
+def k_fit_figure(kfit: KFit):
+    """Median distance against k/n, one curve per size, with the k used marked (a figure)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for n, g in kfit.fit.groupby("n"):
+        for label, h in g.groupby("fit_set", sort=False):
+            pooled = label == "pooled"
+            line, = ax.plot(h["k"] / n, h["distance"], lw=1.4 if pooled else 0.6,
+                            alpha=1.0 if pooled else 0.35, label=f"n = {n}" if pooled else None,
+                            color=f"C{sorted(kfit.fit['n'].unique()).index(n)}")
+        ax.axvline(kfit.k_of[n] / n, color=line.get_color(), ls=":", lw=1)
+    ax.set_xlabel("k / n")
+    ax.set_ylabel("median distance (units of 0.005)")
+    ax.set_ylim(0, min(8, float(kfit.fit["distance"].replace(np.inf, np.nan).max()) + 0.5))
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# The robustness rows
+# --------------------------------------------------------------------------------------------
+@dataclass
+class RobustnessRun:
+    """Everything the robustness section shows (the evidence carries it too)."""
+
+    cells: pd.DataFrame
+    robust: pd.DataFrame
+    per_seed: dict
+    scan: pd.DataFrame | None
+    extra: pd.DataFrame
+    violations: pd.DataFrame
+
+
+def _grade_cells(cells: pd.DataFrame, abs_tol: float, n_sd: float) -> pd.DataFrame:
+    return cells.assign(status=T.cell_status(cells["published"], cells["reproduced"], cells["sd"],
+                                             abs_tol=abs_tol, n_sd=n_sd))
+
+
+def robustness_run(published: pd.DataFrame, names: Sequence[str], ns: Sequence[int], kfit: KFit,
+                   score_seeds: Sequence[int], *, n_pairs: int, n_runs: int, seed: int,
+                   readings_points: int, abs_tol: float = T.ABS_TOL, n_sd: float = T.N_SD,
+                   alternative_k: bool = True) -> RobustnessRun:
+    """Simulate every cell on every scoring seed, pool, grade and explain them."""
+    names = list(names)
+    cells = T.robustness_over_seeds(published, names, ns, kfit.k_of, score_seeds, n_pairs=n_pairs,
+                                    n_runs=n_runs,
+                                    k_alternative=kfit.k_quarter if alternative_k else None)
+    cells = _grade_cells(cells, abs_tol, n_sd) if len(cells) else cells
+    readings_run = {"main": {"k": "fitted", "ndpm": "ndpm"},
+                    "k": {"k": "alternative", "ndpm": "ndpm"},
+                    "ndpm": {"k": "fitted", "ndpm": T.NDPM_UNIFORM}}
+    per_seed = {key: T.seed_counts(cells, r) for key, r in readings_run.items()
+                if len(cells) and (key != "k" or alternative_k)}
+    main = cells[cells["k_reading"].isin(["any", "fitted"]) & (cells["metric"] != T.NDPM_UNIFORM)] \
+        if len(cells) else cells
+    if len(main):
+        pooled = (main.groupby(["metric", "change", "n"], sort=False)
+                  .agg(published=("published", "first"), reproduced=("reproduced", "mean"),
+                       sd=("sd", lambda s: float(np.sqrt(np.mean(np.square(s))))),
+                       seeds_matched=("status", lambda s: int((s == "match").sum())))
+                  .reset_index())
+    else:
+        pooled = pd.DataFrame(columns=["metric", "change", "n", "published", "reproduced", "sd",
+                                       "seeds_matched"])
+    pooled["seeds"] = len(score_seeds)
+    pooled["lo"] = pooled["reproduced"] - abs_tol - n_sd * pooled["sd"]
+    pooled["hi"] = pooled["reproduced"] + abs_tol + n_sd * pooled["sd"]
+    pooled["status"] = np.where(pooled["seeds_matched"] == len(score_seeds), "match",
+                                np.where(pooled["seeds_matched"] > 0, "loose", "no"))
+
+    def readings(metric, change, n):
+        grid = np.unique(np.linspace(1, max(1, n // 2), readings_points).round().astype(int))
+        return T.alternative_readings(metric, change, n, kfit.k_of[n], n_pairs=n_pairs,
+                                      seed=seed, k_grid=grid)
+
+    pooled["reason"] = (T.explain_mismatches(pooled, published, readings).map(_readable)
+                        if len(pooled) else pd.Series(dtype=str))
+    robust = pooled[["metric", "change", "n", "published", "reproduced", "sd", "lo", "hi",
+                     "seeds_matched", "seeds", "status", "reason"]]
+    copied = robust[(robust["status"] == "no")
+                    & robust["reason"].str.contains("likely copied cell", regex=False)
+                    & robust["metric"].isin(T.K_DEPENDENT)]
+    scan = pd.concat([T.k_scan(sorted(set(g["metric"])), n, range(1, n), change=c,
+                               n_pairs=n_pairs, n_runs=2, seed=seed)
+                      for (c, n), g in copied.groupby(["change", "n"])], ignore_index=True) \
+        if len(copied) else None
+    paper_ns = set(published["n"])
+    extra_ns = [n for n in ns if n not in paper_ns]
+    extra = pd.concat([robustness.summarize_runs(robustness.type_i_runs(
+        names, n, kfit.k_of[n], n_pairs=n_pairs, n_runs=n_runs, seed=seed)) for n in extra_ns],
+        ignore_index=True) if extra_ns else pd.DataFrame(columns=["metric", "change", "n", "reproduced"])
+    return RobustnessRun(cells, robust, per_seed, scan, extra, T.identity_violations(published))
+
+
+def _cell_name(change: str, n: int) -> str:
+    return f"I({'a' if change == 'swap' else 'b'}) n = {n}"
+
+
+def robustness_findings(published: pd.DataFrame, run: RobustnessRun) -> list[claims.Finding]:
+    """The errata of the robustness rows this run confirms, as ledger findings.
+
+    * one per identity the printed cells break (:func:`tables.identity_violations`), listing the
+      cells and the simulated values; the MCC one also gives the printed MCC, which has no
+      square root;
+    * the NDPM cell above 1, under both readings of NDPM;
+    * the cells of the larger sizes that repeat the n = 10 row and that no k reaches (with the
+      largest value any k = 1..n-1 gives, from a scan over every k: nothing here depends on
+      the fitted k).
+    """
+    out: list[claims.Finding] = []
+    robust = run.robust
+    pub = published.set_index(["metric", "change", "n"])["published"].astype(float)
+    rep = robust.set_index(["metric", "change", "n"])
+    order = list(dict.fromkeys(published["metric"]))
+    first = {text: a for a, _, _, text in T.IDENTITIES}
+    first.update({text: a for a, _, text in T.SUM_IDENTITIES})
+    first[r"$\mathrm{nDCG} = \mathrm{DCG}/\mathrm{IDCG}(n)$"] = "dcg"
+    for ident, g in run.violations.groupby("identity", sort=False):
+        eid = _ROBUST_ERRATA.get(first.get(ident, ""))
+        if eid is None:
+            continue
+        lines = [_readable(d) for d in dict.fromkeys(g["detail"])]
+        cells = []
+        for (c, n), gg in g.groupby(["change", "n"], sort=False):
+            ms = sorted(set(gg["metric"]), key=order.index)
+            cells.append(f"{_cell_name(c, n)}: " + ", ".join(_label(m) for m in ms))
+            reps = [f"{_label(m)} {rep.loc[(m, c, n), 'reproduced']:.4f}" for m in ms
+                    if (m, c, n) in rep.index]
+            if reps:
+                lines.append(f"simulated, {_cell_name(c, n)}: " + ", ".join(reps))
+        if eid == "A-E18":
+            lines.append("Appendix C prints MCC without the square root of its denominator; that "
+                         "MCC is the standard one divided by k(n - k), at least n - 1 for every k, "
+                         "so its changes would be smaller still than the informedness cells")
+        out.append(claims.Finding(id=eid, evidence="\n".join(lines), cells=cells))
+    for (m, c, n), v in pub.items():
+        if m != "ndpm" or v <= 1 or (m, c, n) not in rep.index:
+            continue
+        tau = pub.get(("kendall_tau", c, n), float("nan"))
+        yao = rep.loc[(m, c, n), "reproduced"]
+        tau_rep = rep.loc[("kendall_tau", c, n), "reproduced"] if ("kendall_tau", c, n) in rep.index \
+            else float("nan")
+        out.append(claims.Finding(id=_ROBUST_ERRATA["ndpm above 1"], cells=[f"{_cell_name(c, n)}: NDPM"],
+                                  evidence="\n".join([
+            f"NDPM as Appendix C.2 prints it equals 1/2 - τ (range [-1/2, 3/2]), so its mean "
+            f"change equals τ's: the same row prints {tau:.2f} for Kendall's τ, and the "
+            f"simulation gives {tau_rep:.4f} for both",
+            f"Yao's NDPM counts discordant item pairs (range [0, 1]), so it cannot change by "
+            f"more than 1; the simulation gives {yao:.4f}, so {v:.2f} may be {v - 1:.2f} with a "
+            "digit slipped"])))
+    copied = robust[(robust["status"] == "no")
+                    & robust["reason"].str.contains("likely copied cell", regex=False)]
+    n0 = int(published["n"].min())
+    lines, cells = [], []
+    for r in copied.itertuples():
+        same = r.n != n0 and pub.get((r.metric, r.change, n0)) == r.published
+        line = f"{_label(r.metric)}, {_cell_name(r.change, r.n)}: printed {r.published:.2f}" \
+            + (f" (as at n = {n0})" if same else "")
+        if r.metric in T.K_DEPENDENT:
+            if run.scan is None:
+                continue
+            g = run.scan[(run.scan["metric"] == r.metric) & (run.scan["change"] == r.change)
+                         & (run.scan["n"] == r.n)]
+            within = g[(g["reproduced"] - r.published).abs() <= T.ABS_TOL + T.N_SD * g["sd"]]
+            if not len(g) or len(within):
+                continue  # some k reaches it: not a cell that no k gives
+            best = g.loc[g["reproduced"].idxmax()]
+            line += (f"; the largest value any k = 1..{r.n - 1} gives is {best['reproduced']:.4f} "
+                     f"(k = {int(best['k'])})")
+            if r.metric == "accuracy" and r.change == "swap":
+                bound = float(T.expected_abs_change_accuracy_swap(r.n, np.arange(1, r.n)).max())
+                line += (f"; exactly, the mean change of accuracy under one swap is "
+                         f"(2/n)(2k(n-k)/(n(n-1)))², at most {bound:.4f}")
+        else:
+            line += f", simulated {r.reproduced:.4f}; the metric does not depend on k"
+        lines.append(line)
+        cells.append(f"{_cell_name(r.change, r.n)}: {_label(r.metric)}")
+    if lines:
+        out.append(claims.Finding(id=_ROBUST_ERRATA["repeated"], evidence="\n".join(lines),
+                                  cells=cells,
+                                  readings=["relevant = retrieved = k items, the paper's set-up"]))
+    return out
+
+
+def check_robustness(published: pd.DataFrame | None = None, *, names: Sequence[str] | None = None,
+                     ns: Sequence[int] = (10, 50, 100), n_pairs: int = 1000, n_runs: int = 20,
+                     n_seeds: int = 11, fit_seeds: int = 5, seed: int = 0,
+                     k_fixed: Sequence[int] = (), fit_runs: int = 10,
+                     fit_max_fraction: float = 0.99, k_ratio: float = 0.25,
+                     readings_points: int = 10, abs_tol: float = T.ABS_TOL,
+                     n_sd: float = T.N_SD) -> claims.Evidence:
+    """Claim ``A-T2-rob``: the printed robustness cells against the simulation.
+
+    k is fitted by distance on ``fit_seeds`` held-out seeds (:func:`fit_k_section`); the cells
+    are simulated on ``n_seeds`` scoring seeds (:func:`tables.seed_sets`) and a cell matches on a
+    seed when ``|published - reproduced| <= abs_tol + n_sd sd``. The status is that of the
+    median count over the scoring seeds; the count under k = n/4 and under the uniform reading
+    of NDPM are given beside it. ``evidence.values`` holds the :class:`KFit` and the
+    :class:`RobustnessRun` the page shows.
+    """
+    from rankbook import metrics
+
+    published = read_published("robustness") if published is None else published
+    published = published[published["n"].isin(ns)].reset_index(drop=True)
+    names = list(metrics.NAMES) if names is None else list(names)
+    score_seeds, fit_list = T.seed_sets(seed, n_seeds, fit_seeds)
+    kfit = fit_k_section(published, ns, fit_seeds=fit_list, k_fixed=k_fixed, fit_runs=fit_runs,
+                         n_pairs=n_pairs, fit_max_fraction=fit_max_fraction, k_ratio=k_ratio)
+    run = robustness_run(published, names, ns, kfit, score_seeds, n_pairs=n_pairs, n_runs=n_runs,
+                         seed=seed, readings_points=readings_points, abs_tol=abs_tol, n_sd=n_sd,
+                         alternative_k=not k_fixed)
+    robust = run.robust
+    values = {"kfit": kfit, "run": run, "score_seeds": score_seeds}
+    if not len(robust):
+        return claims.Evidence(claim="A-T2-rob", comparison="none", published="no printed cell "
+                               "at these sizes", reproduced="simulated only", values=values)
+    counts = run.per_seed["main"]
+    med = claims.median_count(counts)
+    every, some, none_ = (int((robust["status"] == s).sum()) for s in ("match", "loose", "no"))
+    quarter = ", ".join(str(kfit.k_quarter[n]) for n in ns)
+    alternatives = {}
+    if "k" in run.per_seed:
+        alternatives[f"k = n/4 ({quarter}), nothing fitted"] = claims.median_count(run.per_seed["k"])
+    alternatives["NDPM read like τ, on the arrays"] = claims.median_count(run.per_seed["ndpm"])
+    how = ("k given" if k_fixed else
+           f"k fitted by the median distance to the printed cells, in units of the rounding "
+           f"{ROUNDING:g}, on {claims.plural(len(fit_list), 'held-out seed')}")
+    detail = (f"{how}: {kfit.phrase(ns)}; "
+              + (f"with k = n/4 ({quarter}) and nothing fitted the median count is "
+                 f"{alternatives[f'k = n/4 ({quarter}), nothing fitted']} of {len(robust)}; "
+                 if "k" in run.per_seed else "")
+              + f"{claims.plural(len(score_seeds), 'scoring seed')} of {n_runs} runs of {n_pairs} "
+              f"pairs; a cell matches within {abs_tol:g} + {n_sd:g} sd; "
+              f"{len(run.violations.drop_duplicates('detail'))} identity violations inside the "
+              "printed table")
+    findings = robustness_findings(published, run)
+    fitted = kfit.chosen[kfit.chosen["fit_sets"].fillna(0) > 0] if "fit_sets" in kfit.chosen else []
+    if len(fitted):
+        findings.append(claims.Finding(id="A-E120", evidence="\n".join(
+            f"n = {r.n}: fitted k = {r.k}; each of the {int(r.fit_sets)} fit seeds alone gives "
+            f"{', '.join(map(str, r.k_per_set))}; within 10 % of the best median distance "
+            f"({r.distance:.2f} rounding units): k = {r.near}"
+            for r in fitted.itertuples())))
+    return claims.Evidence(
+        claim="A-T2-rob", comparison="noise", published=f"{len(robust)} cells, 2 decimals",
+        reproduced=f"{every} cells match on every seed, {some} on some, {none_} on none",
+        matched=med, total=len(robust), per_seed=counts.tolist(), detail=detail,
+        reading=(("k given" if k_fixed else "k fitted by distance on held-out seeds")
+                 + f": {kfit.phrase(ns)}; NDPM on item positions, τ on the arrays"),
+        alternatives=alternatives, seeds_passed=None,
+        findings=findings, values=values,
+        tables={"robust": robust, "cells": run.cells, "chosen": kfit.chosen, "fit": kfit.fit})
+
+
+def robustness_grid(robust: pd.DataFrame, extra: pd.DataFrame, names: Sequence[str],
+                    ns: Sequence[int]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Reproduced, printed and graded grids (metric by cell) for ``save_comparison_grid``."""
+    grade = {"match": "match", "loose": "close", "no": "differs"}
+    rows_ = [_label(m) for m in names]
+    rep_grid, pub_grid, state = (pd.DataFrame(index=rows_) for _ in range(3))
+    for c in robustness.CHANGES:
+        for n in ns:
+            h = _cell_name(c, n).replace(" n", " n")
+            sub = robust[(robust["change"] == c) & (robust["n"] == n)].set_index("metric").reindex(names)
+            if n in set(extra["n"]):
+                sub["reproduced"] = extra[(extra["change"] == c) & (extra["n"] == n)] \
+                    .set_index("metric").reindex(names)["reproduced"].to_numpy()
+            rep_grid[h] = sub["reproduced"].to_numpy()
+            pub_grid[h] = sub["published"].to_numpy()
+            state[h] = sub["status"].map(grade).fillna("not in the paper").to_numpy()
+    return rep_grid, pub_grid, state
+
+
+def matches_figure(per_seed: dict, kfit: KFit, ns: Sequence[int], score_seeds, total: int):
+    """Matching cells per scoring seed under the fitted k and two other readings (a figure)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    names_r = {"main": f"k fitted by distance ({', '.join(str(kfit.k_of[n]) for n in ns)})",
+               "k": f"k = n/4 ({', '.join(str(kfit.k_quarter[n]) for n in ns)}), nothing fitted",
+               "ndpm": "NDPM read like τ, on the arrays"}
+    for i, (key, c) in enumerate(per_seed.items()):
+        ax.plot(np.arange(len(c)) + (i - 1) * 0.15, c.to_numpy(), "os^"[i], ms=5, label=names_r[key])
+        ax.axhline(claims.median_count(c), color=ax.lines[-1].get_color(), lw=0.8, ls=":")
+    ax.set_xticks(range(len(score_seeds)), [str(s) for s in score_seeds])
+    ax.set_xlabel("scoring seed")
+    ax.set_ylabel(f"matching cells (of {total})")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower left", fontsize=9)
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# The yes/no rows
+# --------------------------------------------------------------------------------------------
+def property_rows(names: Sequence[str], *, prop_n: int, ioi_n: int, swap_n: int, swap_k: int,
+                  distance_n: int, stability_n: int, stability_pairs: int,
+                  score_seeds: Sequence[int]) -> pd.DataFrame:
+    """Every yes/no row of Table 2 checked by :mod:`rankbook.properties`, beside the printed
+    symbol: ``metric, property, published, reproduced, method, how, evidence``."""
+    from rankbook import metrics, properties
+
+    plan = {"identity_of_indiscernibles": (ioi_n, {}), "symmetry": (prop_n, {}),
+            "type_ii_robustness": (prop_n, {}), "width_swap_dependency": (swap_n, {"k": swap_k}),
+            "sensitivity": (swap_n, {"k": swap_k}), "is_distance": (distance_n, {})}
+    properties.precompute(list(names), n=prop_n)
+    rows = []
+    for prop, (n_p, kw) in plan.items():
+        for m in names:
+            kk = kw if metrics.REGISTRY[m].needs_k else {}
+            res = getattr(properties, prop)(m, n_p, **kk)
+            extra = {"sensitivity": f", reading {getattr(res, 'reading', 'forall')}",
+                     "is_distance": f", {res.note}" if res.note else "",
+                     "width_swap_dependency": ", reference identity"}.get(prop, "")
+            k_text = f", k = {res.k}" if res.k is not None and metrics.REGISTRY[m].needs_k else ""
+            ev = "" if res.evidence is None else str(res.evidence)
+            rows.append({"metric": m, "property": prop, "reproduced": bool(res.holds),
+                         "method": res.method_detail + k_text + extra, "how": res.method_detail,
+                         "evidence": ev if len(ev) <= 600 else ev[:600] + " ..."})
+    _, stab = T.stability_over_seeds(list(names), stability_n, score_seeds, n_pairs=stability_pairs)
+    share = stab.groupby("metric")["text"].mean().reindex(list(names))
+    for m in names:
+        rows.append({"metric": m, "property": "stability", "reproduced": bool(share[m] >= 0.5),
+                     "method": (f"Section 6.5's reading on {stability_pairs} pairs of "
+                                f"S_{stability_n}, stable on {int(round(share[m] * len(score_seeds)))}"
+                                f" of {len(score_seeds)} seeds"),
+                     "how": "the text's reading, over the scoring seeds", "evidence": ""})
+    published = read_published("properties")
+    return published.merge(pd.DataFrame(rows), on=["metric", "property"], how="left")
+
+
+def properties_view(props: pd.DataFrame, names: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame,
+                                                                        pd.DataFrame]:
+    """The grid of symbols (with the paper's where it differs), the mask of differing cells,
+    and the per-row summary."""
+    mark = {True: "✓", False: "✗"}
+    grid = pd.DataFrame({"metric": [_label(m) for m in names]})
+    differs = pd.DataFrame(index=grid.index)
+    for prop, title in PROP_LABELS.items():
+        sub = props[props["property"] == prop].set_index("metric").reindex(names)
+        grid[title] = [mark[bool(r)] + ("" if r == p else f" (paper {mark[bool(p)]})")
+                       for r, p in zip(sub["reproduced"], sub["published"])]
+        differs[title] = (sub["reproduced"] != sub["published"]).to_numpy()
+    per = (props.assign(agree=props["published"] == props["reproduced"])
+           .groupby("property", sort=False)
+           .agg(agree=("agree", "sum"), published_yes=("published", "sum"),
+                reproduced_yes=("reproduced", "sum"), method=("how", "first")).reset_index())
+    per["row"] = per["property"].map(PROP_LABELS)
+    return grid, differs, per[["row", "agree", "published_yes", "reproduced_yes", "method"]]
+
+
+_ROW_WHAT = {"identity_of_indiscernibles": "identity of indiscernibles (Definition 4)",
+             "symmetry": "symmetry (Definition 5)",
+             "width_swap_dependency": "width-swap dependency (Definition 8)",
+             "is_distance": "a distance after eq. 7 (Definitions 11 and 12)"}
+
+
+def check_property_row(prop: str, props: pd.DataFrame | None = None, *,
+                       published: pd.Series | Callable | None = None,
+                       names: Sequence[str] | None = None, n: int | None = None,
+                       k: int = 3) -> claims.Evidence:
+    """Claims ``A-T2-id``, ``A-T2-sym``, ``A-T2-wsd``, ``A-T2-dist``: one printed yes/no row
+    against the check of :mod:`rankbook.properties`.
+
+    ``props`` is :func:`property_rows` (the page passes it, so every row is computed once);
+    without it the one property is checked on S_n (``n``, default 5). ``published`` overrides
+    the printed row: a Series (metric -> bool) or a function of the recomputed Series (the
+    mutation test uses it to move the printed symbols).
+    """
+    from rankbook import metrics, properties
+
+    if prop not in ROW_CLAIMS:
+        raise ValueError(f"unknown row {prop!r}; valid: {sorted(ROW_CLAIMS)}")
+    names = list(metrics.NAMES) if names is None else list(names)
+    if props is None:
+        n = n or 5
+        printed = read_published("properties")
+        printed = printed[printed["property"] == prop].set_index("metric")["published"]
+        rows = []
+        for m in names:
+            kw = {"k": k} if metrics.REGISTRY[m].needs_k and prop == "width_swap_dependency" else {}
+            res = getattr(properties, prop)(m, n, **kw)
+            ev = "" if res.evidence is None else str(res.evidence)[:600]
+            rows.append({"metric": m, "property": prop, "published": bool(printed[m]),
+                         "reproduced": bool(res.holds), "method": res.method_detail,
+                         "how": res.method_detail, "evidence": ev})
+        props = pd.DataFrame(rows)
+    g = props[props["property"] == prop].set_index("metric").reindex(names).copy()
+    rec = g["reproduced"].astype(bool)
+    if published is not None:
+        pub = published(rec) if callable(published) else published
+        g["published"] = pd.Series(pub).reindex(names).astype(bool)
+    g["published"] = g["published"].astype(bool)
+    agree = int((g["published"] == rec).sum())
+    wrong = [m for m in names if bool(g.loc[m, "published"]) != bool(rec[m])]
+    mark = {True: "✓", False: "✗"}
+    method = str(g["method"].iloc[0]).split(",")[0]
+    kw = {}
+    findings = []
+    listing = ", ".join(f"{_label(m)} {mark[bool(g.loc[m, 'published'])]}→{mark[bool(rec[m])]}"
+                        for m in wrong)
+    if wrong and prop in _ROW_ERRATA:
+        first = g.loc[wrong[0]]
+        evidence = [f"{len(wrong)} of {len(names)} printed symbols differ: {listing}",
+                    f"method: {first['method']}",
+                    f"e.g. {_label(wrong[0])}: "
+                    + (first["evidence"] or "no counterexample exists (the property holds)")]
+        under = None
+        if prop == "is_distance":
+            ioi = props[props["property"] == "identity_of_indiscernibles"].set_index("metric")
+            fail4 = [m for m in names if m in ioi.index and not bool(ioi.loc[m, "reproduced"])]
+            evidence.append(f"Definition 4's identity of indiscernibles fails for {len(fail4)} of "
+                            f"{len(names)} metrics, so under it no metric can be a distance")
+            under = {"Definition 11: d(x, y) = 0 only for x = y": f"{len(wrong)} symbols wrong: "
+                     + ", ".join(_label(m) for m in wrong),
+                     "Definition 4: m(id, σ) = m(id, ν) only for σ = ν":
+                         "no metric qualifies, so the all-✗ row stands"}
+        findings.append(claims.Finding(
+            id=_ROW_ERRATA[prop], evidence="\n".join(evidence), cells=[_label(m) for m in wrong],
+            under=under, readings=["a distance has the identity of indiscernibles of Definition 11"]
+            if under else []))
+    if prop == "is_distance":
+        ioi = props[props["property"] == "identity_of_indiscernibles"].set_index("metric")
+        def4 = sum(not bool(g.loc[m, "published"]) or bool(ioi.loc[m, "reproduced"])
+                   for m in names if m in ioi.index) if len(ioi) else agree
+        kw = {"reading": "a distance vanishes only on equal rankings (Definition 11)",
+              "alternatives": {"Definition 4's identity of indiscernibles, which no metric has": int(def4)}}
+        if wrong and int(def4) == len(names):
+            kw["borderline"] = ("the verdict depends on the notion of identity of indiscernibles: "
+                                "under Definition 4's every printed symbol agrees")
+    if prop == "identity_of_indiscernibles":
+        dcgs = [m for m in ("dcg", "ndcg") if m in g.index]
+        if dcgs and not any(bool(g.loc[m, "published"]) for m in dcgs) and not any(rec[m] for m in dcgs):
+            findings.append(claims.Finding(id="A-E29", evidence="\n".join([
+                "Table 2, identity row: " + ", ".join(f"{_label(m)} {mark[bool(g.loc[m, 'published'])]}"
+                                                     for m in dcgs),
+                f"check: " + ", ".join(f"{_label(m)} {mark[bool(rec[m])]}" for m in dcgs)
+                + f" ({g.loc[dcgs[0], 'method']})",
+                "Proposition 6.1 names DCG and nDCG as the metrics with the property; its "
+                "collisions are on the page on DCG's identity of indiscernibles"])))
+    return claims.Evidence(
+        claim=ROW_CLAIMS[prop], comparison="exact",
+        published=f"{int(g['published'].sum())} ✓ of {len(names)}",
+        reproduced=f"{int(rec.sum())} ✓ of {len(names)}", matched=agree, total=len(names),
+        unit="symbols", detail=f"{method}; differ: " + (", ".join(_label(m) for m in wrong) or "none"),
+        findings=findings, tables={"row": g.reset_index()}, **kw)
+
+
+def _flip(rec: pd.Series) -> pd.Series:
+    return ~rec.astype(bool)
+
+
+def _same(rec: pd.Series) -> pd.Series:
+    return rec.astype(bool)
+
+
+_SMOKE_ROB = dict(ns=[10], n_pairs=100, n_runs=3, n_seeds=2, fit_seeds=1, fit_runs=2,
+                  readings_points=3)
+
+
+def _shifted(delta: float) -> pd.DataFrame:
+    pub = read_published("robustness")
+    return pub.assign(published=pub["published"] + delta)
+
+
+CHECKS = {
+    "A-T2-rob": claims.Check(
+        check_robustness, smoke=_SMOKE_ROB,
+        mutants={"every printed cell moved by 10, far beyond its tolerance": {"published": _shifted(10.0)},
+                 "a tolerance so wide that any value matches": {"abs_tol": 10.0}}),
+    **{cid: claims.Check(
+        check_property_row, smoke={"prop": prop, "n": 4},
+        mutants={"every printed symbol flipped": {"published": _flip},
+                 "the printed row replaced by the recomputed one": {"published": _same}})
+       for prop, cid in ROW_CLAIMS.items()},
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Presentation helpers (strings and styles the page shows)
+# --------------------------------------------------------------------------------------------
+STATUS_WORDS = {"match": "matches on every seed", "loose": "matches on some seeds",
+                "no": "matches on no seed"}
+
+
+def robustness_summary(rob: claims.Evidence, ns: Sequence[int]) -> str:
+    """The paragraph under the grid: the median count, the k used, the other readings."""
+    kfit = rob.values["kfit"]
+    other = "; ".join(f"{k}: {v}" for k, v in (rob.alternatives or {}).items())
+    return (f"On a typical seed **{rob.matched} of the {rob.total}** printed cells match, with "
+            f"$k$ = {kfit.phrase(ns)} ({rob.reproduced}). Median counts under other readings: "
+            f"{other}. The CSV `table2_robustness.csv` gives each cell's sampling interval (`lo`, "
+            "`hi`) and the number of seeds on which it matches.")
+
+
+def grid_title(kfit: KFit, ns: Sequence[int], runs: int, n_pairs: int) -> str:
+    return (f"Paper A, Table 2, robustness rows: mean change of each metric over all {runs} runs "
+            f"of {n_pairs} pairs (k = {', '.join(f'{kfit.k_of[n]} at n = {n}' for n in ns)}), "
+            "with the printed value below")
+
+
+def style_differs(differs: pd.DataFrame) -> Callable:
+    """A ``save_table`` style that paints the cells where the check differs from the paper."""
+    def paint(styler):
+        return styler.apply(
+            lambda frame: pd.DataFrame(
+                {c: ["background-color: #f4b6b6; color: #1a1a1a" if d else "" for d in differs[c]]
+                 if c in differs else "" for c in frame.columns}, index=frame.index),
+            axis=None)
+    return paint
+
+
+#: The legend of the robustness grid.
+GRID_LEGEND = {"match": "matches on every seed", "close": "matches on some seeds",
+               "differs": "matches on no seed", "not in the paper": "not in the paper"}
+
+
+def metric_readings(names: Sequence[str]) -> pd.DataFrame:
+    """How each metric is computed here: the reading :mod:`rankbook.metrics` records, with the
+    metrics that share it."""
+    from rankbook import metrics
+
+    return (pd.DataFrame({"metric": [metrics.REGISTRY[m].label for m in names],
+                          "family": [metrics.REGISTRY[m].family for m in names],
+                          "reading": [metrics.REGISTRY[m].reading for m in names]})
+            .groupby("reading", sort=False)
+            .agg(metrics=("metric", ", ".join), family=("family", "first"))
+            .reset_index()[["metrics", "family", "reading"]])

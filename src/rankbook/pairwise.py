@@ -264,6 +264,13 @@ def _list_overlaps(L, I, J, depth):
     return np.cumsum(counts, axis=1)
 
 
+#: Metrics whose kernels read the pair's numbers only through the exact integer sums of the
+#: position differences (numbered by the pair, each item's two positions).
+_POSITION_DIFFERENCES = frozenset({"mse", "rmse", "mae", "r2", "spearman_rho"})
+#: Metrics evaluated on the pair renumbered by its first ranking (they divide by the numbers).
+_GATHERED = frozenset({"mape", "smape"})
+
+
 class _Registered:
     def __init__(self, name, k, n, numbering="pair"):
         info = _metrics.REGISTRY[name]
@@ -280,6 +287,18 @@ class _Registered:
             stub = np.empty((1, 2 * self.k), dtype=np.int64)
             block = _metrics._Pair(stub, stub, stub, stub, k=self.k)
             block._cache["tp"] = tp
+            return np.asarray(self.kernel(block), dtype=np.float64)
+        if self.numbering == "pair" and self.name not in _GATHERED:
+            # the same values as the pair numbered by r_I, without building it: most metrics
+            # do not depend on the numbering; Kendall's discordant position pairs of the
+            # renumbered pair are the discordant item pairs, and the position differences of
+            # the renumbered pair are those of each item's positions (the same integers in
+            # another order, summed exactly)
+            block = _metrics._Pair(R[I], R[J], INV[I], INV[J], k=self.k)
+            if self.name == "kendall_tau":
+                block._cache["kd"] = block.item_discordant
+            elif self.name in _POSITION_DIFFERENCES:
+                block._cache["d"] = block.inv_v - block.inv_s
             return np.asarray(self.kernel(block), dtype=np.float64)
         if self.numbering == "pair":
             ident, nu, inv_ident, inv_nu = _pair_numbered(R, INV, I, J)

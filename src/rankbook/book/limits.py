@@ -298,8 +298,10 @@ def indiscernibility_examples(values: dict, root: Path) -> None:
 
 
 def metric_profile(values: dict, root: Path) -> None:
-    """a cut-off k other than 0 stays below every ranking length the profile uses (n_exhaustive - 1
-    for the triples, n_swap, ns, agreement_n)."""
+    """the Type I rows (n_runs x n_pairs x ns) and the agreement sample (agreement_pairs x
+    agreement_n) fit in memory and time; a cut-off k other than 0 stays below every ranking
+    length the profile uses (n_exhaustive - 1 for the triples, n_swap, ns, agreement_n)."""
+    _type_i_and_agreement(values, root, "metric_profile")
     k = values["k"]
     if not k:
         return
@@ -309,3 +311,72 @@ def metric_profile(values: dict, root: Path) -> None:
     if k >= smallest:
         raise ValueError(f"k = {k} must be below every ranking length the profile uses; the "
                          f"smallest is {name} = {smallest} (or give k = 0 for max(1, n // 4))")
+
+
+# --------------------------------------------------------------------------------------------
+# products of size parameters (issue 30, finding 12a): each estimate counts what the notebook
+# holds at once and how long its longest cell runs, from measurements of the notebook itself
+# (tests/extremes.py in process, peak resident memory) with a margin of about 1.5 to 2
+
+
+def _type_i_and_agreement(values: dict, root: Path, name: str) -> None:
+    """The Type I rows hold every run of every pair at once (measured: about 37 bytes per run,
+    pair and item, 0.6 us to compute); the agreement sample about 15 bytes per ranking and item
+    (0.7 us)."""
+    timeout = _timeout(name, root)
+    ns, n_pairs, n_runs = values["ns"], values["n_pairs"], values["n_runs"]
+    entries = n_runs * n_pairs * max(ns)
+    _within_memory(64 * entries, f"the Type I rows (n_runs = {n_runs} x n_pairs = {n_pairs} x "
+                   f"max(ns) = {max(ns)} items)", "lower n_runs, n_pairs or the largest of ns")
+    _within_time(1e-6 * n_runs * n_pairs * sum(ns), timeout,
+                 f"the Type I rows (n_runs = {n_runs} x n_pairs = {n_pairs} x sum(ns) = {sum(ns)})",
+                 "lower n_runs, n_pairs or ns")
+    a_n, a_pairs = values["agreement_n"], values["agreement_pairs"]
+    _within_memory(32 * a_n * a_pairs, f"the agreement sample (agreement_pairs = {a_pairs} "
+                   f"rankings x agreement_n = {a_n} items)", "lower agreement_pairs or agreement_n")
+    _within_time(2e-6 * a_n * a_pairs, timeout, f"the agreement sample (agreement_pairs = "
+                 f"{a_pairs} x agreement_n = {a_n})", "lower agreement_pairs or agreement_n")
+
+
+def stability_sensitivity(values: dict, root: Path) -> None:
+    """n x n_pairs x the cut-offs x n_seeds (the stability curves and the clustering) fit in
+    memory and in a cell's time limit."""
+    from ..paper_a_tables import stability_ks
+
+    n, n_pairs, n_seeds = values["n"], values["n_pairs"], values["n_seeds"]
+    ks = len(stability_ks(n, values["k_step"]))
+    timeout = _timeout("stability_sensitivity", root)
+    # measured (tests/extremes.py in process, peak resident memory): about 70 bytes per pair
+    # and item for the rankings and the clustering, about 370 per pair and cut-off for the
+    # curves of the 33 metrics; time per seed about 1.5 us per pair and item and 6 us per pair
+    # and cut-off
+    need = 96 * n * n_pairs + 512 * n_pairs * ks
+    _within_memory(need, f"n = {n} items x n_pairs = {n_pairs} pairs at {ks} cut-offs "
+                   f"(k_step = {values['k_step']})",
+                   "lower n or n_pairs, or raise k_step (fewer cut-offs)")
+    seconds = n_seeds * (3e-6 * n * n_pairs + 1.2e-5 * n_pairs * ks)
+    _within_time(seconds, timeout, f"the stability curves on n_seeds = {n_seeds} seeds of "
+                 f"n_pairs = {n_pairs} pairs of S_{n} at {ks} cut-offs",
+                 "lower n_seeds, n_pairs or n, or raise k_step")
+
+
+def printed_formulas(values: dict, root: Path) -> None:
+    """the printed NDPM's n_pairs x n_table^2 sign matrices fit in memory; the Type I cell
+    (n_runs x n_pairs x n_table^2) and the self values (sum(ns_self) x n_seeds) fit in a cell's
+    time limit."""
+    n_table, n_pairs, n_runs = values["n_table"], values["n_pairs"], values["n_runs"]
+    timeout = _timeout("printed_formulas", root)
+    # paper_a_tables.printed_ndpm holds about four int64 arrays of 2 x n_pairs x n_table^2
+    # (the sums over all ordered pairs of positions, as printed) for a run's pairs at once
+    _within_memory(2 * 4 * 8 * n_pairs * n_table ** 2,
+                   f"the printed NDPM (n_pairs = {n_pairs} pairs x n_table^2 = {n_table}^2 "
+                   f"position pairs, as Appendix C.2 sums them)", "lower n_table or n_pairs")
+    # measured: about 0.33 us per run, pair and position pair
+    _within_time(6e-7 * n_runs * n_pairs * n_table ** 2, timeout,
+                 f"the printed NDPM (n_runs = {n_runs} x n_pairs = {n_pairs} x n_table^2 = "
+                 f"{n_table}^2)", "lower n_runs, n_pairs or n_table")
+    # measured: about 60 us per item of each length, per seed
+    total = sum(values["ns_self"])
+    _within_time(1.2e-4 * total * values["n_seeds"], timeout,
+                 f"the self values (sum(ns_self) = {total} items x n_seeds = "
+                 f"{values['n_seeds']} seeds)", "use fewer or shorter ns_self, or fewer n_seeds")

@@ -265,8 +265,8 @@ def right_invariance(values: dict, root: Path) -> None:
 
 
 def sweep_agreement(values: dict, root: Path) -> None:
-    """k is below every length in ns; every pair names two metrics; the sweep's samples fit in
-    memory."""
+    """k is below every length in ns; every pair names two metrics; the samples of the points
+    that run at once (jobs of them) fit in memory."""
     from .. import metrics
 
     if values["k"] >= min(values["ns"]):
@@ -281,6 +281,14 @@ def sweep_agreement(values: dict, root: Path) -> None:
                              f"{', '.join(metrics.NAMES)}")
     agreement_heatmap({"n": max(values["ns"]), "n_pairs": values["n_pairs"], "k": values["k"],
                        "compare_protocols": False, "pairs_csv": ""}, root)
+    # the points run at once, one per worker (jobs, at most one per length): each holds its
+    # sample (as agreement_heatmap counts it) and a worker process (about 200 MB measured)
+    workers = max(1, min(values["jobs"], len(values["ns"])))
+    n, n_pairs = max(values["ns"]), values["n_pairs"]
+    point = 2 * n_pairs * n * 8 + 3 * 33 * n_pairs * 8 + 8 * n_pairs * 8 + 200 * 2**20
+    _within_memory(workers * point, f"{workers} sweep points at once (jobs = {values['jobs']}), "
+                   f"each a sample of {n_pairs} rankings of up to {n} items",
+                   "lower jobs, n_pairs or the largest of ns")
 
 
 def indiscernibility_examples(values: dict, root: Path) -> None:
@@ -380,3 +388,20 @@ def printed_formulas(values: dict, root: Path) -> None:
     _within_time(1.2e-4 * total * values["n_seeds"], timeout,
                  f"the self values (sum(ns_self) = {total} items x n_seeds = "
                  f"{values['n_seeds']} seeds)", "use fewer or shorter ns_self, or fewer n_seeds")
+
+
+def comparing_systems(values: dict, root: Path) -> None:
+    """systems (1 + n_null + len(effects)) x n_queries x n_resamples (the comparison) and x
+    n_repeats (the error rates, at most 2000 resamples each) fit in memory and time."""
+    systems = 1 + values["n_null"] + len(values["effects"])
+    q, b, reps = values["n_queries"], values["n_resamples"], values["n_repeats"]
+    # measured (tests/extremes.py in process): about 12 bytes per resample and query held at
+    # once; about 25 ns per system, resample and query for the comparison and 8 ns per
+    # repeat, system, resample and query for the error rates; margins of 2 to 3
+    _within_memory(32 * b * q, f"the resamples (n_resamples = {b} x n_queries = {q})",
+                   "lower n_resamples or n_queries")
+    seconds = 2 * (2.5e-8 * systems * b * q + 8e-9 * reps * systems * min(b, 2000) * q)
+    _within_time(seconds, _timeout("comparing_systems", root),
+                 f"{systems} systems (1 + n_null + len(effects)) on n_queries = {q} queries with "
+                 f"n_resamples = {b} and n_repeats = {reps} simulated collections",
+                 "lower n_repeats, n_resamples, n_queries or the number of systems")

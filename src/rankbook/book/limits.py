@@ -405,3 +405,16 @@ def comparing_systems(values: dict, root: Path) -> None:
                  f"{systems} systems (1 + n_null + len(effects)) on n_queries = {q} queries with "
                  f"n_resamples = {b} and n_repeats = {reps} simulated collections",
                  "lower n_repeats, n_resamples, n_queries or the number of systems")
+
+
+def consensus_theorems(values: dict, root: Path) -> None:
+    """seeds x sets_per_seed random sets, each checked by brute force over the subsets of up to
+    max_items items, fit in a cell's time limit."""
+    sets = values["seeds"] * values["sets_per_seed"]
+    # measured (tests/extremes.py in process): about 0.12 s per set at max_items = 12 and
+    # max_rankings = 20, 0.035 s at max_items = 6; the brute force doubles with each item
+    per_set = 0.05 + 3e-5 * 2 ** values["max_items"]
+    _within_time(2 * sets * per_set, _timeout("consensus_theorems", root),
+                 f"seeds x sets_per_seed = {values['seeds']} x {values['sets_per_seed']} random "
+                 f"sets of up to max_items = {values['max_items']} items",
+                 "lower seeds, sets_per_seed or max_items")

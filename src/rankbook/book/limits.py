@@ -418,3 +418,30 @@ def consensus_theorems(values: dict, root: Path) -> None:
                  f"seeds x sets_per_seed = {values['seeds']} x {values['sets_per_seed']} random "
                  f"sets of up to max_items = {values['max_items']} items",
                  "lower seeds, sets_per_seed or max_items")
+
+
+def properties_table(values: dict, root: Path) -> None:
+    """the Type I rows (n_seeds x n_runs x n_pairs x ns) and the stability experiment
+    (stability_n x stability_pairs) fit in memory and in a cell's time limit."""
+    from ..paper_a_tables import stability_ks
+
+    timeout = _timeout("properties_table", root)
+    ns, n_pairs, n_runs = values["ns"], values["n_pairs"], values["n_runs"]
+    # estimated as metric_profile's Type I rows (about 37 bytes per run, pair and item held at
+    # once, 0.6 us each; margins of 1.7 and 1.6), once per scored seed
+    _within_memory(64 * n_runs * n_pairs * max(ns), f"the Type I rows (n_runs = {n_runs} x "
+                   f"n_pairs = {n_pairs} x max(ns) = {max(ns)} items)",
+                   "lower n_runs, n_pairs or the largest of ns")
+    _within_time(1e-6 * values["n_seeds"] * n_runs * n_pairs * sum(ns), timeout,
+                 f"the Type I rows on n_seeds = {values['n_seeds']} seeds (n_runs = {n_runs} x "
+                 f"n_pairs = {n_pairs} x sum(ns) = {sum(ns)})",
+                 "lower n_seeds, n_runs, n_pairs or ns")
+    # the stability experiment, as stability_sensitivity's on one seed at k_step = 10
+    n, pairs = values["stability_n"], values["stability_pairs"]
+    ks = len(stability_ks(n, 10))
+    _within_memory(96 * n * pairs + 512 * pairs * ks,
+                   f"the stability experiment (stability_n = {n} items x stability_pairs = "
+                   f"{pairs} pairs at {ks} cut-offs)", "lower stability_n or stability_pairs")
+    _within_time(3e-6 * n * pairs + 1.2e-5 * pairs * ks, timeout,
+                 f"the stability experiment (stability_n = {n} x stability_pairs = {pairs})",
+                 "lower stability_n or stability_pairs")

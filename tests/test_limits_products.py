@@ -110,7 +110,7 @@ KNOWN_TO_FINISH: dict[str, str] = {
 #: Notebooks with several size parameters that still lack a combined check (issue 30,
 #: finding 12a, left open): their maxima together are accepted. Strict xfail: adding the
 #: check makes the test pass and asks for the name to be removed here.
-NO_CHECK_YET = {"ir_metrics_tour"}
+NO_CHECK_YET: set[str] = set()
 
 
 @pytest.mark.parametrize("spec", [

@@ -445,3 +445,14 @@ def properties_table(values: dict, root: Path) -> None:
     _within_time(3e-6 * n * pairs + 1.2e-5 * pairs * ks, timeout,
                  f"the stability experiment (stability_n = {n} x stability_pairs = {pairs})",
                  "lower stability_n or stability_pairs")
+
+
+def ir_metrics_tour(values: dict, root: Path) -> None:
+    """n_pairs_sim simulated users x n_seeds (one FCP per user and seed) fit in a cell's time
+    limit."""
+    users, seeds = values["n_pairs_sim"], values["n_seeds"]
+    # measured (the notebook's code in process, loaded 2-core machine): 494 s for 100,000 users
+    # x 100 seeds, about 50 us per user and seed; margin 2
+    _within_time(1e-4 * users * seeds, _timeout("ir_metrics_tour", root),
+                 f"the FCP check on n_pairs_sim = {users} simulated users x n_seeds = {seeds} "
+                 "seeds", "lower n_pairs_sim or n_seeds")

@@ -28,13 +28,27 @@ def _kw(name, k=3):
     return {"k": k} if M.REGISTRY[name].needs_k else {}
 
 
-def _double_loop(R, name, **kw):
+def _oriented(a, b, symmetric):
+    """The pair numbered by its first ranking; for a symmetric metric, of (a, b) and (b, a)
+    the one whose relative permutation is lexicographically smaller (as pairwise chooses)."""
+    s, v = P.from_labels(a, b)
+    if symmetric:
+        s2, v2 = P.from_labels(b, a)
+        if tuple(v2) < tuple(v):
+            return s2, v2
+    return s, v
+
+
+def _double_loop(R, name, numbering="pair", **kw):
+    """The scalar call on every ordered pair; "pair" numbers each pair by its first ranking."""
     N = len(R)
     out = np.empty((N, N))
     for i in range(N):
         for j in range(N):
             if name in RBO_MEASURES:
                 out[i, j] = getattr(RBO, name)(R[i].tolist(), R[j].tolist(), kw["p"])
+            elif numbering == "pair":
+                out[i, j] = M.evaluate(name, *_oriented(R[i], R[j], name in SYMMETRIC), k=kw.get("k"))
             else:
                 out[i, j] = M.evaluate(name, R[i], R[j], k=kw.get("k"))
     return out
@@ -49,16 +63,24 @@ def backend(request):
     P.set_backend(previous)
 
 
+@pytest.mark.parametrize("numbering", ["pair", "given"])
 @pytest.mark.parametrize("n", [1, 2, 5, 9])
-def test_every_metric_equals_a_double_loop_of_the_scalar_call(n, backend):
+def test_every_metric_equals_a_double_loop_of_the_scalar_call(n, numbering, backend):
     """All 33 metrics bit for bit (same kernels), with blocks of one pair and one block, and
-    two threads; the RBO measures equal rankbook.rbo's scalar functions."""
+    two threads, under both numberings; the RBO measures equal rankbook.rbo's scalar
+    functions."""
     R = P.random(n, size=7, rng=n)
     for name in list(M.NAMES) + list(RBO_MEASURES):
         kw = _kw(name, k=min(3, n))
         if name in ("rbo_min", "rbo_res") and n == 1:
             continue
-        want = _double_loop(R, name, **kw)
+        want = _double_loop(R, name, numbering, **kw)
+        if numbering == "pair" and name in SYMMETRIC:
+            # either orientation: the scalar call on (j, i) sums the same terms in another order
+            plain = np.array([[M.evaluate(name, *P.from_labels(a, b), k=kw.get("k")) for b in R]
+                              for a in R])
+            np.testing.assert_allclose(plain, want, rtol=1e-13, atol=1e-13, err_msg=name)
+        kw["numbering"] = numbering
         for chunk, jobs in ((1, 1), (1 << 16, 1), (2 * n, 2)):
             got = pairwise(R, name, chunk=chunk, n_jobs=jobs, **kw)
             if name in RBO_MEASURES:
@@ -101,14 +123,19 @@ def test_symmetric_split_matches_properties_symmetry_exhaustively():
             assert name in SYMMETRIC, f"{name} is listed asymmetric but is symmetric on S_4, S_5"
 
 
-def test_symmetric_metrics_give_symmetric_matrices_and_asymmetric_ones_do_not():
+@pytest.mark.parametrize("numbering", ["pair", "given"])
+def test_symmetric_metrics_give_symmetric_matrices_and_asymmetric_ones_do_not(numbering):
     R = P.random(12, size=9, rng=4)
     for name in M.NAMES:
-        D = pairwise(R, name, k=4)
+        D = pairwise(R, name, k=4, numbering=numbering, symmetric=False)  # every ordered pair
         if name in SYMMETRIC:
-            np.testing.assert_array_equal(D, D.T, err_msg=name)
+            # numbered by the pair, (j, i) sums the same terms in another order
+            np.testing.assert_allclose(D, D.T, rtol=1e-13, atol=1e-13, err_msg=name)
+            Dsym = pairwise(R, name, k=4, numbering=numbering)
+            np.testing.assert_array_equal(Dsym, Dsym.T, err_msg=name)
+            np.testing.assert_allclose(Dsym, D, rtol=1e-13, atol=1e-13, err_msg=name)
         else:
-            assert not np.array_equal(D, D.T, equal_nan=True), name
+            assert not np.allclose(D, D.T, equal_nan=True), name
 
 
 def test_condensed_form_goes_to_squareform_and_linkage():
@@ -126,12 +153,15 @@ def test_condensed_form_goes_to_squareform_and_linkage():
 
 def test_kendall_against_a_double_loop_over_scipy():
     R = P.random(200, size=8, rng=6)
+    inv = np.argsort(R, axis=1)  # the position of each item: the rank vectors
     got = pairwise(R, "kendall_tau")
+    given = pairwise(R, "kendall_tau", numbering="given")
     for i in range(len(R)):
         for j in range(len(R)):
-            assert got[i, j] == pytest.approx(scipy.stats.kendalltau(R[i], R[j]).statistic, abs=1e-14)
+            # item-based: scipy's tau of the two rank vectors; given: of the raw arrays
+            assert got[i, j] == pytest.approx(scipy.stats.kendalltau(inv[i], inv[j]).statistic, abs=1e-14)
+            assert given[i, j] == pytest.approx(scipy.stats.kendalltau(R[i], R[j]).statistic, abs=1e-14)
     # NDPM is the Kendall distance between the orders (the inverses), rescaled
-    inv = np.argsort(R, axis=1)
     nd = pairwise(R, "ndpm")
     for i in range(len(R)):
         for j in range(i + 1, len(R)):
@@ -152,9 +182,12 @@ def test_functions_of_your_own_vectorised_or_not():
         return len(set(sigma[:k]) & set(nu[:k])) / k
 
     for f, kw, sym in ((footrule, {}, True), (first_item, {}, False), (top_k_overlap, {"k": 3}, True)):
-        want = np.array([[f(a, b, **kw) for b in R] for a in R])
+        # by default the function sees each pair numbered by its first ranking
+        want = np.array([[f(*P.from_labels(a, b), **kw) for b in R] for a in R])
+        given = np.array([[f(a, b, **kw) for b in R] for a in R])
         for s in (None, False) + ((True,) if sym else ()):
             np.testing.assert_array_equal(pairwise(R, f, symmetric=s, **kw), want)
+            np.testing.assert_array_equal(pairwise(R, f, symmetric=s, numbering="given", **kw), given)
         np.testing.assert_array_equal(pairwise_to(R[1:], R[0], f, **kw), want[0, 1:])
     assert pairwise(R, footrule, symmetric=True, condensed=True).shape == (15,)
     with pytest.raises(ValueError, match="not declared symmetric"):
@@ -171,7 +204,7 @@ def test_functions_of_your_own_vectorised_or_not():
     assert np.isnan(pairwise(R, lambda s, v: math.nan)).all()
 
 
-def test_label_lists_are_numbered_by_the_first_list():
+def test_label_lists_equal_their_permutations_in_any_numbering():
     lists = ["fbcead", "febacd", "abcdef", "dacbfe"]
     perms = P.from_labels(*lists)
     for name in ("kendall_tau", "mse", "ndpm", "mrr"):
@@ -280,8 +313,18 @@ def test_refusals_name_the_problem():
         pairwise(bad, "ndpm")
     with pytest.raises(ValueError, match=r"shape \(N, n\).*for one ranking use \[ranking\]"):
         pairwise(R[0], "ndpm")
-    with pytest.raises(ValueError, match="ranking 1 does not hold the reference's items"):
+    with pytest.raises(ValueError, match="do not all hold the same items.*'ndpm' needs rankings "
+                                         "of the same items; the measures for lists with different "
+                                         "items are rbo, rbo_ext"):
         pairwise(["abc", "abd"], "ndpm")
+    with pytest.raises(ValueError, match="ranking 1 repeats item 'b'"):
+        pairwise(["abc", "abb"], "rbo", p=0.9)
+    with pytest.raises(ValueError, match="k=3 exceeds the shortest ranking \\(2 items\\)"):
+        pairwise(["abc", "ab"], "recall", k=3)
+    with pytest.raises(ValueError, match="numbering='given' reads the numbers of permutation arrays"):
+        pairwise(["abc", "cab"], "ndpm", numbering="given")
+    with pytest.raises(ValueError, match="numbering must be one of 'pair', 'given'"):
+        pairwise(R, "ndpm", numbering="first")
     with pytest.raises(ValueError, match="n_jobs must be an integer >= 1 \\(or -1\\)"):
         pairwise(R, "ndpm", n_jobs=0)
     with pytest.raises(ValueError, match="chunk must be an integer >= 1"):
@@ -306,3 +349,160 @@ def test_numba_and_numpy_backends_agree_bit_for_bit_on_pairs():
             P.set_backend(previous)
     for name in M.NAMES:
         np.testing.assert_array_equal(out["numpy"][name], out["numba"][name], err_msg=name)
+
+
+# --------------------------------------------------------------------------------------------
+# issue 30, finding 14: every entry a function of its two rankings alone
+
+
+ALL_MEASURES = list(M.NAMES) + list(RBO_MEASURES)
+
+
+def _brute_tau(a, b):
+    """1 - 2 d_K / C(n, 2), d_K the item pairs the two label rankings order differently."""
+    pa = {x: i for i, x in enumerate(a)}
+    pb = {x: i for i, x in enumerate(b)}
+    items = list(a)
+    n = len(items)
+    d = sum((pa[x] - pa[y]) * (pb[x] - pb[y]) < 0
+            for i, x in enumerate(items) for y in items[i + 1:])
+    return 1 - 2 * d / (n * (n - 1) / 2)
+
+
+def test_the_reported_sign_flip_is_gone():
+    """Moving an unrelated list to the front changed tau(r_1, r_2) from 0.1429 to -0.1429."""
+    rng = np.random.default_rng(30)
+    items = list("abcdefg")
+    lists = [list(rng.permutation(items)) for _ in range(5)]
+    D = pairwise(lists, "kendall_tau")
+    for front in range(5):
+        order = [front] + [i for i in range(5) if i != front]
+        E = pairwise([lists[i] for i in order], "kendall_tau")
+        np.testing.assert_array_equal(E, D[np.ix_(order, order)])
+    for i in range(5):
+        for j in range(5):
+            assert D[i, j] == pytest.approx(_brute_tau(lists[i], lists[j]), abs=1e-14)
+
+
+@pytest.mark.parametrize("numbering", ["pair", "given"])
+def test_permuting_the_rows_permutes_the_matrix(numbering, backend):
+    """Every measure, permutations and label lists: D(R[perm]) = D(R)[perm][:, perm] exactly."""
+    rng = np.random.default_rng(31)
+    R = P.random(8, size=9, rng=31)
+    labels = [[f"item {x}" for x in r] for r in R]
+    for name in ALL_MEASURES:
+        kw = _kw(name, k=3)
+        for _ in range(3):
+            perm = rng.permutation(len(R))
+            want = pairwise(R, name, numbering=numbering, **kw)[np.ix_(perm, perm)]
+            np.testing.assert_array_equal(pairwise(R[perm], name, numbering=numbering, **kw), want,
+                                          err_msg=name)
+            if numbering == "pair":  # label lists, whatever item comes first in the first list
+                np.testing.assert_array_equal(pairwise([labels[i] for i in perm], name, **kw), want,
+                                              err_msg=name)
+
+
+def test_numbered_by_the_pair_every_metric_ignores_how_items_are_numbered():
+    """Renumbering the items (g o r for every row) changes no value under numbering="pair"."""
+    R = P.random(7, size=6, rng=32)
+    g = P.random(7, rng=33)
+    renumbered = g[R - 1]
+    for name in ALL_MEASURES:
+        kw = _kw(name, k=3)
+        np.testing.assert_array_equal(pairwise(renumbered, name, **kw), pairwise(R, name, **kw),
+                                      err_msg=name)
+
+
+def test_item_based_tau_in_2000_random_pairs_against_brute_force_and_scipy():
+    """The issue's check: n = 7, 2000 random pairs (it found the old value wrong in 1619)."""
+    rng = np.random.default_rng(34)
+    R = np.array([rng.permutation(7) + 1 for _ in range(4000)])
+    got = pairwise_to(R[1::2], R[0], "kendall_tau")  # reference row 0 against 2000 rankings
+    inv = np.argsort(R, axis=1)
+    for i, r in enumerate(R[1::2]):
+        want = scipy.stats.kendalltau(inv[0], inv[2 * i + 1]).statistic
+        assert got[i] == pytest.approx(want, abs=1e-14)
+        assert got[i] == pytest.approx(_brute_tau(R[0].tolist(), r.tolist()), abs=1e-14)
+    D = pairwise(R[:60], "kendall_tau")
+    for i in range(60):
+        for j in range(60):
+            assert D[i, j] == pytest.approx(_brute_tau(R[i].tolist(), R[j].tolist()), abs=1e-14)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(hst.integers(2, 9).flatmap(
+    lambda n: hst.lists(hst.permutations(list(range(n))), min_size=2, max_size=6)),
+    hst.randoms(use_true_random=False))
+def test_hypothesis_tau_is_item_based_and_rows_are_independent(rows, rnd):
+    labels = [[f"x{v}" for v in r] for r in rows]
+    D = pairwise(labels, "kendall_tau")
+    for i in range(len(rows)):
+        for j in range(len(rows)):
+            assert D[i, j] == pytest.approx(_brute_tau(labels[i], labels[j]), abs=1e-12)
+    perm = list(range(len(rows)))
+    rnd.shuffle(perm)
+    np.testing.assert_array_equal(pairwise([labels[i] for i in perm], "kendall_tau"),
+                                  D[np.ix_(perm, perm)])
+
+
+# top-k lists over different item sets
+
+def _top_k_lists(seed, N=6, k=10, pool=40, ragged=False):
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(max(1, k - 4), k + 1, size=N) if ragged else [k] * N
+    return [[f"doc{d}" for d in rng.choice(pool, size=m, replace=False)] for m in lens]
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+def test_rbo_on_top_k_lists_over_different_items_equals_the_scalar_functions(ragged):
+    lists = _top_k_lists(35, ragged=ragged)
+    for name in RBO_MEASURES:
+        want = np.array([[getattr(RBO, name)(a, b, 0.9) for b in lists] for a in lists])
+        got = pairwise(lists, name, p=0.9)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-14, err_msg=name)
+        to = pairwise_to(lists[1:], lists[0], name, p=0.9)
+        np.testing.assert_allclose(to, want[0, 1:], rtol=0, atol=1e-14, err_msg=name)
+        perm = np.random.default_rng(36).permutation(len(lists))
+        np.testing.assert_array_equal(pairwise([lists[i] for i in perm], name, p=0.9),
+                                      got[np.ix_(perm, perm)])
+
+
+def test_overlap_metrics_on_top_k_lists_count_the_shared_top_k_items():
+    lists = _top_k_lists(37, ragged=True)
+    for k in (1, 3, 6):
+        tp = np.array([[len(set(a[:k]) & set(b[:k])) for b in lists] for a in lists], dtype=float)
+        want = {"recall": tp / k, "precision": tp / k, "fnr": 1 - tp / k, "fdr": 1 - tp / k,
+                "f1": tp / k, "fowlkes_mallows": tp / k, "jaccard": tp / (2 * k - tp)}
+        for name, w in want.items():
+            np.testing.assert_allclose(pairwise(lists, name, k=k), w, rtol=1e-15, err_msg=name)
+    # on lists of the same items, the overlap path gives the permutation path's values
+    same = [list(r) for r in P.random(8, size=5, rng=38)]
+    for name in ("recall", "jaccard", "fowlkes_mallows"):
+        from rankbook import pairwise as module
+
+        L, _ = module._numbered([[str(x) for x in r] for r in same] + [["a"]], None)
+        L.codes, L.lengths = L.codes[:-1, :8], L.lengths[:-1]
+        ev = module._resolve(name, 3, None, None, 8, "pair", L)
+        I, J = module._upper_pairs(5)(0, 10)
+        np.testing.assert_array_equal(ev(L, None, I, J), pairwise(same, name, k=3, condensed=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hst.integers(2, 8), hst.integers(1, 9), hst.integers(2, 30), hst.booleans(),
+       hst.integers(0, 2**32 - 1))
+def test_hypothesis_top_k_lists_rbo_and_row_order(N, k, pool, ragged, seed):
+    k = min(k, pool)
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(1, k + 1, size=N) if ragged else [k] * N
+    lists = [[int(x) for x in rng.choice(pool, size=m, replace=False)] for m in lens]
+    for name in ("rbo", "rbo_ext", "rbo_min", "rbo_res"):
+        want = np.array([[getattr(RBO, name)(a, b, 0.8) for b in lists] for a in lists])
+        got = pairwise(lists, name, p=0.8, labels=True)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-13, err_msg=name)
+    perm = rng.permutation(N)
+    np.testing.assert_array_equal(pairwise([lists[i] for i in perm], "rbo_ext", p=0.8, labels=True),
+                                  pairwise(lists, "rbo_ext", p=0.8, labels=True)[np.ix_(perm, perm)])

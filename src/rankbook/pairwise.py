@@ -12,16 +12,36 @@ once per pair, and Kendall's tau and NDPM count inversions in O(n log n) per pai
 Pairwise conventions
 --------------------
 - ``rankings`` is an array of shape (N, n) of permutations of 1..n (one-line notation, as in
-  :mod:`rankbook.permutations`), or N label lists of the same n items. Label lists are numbered
-  by their position in the first list (:func:`rankbook.permutations.from_labels`); for
-  :func:`pairwise_to`, by their position in the reference. The numbering matters only for the
-  metrics that read the numbers (errors, Kendall's tau and Spearman's rho on the raw arrays,
-  see :mod:`rankbook.metrics`); the set-based, rank-position, DCG and NDPM values and RBO
-  depend on the orders alone.
+  :mod:`rankbook.permutations`: ``r[p - 1]`` is the item at position p), or N label lists.
+- Every value is a function of the two rankings alone, and of their orders, not of how the
+  items are numbered: ``D[i, j]`` is the same whatever the other rows are and in whatever order
+  they come, so permuting the rows permutes the matrix with them. By default
+  (``numbering="pair"``) each pair is numbered by its first ranking, the reference ``sigma``:
+  ``D[i, j] = m(*from_labels(r_i, r_j))`` (:func:`rankbook.permutations.from_labels`, the
+  numbering :mod:`rankbook.metrics` recommends), so ``sigma`` is the identity and ``nu`` lists
+  the positions in ``r_i`` of ``r_j``'s items. Then Kendall's tau is the item-based tau an IR
+  user expects, ``1 - 2 d_K / C(n, 2)`` with d_K the item pairs the two rankings order
+  differently (``scipy.stats.kendalltau`` of the two vectors of item positions), Spearman's rho
+  the correlation of the item positions, and the error metrics (MSE, RMSE, MAE, MAPE, SMAPE,
+  R^2) compare each item's positions in the two rankings (MAE is Spearman's footrule over n).
+- ``numbering="given"`` (permutation arrays only) reads the numbers as given instead:
+  ``D[i, j] = m(r_i, r_j)``, paper A's reading, in which Kendall's tau, Spearman's rho and the
+  error metrics compare the two arrays *position by position* (the item numbers found at each
+  position), as ``scipy.stats.kendalltau(r_i, r_j)`` does. That is a function of the two rows
+  too, but not of the two orders alone: renumbering the items changes it, and it is not the
+  item-based tau. The set-based, rank-position, DCG, NDPM and RBO values are the same under
+  both numberings.
+- Label lists that all hold the same n items are read as permutations (their numbering does not
+  matter). Label lists over different item sets (top-k lists of different systems, of equal or
+  different lengths) are accepted by the measures of :data:`TOP_K_MEASURES`: the RBO measures,
+  as ``rankbook.rbo``'s functions of the two lists (vectorised for lists of one length, pair by
+  pair for lists of different lengths), and the confusion-matrix metrics that read only the
+  overlap of the two top-k sets (k at most the shortest list).
 - Row i is the reference (``sigma``) and column j the evaluated ranking (``nu``):
   ``D[i, j] = m(rankings[i], rankings[j])``. The diagonal holds ``m(r, r)``, which is not 0 for
   every metric (nDCG in paper A's reading is about 0.75, LR+ is nan).
-- Symmetric metrics (:data:`SYMMETRIC`, 27 of the 33 and the RBO measures) are evaluated once
+- Symmetric metrics (:data:`SYMMETRIC`, 27 of the 33 and the RBO measures; under both
+  numberings) are evaluated once
   per unordered pair and mirrored; the others (:data:`ASYMMETRIC`: MAPE, DCG, nDCG, MRR, GMR,
   mean rank) and a function of your own (unless you pass ``symmetric=True``) are evaluated for
   every ordered pair.
@@ -35,7 +55,8 @@ Pairwise conventions
   (2 N n int64), each running block holds at most :data:`MEMORY_ARRAYS` = 16 arrays of
   ``max(chunk, n)`` entries of 8 bytes (measured: at most 8.2 for any of the 33 metrics or
   the RBO measures, tests/test_pairwise.py): at the default ``chunk = 65536``, 8 MiB per job,
-  whatever N is. A function of your own may use more on its own account.
+  whatever N is. A function of your own may use more on its own account. Label lists over
+  different item sets are held as one (N, longest) int64 array of item codes.
 """
 
 from __future__ import annotations
@@ -54,8 +75,8 @@ from . import metrics as _metrics
 from . import permutations as _perm
 from . import rbo as _rbo
 
-__all__ = ["pairwise", "pairwise_to", "SYMMETRIC", "ASYMMETRIC", "RBO_MEASURES", "DEFAULT_CHUNK",
-           "MEMORY_ARRAYS"]
+__all__ = ["pairwise", "pairwise_to", "SYMMETRIC", "ASYMMETRIC", "RBO_MEASURES",
+           "TOP_K_MEASURES", "NUMBERINGS", "DEFAULT_CHUNK", "MEMORY_ARRAYS"]
 
 #: The metrics of :data:`rankbook.metrics.NAMES` with ``m(sigma, nu) = m(nu, sigma)`` for all
 #: rankings. The confusion-matrix metrics depend on TP = ``|R ∩ S|`` alone (FP = FN = k - TP),
@@ -73,6 +94,14 @@ ASYMMETRIC = tuple(m for m in _metrics.NAMES if m not in SYMMETRIC)
 #: :func:`rankbook.rbo.rbo`, :func:`~rankbook.rbo.rbo_ext`, :func:`~rankbook.rbo.rbo_min` and
 #: :func:`~rankbook.rbo.rbo_res` of two full rankings of the same items. All symmetric.
 RBO_MEASURES = ("rbo", "rbo_ext", "rbo_min", "rbo_res")
+#: The measures :func:`pairwise` evaluates on label lists that do not all hold the same items
+#: (top-k lists over different item sets, of equal or different lengths): the RBO measures,
+#: made for this case, and the confusion-matrix metrics at a cut-off k that read only the
+#: overlap of the two top-k sets (TP; FP = FN = k - TP). The others need the same n items in
+#: every list (the true negatives of fallout, accuracy, MCC and the like count the items in
+#: neither top k, which lists over different items do not define).
+TOP_K_MEASURES = RBO_MEASURES + ("recall", "fnr", "precision", "fdr", "f1", "fowlkes_mallows",
+                                 "jaccard")
 #: Entries (pairs x n) evaluated together per block.
 DEFAULT_CHUNK = 1 << 16
 #: The stated bound: a running block never holds more than this many arrays of
@@ -107,8 +136,48 @@ def _is_labels(rankings, labels) -> bool:
     return bool(kinds) and not kinds <= set("iufb")
 
 
-def _numbered(rankings, labels, reference=None, what="rankings"):
-    """(permutations (N', n) int64, 0-based inverses) with the reference first if given."""
+#: How :func:`pairwise` numbers the items of a pair before a metric reads the numbers.
+NUMBERINGS = ("pair", "given")
+
+
+def _check_numbering(numbering) -> str:
+    if not isinstance(numbering, str) or numbering not in NUMBERINGS:
+        raise ValueError(f"numbering must be one of {', '.join(map(repr, NUMBERINGS))} ('pair': "
+                         f"items numbered by the first ranking of each pair, 'given': the "
+                         f"numbers of permutation arrays as given), got {numbering!r}")
+    return numbering
+
+
+class _Lists:
+    """Label lists that do not all hold the same items (top-k lists over different item sets):
+    each row's items as codes of one shared dictionary, padded with -1."""
+
+    def __init__(self, codes, lengths):
+        self.codes, self.lengths = codes, lengths
+        self.shape = codes.shape
+
+
+def _coded(rows, what):
+    """Codes of a shared dictionary (first appearance) for label lists, repeats refused."""
+    index: dict = {}
+    coded = []
+    for r, row in enumerate(rows):
+        try:
+            c = [index.setdefault(x, len(index)) for x in row]
+        except TypeError as exc:
+            raise ValueError(f"{what}: labels must be hashable ({exc})") from None
+        if len(set(c)) != len(c):
+            seen: set = set()
+            dup = next(x for x in row if x in seen or seen.add(x))
+            raise ValueError(f"{what}: ranking {r} repeats item {dup!r}; a ranking lists each item once")
+        coded.append(c)
+    return coded, len(index)
+
+
+def _numbered(rankings, labels, reference=None, what="rankings", numbering="pair"):
+    """(permutations (N', n) int64, 0-based inverses) with the reference first if given, or
+    (:class:`_Lists`, None) for label lists over different item sets."""
+    numbering = _check_numbering(numbering)
     if isinstance(rankings, (str, bytes)):
         raise ValueError(f"{what} must be a sequence of rankings, got one string {rankings!r}; "
                          "pass a list of rankings (a string counts as one label list)")
@@ -121,16 +190,26 @@ def _numbered(rankings, labels, reference=None, what="rankings"):
     use_labels = _is_labels(rankings, labels) or (
         reference is not None and labels is None and _is_labels([reference], None))
     if use_labels:
+        if numbering == "given":
+            raise ValueError("numbering='given' reads the numbers of permutation arrays; label "
+                             "lists have none: use numbering='pair' (items numbered by the first "
+                             "ranking of each pair)")
         rows = [list(r) for r in rankings]
         if reference is not None:
             rows = [list(reference)] + rows
         if not rows:
             raise ValueError(f"{what} is empty: give at least one ranking")
-        try:
-            perms = _perm.from_labels(rows[0], *rows[1:])
-        except TypeError as exc:
-            raise ValueError(f"{what}: labels must be hashable ({exc})") from None
-        perms = perms.astype(np.int64)
+        coded, n_items = _coded(rows, what)
+        lengths = np.array([len(c) for c in coded], dtype=np.int64)
+        if (lengths == lengths[0]).all() and n_items == lengths[0]:
+            # every list holds the same n items: permutations of 1..n in any numbering (the
+            # values do not depend on it, each pair is numbered by its first ranking)
+            perms = np.array(coded, dtype=np.int64).reshape(len(rows), -1) + 1
+        else:
+            codes = np.full((len(rows), int(lengths.max())), -1, dtype=np.int64)
+            for r, c in enumerate(coded):
+                codes[r, :len(c)] = c
+            return _Lists(codes, lengths), None
     else:
         arr = _perm._as_int_array(rankings, what)
         if arr.ndim != 2:
@@ -150,20 +229,93 @@ def _numbered(rankings, labels, reference=None, what="rankings"):
     return perms, np.ascontiguousarray(inv)
 
 
+def _pair_numbered(R, INV, I, J):
+    """Pairs (I, J) numbered by their first ranking: sigma the identity, nu the positions in
+    r_I (1-based) of r_J's items, and both inverses (0-based); as
+    ``rankbook.permutations.from_labels(r_I, r_J)``."""
+    m, n = len(I), R.shape[1]
+    ident = np.broadcast_to(np.arange(1, n + 1, dtype=np.int64), (m, n)).copy()
+    inv_ident = ident - 1
+    nu = np.take_along_axis(INV[I], R[J] - 1, axis=1)
+    nu += 1
+    inv_nu = np.take_along_axis(INV[J], R[I] - 1, axis=1)
+    return ident, nu, inv_ident, inv_nu
+
+
 # --------------------------------------------------------------------------------------------
 # what is evaluated on a block of pairs
 
 
+def _list_overlaps(L, I, J, depth):
+    """X[q, d-1] = number of items in the top d of both lists of pair q, d = 1..depth (past a
+    list's end only its seen items count), for label lists over different item sets."""
+    A, B = L.codes[I], L.codes[J]
+    m, w = A.shape
+    C = np.concatenate([A, B], axis=1)
+    order = np.argsort(C, axis=1, kind="stable")
+    Cs = np.take_along_axis(C, order, axis=1)
+    pos = order % w  # position in its own list
+    match = (Cs[:, :-1] == Cs[:, 1:]) & (Cs[:, :-1] >= 0)  # an item in both lists
+    q, t = np.nonzero(match)
+    enters = np.maximum(pos[q, t], pos[q, t + 1])  # depth (0-based) at which it is in both tops
+    keep = enters < depth
+    flat = q[keep] * depth + enters[keep]
+    counts = np.bincount(flat, minlength=m * depth).reshape(m, depth)
+    return np.cumsum(counts, axis=1)
+
+
+#: Metrics whose kernels read the pair's numbers only through the exact integer sums of the
+#: position differences (numbered by the pair, each item's two positions).
+_POSITION_DIFFERENCES = frozenset({"mse", "rmse", "mae", "r2", "spearman_rho"})
+#: Metrics evaluated on the pair renumbered by its first ranking (they divide by the numbers).
+_GATHERED = frozenset({"mape", "smape"})
+
+
 class _Registered:
-    def __init__(self, name, k, n):
+    def __init__(self, name, k, n, numbering="pair"):
         info = _metrics.REGISTRY[name]
         self.name = name
         self.k = _metrics._check_k(k, n) if info.needs_k else None
         self.symmetric = name in SYMMETRIC
         self.kernel = _metrics._KERNELS[name]
+        self.numbering = numbering
 
     def __call__(self, R, INV, I, J):
-        block = _metrics._Pair(R[I], R[J], INV[I], INV[J], k=self.k)
+        if isinstance(R, _Lists):  # top-k lists over different items: the overlap of the tops
+            tp = _list_overlaps(R, I, J, self.k)[:, -1].astype(np.float64)
+            # n is read by the true-negative count only, which these metrics never use
+            stub = np.empty((1, 2 * self.k), dtype=np.int64)
+            block = _metrics._Pair(stub, stub, stub, stub, k=self.k)
+            block._cache["tp"] = tp
+            return np.asarray(self.kernel(block), dtype=np.float64)
+        if self.numbering == "pair" and self.name not in _GATHERED:
+            # the same values as the pair numbered by r_I, without building it: most metrics
+            # do not depend on the numbering; Kendall's discordant position pairs of the
+            # renumbered pair are the discordant item pairs, and the position differences of
+            # the renumbered pair are those of each item's positions (the same integers in
+            # another order, summed exactly)
+            block = _metrics._Pair(R[I], R[J], INV[I], INV[J], k=self.k)
+            if self.name == "kendall_tau":
+                block._cache["kd"] = block.item_discordant
+            elif self.name in _POSITION_DIFFERENCES:
+                block._cache["d"] = block.inv_v - block.inv_s
+            return np.asarray(self.kernel(block), dtype=np.float64)
+        if self.numbering == "pair":
+            ident, nu, inv_ident, inv_nu = _pair_numbered(R, INV, I, J)
+            if self.symmetric:
+                # one orientation per unordered pair, chosen from the two rankings alone (the
+                # relative permutation or its inverse, whichever is lexicographically smaller),
+                # so that the value does not depend on which row comes first: the two
+                # orientations are equal only to rounding for the sums of MSE, SMAPE and the like
+                other = inv_nu + 1
+                diff = nu - other
+                first = np.argmax(diff != 0, axis=1)
+                swap = diff[np.arange(len(I)), first] > 0
+                if swap.any():
+                    nu[swap], inv_nu[swap] = other[swap], nu[swap] - 1
+            block = _metrics._Pair(ident, nu, inv_ident, inv_nu, k=self.k)
+        else:
+            block = _metrics._Pair(R[I], R[J], INV[I], INV[J], k=self.k)
         return np.asarray(self.kernel(block), dtype=np.float64)
 
 
@@ -187,7 +339,40 @@ class _RBO:
         counts = np.bincount(enters.ravel(), minlength=m * n).reshape(m, n)
         return np.cumsum(counts, axis=1)
 
+    def _scalar(self, L, I, J):
+        """Lists of different lengths: rankbook.rbo's scalar function, pair by pair."""
+        f = getattr(_rbo, self.name)
+        rows = [L.codes[r, :L.lengths[r]].tolist() for r in range(len(L.lengths))]
+        return np.array([f(rows[i], rows[j], self.p) for i, j in zip(I, J)], dtype=np.float64)
+
+    def _lists(self, L, I, J):
+        """Top-n lists of equal length n over different items (s = l = n in Webber et al.)."""
+        if (L.lengths != self.n).any():
+            return self._scalar(L, I, J)
+        X = _list_overlaps(L, I, J, self.n)
+        n, p, w, d = self.n, self.p, self.w, self.d
+        sw = (w * (X / d)).sum(axis=1)
+        X_n = X[:, -1].astype(float)
+        if self.name == "rbo":
+            return sw / self.total
+        if self.name == "rbo_ext":
+            return (sw + self.tail * (X_n / n)) / self.total
+        # lower bound: the unseen ranks match nothing, the agreement decays as X_n / d
+        lo = (sw + X_n * ((1.0 - p) / p * _rbo._log_tail(p, n))) / self.total
+        if self.name == "rbo_min":
+            return lo
+        # upper bound: from depth n + 1 on, every unseen item of one list matches an unseen
+        # item of the other, the agreement (X_n + 2 (d - n)) / d reaching 1 by depth 2n
+        d2 = np.arange(n + 1, 2 * n + 1, dtype=float)
+        w2 = (1.0 - p) * np.exp((d2 - 1) * math.log(p))
+        far = np.minimum((X_n[:, None] + 2.0 * (d2 - n)) / d2, 1.0)
+        total2 = self.total - self.tail + np.sum(w2) + math.exp(2 * n * math.log(p))
+        hi = (sw + (w2 * far).sum(axis=1) + math.exp(2 * n * math.log(p))) / total2
+        return hi - lo
+
     def __call__(self, R, INV, I, J):
+        if isinstance(R, _Lists):
+            return self._lists(R, I, J)
         X = self.overlaps(INV, I, J)
         n, p, w, d = self.n, self.p, self.w, self.d
         a = X / d
@@ -208,9 +393,10 @@ class _RBO:
 
 
 class _UserFunction:
-    def __init__(self, func, k, symmetric):
+    def __init__(self, func, k, symmetric, numbering="pair"):
         import inspect
 
+        self.numbering = numbering
         self.func = func
         self.name = getattr(func, "__name__", type(func).__name__)
         try:
@@ -232,12 +418,20 @@ class _UserFunction:
                              "must return one number per pair")
         return float(out.reshape(()))
 
-    def probe(self, R, I, J):
+    def pairs(self, R, INV, I, J):
+        """(sigma, nu) blocks the function sees: numbered by the pair's first ranking, or as
+        given."""
+        if self.numbering == "pair":
+            return _pair_numbered(R, INV, I, J)[:2]
+        return R[I], R[J]
+
+    def probe(self, R, INV, I, J):
         """Decide once whether the function takes a batch (compared with pair-by-pair calls)."""
-        singles = np.array([self._one(R[i], R[j]) for i, j in zip(I, J)])
+        S, V = self.pairs(R, INV, I, J)
+        singles = np.array([self._one(s, v) for s, v in zip(S, V)])
         try:
             with np.errstate(all="ignore"):
-                out = np.asarray(self.func(R[I], R[J], **self.kw), dtype=np.float64)
+                out = np.asarray(self.func(S, V, **self.kw), dtype=np.float64)
             ok = out.shape == (len(I),) and np.allclose(out, singles, rtol=1e-12, atol=0,
                                                          equal_nan=True)
         except Exception:  # noqa: BLE001 - not vectorised: call it pair by pair
@@ -245,24 +439,40 @@ class _UserFunction:
         self.vectorised = bool(ok) and len(I) > 1
 
     def __call__(self, R, INV, I, J):
+        S, V = self.pairs(R, INV, I, J)
         if self.vectorised:
             try:
-                out = np.asarray(self.func(R[I], R[J], **self.kw), dtype=np.float64)
+                out = np.asarray(self.func(S, V, **self.kw), dtype=np.float64)
             except Exception as exc:  # noqa: BLE001
                 raise ValueError(f"metric {self.name!r} raised {type(exc).__name__}: {exc} on a "
-                                 f"block starting sigma={R[I[0]].tolist()}, "
-                                 f"nu={R[J[0]].tolist()}") from None
+                                 f"block starting sigma={S[0].tolist()}, "
+                                 f"nu={V[0].tolist()}") from None
             if out.shape != (len(I),):
                 raise ValueError(f"metric {self.name!r} returned shape {out.shape} for {len(I)} "
                                  "pairs; it must return one number per pair")
             return out
-        return np.array([self._one(R[i], R[j]) for i, j in zip(I, J)], dtype=np.float64)
+        return np.array([self._one(s, v) for s, v in zip(S, V)], dtype=np.float64)
 
 
-def _resolve(metric, k, p, symmetric, n):
+def _resolve(metric, k, p, symmetric, n, numbering="pair", lists=None):
+    if lists is not None:  # label lists over different item sets
+        if not (isinstance(metric, str) and metric in TOP_K_MEASURES):
+            shown = metric if isinstance(metric, str) else getattr(metric, "__name__", "a function")
+            raise ValueError(f"the rankings do not all hold the same items (top-k lists over "
+                             f"different item sets): {shown!r} needs rankings of the same items; "
+                             f"the measures for lists with different items are "
+                             f"{', '.join(TOP_K_MEASURES)}")
+        short = int(lists.lengths.min())
+        if short == 0:
+            raise ValueError("a ranking is empty: every ranking needs at least one item")
+        n = short if metric in _metrics.REGISTRY else int(lists.lengths.max())
     if isinstance(metric, str):
         if metric in _metrics.REGISTRY:
-            ev = _Registered(metric, k, n)
+            if lists is not None and k is not None and _metrics.REGISTRY[metric].needs_k:
+                if isinstance(k, numbers.Integral) and not isinstance(k, bool) and k > n:
+                    raise ValueError(f"k={k} exceeds the shortest ranking ({n} items): the top k "
+                                     f"of every list must be known, so k must be 1..{n}")
+            ev = _Registered(metric, k, n, numbering)
         elif metric in RBO_MEASURES:
             ev = _RBO(metric, p, n)
         else:
@@ -279,7 +489,8 @@ def _resolve(metric, k, p, symmetric, n):
     if callable(metric):
         if symmetric is not None and not isinstance(symmetric, (bool, np.bool_)):
             raise ValueError(f"symmetric must be True, False or None, got {symmetric!r}")
-        return _UserFunction(metric, k, bool(symmetric) if symmetric is not None else False)
+        return _UserFunction(metric, k, bool(symmetric) if symmetric is not None else False,
+                             numbering)
     raise ValueError(f"metric must be a name ({', '.join(_metrics.NAMES)}; "
                      f"{', '.join(RBO_MEASURES)}) or a function f(sigma, nu), got "
                      f"{type(metric).__name__}")
@@ -301,7 +512,7 @@ def _run(ev, R, INV, total, per, pairs_of, write, n_jobs):
         return
     if isinstance(ev, _UserFunction) and ev.vectorised is None:
         I, J = pairs_of(0, min(total, 4))
-        ev.probe(R, I, J)
+        ev.probe(R, INV, I, J)
 
     def block(a):
         b = min(total, a + per)
@@ -358,28 +569,36 @@ def _upper_pairs(N):
 
 def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = None,
              labels: Optional[bool] = None, symmetric: Optional[bool] = None,
-             condensed: bool = False, n_jobs: int = 1, chunk: int = DEFAULT_CHUNK) -> np.ndarray:
+             condensed: bool = False, n_jobs: int = 1, chunk: int = DEFAULT_CHUNK,
+             numbering: str = "pair") -> np.ndarray:
     r"""The matrix of a metric over every pair of N rankings: ``D[i, j] = m(r_i, r_j)``.
 
     .. math:: D_{ij} = m(\sigma = r_i,\ \nu = r_j), \qquad 1 \le i, j \le N
 
-    For Kendall's tau, ``D[i, j] = 1 - 2 d_K / C(n, 2)`` with d_K the number of discordant pairs
-    (:func:`rankbook.metrics.kendall_tau`, ``kendall1938new``); for NDPM, the Kendall distance
-    between the two orders divided by C(n, 2) (``yao1995ndpm``). A symmetric metric is
+    Every entry is a function of the two rankings ``r_i`` and ``r_j`` alone (see "Pairwise
+    conventions" in the module docstring). For Kendall's tau, ``D[i, j] = 1 - 2 d_K / C(n, 2)``
+    with d_K the number of item pairs the two rankings order differently
+    (``kendall1938new``); for NDPM, d_K / C(n, 2) (``yao1995ndpm``). A symmetric metric is
     evaluated once per unordered pair (N(N-1)/2 evaluations, plus N for the diagonal), an
     asymmetric one N^2 times. Every value equals the scalar call
-    ``rankbook.metrics.evaluate(metric, r_i, r_j, k)`` bit for bit (the same kernels), and
-    ``rankbook.rbo.<measure>(items_i, items_j, p)`` for the RBO measures.
+    ``rankbook.metrics.evaluate(metric, *rankbook.permutations.from_labels(r_i, r_j), k=k)``
+    bit for bit (the same kernels; ``evaluate(metric, r_i, r_j, k)`` with
+    ``numbering="given"``); for a symmetric metric numbered by the pair, the orientation
+    ``(r_i, r_j)`` or ``(r_j, r_i)`` whose relative permutation is lexicographically smaller is
+    evaluated (the two are equal to rounding), so that no entry depends on the row order; and ``rankbook.rbo.<measure>(items_i, items_j, p)`` for the RBO
+    measures.
 
     Parameters
     ----------
-    rankings : array_like of shape (N, n), or N label lists of the same n items
-        Permutations of 1..n, or label lists (numbered by their position in the first list).
+    rankings : array_like of shape (N, n), or N label lists
+        Permutations of 1..n, or label lists: of the same n items for every metric, of
+        different items (top-k lists) for :data:`TOP_K_MEASURES`.
     metric : str or callable
         One of :data:`rankbook.metrics.NAMES`, one of :data:`RBO_MEASURES`, or a function
-        ``f(sigma, nu)`` (or ``f(sigma, nu, k)``) of two permutations returning a number; a
-        function that accepts a batch (arrays of shape (B, n), returning shape (B,)) is called
-        once per block, otherwise once per pair.
+        ``f(sigma, nu)`` (or ``f(sigma, nu, k)``) of two permutations returning a number (it
+        receives each pair numbered as ``numbering`` says); a function that accepts a batch
+        (arrays of shape (B, n), returning shape (B,)) is called once per block, otherwise
+        once per pair.
     k : int, optional
         The cut-off of the metrics that need one (``REGISTRY[name].needs_k``); passed to a
         function that has a ``k`` parameter.
@@ -402,6 +621,11 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
         Entries (pairs x n) per block; the memory bound is stated in the module docstring:
         at most :data:`MEMORY_ARRAYS` arrays of ``chunk`` int64/float64 entries per job beyond
         the result, the rankings and their inverses.
+    numbering : {"pair", "given"}
+        ``"pair"`` (default): each pair numbered by its first ranking, so every metric is a
+        function of the two orders (item-based Kendall's tau). ``"given"``: permutation arrays
+        read as given, paper A's position-by-position reading of Kendall's tau, Spearman's rho
+        and the error metrics (refused for label lists, which have no numbers of their own).
 
     Returns
     -------
@@ -411,8 +635,9 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
     Raises
     ------
     ValueError
-        Rankings that are not permutations of one n (or label lists of different items), an
-        unknown metric, a missing or invalid k or p, ``condensed`` or ``symmetric=True`` with an
+        Rankings that are not permutations of one n, label lists of different items with a
+        measure outside :data:`TOP_K_MEASURES` (or k beyond the shortest list), an unknown
+        metric, an unknown ``numbering``, a missing or invalid k or p, ``condensed`` or ``symmetric=True`` with an
         asymmetric metric, invalid ``n_jobs`` or ``chunk``, or a function that fails or returns
         several values per pair.
 
@@ -426,6 +651,13 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
     >>> R = [[1, 2, 3, 4], [2, 1, 3, 4], [4, 3, 2, 1]]
     >>> pairwise(R, "kendall_tau").round(3).tolist()
     [[1.0, 0.667, -1.0], [0.667, 1.0, -0.667], [-1.0, -0.667, 1.0]]
+    >>> R2 = [[1, 2, 4, 3], [1, 3, 4, 2]]  # item pairs (2, 3), (2, 4), (3, 4) discordant
+    >>> float(pairwise(R2, "kendall_tau")[0, 1])  # 1 - 2 * 3 / 6
+    0.0
+    >>> round(float(pairwise(R2, "kendall_tau", numbering="given")[0, 1]), 4)  # position by position
+    0.6667
+    >>> pairwise(["abc", "cde", "bxa"], "precision", k=2)[0].tolist()  # top-k lists, other items
+    [1.0, 0.0, 0.5]
     >>> pairwise(R, "ndpm", condensed=True).round(3).tolist()   # squareform order: (0,1) (0,2) (1,2)
     [0.167, 1.0, 0.833]
     >>> from scipy.cluster.hierarchy import linkage
@@ -438,9 +670,9 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
     ...
     ValueError: dcg is not symmetric, so it has no condensed form; use condensed=False for the full N x N matrix (the asymmetric metrics are mape, dcg, ndcg, mrr, gmr, mean_rank)
     """
-    R, INV = _numbered(rankings, labels)
+    R, INV = _numbered(rankings, labels, numbering=numbering)
     N, n = R.shape
-    ev = _resolve(metric, k, p, symmetric, n)
+    ev = _resolve(metric, k, p, symmetric, n, numbering, R if INV is None else None)
     chunk = _check_int(chunk, "chunk", 1)
     jobs = _jobs(n_jobs)
     if not isinstance(condensed, (bool, np.bool_)):
@@ -488,20 +720,23 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
 
 def pairwise_to(rankings, reference, metric, *, k: Optional[int] = None,
                 p: Optional[float] = None, labels: Optional[bool] = None, n_jobs: int = 1,
-                chunk: int = DEFAULT_CHUNK) -> np.ndarray:
+                chunk: int = DEFAULT_CHUNK, numbering: str = "pair") -> np.ndarray:
     r"""One reference against many rankings: ``out[i] = m(reference, rankings[i])``.
 
     .. math:: out_i = m(\sigma = \text{reference},\ \nu = r_i), \qquad 1 \le i \le N
 
-    The reference plays ``sigma`` (the ground truth) for every metric, symmetric or not. Label
-    lists are numbered by their position in the reference, so the reference is the identity.
-    Memory is bounded as in :func:`pairwise`.
+    The reference plays ``sigma`` (the ground truth) for every metric, symmetric or not. Each
+    pair is numbered by the reference (``numbering="pair"``), so the reference is the identity
+    and ``out[i]`` depends on the reference and ``rankings[i]`` alone;
+    ``numbering="given"`` reads permutation arrays as given, as in :func:`pairwise`. Label
+    lists over different items are accepted by :data:`TOP_K_MEASURES`. Memory is bounded as
+    in :func:`pairwise`.
 
     Parameters
     ----------
     rankings : array_like of shape (N, n), or N label lists
     reference : array_like of shape (n,), or a label list of the same items
-    metric, k, p, labels, n_jobs, chunk
+    metric, k, p, labels, n_jobs, chunk, numbering
         As in :func:`pairwise`.
 
     Returns
@@ -519,9 +754,9 @@ def pairwise_to(rankings, reference, metric, *, k: Optional[int] = None,
     >>> pairwise_to(["bac", "cba"], "abc", "mrr", k=1).tolist()
     [0.5, 0.3333333333333333]
     """
-    R, INV = _numbered(rankings, labels, reference=reference)
+    R, INV = _numbered(rankings, labels, reference=reference, numbering=numbering)
     n = R.shape[1]
-    ev = _resolve(metric, k, p, None, n)
+    ev = _resolve(metric, k, p, None, n, numbering, R if INV is None else None)
     chunk = _check_int(chunk, "chunk", 1)
     jobs = _jobs(n_jobs)
     N = R.shape[0] - 1

@@ -269,8 +269,8 @@ def right_invariance(values: dict, root: Path) -> None:
 
 
 def sweep_agreement(values: dict, root: Path) -> None:
-    """k is below every length in ns; every pair names two metrics; the sweep's samples fit in
-    memory."""
+    """k is below every length in ns; every pair names two metrics; the samples of the points
+    that run at once (jobs of them) fit in memory."""
     from .. import metrics
 
     if values["k"] >= min(values["ns"]):
@@ -285,6 +285,14 @@ def sweep_agreement(values: dict, root: Path) -> None:
                              f"{', '.join(metrics.NAMES)}")
     agreement_heatmap({"n": max(values["ns"]), "n_pairs": values["n_pairs"], "k": values["k"],
                        "compare_protocols": False, "pairs_csv": ""}, root)
+    # the points run at once, one per worker (jobs, at most one per length): each holds its
+    # sample (as agreement_heatmap counts it) and a worker process (about 200 MB measured)
+    workers = max(1, min(values["jobs"], len(values["ns"])))
+    n, n_pairs = max(values["ns"]), values["n_pairs"]
+    point = 2 * n_pairs * n * 8 + 3 * 33 * n_pairs * 8 + 8 * n_pairs * 8 + 200 * 2**20
+    _within_memory(workers * point, f"{workers} sweep points at once (jobs = {values['jobs']}), "
+                   f"each a sample of {n_pairs} rankings of up to {n} items",
+                   "lower jobs, n_pairs or the largest of ns")
 
 
 def indiscernibility_examples(values: dict, root: Path) -> None:
@@ -302,8 +310,10 @@ def indiscernibility_examples(values: dict, root: Path) -> None:
 
 
 def metric_profile(values: dict, root: Path) -> None:
-    """a cut-off k other than 0 stays below every ranking length the profile uses (n_exhaustive - 1
-    for the triples, n_swap, ns, agreement_n)."""
+    """the Type I rows (n_runs x n_pairs x ns) and the agreement sample (agreement_pairs x
+    agreement_n) fit in memory and time; a cut-off k other than 0 stays below every ranking
+    length the profile uses (n_exhaustive - 1 for the triples, n_swap, ns, agreement_n)."""
+    _type_i_and_agreement(values, root, "metric_profile")
     k = values["k"]
     if not k:
         return
@@ -313,3 +323,140 @@ def metric_profile(values: dict, root: Path) -> None:
     if k >= smallest:
         raise ValueError(f"k = {k} must be below every ranking length the profile uses; the "
                          f"smallest is {name} = {smallest} (or give k = 0 for max(1, n // 4))")
+
+
+# --------------------------------------------------------------------------------------------
+# products of size parameters (issue 30, finding 12a): each estimate counts what the notebook
+# holds at once and how long its longest cell runs, from measurements of the notebook itself
+# (tests/extremes.py in process, peak resident memory) with a margin of about 1.5 to 2
+
+
+def _type_i_and_agreement(values: dict, root: Path, name: str) -> None:
+    """The Type I rows hold every run of every pair at once (measured: about 37 bytes per run,
+    pair and item, 0.6 us to compute); the agreement sample about 15 bytes per ranking and item
+    (0.7 us)."""
+    timeout = _timeout(name, root)
+    ns, n_pairs, n_runs = values["ns"], values["n_pairs"], values["n_runs"]
+    entries = n_runs * n_pairs * max(ns)
+    _within_memory(64 * entries, f"the Type I rows (n_runs = {n_runs} x n_pairs = {n_pairs} x "
+                   f"max(ns) = {max(ns)} items)", "lower n_runs, n_pairs or the largest of ns")
+    _within_time(1e-6 * n_runs * n_pairs * sum(ns), timeout,
+                 f"the Type I rows (n_runs = {n_runs} x n_pairs = {n_pairs} x sum(ns) = {sum(ns)})",
+                 "lower n_runs, n_pairs or ns")
+    a_n, a_pairs = values["agreement_n"], values["agreement_pairs"]
+    _within_memory(32 * a_n * a_pairs, f"the agreement sample (agreement_pairs = {a_pairs} "
+                   f"rankings x agreement_n = {a_n} items)", "lower agreement_pairs or agreement_n")
+    _within_time(2e-6 * a_n * a_pairs, timeout, f"the agreement sample (agreement_pairs = "
+                 f"{a_pairs} x agreement_n = {a_n})", "lower agreement_pairs or agreement_n")
+
+
+def stability_sensitivity(values: dict, root: Path) -> None:
+    """n x n_pairs x the cut-offs x n_seeds (the stability curves and the clustering) fit in
+    memory and in a cell's time limit."""
+    from ..paper_a_tables import stability_ks
+
+    n, n_pairs, n_seeds = values["n"], values["n_pairs"], values["n_seeds"]
+    ks = len(stability_ks(n, values["k_step"]))
+    timeout = _timeout("stability_sensitivity", root)
+    # measured (tests/extremes.py in process, peak resident memory): about 70 bytes per pair
+    # and item for the rankings and the clustering, about 370 per pair and cut-off for the
+    # curves of the 33 metrics; time per seed about 1.5 us per pair and item and 6 us per pair
+    # and cut-off
+    need = 96 * n * n_pairs + 512 * n_pairs * ks
+    _within_memory(need, f"n = {n} items x n_pairs = {n_pairs} pairs at {ks} cut-offs "
+                   f"(k_step = {values['k_step']})",
+                   "lower n or n_pairs, or raise k_step (fewer cut-offs)")
+    seconds = n_seeds * (3e-6 * n * n_pairs + 1.2e-5 * n_pairs * ks)
+    _within_time(seconds, timeout, f"the stability curves on n_seeds = {n_seeds} seeds of "
+                 f"n_pairs = {n_pairs} pairs of S_{n} at {ks} cut-offs",
+                 "lower n_seeds, n_pairs or n, or raise k_step")
+
+
+def printed_formulas(values: dict, root: Path) -> None:
+    """the printed NDPM's n_pairs x n_table^2 sign matrices fit in memory; the Type I cell
+    (n_runs x n_pairs x n_table^2) and the self values (sum(ns_self) x n_seeds) fit in a cell's
+    time limit."""
+    n_table, n_pairs, n_runs = values["n_table"], values["n_pairs"], values["n_runs"]
+    timeout = _timeout("printed_formulas", root)
+    # paper_a_tables.printed_ndpm holds about four int64 arrays of 2 x n_pairs x n_table^2
+    # (the sums over all ordered pairs of positions, as printed) for a run's pairs at once
+    _within_memory(2 * 4 * 8 * n_pairs * n_table ** 2,
+                   f"the printed NDPM (n_pairs = {n_pairs} pairs x n_table^2 = {n_table}^2 "
+                   f"position pairs, as Appendix C.2 sums them)", "lower n_table or n_pairs")
+    # measured: about 0.33 us per run, pair and position pair
+    _within_time(6e-7 * n_runs * n_pairs * n_table ** 2, timeout,
+                 f"the printed NDPM (n_runs = {n_runs} x n_pairs = {n_pairs} x n_table^2 = "
+                 f"{n_table}^2)", "lower n_runs, n_pairs or n_table")
+    # measured: about 60 us per item of each length, per seed
+    total = sum(values["ns_self"])
+    _within_time(1.2e-4 * total * values["n_seeds"], timeout,
+                 f"the self values (sum(ns_self) = {total} items x n_seeds = "
+                 f"{values['n_seeds']} seeds)", "use fewer or shorter ns_self, or fewer n_seeds")
+
+
+def comparing_systems(values: dict, root: Path) -> None:
+    """systems (1 + n_null + len(effects)) x n_queries x n_resamples (the comparison) and x
+    n_repeats (the error rates, at most 2000 resamples each) fit in memory and time."""
+    systems = 1 + values["n_null"] + len(values["effects"])
+    q, b, reps = values["n_queries"], values["n_resamples"], values["n_repeats"]
+    # measured (tests/extremes.py in process): about 12 bytes per resample and query held at
+    # once; about 25 ns per system, resample and query for the comparison and 8 ns per
+    # repeat, system, resample and query for the error rates; margins of 2 to 3
+    _within_memory(32 * b * q, f"the resamples (n_resamples = {b} x n_queries = {q})",
+                   "lower n_resamples or n_queries")
+    seconds = 2 * (2.5e-8 * systems * b * q + 8e-9 * reps * systems * min(b, 2000) * q)
+    _within_time(seconds, _timeout("comparing_systems", root),
+                 f"{systems} systems (1 + n_null + len(effects)) on n_queries = {q} queries with "
+                 f"n_resamples = {b} and n_repeats = {reps} simulated collections",
+                 "lower n_repeats, n_resamples, n_queries or the number of systems")
+
+
+def consensus_theorems(values: dict, root: Path) -> None:
+    """seeds x sets_per_seed random sets, each checked by brute force over the subsets of up to
+    max_items items, fit in a cell's time limit."""
+    sets = values["seeds"] * values["sets_per_seed"]
+    # measured (tests/extremes.py in process): about 0.12 s per set at max_items = 12 and
+    # max_rankings = 20, 0.035 s at max_items = 6; the brute force doubles with each item
+    per_set = 0.05 + 3e-5 * 2 ** values["max_items"]
+    _within_time(2 * sets * per_set, _timeout("consensus_theorems", root),
+                 f"seeds x sets_per_seed = {values['seeds']} x {values['sets_per_seed']} random "
+                 f"sets of up to max_items = {values['max_items']} items",
+                 "lower seeds, sets_per_seed or max_items")
+
+
+def properties_table(values: dict, root: Path) -> None:
+    """the Type I rows (n_seeds x n_runs x n_pairs x ns) and the stability experiment
+    (stability_n x stability_pairs) fit in memory and in a cell's time limit."""
+    from ..paper_a_tables import stability_ks
+
+    timeout = _timeout("properties_table", root)
+    ns, n_pairs, n_runs = values["ns"], values["n_pairs"], values["n_runs"]
+    # estimated as metric_profile's Type I rows (about 37 bytes per run, pair and item held at
+    # once, 0.6 us each; margins of 1.7 and 1.6), once per scored seed
+    _within_memory(64 * n_runs * n_pairs * max(ns), f"the Type I rows (n_runs = {n_runs} x "
+                   f"n_pairs = {n_pairs} x max(ns) = {max(ns)} items)",
+                   "lower n_runs, n_pairs or the largest of ns")
+    _within_time(1e-6 * values["n_seeds"] * n_runs * n_pairs * sum(ns), timeout,
+                 f"the Type I rows on n_seeds = {values['n_seeds']} seeds (n_runs = {n_runs} x "
+                 f"n_pairs = {n_pairs} x sum(ns) = {sum(ns)})",
+                 "lower n_seeds, n_runs, n_pairs or ns")
+    # the stability experiment, as stability_sensitivity's on one seed at k_step = 10
+    n, pairs = values["stability_n"], values["stability_pairs"]
+    ks = len(stability_ks(n, 10))
+    _within_memory(96 * n * pairs + 512 * pairs * ks,
+                   f"the stability experiment (stability_n = {n} items x stability_pairs = "
+                   f"{pairs} pairs at {ks} cut-offs)", "lower stability_n or stability_pairs")
+    _within_time(3e-6 * n * pairs + 1.2e-5 * pairs * ks, timeout,
+                 f"the stability experiment (stability_n = {n} x stability_pairs = {pairs})",
+                 "lower stability_n or stability_pairs")
+
+
+def ir_metrics_tour(values: dict, root: Path) -> None:
+    """n_pairs_sim simulated users x n_seeds (one FCP per user and seed) fit in a cell's time
+    limit."""
+    users, seeds = values["n_pairs_sim"], values["n_seeds"]
+    # measured (the notebook's code in process, loaded 2-core machine): 494 s for 100,000 users
+    # x 100 seeds, about 50 us per user and seed; margin 2
+    _within_time(1e-4 * users * seeds, _timeout("ir_metrics_tour", root),
+                 f"the FCP check on n_pairs_sim = {users} simulated users x n_seeds = {seeds} "
+                 "seeds", "lower n_pairs_sim or n_seeds")

@@ -1011,6 +1011,8 @@ def topk_remark_cases(rankings, zetas: Iterable[float], p: float, gamma: float =
     >>> t = topk_remark_cases(["abcdef", "bdcefa", "bcdeghijkf", "badefc"], [9], 0.9)
     >>> t[["zeta", "item", "holds"]].values.tolist()
     [[9.0, 'f', False]]
+    >>> topk_remark_cases(["abc", "def"], [2], 0.9).holds.dtype  # no common item: no case, typed
+    dtype('bool')
     """
     maps = _maps(rankings)
     common = [x for x in maps[0] if all(x in m for m in maps)]
@@ -1025,4 +1027,12 @@ def topk_remark_cases(rankings, zetas: Iterable[float], p: float, gamma: float =
             rows.append({"zeta": float(zeta), "item": str(x),
                          "positions": ", ".join(str(int(v)) for v in pos),
                          "mu + d": mu + d, "weight": weight, "holds": weight == 0.0})
-    return pd.DataFrame(rows, columns=["zeta", "item", "positions", "mu + d", "weight", "holds"])
+    # typed columns even without a row: rankings that share no item (top-k lists drawn from a
+    # large pool) give no case, and an empty frame of object columns turned ``~holds`` into
+    # the integers -1 / -2 once concatenated with another set's cases (issue 30, finding 13)
+    return pd.DataFrame(rows, columns=list(_TOPK_CASE_COLUMNS)).astype(_TOPK_CASE_COLUMNS)
+
+
+#: Column types of :func:`topk_remark_cases`, kept when it finds no case.
+_TOPK_CASE_COLUMNS = {"zeta": float, "item": object, "positions": object, "mu + d": float,
+                      "weight": float, "holds": bool}

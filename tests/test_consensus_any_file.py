@@ -4,7 +4,7 @@ finding 13).
 Four or six systems' top-10 lists drawn from a pool of 40 documents overlap little: often no
 document is in every list. ``rankbook run consensus_example -p rankings_csv top10.csv`` then
 failed in the top-k weighting cell with ``KeyError: "None of [Index([-1, -1, -1])] ..."``:
-:func:`rankbook.paper_b_checks.topk_remark_cases` found no case and returned a frame of object
+:func:`rankbook.papers.paper_b.checks.topk_remark_cases` found no case and returned a frame of object
 columns; concatenated with the constructed set's cases, ``~holds`` turned the booleans into the
 integers -1 and -2. It now returns typed columns.
 
@@ -30,7 +30,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankbook import consensus, paper_b_checks
+from rankbook import consensus
+from rankbook.papers.paper_b import checks as paper_b_checks
 
 ODD_LABELS = ["Café ☕", "doc, with a comma", 'a "quoted" title', "007", "1.0", "ü", "x y z",
               ("A result whose title goes on and on " * 6).strip(), "clueweb12-0001-42-00013", "-1",

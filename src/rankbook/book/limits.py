@@ -353,7 +353,7 @@ def _type_i_and_agreement(values: dict, root: Path, name: str) -> None:
 def stability_sensitivity(values: dict, root: Path) -> None:
     """n x n_pairs x the cut-offs x n_seeds (the stability curves and the clustering) fit in
     memory and in a cell's time limit."""
-    from ..paper_a_tables import stability_ks
+    from ..papers.paper_a.tables import stability_ks
 
     n, n_pairs, n_seeds = values["n"], values["n_pairs"], values["n_seeds"]
     ks = len(stability_ks(n, values["k_step"]))
@@ -427,7 +427,7 @@ def consensus_theorems(values: dict, root: Path) -> None:
 def properties_table(values: dict, root: Path) -> None:
     """the Type I rows (n_seeds x n_runs x n_pairs x ns) and the stability experiment
     (stability_n x stability_pairs) fit in memory and in a cell's time limit."""
-    from ..paper_a_tables import stability_ks
+    from ..papers.paper_a.tables import stability_ks
 
     timeout = _timeout("properties_table", root)
     ns, n_pairs, n_runs = values["ns"], values["n_pairs"], values["n_runs"]

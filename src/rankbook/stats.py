@@ -1507,11 +1507,7 @@ def weightedtau_test(x, y, *, alternative: str = "two-sided", n_resamples: int =
         null = np.array([stat(rng.permutation(b)) for _ in range(n_resamples)])
         count_from, extra, used = null, 1, n_resamples
     eps = 1e-14 * max(1.0, abs(observed))
-    if alternative == "greater":
-        hits = np.count_nonzero(count_from >= observed - eps)
-    elif alternative == "less":
-        hits = np.count_nonzero(count_from <= observed + eps)
-    else:
-        hits = np.count_nonzero(np.abs(count_from) >= abs(observed) - eps)
-    p = (hits + extra) / (count_from.size + extra)
+    greater = (np.count_nonzero(count_from >= observed - eps) + extra) / (count_from.size + extra)
+    less = (np.count_nonzero(count_from <= observed + eps) + extra) / (count_from.size + extra)
+    p = {"greater": greater, "less": less}.get(alternative, 2 * min(greater, less))
     return PermutationResult(observed, float(min(1.0, p)), used, alternative)

@@ -1473,10 +1473,12 @@ def weightedtau_test(x, y, *, alternative: str = "two-sided", n_resamples: int =
     Under the null hypothesis that x and y are unrelated, every pairing of the y values with the
     x values is equally likely: y is permuted ``n_resamples`` times and the p-value is
     :math:`(1 + \\#\\{\\text{permuted statistic at least as extreme}\\}) / (1 +
-    \\text{n\\_resamples})` (Phipson and Smyth :cite:`phipson2010permutation`; two-sided:
-    :math:`|\\tau_w|`), the same as ``scipy.stats.permutation_test(..., permutation_type=
-    "pairings")`` with the same seed. With at most 8 pairs every permutation is enumerated
-    and the p-value is exact.
+    \\text{n\\_resamples})` (Phipson and Smyth :cite:`phipson2010permutation`); two-sided is
+    twice the smaller one-sided p-value, capped at 1 (the null distribution of :math:`\\tau_w`
+    is not symmetric), as ``scipy.stats.permutation_test(..., permutation_type="pairings")``
+    computes it. With at most 8 pairs every permutation is enumerated and the p-value is exact
+    (equal to scipy's enumeration); above that, y is permuted with this function's own stream
+    of the seed.
 
     Examples
     --------

@@ -124,7 +124,8 @@ def _notebooks(root, *names):
     """Source notebooks for the records (the pages are made from the notebooks that exist)."""
     (root / "notebooks").mkdir(exist_ok=True)
     for name in names:
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {name}")])
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+            f"# {name}\n\n## The table\n\n## s")])
         nbformat.write(nb, root / "notebooks" / f"{name}.ipynb")
 
 
@@ -219,6 +220,12 @@ def test_the_build_lists_every_disagreement_with_the_ledger(generated):
     # a checked claim without evidence
     (gen / "nb_one" / "results.json").write_text("[]")
     with pytest.raises(ValueError, match="A-TX: its page nb_one recorded no evidence"):
+        site.write_generated_pages(generated)
+    # a section the page does not have
+    _notebooks(generated, "nb_one")
+    nb = generated / "notebooks" / "nb_one.ipynb"
+    nb.write_text(nb.read_text().replace("## The table", "## Another heading"))
+    with pytest.raises(ValueError, match="section 'The table' is no heading of nb_one"):
         site.write_generated_pages(generated)
 
 

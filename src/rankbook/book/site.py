@@ -286,10 +286,14 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
                 lines += [f"*Cells ({len(cells)}):* " + "; ".join(md_escape(c) for c in cells), ""]
             lines += _evidence_block(e["evidence"])
             shown = []
+            owner = book.claims.get(e.get("claim")) if book is not None else None
             for nb in e["notebooks"]:
-                one = {**e, "notebook": nb}
+                # the section is the owner claim's; another page that confirms the erratum is
+                # linked as a page
+                one = {**e, "notebook": nb,
+                       "section": e.get("section") if owner is None or owner.page in ("", nb) else None}
                 page = (titles or {}).get(nb, nb.replace("_", " "))
-                where = f"{page}, section {e['section']}" if e.get("section") else page
+                where = f"{page}, section {one['section']}" if one.get("section") else page
                 shown.append(_link(one, where))
             lines += [f"Shown on: {'; '.join(shown)}.", ""]
             if e.get("claim"):
@@ -369,6 +373,29 @@ def adhoc_ledger(results: list[dict], errata: list[dict]) -> "_claims.Ledger":
     return book
 
 
+def notebook_path(name: str) -> Path:
+    from .paths import project_root
+
+    return project_root() / "notebooks" / f"{name}.ipynb"
+
+
+def page_headings(path: Path) -> set[str]:
+    """The heading texts of a notebook's Markdown cells (what a ledger ``section`` names)."""
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    out = set()
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "markdown":
+            continue
+        for line in "".join(cell.get("source", [])).splitlines():
+            m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if m:
+                out.add(m.group(1))
+    return out
+
+
 def ledger_problems(book: "_claims.Ledger", results: list[dict], errata: list[dict],
                     existing: set[str]) -> list[str]:
     """Everything that keeps the site from agreeing with the ledger: the consistency rules of
@@ -378,9 +405,16 @@ def ledger_problems(book: "_claims.Ledger", results: list[dict], errata: list[di
     problems = _claims.check_consistency(book, results, errata)
     have = {r.get("id") for r in results}
     confirmed = {e.get("id") for e in errata}
+    headings = {}
     for c in book.claims.values():
         if not c.page:
             continue
+        if c.page in existing and c.section:
+            if c.page not in headings:
+                headings[c.page] = page_headings(notebook_path(c.page))
+            if c.section not in headings[c.page]:
+                problems.append(f"{c.id}: section {c.section!r} is no heading of {c.page} "
+                                "(the verdict row links to it)")
         if c.page not in existing:
             problems.append(f"{c.id}: checked by page {c.page!r}, which has no notebook")
         elif c.id not in have:
@@ -471,10 +505,9 @@ def summary_markdown(rows: list[dict], prefix: str = "generated/",
             lines.append(f"- {title} ({len(group)}):")
             for r in group:
                 details = status_details(r)
-                link = (f"[{md_escape(r['id'] + ' · ' + r['where'])}]({prefix}{r['notebook']}.md"
-                        f"#{slugify(r['section'])})" if r.get("notebook") and r.get("section")
-                        else (f"[{md_escape(r['id'] + ' · ' + r['where'])}]({prefix}{r['notebook']}.md)"
-                              if r.get("notebook") else md_escape(r["id"] + " · " + r["where"])))
+                words = r["id"] + " · " + r["where"]
+                link = (_link(r, words, prefix) if r.get("notebook")
+                        else md_escape(words))
                 extra = "; ".join(details)
                 ids = by_claim.get(r["id"])
                 if ids:

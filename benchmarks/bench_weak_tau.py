@@ -5,8 +5,9 @@ on one pair of weak orders of n items, each in a fresh process: the wall time of
 the process's peak resident set size (VmHWM, interpreter and imports included), beside the
 same process's resident size before the call. Three tie patterns: random tie groups (a new group
 at each position with probability 0.3, mean size 3.3), groups of 100 offset by 50 between the
-two rankings, and ten singletons followed by one tie of all the others against a ranking
-without ties. Before issue 31 the expected tau held several n x n float arrays (2.2 GB at
+two rankings, ten singletons followed by one tie of all the others against a ranking without
+ties, and a tie of half the items in each ranking (positions 1 to n/2 and n/4 to 3n/4) among
+singletons. Before issue 31 the expected tau held several n x n float arrays (2.2 GB at
 n = 6 000; killed at n = 20 000).
 
 Beside them, ``metrics.kendall_tau_b`` of two score vectors with ties (n = 20 000 and 10^6)
@@ -31,6 +32,10 @@ def _pattern(name: str, n: int, rng):
         return np.arange(n) // 100, (np.arange(n) + 50) // 100
     if name == "top10_then_tie":
         return np.r_[np.arange(10), np.full(n - 10, 10)], np.arange(n)
+    if name == "half_ties_offset":
+        h, q = n // 2, n // 4
+        return (np.r_[np.zeros(h, int), np.arange(1, n - h + 1)],
+                np.r_[np.arange(q), np.full(h, q), np.arange(q + 1, q + 1 + n - q - h)])
     raise ValueError(name)
 
 
@@ -74,7 +79,7 @@ def tau_b_vs_scipy(n: int, repeats: int) -> dict:
 def run(quick: bool = False) -> dict:
     n = 5000 if quick else 20_000
     rows = []
-    for pattern in ("random_groups", "groups_of_100", "top10_then_tie"):
+    for pattern in ("random_groups", "groups_of_100", "top10_then_tie", "half_ties_offset"):
         for metric in ("kendall_tau", "ndpm"):
             r = run_child("bench_weak_tau", "child", {"pattern": pattern, "n": n, "metric": metric})
             r.update(pattern=pattern, metric=metric, n=n)

@@ -307,10 +307,13 @@ def _quadratic_kendall(s, bs, v, bv):
 def test_kendall_kernels_equal_the_quadratic_formula(data, n):
     s, bs, v, bv = _weak_pair(data, n)
     want = _quadratic_kendall(s, bs, v, bv)
-    points = TM._expected_kendall_long(s, bs, v, bv)
+    chosen = TM._expected_kendall_long(s, bs, v, bv)
     groups = TM._expected_kendall_groups(s, bs, v, bv)
-    assert points == pytest.approx(want, rel=1e-12, abs=1e-9)
+    assert chosen == pytest.approx(want, rel=1e-12, abs=1e-9)
     assert groups == pytest.approx(want, rel=1e-12, abs=1e-9)
+    for tau in (0, 1, 2, 4, n):  # every split between point cloud and group sums
+        split = TM._expected_kendall_split(s, bs, v, bv, tau)
+        assert split == pytest.approx(want, rel=1e-12, abs=1e-9), tau
 
 
 @pytest.mark.parametrize("n", [3, 5, 7])
@@ -326,6 +329,7 @@ def test_kendall_kernels_against_every_tie_breaking(n):
         want = (1 - tau.mean()) * n * (n - 1) / 4  # mean discordant pairs
         assert TM._expected_kendall_long(s, bs, v, bv) == pytest.approx(want, rel=1e-12, abs=1e-12)
         assert TM._expected_kendall_groups(s, bs, v, bv) == pytest.approx(want, rel=1e-12, abs=1e-12)
+        assert TM._expected_kendall_split(s, bs, v, bv, 1) == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
 @settings(max_examples=100, deadline=None)
@@ -339,17 +343,23 @@ def test_ndpm_counts_equal_the_pairwise_formula(data, n):
     assert TM._expected_item_discordant(s[None], bs[None], v[None], bv[None])[0] == want
 
 
-def test_long_weak_orders_take_linear_memory():
-    """n = 3000 with small tie groups (the old formula held several n x n float arrays, 290 MB
-    here): the traced peak stays under 40 MB, and the value is the point cloud's and the group
-    sums' alike."""
+@pytest.mark.parametrize("pattern", ["small", "big_and_small"])
+def test_long_weak_orders_take_linear_memory(pattern):
+    """n = 3000 (the old formula held several n x n float arrays, 290 MB here): the traced peak
+    stays under 40 MB, and the value is the group sums' too. "big_and_small": a tie of half the
+    items in each ranking, offset, among singletons (the point cloud alone would hold n^2 / 4
+    points)."""
     import tracemalloc
 
     rng = np.random.default_rng(31)
     n = 3000
     s, v = rng.permutation(n) + 1, rng.permutation(n) + 1
-    bs = np.cumsum(np.r_[True, rng.random(n - 1) < 0.3])
-    bv = np.cumsum(np.r_[True, rng.random(n - 1) < 0.3])
+    if pattern == "small":
+        bs = np.cumsum(np.r_[True, rng.random(n - 1) < 0.3])
+        bv = np.cumsum(np.r_[True, rng.random(n - 1) < 0.3])
+    else:
+        bs = blocks_of([n // 2] + [1] * (n - n // 2))
+        bv = blocks_of([1] * (n // 4) + [n // 2] + [1] * (n - n // 4 - n // 2))
     sigma, nu = T.WeakOrder(s, bs), T.WeakOrder(v, bv)
     tracemalloc.start()
     try:

@@ -103,8 +103,8 @@ BACKENDS = ("auto", "numba", "numpy")
 NUMBA_MIN_ENTRIES = 1 << 12
 #: Under ``"auto"``, numba's kernels are loaded (numba imported, each kernel compiled or read
 #: from numba's on-disk cache) only once the blocks that could have used them hold this many
-#: entries in all, counted over the process. Loading costs 1.7-2.6 s in a fresh process with
-#: no cache (0.3 s with it); a block saves 35-380 ms per million entries on numba against
+#: entries in all, counted over the process. Loading costs 1.7-3 s in a fresh process with
+#: no cache (2.0-3.0 s in benchmarks/bench_cold.py on 2 shared cores; 0.3 s with the cache); a block saves 35-380 ms per million entries on numba against
 #: numpy (measured with ``kendall_tau`` on B x n batches, n = 10 to 10 000; the saving grows
 #: with n), so about 2**24 = 16.8 million entries are needed to earn a compile back. Below it a
 #: one-off call never pays a compile it cannot earn back; a process that keeps calling pays it

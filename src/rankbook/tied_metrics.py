@@ -57,8 +57,20 @@ Expected values, in closed form:
   those pairs;
 * Kendall's tau: :math:`E[D] = \sum_{i<j} q^\sigma_{ij}(1-q^\nu_{ij}) + (1-q^\sigma_{ij})q^\nu_{ij}`
   with :math:`q_{ij} = P(\sigma(i) > \sigma(j))` (1/2 inside a group, else the share of pairs of
-  the two groups' items in that order), in ``O(n^2)`` per pair;
-* NDPM: the same over item pairs, with probabilities 0, 1/2 or 1 from the group order;
+  the two groups' items in that order). With the expected signs ``e = 2q - 1`` (0 inside a
+  group) this is :math:`E[D] = (\binom{n}{2} - Q)/2` with :math:`Q = \sum_{i<j} e^\sigma_{ij} e^\nu_{ij}`;
+  ``e = J S J`` (``S`` the sign matrix of one tie-breaking, ``J`` the averaging over tie
+  groups), so ``Q`` is a weighted Kendall S statistic of a cloud of points, one for each pair of
+  positions whose sigma group and nu group meet, summed bit by bit of the values in
+  ``O(P log n)`` for ``P`` points; the positions in tie groups of more than 21 items are summed
+  over those groups instead, ``O(n)`` each (or all over the ``p`` groups of the ranking with
+  fewer, ``O(p n)``, where the measured costs say so). Memory ``O(n)``; time ``O(n log n)``
+  when the tie groups are small or few, ``O(n^2 / 21)`` at worst. From n = 128 on; below, the
+  ``(n, n)`` matrices of ``q`` of a whole batch;
+* NDPM: the same over item pairs, with probabilities 0, 1/2 or 1 from the group order: a pair
+  tied in either ranking is discordant with probability 1/2, so the mean is the strictly
+  discordant pairs (one inversion count) plus half the pairs tied in either ranking, the counts
+  of Kendall's tau-b, ``O(n log n)`` per pair;
 * DCG, nDCG: ``E[pi(i)]`` is the mean over sigma's group at ``i`` of each item's mean position
   in nu's group;
 * MRR, meanRank: each item of sigma's top ``k`` (with its probability of being there) times the
@@ -75,7 +87,8 @@ Expected values, in closed form:
   never samples.
 
 Cost. Rows without a tie take the tie-free kernels. With ties, the item metrics' best and worst
-cost ``O(n log n)`` per pair; the expected values ``O(n^2)`` per pair for Kendall's tau and NDPM,
+cost ``O(n log n)`` per pair; the expected values ``O(n log n)`` per pair for NDPM and for
+Kendall's tau with small tie groups (see above for its other cases, all in ``O(n)`` memory),
 ``O(n)`` to ``O(n g)`` for the others (``g`` the largest tie group), and a loop over the pairs for
 GMR and the RMSE. All but GMR, the RMSE and the position metrics' extremes are vectorised over
 the batch.
@@ -468,6 +481,9 @@ _KENDALL_LONG_N = 128
 #: so its memory stays O(n); beyond, or where it would be slower, the sums run over the tie
 #: groups of the ranking with fewer groups (:func:`_expected_kendall_groups`).
 _KENDALL_POINTS_PER_ITEM = 64
+#: Tie groups larger than this are summed by group, not as points, in
+#: :func:`_expected_kendall_long` (so its point cloud stays under 3 x 21 = 63 points per item).
+_KENDALL_SPLIT_SIZE = 21
 
 
 def _expected_kendall(s, bs, v, bv):
@@ -520,6 +536,42 @@ def _weighted_s(x, y, w, nbits, n):
     return total
 
 
+class _Cells:
+    """Tie groups of two weak orders of the same positions and the cells where they meet."""
+
+    def __init__(self, bs, bv):
+        n = bs.shape[0]
+        self.n = n
+        self.sg_start, self.sg = _runs(bs)
+        self.vg_start, self.vg = _runs(bv)
+        self.sg_end = np.append(self.sg_start[1:], n)
+        self.vg_end = np.append(self.vg_start[1:], n)
+        self.start, _ = _runs(self.sg * (self.vg.max() + 1) + self.vg)
+        self.size = np.diff(np.append(self.start, n))
+        self.G, self.K = self.sg[self.start], self.vg[self.start]
+        self.g = self.sg_end[self.G] - self.sg_start[self.G]
+        self.h = self.vg_end[self.K] - self.vg_start[self.K]
+
+
+def _point_sum(s, v, c: _Cells, mask):
+    """``sum_{i, j}`` over the positions of the cells in ``mask`` of ``Es[i, j] Ev[i, j]``: twice
+    the weighted S statistic of their points (see :func:`_expected_kendall_long`)."""
+    n = c.n
+    per_cell = np.where(mask, c.g * c.h, 0)
+    P = int(per_cell.sum())
+    if P == 0:
+        return 0.0
+    rep = np.repeat(np.arange(c.start.size), per_cell)
+    k = np.arange(P) - np.repeat(np.cumsum(per_cell) - per_cell, per_cell)
+    h = c.h[rep]
+    t = c.sg_start[c.G][rep] + k // h
+    t2 = c.vg_start[c.K][rep] + k % h
+    x = s[t].astype(np.int64) - 1
+    y = v[t2].astype(np.int64) - 1
+    w = (c.size / (c.g * c.h))[rep]
+    return 2.0 * _weighted_s(x, y, w, int(n - 1).bit_length(), n)
+
+
 def _expected_kendall_long(s, bs, v, bv):
     """Expected number of discordant pairs of positions of one pair of weak orders.
 
@@ -529,38 +581,38 @@ def _expected_kendall_long(s, bs, v, bv):
     ``(C(n, 2) - Q) / 2`` with ``Q = sum_{i<j} Es[i, j] Ev[i, j]`` and, expanding both products,
     ``Q`` is a weighted Kendall S statistic of a point cloud: one point
     ``(sigma(t), nu(t'))`` for every t and t' whose sigma group and nu group meet, with weight
-    ``|G(t) & K(t')| / (|G(t)| |K(t')|)``. That cloud has ``P`` <= ``3 g n`` points (``g`` the
-    largest group), summed in O(P log n) by :func:`_weighted_s`: O(n log n) time and O(n)
-    memory when the tie groups are small. When the cloud is large (a big tie group) or the
-    ranking with fewer tie groups has ``p`` of them with ``p`` small against ``P log n / n``,
-    the sums run over those groups instead (:func:`_expected_kendall_groups`, O(p n) time, O(n)
-    memory); the worst case, many groups on both sides and a big group, is O(n^2) time.
+    ``|G(t) & K(t')| / (|G(t)| |K(t')|)``, summed in O(P log n) for P points by
+    :func:`_weighted_s`. A cell (the positions where a sigma group and a nu group meet) brings
+    ``|G| |K|`` points, so the cells of groups larger than ``tau`` are left out of the cloud; the
+    pairs of positions that involve them are summed over those big groups instead
+    (:func:`_masked_sums`, O(n) per big group). With ``tau`` = :data:`_KENDALL_SPLIT_SIZE` the
+    cloud keeps fewer than ``3 tau n`` points, so the memory is O(n); the time is O(n log n)
+    when the tie groups are small or few, and O(n^2 / tau) at worst (many groups just above
+    ``tau`` on both sides). Whichever of the cloud, the group sums or the split is cheapest by
+    the measured costs is used.
     """
     n = s.shape[0]
-    sg_start, sg = _runs(bs)
-    vg_start, vg = _runs(bv)
-    sg_end, vg_end = np.append(sg_start[1:], n), np.append(vg_start[1:], n)
-    cell_start, cell = _runs(sg * (vg.max() + 1) + vg)
-    csize = np.diff(np.append(cell_start, n))
-    G, K = sg[cell_start], vg[cell_start]
-    g, h = sg_end[G] - sg_start[G], vg_end[K] - vg_start[K]
-    per_cell = g * h
-    P = int(per_cell.sum())
+    c = _Cells(bs, bv)
     nbits = int(n - 1).bit_length()
-    fewer_groups = min(sg_start.size, vg_start.size)
-    # measured on one core: about 3e-7 s per point and bit here, 1.5e-7 s per group and
-    # position in _expected_kendall_groups
-    if P > _KENDALL_POINTS_PER_ITEM * n or 2 * P * nbits > fewer_groups * n:
-        return _expected_kendall_groups(s, bs, v, bv)
-    rep = np.repeat(np.arange(cell_start.size), per_cell)
-    k = np.arange(P) - np.repeat(np.cumsum(per_cell) - per_cell, per_cell)
-    t = sg_start[G][rep] + k // h[rep]
-    t2 = vg_start[K][rep] + k % h[rep]
-    x = s[t].astype(np.int64) - 1
-    y = v[t2].astype(np.int64) - 1
-    w = (csize / per_cell)[rep]
-    q = _weighted_s(x, y, w, nbits, n)
-    return (n * (n - 1) / 2.0 - q) / 2.0
+    P = int((c.g * c.h).sum())
+    fewer_groups = min(c.sg_start.size, c.vg_start.size)
+    tau = _KENDALL_SPLIT_SIZE
+    big_s, big_v = c.g > tau, c.h > tau
+    big = big_s | big_v
+    P_small = int((c.g * c.h)[~big].sum())
+    units = np.unique(c.G[big_s]).size + np.unique(c.K[big_v & ~big_s]).size
+    # measured on 2 shared cores: about 3.5e-7 s per point and bit, 2e-7 s per group and position
+    costs = {"groups": 2.0 * fewer_groups * n,
+             "points": 3.5 * P * nbits if P <= _KENDALL_POINTS_PER_ITEM * n else math.inf,
+             "split": 3.5 * P_small * nbits + 2.0 * units * n}
+    how = min(costs, key=costs.get)
+    if how == "groups":
+        q2 = _groups_sum(s, bs, v, bv)
+    elif how == "points":
+        q2 = _point_sum(s, v, c, np.ones(c.start.size, dtype=bool))
+    else:
+        return _expected_kendall_split(s, bs, v, bv, tau)
+    return (n * (n - 1) / 2.0 - q2 / 2.0) / 2.0
 
 
 def _sign_sum_by_value(weights_by_value, values):
@@ -572,56 +624,83 @@ def _sign_sum_by_value(weights_by_value, values):
     return (total - le) - (le - at)
 
 
-def _expected_kendall_groups(s, bs, v, bv):
-    """Expected discordance as ``(C(n, 2) - Q) / 2`` (see :func:`_expected_kendall_long`), with
-    ``Q = 1/2 sum_{G, H} Es(G, H) Sv(G, H)`` over ordered pairs of the tie groups of the ranking
-    with fewer groups (say sigma): ``Es(G, H)`` the mean sign of sigma's values of G against H's,
-    ``Sv(G, H)`` the sum of the expected signs of nu over the positions of G x H, which is
-    ``a_G' S a_H`` with ``a_G = J 1_G`` (nu's group averaging of G's indicator) and ``S`` nu's
-    sign matrix. Blocks of sigma's groups, O(groups x n) time and O(n) memory per group."""
-    n = s.shape[0]
-    if _runs(bv)[0].size < _runs(bs)[0].size:
-        s, bs, v, bv = v, bv, s, bs
-    sg_start, sg = _runs(bs)
-    vg_start, vg = _runs(bv)
-    p = sg_start.size
-    sg_end, vg_end = np.append(sg_start[1:], n), np.append(vg_start[1:], n)
-    gsize = (sg_end - sg_start).astype(float)
-    cell_start, cell = _runs(sg * (vg.max() + 1) + vg)
-    cell_end = np.append(cell_start[1:], n)
-    cK = vg[cell_start]
-    cw = (cell_end - cell_start) / (vg_end[cK] - vg_start[cK])      # |c| / |K_c|
-    cell_group_start = np.searchsorted(sg[cell_start], np.arange(p))  # first cell of each group
+def _masked_sums(s, bs, v, bv, rows, *cols):
+    """``sum_{i in row cells, j in column cells} Es[i, j] Ev[i, j]`` (cells of :class:`_Cells`,
+    selected by the boolean masks ``rows`` and ``cols``; one sum per column mask), by the sigma
+    groups of the row cells.
+
+    For a set R of positions inside one sigma group G, ``Es`` is constant on R x (a sigma group
+    H), and ``sum_{i in R, j in d} Ev[i, j] = a_R' S a_d`` with ``a = J 1`` (nu's averaging of an
+    indicator) and ``S`` nu's sign matrix: ``a_d`` is ``|d| / |K_d|`` on nu's group ``K_d`` of a
+    cell d, so one sign sum by value per G gives every column cell. O(n) per sigma group of the
+    row cells, in blocks of groups of O(n) memory each.
+    """
+    c = _Cells(bs, bv)
+    n = c.n
+    p = c.sg_start.size
+    gsize = (c.sg_end - c.sg_start).astype(float)
+    cw = c.size / c.h                                                 # |d| / |K_d|
     sval, vval = s.astype(np.int64) - 1, v.astype(np.int64) - 1
+    groups = np.unique(c.G[rows])
     step = max(1, _CHUNK // (4 * n))
-    q = 0.0
-    for lo in range(0, p, step):
-        hi = min(p, lo + step)
-        k = hi - lo
-        rows = np.repeat(np.arange(k), (sg_end - sg_start)[lo:hi])
-        pos = np.arange(sg_start[lo], sg_end[hi - 1])
+    total = [0.0] * len(cols)
+    for lo in range(0, groups.size, step):
+        blk = groups[lo:lo + step]
+        k = blk.size
+        slot = np.full(p, -1)
+        slot[blk] = np.arange(k)
+        gl = (c.sg_end - c.sg_start)[blk]
+        pos = np.concatenate([np.arange(c.sg_start[G], c.sg_end[G]) for G in blk])
         onehot = np.zeros((k, n))
-        onehot[rows, sval[pos]] = 1.0
+        onehot[np.repeat(np.arange(k), gl), sval[pos]] = 1.0
         sign_s = _sign_sum_by_value(onehot, sval)                     # [G, u]: sum_t sign(s_t - s_u)
         cs = np.concatenate([np.zeros((k, 1)), np.cumsum(sign_s, axis=1)], axis=1)
-        es = (cs[:, sg_end] - cs[:, sg_start]) / (gsize[lo:hi, None] * gsize[None, :])
-        # a_G over positions: |c| / |K_c| on the positions of K_c, for each cell c of G
+        es = (cs[:, c.sg_end] - cs[:, c.sg_start]) / (gsize[blk, None] * gsize[None, :])
+        # a_R over positions: |d| / |K_d| on K_d for each row cell d of the group
+        mine = np.flatnonzero(rows & (slot[c.G] >= 0))
         a = np.zeros((k, n + 1))
-        c_lo, c_hi = cell_group_start[lo], (cell_group_start[hi] if hi < p else cell_start.size)
-        crow = sg[cell_start[c_lo:c_hi]] - lo
-        ks, ke = vg_start[cK[c_lo:c_hi]], vg_end[cK[c_lo:c_hi]]
-        np.add.at(a, (crow, ks), cw[c_lo:c_hi])
-        np.add.at(a, (crow, ke), -cw[c_lo:c_hi])
+        np.add.at(a, (slot[c.G[mine]], c.vg_start[c.K[mine]]), cw[mine])
+        np.add.at(a, (slot[c.G[mine]], c.vg_end[c.K[mine]]), -cw[mine])
         a = np.cumsum(a[:, :n], axis=1)
         by_value = np.zeros((k, n))
         by_value[:, vval] = a
-        z = _sign_sum_by_value(by_value, vval)                        # [G, u']: sum_t' a_G(t') sign(v_t' - v_u')
+        z = _sign_sum_by_value(by_value, vval)                        # [G, u']: sum_t' a(t') sign(v_t' - v_u')
         cz = np.concatenate([np.zeros((k, 1)), np.cumsum(z, axis=1)], axis=1)
-        zsum = cz[:, vg_end] - cz[:, vg_start]                        # [G, K]
-        per_cell = zsum[:, cK] * cw                                   # [G, cell d]
-        sv = np.add.reduceat(per_cell, cell_group_start, axis=1)      # [G, H]
-        q += float(np.sum(es * sv))
-    return (n * (n - 1) / 2.0 - q / 2.0) / 2.0
+        zsum = cz[:, c.vg_end] - cz[:, c.vg_start]                    # [G, K]
+        for i, col in enumerate(cols):
+            total[i] += float(np.sum((zsum[:, c.K[col]] * cw[col]) * es[:, c.G[col]]))
+    return total
+
+
+def _groups_sum(s, bs, v, bv):
+    """``sum_{i, j} Es[i, j] Ev[i, j]`` over the tie groups of the ranking with fewer of them."""
+    if _runs(bv)[0].size < _runs(bs)[0].size:
+        s, bs, v, bv = v, bv, s, bs
+    m = _Cells(bs, bv).start.size
+    everywhere = np.ones(m, dtype=bool)
+    return _masked_sums(s, bs, v, bv, everywhere, everywhere)[0]
+
+
+def _expected_kendall_groups(s, bs, v, bv):
+    """:func:`_expected_kendall_long` by :func:`_groups_sum` alone (O(p n), p the fewer groups)."""
+    n = s.shape[0]
+    return (n * (n - 1) / 2.0 - _groups_sum(s, bs, v, bv) / 2.0) / 2.0
+
+
+def _expected_kendall_split(s, bs, v, bv, tau):
+    """:func:`_expected_kendall_long` with the split at group size ``tau`` forced (for tests)."""
+    n = s.shape[0]
+    c = _Cells(bs, bv)
+    big_s, big_v = c.g > tau, c.h > tau
+    big = big_s | big_v
+    rows_v = big_v & ~big_s
+    everywhere = np.ones(c.start.size, dtype=bool)
+    q2 = _point_sum(s, v, c, ~big)
+    for rows, args in ((big_s, (s, bs, v, bv)), (rows_v, (v, bv, s, bs))):
+        if rows.any():
+            all_cols, big_cols = _masked_sums(*args, rows, everywhere, big)
+            q2 += 2.0 * all_cols - big_cols
+    return (n * (n - 1) / 2.0 - q2 / 2.0) / 2.0
 
 
 def _expected_item_discordant(s, bs, v, bv):

@@ -39,6 +39,9 @@ __all__ = [
     "inversion_count",
     "set_backend",
     "get_backend",
+    "BACKENDS",
+    "NUMBA_MIN_ENTRIES",
+    "NUMBA_LOAD_ENTRIES",
 ]
 
 #: Largest n for which :func:`all_permutations` builds S_n in memory (10! rows).

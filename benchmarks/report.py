@@ -81,6 +81,16 @@ def fmt_s(x) -> str:
 def table_rows(cases: dict) -> list:
     """(case, configuration, rankbook median, peer, peer median) for every comparison."""
     rows = []
+    cc = cases.get("cold_call")
+    if cc:
+        rows.append(("first call, fresh process", f"Kendall tau, {cc['B']} pairs of S_{cc['n']}",
+                     cc["rankbook"]["median_s"], "loop over scipy.stats.kendalltau (fresh process)",
+                     cc["scipy_loop"]["median_s"]))
+    wt = cases.get("weak_tau")
+    if wt:
+        for r in wt.get("tau_b", []):
+            rows.append(("Kendall tau-b, scores with ties", f"n={r['n']:,}", r["rankbook_s"],
+                         "scipy.stats.kendalltau", r["scipy_s"]))
     c7 = cases.get("compare_7m")
     if c7 and "total_s" in c7.get("ranx", {}):
         rows.append(("rankbook compare (command)", f"2 TREC runs x {c7['lines_per_run']:,} lines",

@@ -10,7 +10,9 @@ Cases (one module each): ``metric_batch`` (bench_metrics), ``agreement`` (bench_
 ``consensus`` (bench_consensus), ``ir`` (bench_ir, with RBO), ``conventions``
 (bench_conventions: evaluate_run beside ranx and pytrec_eval), ``book`` (bench_book),
 ``sweep`` (bench_sweep), ``compare`` (bench_stats), ``compare_7m`` (bench_compare_cli:
-``rankbook compare`` on two 7-million-line runs, time, peak memory and Ctrl-C). The run
+``rankbook compare`` on two 7-million-line runs, time, peak memory and Ctrl-C), ``cold_call``
+(bench_cold: the first call in a fresh process against a scipy loop) and ``weak_tau``
+(bench_weak_tau: Kendall's tau between weak orders at n = 20 000, time and peak memory). The run
 prints a table of medians and ratios and writes a JSON file read by the book's benchmark page
 (notebooks/benchmarks.ipynb). Each target of issue 8 is evaluated in ``targets`` with the
 measured figure, the threshold, whether it is met, and by how much and why where it is not.
@@ -39,7 +41,7 @@ from common import ROOT, log, strip_values  # noqa: E402
 from report import fmt_s, table_rows  # noqa: E402
 
 CASES = ("metric_batch", "pairwise", "agreement", "consensus", "ir", "conventions", "book", "sweep",
-         "compare", "compare_7m")
+         "compare", "compare_7m", "cold_call", "weak_tau")
 
 
 def _machine() -> dict:
@@ -108,6 +110,10 @@ def run_case(name: str, quick: bool) -> dict:
         import bench_stats as m
     elif name == "compare_7m":
         import bench_compare_cli as m
+    elif name == "cold_call":
+        import bench_cold as m
+    elif name == "weak_tau":
+        import bench_weak_tau as m
     else:
         raise ValueError(f"unknown case {name!r}; valid: {', '.join(CASES)}")
     load0 = os.getloadavg()[0]
@@ -322,6 +328,26 @@ def evaluate_targets(results: dict, quick: bool) -> list:
             f"(SIGINT sent after {intr['interrupt_at_s']:.0f} s)", intr["exit_after_interrupt_s"],
             2.0, "s", intr["exit_after_interrupt_s"] < 2.0 and intr["status"] == 130,
             f"exit status {intr['status']}", applies))
+    cc = results.get("cold_call")
+    if cc:
+        rb, sc, nb = cc["rankbook"], cc["scipy_loop"], cc["rankbook_forced_numba"]
+        targets.append(_target(
+            "cold_first_call", f"First call in a fresh process, Kendall tau of {cc['B']} pairs of "
+            f"S_{cc['n']} (import included): no slower than a loop over scipy.stats.kendalltau",
+            sc["median_s"] / rb["median_s"], 1.0, "x", rb["median_s"] <= sc["median_s"],
+            f"rankbook {rb['median_s']:.3f} s (numba imported: {rb['numba_imported']}), scipy loop "
+            f"{sc['median_s']:.3f} s; with numba forced and an empty cache {nb['median_s']:.2f} s",
+            applies))
+    wt = results.get("weak_tau")
+    if wt:
+        worst = max(wt["rows"], key=lambda r: r["peak_rss_mb"])
+        slow = max(wt["rows"], key=lambda r: r["seconds"])
+        targets.append(_target(
+            "weak_tau_memory", f"Expected Kendall tau and NDPM between weak orders, n={wt['n']}: "
+            "peak memory under 1 GB (VmHWM of the fresh process)", worst["peak_rss_mb"], 1024.0,
+            "MB", worst["peak_rss_mb"] < 1024.0,
+            f"largest: {worst['metric']} on {worst['pattern']}; slowest: {slow['metric']} on "
+            f"{slow['pattern']}, {slow['seconds']:.2f} s", applies))
     return targets
 
 

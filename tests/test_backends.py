@@ -125,3 +125,47 @@ def test_the_library_does_not_import_numba_for_small_inputs():
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_one_off_call_of_200_pairs_of_s100_stays_on_numpy():
+    """Issue 31: a fresh process scoring 200 pairs of S_100 (20 000 entries, below
+    NUMBA_LOAD_ENTRIES) must not import numba, whose load and compile costs about 2 s."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from rankbook import metrics, permutations as P; "
+            "s = P.random(100, size=200, rng=1); v = P.random(100, size=200, rng=2); "
+            "metrics.kendall_tau(s, v); metrics.evaluate_many(metrics.NAMES, s, v, k=10); "
+            "print('numba' in sys.modules, P._eligible_entries < P.NUMBA_LOAD_ENTRIES)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False True"
+
+
+@needs_numba
+def test_auto_loads_the_kernels_once_the_work_earns_the_compile_back(monkeypatch):
+    """Under "auto", blocks below NUMBA_MIN_ENTRIES never use numba; larger ones use it only once
+    the kernel is compiled or the eligible entries reach NUMBA_LOAD_ENTRIES."""
+    monkeypatch.delenv("RANKBOOK_BACKEND", raising=False)
+    previous = P.set_backend("auto")
+    try:
+        monkeypatch.setattr(P, "_eligible_entries", 0)
+        monkeypatch.setattr(P, "NUMBA_LOAD_ENTRIES", 3 * P.NUMBA_MIN_ENTRIES)
+        kernels = P._load_numba()
+
+        class Fresh:  # the kernels module as if nothing were compiled yet
+            def __getattr__(self, name):
+                return type("K", (), {"signatures": []})()
+
+        monkeypatch.setattr(P, "_numba_module", Fresh())
+        assert P._kernels(P.NUMBA_MIN_ENTRIES - 1, "inversions") is None
+        assert P._eligible_entries == 0
+        assert P._kernels(P.NUMBA_MIN_ENTRIES, "inversions") is None
+        assert P._kernels(P.NUMBA_MIN_ENTRIES, "inversions") is None
+        assert P._kernels(P.NUMBA_MIN_ENTRIES, "inversions") is not None  # 3 x MIN reached
+        monkeypatch.setattr(P, "_numba_module", kernels)
+        monkeypatch.setattr(P, "_eligible_entries", 0)
+        kernels.inversions(np.array([[2, 1]]), 1, np.empty(1, np.int64))  # compiled now
+        assert P._kernels(P.NUMBA_MIN_ENTRIES, "inversions") is kernels
+        assert P._kernels(P.NUMBA_MIN_ENTRIES - 1, "inversions") is None
+    finally:
+        P.set_backend(previous)

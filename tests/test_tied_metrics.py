@@ -272,3 +272,103 @@ def test_closed_forms_scale_where_enumeration_cannot():
     assert float(out["mse"]) == pytest.approx(2 * 2 * 30 * var / n, rel=1e-12)
     # Kendall: the 2 * C(30, 2) pairs inside a group are discordant with probability 1/2
     assert float(out["kendall_tau"]) == pytest.approx(1 - 2 * (2 * 435 * 0.5) / (n * (n - 1) / 2), rel=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# issue 31: the O(n)-memory kernels of the expected Kendall discordance and NDPM
+
+
+def _weak_pair(data, n):
+    sizes_s = data.draw(st.lists(st.integers(1, n), min_size=1).filter(lambda x: sum(x) >= n))
+    sizes_v = data.draw(st.lists(st.integers(1, n), min_size=1).filter(lambda x: sum(x) >= n))
+    def cut(sizes):
+        out, total = [], 0
+        for g in sizes:
+            g = min(g, n - total)
+            if g <= 0:
+                break
+            out.append(g)
+            total += g
+        return blocks_of(out)
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    return rng.permutation(n) + 1, cut(sizes_s), rng.permutation(n) + 1, cut(sizes_v)
+
+
+def _quadratic_kendall(s, bs, v, bv):
+    """The O(n^2)-memory formula the kernels replace: sum over i < j of qs(1-qv) + (1-qs)qv."""
+    qs, qv = TM._q_greater(s[None], bs[None]), TM._q_greater(v[None], bv[None])
+    n = s.size
+    return float(((qs * (1 - qv) + (1 - qs) * qv) * np.triu(np.ones((n, n), bool), 1)).sum())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.integers(1, 40))
+def test_kendall_kernels_equal_the_quadratic_formula(data, n):
+    s, bs, v, bv = _weak_pair(data, n)
+    want = _quadratic_kendall(s, bs, v, bv)
+    chosen = TM._expected_kendall_long(s, bs, v, bv)
+    groups = TM._expected_kendall_groups(s, bs, v, bv)
+    assert chosen == pytest.approx(want, rel=1e-12, abs=1e-9)
+    assert groups == pytest.approx(want, rel=1e-12, abs=1e-9)
+    for tau in (0, 1, 2, 4, n):  # every split between point cloud and group sums
+        split = TM._expected_kendall_split(s, bs, v, bv, tau)
+        assert split == pytest.approx(want, rel=1e-12, abs=1e-9), tau
+
+
+@pytest.mark.parametrize("n", [3, 5, 7])
+def test_kendall_kernels_against_every_tie_breaking(n):
+    """Both kernels against the mean over every pair of tie-breakings (brute force)."""
+    rng = np.random.default_rng(n)
+    for _ in range(12):
+        s, v = rng.permutation(n) + 1, rng.permutation(n) + 1
+        bs = np.cumsum(np.r_[True, rng.random(n - 1) < 0.4])
+        bv = np.cumsum(np.r_[True, rng.random(n - 1) < 0.4])
+        S, V = T._row_tie_breakings(s, bs), T._row_tie_breakings(v, bv)
+        tau = M.kendall_tau(np.repeat(S, V.shape[0], axis=0), np.tile(V, (S.shape[0], 1)))
+        want = (1 - tau.mean()) * n * (n - 1) / 4  # mean discordant pairs
+        assert TM._expected_kendall_long(s, bs, v, bv) == pytest.approx(want, rel=1e-12, abs=1e-12)
+        assert TM._expected_kendall_groups(s, bs, v, bv) == pytest.approx(want, rel=1e-12, abs=1e-12)
+        assert TM._expected_kendall_split(s, bs, v, bv, 1) == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), st.integers(1, 40))
+def test_ndpm_counts_equal_the_pairwise_formula(data, n):
+    s, bs, v, bv = _weak_pair(data, n)
+    bsi, bvi = TM._by_item(s[None], bs[None]), TM._by_item(v[None], bv[None])
+    ps = 0.5 * (np.sign(bsi[:, :, None] - bsi[:, None, :]) + 1)
+    pv = 0.5 * (np.sign(bvi[:, :, None] - bvi[:, None, :]) + 1)
+    want = ((ps * (1 - pv) + (1 - ps) * pv) * np.triu(np.ones((n, n), bool), 1)).sum()
+    assert TM._expected_item_discordant(s[None], bs[None], v[None], bv[None])[0] == want
+
+
+@pytest.mark.parametrize("pattern", ["small", "big_and_small"])
+def test_long_weak_orders_take_linear_memory(pattern):
+    """n = 3000 (the old formula held several n x n float arrays, 290 MB here): the traced peak
+    stays under 40 MB, and the value is the group sums' too. "big_and_small": a tie of half the
+    items in each ranking, offset, among singletons (the point cloud alone would hold n^2 / 4
+    points)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(31)
+    n = 3000
+    s, v = rng.permutation(n) + 1, rng.permutation(n) + 1
+    if pattern == "small":
+        bs = np.cumsum(np.r_[True, rng.random(n - 1) < 0.3])
+        bv = np.cumsum(np.r_[True, rng.random(n - 1) < 0.3])
+    else:
+        bs = blocks_of([n // 2] + [1] * (n - n // 2))
+        bv = blocks_of([1] * (n // 4) + [n // 2] + [1] * (n - n // 4 - n // 2))
+    sigma, nu = T.WeakOrder(s, bs), T.WeakOrder(v, bv)
+    tracemalloc.start()
+    try:
+        tau = float(M.kendall_tau(sigma, nu, ties="expected"))
+        ndpm = float(M.ndpm(sigma, nu, ties="expected"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 40e6, peak
+    groups = TM._expected_kendall_groups(s, bs, v, bv)
+    assert tau == pytest.approx(1 - 4 * groups / (n * (n - 1)), rel=1e-12)
+    assert 0 <= ndpm <= 1

@@ -39,6 +39,9 @@ __all__ = [
     "inversion_count",
     "set_backend",
     "get_backend",
+    "BACKENDS",
+    "NUMBA_MIN_ENTRIES",
+    "NUMBA_LOAD_ENTRIES",
 ]
 
 #: Largest n for which :func:`all_permutations` builds S_n in memory (10! rows).
@@ -96,11 +99,25 @@ def _as_int_array(x, name: str) -> np.ndarray:
 
 #: The backends :func:`set_backend` accepts.
 BACKENDS = ("auto", "numba", "numpy")
-#: Blocks with fewer entries stay on numpy under ``"auto"`` (no numba import for small inputs).
-_NUMBA_MIN_ENTRIES = 1 << 12
+#: Under ``"auto"``, a block (one call's batch of rankings, ``rows x n`` entries) smaller than
+#: this stays on numpy; from this size a kernel that is already compiled in this process is used
+#: (measured warm: at 4096 entries numba takes 0.06-0.07 ms against numpy's 0.27-0.59 ms, for
+#: every n from 10 to 1000).
+NUMBA_MIN_ENTRIES = 1 << 12
+#: Under ``"auto"``, numba's kernels are loaded (numba imported, each kernel compiled or read
+#: from numba's on-disk cache) only once the blocks that could have used them hold this many
+#: entries in all, counted over the process. Loading costs 1.7-3 s in a fresh process with
+#: no cache (2.0-3.0 s in benchmarks/bench_cold.py on 2 shared cores; 0.3 s with the cache); a block saves 35-380 ms per million entries on numba against
+#: numpy (measured with ``kendall_tau`` on B x n batches, n = 10 to 10 000; the saving grows
+#: with n), so about 2**24 = 16.8 million entries are needed to earn a compile back. Below it a
+#: one-off call never pays a compile it cannot earn back; a process that keeps calling pays it
+#: once the numpy work done so far is of the same size as the compile (at most twice the time
+#: of the better choice made in hindsight).
+NUMBA_LOAD_ENTRIES = 1 << 24
 _backend = "auto"
 _numba_module = None  # the kernels once imported; False when numba cannot be imported
 _numba_error = ""
+_eligible_entries = 0  # entries of blocks of >= NUMBA_MIN_ENTRIES done on numpy under "auto"
 
 
 def _check_backend(name) -> str:
@@ -113,8 +130,11 @@ def set_backend(name: str) -> str:
     """Choose how permutations are checked and inversions counted; return the previous choice.
 
     ``"auto"`` (the default, or the environment variable ``RANKBOOK_BACKEND``) uses numba's
-    compiled kernels when numba can be imported and a block holds at least 4096 entries, and
-    numpy otherwise; ``"numba"`` always uses them (``ValueError`` if numba cannot be imported);
+    compiled kernels when numba can be imported and a block holds at least
+    :data:`NUMBA_MIN_ENTRIES` (4096) entries, but loads and compiles them only once the blocks
+    that could use them hold :data:`NUMBA_LOAD_ENTRIES` (2**24, about 16.8 million) entries in
+    all, so that a one-off call never pays a 2-second compile it cannot earn back; numpy
+    otherwise; ``"numba"`` always uses them (``ValueError`` if numba cannot be imported);
     ``"numpy"`` never does. numba is optional (it is not a dependency of rankbook). Both
     backends give the same integers, so every metric value is the same bit for bit; only the
     speed differs (the compiled inversion count is about 10 times faster at n = 1000, see the
@@ -176,11 +196,25 @@ def _load_numba():
     return _numba_module or None
 
 
-def _kernels(entries: int):
-    """The compiled kernels if a block of ``entries`` entries should use them, else None."""
+def _kernels(entries: int, kernel: str):
+    """The compiled kernels if a block of ``entries`` entries should use ``kernel``, else None.
+
+    ``"auto"``: numpy below :data:`NUMBA_MIN_ENTRIES`; numba from there when ``kernel`` is
+    already compiled in this process; otherwise numba only once the eligible entries of the
+    process reach :data:`NUMBA_LOAD_ENTRIES` (the size at which a compile is earned back).
+    """
+    global _eligible_entries
     choice = _current()
-    if choice == "numpy" or (choice == "auto" and entries < _NUMBA_MIN_ENTRIES):
+    if choice == "numpy":
         return None
+    if choice == "auto":
+        if entries < NUMBA_MIN_ENTRIES or _numba_module is False:
+            return None
+        compiled = _numba_module is not None and bool(getattr(_numba_module, kernel).signatures)
+        if not compiled:
+            _eligible_entries += entries
+            if _eligible_entries < NUMBA_LOAD_ENTRIES:
+                return None
     kernels = _load_numba()
     if kernels is None and choice == "numba":
         raise ValueError(f"backend 'numba' needs numba, which cannot be imported ({_numba_error})")
@@ -195,7 +229,7 @@ def _rows(arr: np.ndarray) -> np.ndarray:
 def _check_perm(arr: np.ndarray, name: str) -> np.ndarray:
     """Check that every row of ``arr`` is a permutation of 1..n; return the inverse (0-based)."""
     n = arr.shape[-1]
-    kernels = _kernels(arr.size)
+    kernels = _kernels(arr.size, "check_perms")
     if kernels is not None:
         flat = _rows(arr)
         inv = np.empty(flat.shape, dtype=np.int64)
@@ -440,7 +474,7 @@ def _inversions_gather(vals: np.ndarray, val_base: int, idx: np.ndarray, idx_bas
 
     With numba the composition is never built; with numpy it is one ``take_along_axis``.
     """
-    kernels = _kernels(vals.size)
+    kernels = _kernels(vals.size, "inversions_gather")
     if kernels is None or vals.shape[-1] < 2:
         comp = np.take_along_axis(vals, idx - idx_base if idx_base else idx, axis=-1)
         if val_base != 1:
@@ -456,7 +490,7 @@ def _inversions_gather(vals: np.ndarray, val_base: int, idx: np.ndarray, idx_bas
 def _inversions_unchecked(p: np.ndarray) -> np.ndarray:
     """Inversion counts of the rows of ``p`` (valid permutations of 1..n, shape (..., n))."""
     n = p.shape[-1]
-    kernels = _kernels(p.size)
+    kernels = _kernels(p.size, "inversions")
     if kernels is not None and n >= 2:
         flat = _rows(p)
         out = np.empty(flat.shape[0], dtype=np.int64)

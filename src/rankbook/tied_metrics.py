@@ -57,8 +57,20 @@ Expected values, in closed form:
   those pairs;
 * Kendall's tau: :math:`E[D] = \sum_{i<j} q^\sigma_{ij}(1-q^\nu_{ij}) + (1-q^\sigma_{ij})q^\nu_{ij}`
   with :math:`q_{ij} = P(\sigma(i) > \sigma(j))` (1/2 inside a group, else the share of pairs of
-  the two groups' items in that order), in ``O(n^2)`` per pair;
-* NDPM: the same over item pairs, with probabilities 0, 1/2 or 1 from the group order;
+  the two groups' items in that order). With the expected signs ``e = 2q - 1`` (0 inside a
+  group) this is :math:`E[D] = (\binom{n}{2} - Q)/2` with :math:`Q = \sum_{i<j} e^\sigma_{ij} e^\nu_{ij}`;
+  ``e = J S J`` (``S`` the sign matrix of one tie-breaking, ``J`` the averaging over tie
+  groups), so ``Q`` is a weighted Kendall S statistic of a cloud of points, one for each pair of
+  positions whose sigma group and nu group meet, summed bit by bit of the values in
+  ``O(P log n)`` for ``P`` points; the positions in tie groups of more than 21 items are summed
+  over those groups instead, ``O(n)`` each (or all over the ``p`` groups of the ranking with
+  fewer, ``O(p n)``, where the measured costs say so). Memory ``O(n)``; time ``O(n log n)``
+  when the tie groups are small or few, ``O(n^2 / 21)`` at worst. From n = 128 on; below, the
+  ``(n, n)`` matrices of ``q`` of a whole batch;
+* NDPM: the same over item pairs, with probabilities 0, 1/2 or 1 from the group order: a pair
+  tied in either ranking is discordant with probability 1/2, so the mean is the strictly
+  discordant pairs (one inversion count) plus half the pairs tied in either ranking, the counts
+  of Kendall's tau-b, ``O(n log n)`` per pair;
 * DCG, nDCG: ``E[pi(i)]`` is the mean over sigma's group at ``i`` of each item's mean position
   in nu's group;
 * MRR, meanRank: each item of sigma's top ``k`` (with its probability of being there) times the
@@ -75,7 +87,8 @@ Expected values, in closed form:
   never samples.
 
 Cost. Rows without a tie take the tie-free kernels. With ties, the item metrics' best and worst
-cost ``O(n log n)`` per pair; the expected values ``O(n^2)`` per pair for Kendall's tau and NDPM,
+cost ``O(n log n)`` per pair; the expected values ``O(n log n)`` per pair for NDPM and for
+Kendall's tau with small tie groups (see above for its other cases, all in ``O(n)`` memory),
 ``O(n)`` to ``O(n g)`` for the others (``g`` the largest tie group), and a loop over the pairs for
 GMR and the RMSE. All but GMR, the RMSE and the position metrics' extremes are vectorised over
 the batch.
@@ -88,6 +101,7 @@ import math
 import numpy as np
 
 from . import _metric_core as _m
+from . import permutations as _perm
 from . import ties as _ties
 
 __all__ = ["ITEM_METRICS", "POSITION_METRICS", "evaluate"]
@@ -458,8 +472,24 @@ def _q_greater(s, bs):
     return np.where(same, 0.5, q)
 
 
+#: From this n on, the expected Kendall discordance of a pair is computed one pair at a time by
+#: :func:`_expected_kendall_long` (O(n log n) time and O(n) memory when the tie groups are small)
+#: instead of with the (n, n) probability matrices of a batch (:func:`_q_greater`).
+_KENDALL_LONG_N = 128
+#: :func:`_expected_kendall_long` uses its point cloud only while it holds at most this many
+#: points per position (the sum over cells of sigma-group size x nu-group size, divided by n),
+#: so its memory stays O(n); beyond, or where it would be slower, the sums run over the tie
+#: groups of the ranking with fewer groups (:func:`_expected_kendall_groups`).
+_KENDALL_POINTS_PER_ITEM = 64
+#: Tie groups larger than this are summed by group, not as points, in
+#: :func:`_expected_kendall_long` (so its point cloud stays under 3 x 21 = 63 points per item).
+_KENDALL_SPLIT_SIZE = 21
+
+
 def _expected_kendall(s, bs, v, bv):
     m, n = s.shape
+    if n >= _KENDALL_LONG_N:
+        return np.array([_expected_kendall_long(s[r], bs[r], v[r], bv[r]) for r in range(m)])
     out = np.empty(m)
     upper = np.triu(np.ones((n, n), dtype=bool), 1)
     step = max(1, _CHUNK // (4 * n * n))
@@ -471,18 +501,243 @@ def _expected_kendall(s, bs, v, bv):
     return out
 
 
+def _runs(labels):
+    """Start index of every run of equal labels, and every position's run number."""
+    new = np.ones(labels.shape[0], dtype=bool)
+    new[1:] = labels[1:] != labels[:-1]
+    return np.flatnonzero(new), np.cumsum(new) - 1
+
+
+def _weighted_s(x, y, w, nbits, n):
+    """Sum over pairs of points with x_p < x_q of ``w_p w_q sign(y_q - y_p)`` (x, y in 0..n-1):
+    for each bit of x, the pairs whose x first differ at that bit (the smaller x on the left),
+    each right point against the weight of its group's left points below and above its y, from
+    one sort by (group, y) and cumulative sums."""
+    total = 0.0
+    for b in range(nbits):
+        grp = x >> (b + 1)
+        right = ((x >> b) & 1).astype(bool)
+        o = np.argsort(grp * n + y, kind="stable")
+        go, yo, ro, wo = grp[o], y[o], right[o], w[o]
+        c = np.concatenate([[0.0], np.cumsum(np.where(ro, 0.0, wo))])  # left weight before
+        P = o.size
+        idx = np.arange(P)
+        gnew = np.ones(P, dtype=bool)
+        gnew[1:] = go[1:] != go[:-1]
+        knew = gnew.copy()
+        knew[1:] |= yo[1:] != yo[:-1]
+        gs = np.maximum.accumulate(np.where(gnew, idx, 0))
+        ks = np.maximum.accumulate(np.where(knew, idx, 0))
+        gend = np.append(np.flatnonzero(gnew)[1:], P)[np.cumsum(gnew) - 1]
+        kend = np.append(np.flatnonzero(knew)[1:], P)[np.cumsum(knew) - 1]
+        lt = c[ks] - c[gs]
+        gt = c[gend] - c[kend]
+        total += float(np.sum(np.where(ro, wo * (lt - gt), 0.0)))
+    return total
+
+
+class _Cells:
+    """Tie groups of two weak orders of the same positions and the cells where they meet."""
+
+    def __init__(self, bs, bv):
+        n = bs.shape[0]
+        self.n = n
+        self.sg_start, self.sg = _runs(bs)
+        self.vg_start, self.vg = _runs(bv)
+        self.sg_end = np.append(self.sg_start[1:], n)
+        self.vg_end = np.append(self.vg_start[1:], n)
+        self.start, _ = _runs(self.sg * (self.vg.max() + 1) + self.vg)
+        self.size = np.diff(np.append(self.start, n))
+        self.G, self.K = self.sg[self.start], self.vg[self.start]
+        self.g = self.sg_end[self.G] - self.sg_start[self.G]
+        self.h = self.vg_end[self.K] - self.vg_start[self.K]
+
+
+def _point_sum(s, v, c: _Cells, mask):
+    """``sum_{i, j}`` over the positions of the cells in ``mask`` of ``Es[i, j] Ev[i, j]``: twice
+    the weighted S statistic of their points (see :func:`_expected_kendall_long`)."""
+    n = c.n
+    per_cell = np.where(mask, c.g * c.h, 0)
+    P = int(per_cell.sum())
+    if P == 0:
+        return 0.0
+    rep = np.repeat(np.arange(c.start.size), per_cell)
+    k = np.arange(P) - np.repeat(np.cumsum(per_cell) - per_cell, per_cell)
+    h = c.h[rep]
+    t = c.sg_start[c.G][rep] + k // h
+    t2 = c.vg_start[c.K][rep] + k % h
+    x = s[t].astype(np.int64) - 1
+    y = v[t2].astype(np.int64) - 1
+    w = (c.size / (c.g * c.h))[rep]
+    return 2.0 * _weighted_s(x, y, w, int(n - 1).bit_length(), n)
+
+
+def _expected_kendall_long(s, bs, v, bv):
+    """Expected number of discordant pairs of positions of one pair of weak orders.
+
+    With ``E[i, j]`` the expected sign of ``value(i) - value(j)`` (0 inside a tie group, else the
+    mean sign over the two groups' values), ``E = J S J`` for the sign matrix ``S`` of the tie
+    breaking given and ``J`` the averaging over tie groups; so the expected discordance is
+    ``(C(n, 2) - Q) / 2`` with ``Q = sum_{i<j} Es[i, j] Ev[i, j]`` and, expanding both products,
+    ``Q`` is a weighted Kendall S statistic of a point cloud: one point
+    ``(sigma(t), nu(t'))`` for every t and t' whose sigma group and nu group meet, with weight
+    ``|G(t) & K(t')| / (|G(t)| |K(t')|)``, summed in O(P log n) for P points by
+    :func:`_weighted_s`. A cell (the positions where a sigma group and a nu group meet) brings
+    ``|G| |K|`` points, so the cells of groups larger than ``tau`` are left out of the cloud; the
+    pairs of positions that involve them are summed over those big groups instead
+    (:func:`_masked_sums`, O(n) per big group). With ``tau`` = :data:`_KENDALL_SPLIT_SIZE` the
+    cloud keeps fewer than ``3 tau n`` points, so the memory is O(n); the time is O(n log n)
+    when the tie groups are small or few, and O(n^2 / tau) at worst (many groups just above
+    ``tau`` on both sides). Whichever of the cloud, the group sums or the split is cheapest by
+    the measured costs is used.
+    """
+    n = s.shape[0]
+    c = _Cells(bs, bv)
+    nbits = int(n - 1).bit_length()
+    P = int((c.g * c.h).sum())
+    fewer_groups = min(c.sg_start.size, c.vg_start.size)
+    tau = _KENDALL_SPLIT_SIZE
+    big_s, big_v = c.g > tau, c.h > tau
+    big = big_s | big_v
+    P_small = int((c.g * c.h)[~big].sum())
+    units = np.unique(c.G[big_s]).size + np.unique(c.K[big_v & ~big_s]).size
+    # measured on 2 shared cores: about 3.5e-7 s per point and bit, 2e-7 s per group and position
+    costs = {"groups": 2.0 * fewer_groups * n,
+             "points": 3.5 * P * nbits if P <= _KENDALL_POINTS_PER_ITEM * n else math.inf,
+             "split": 3.5 * P_small * nbits + 2.0 * units * n}
+    how = min(costs, key=costs.get)
+    if how == "groups":
+        q2 = _groups_sum(s, bs, v, bv)
+    elif how == "points":
+        q2 = _point_sum(s, v, c, np.ones(c.start.size, dtype=bool))
+    else:
+        return _expected_kendall_split(s, bs, v, bv, tau)
+    return (n * (n - 1) / 2.0 - q2 / 2.0) / 2.0
+
+
+def _sign_sum_by_value(weights_by_value, values):
+    """``out[r, u] = sum_x weights_by_value[r, x] * sign(x - values[u])`` (values 0-based)."""
+    cum = np.cumsum(weights_by_value, axis=1)
+    total = cum[:, -1:]
+    at = weights_by_value[:, values]
+    le = cum[:, values]
+    return (total - le) - (le - at)
+
+
+def _masked_sums(s, bs, v, bv, rows, *cols):
+    """``sum_{i in row cells, j in column cells} Es[i, j] Ev[i, j]`` (cells of :class:`_Cells`,
+    selected by the boolean masks ``rows`` and ``cols``; one sum per column mask), by the sigma
+    groups of the row cells.
+
+    For a set R of positions inside one sigma group G, ``Es`` is constant on R x (a sigma group
+    H), and ``sum_{i in R, j in d} Ev[i, j] = a_R' S a_d`` with ``a = J 1`` (nu's averaging of an
+    indicator) and ``S`` nu's sign matrix: ``a_d`` is ``|d| / |K_d|`` on nu's group ``K_d`` of a
+    cell d, so one sign sum by value per G gives every column cell. O(n) per sigma group of the
+    row cells, in blocks of groups of O(n) memory each.
+    """
+    c = _Cells(bs, bv)
+    n = c.n
+    p = c.sg_start.size
+    gsize = (c.sg_end - c.sg_start).astype(float)
+    cw = c.size / c.h                                                 # |d| / |K_d|
+    sval, vval = s.astype(np.int64) - 1, v.astype(np.int64) - 1
+    groups = np.unique(c.G[rows])
+    step = max(1, _CHUNK // (4 * n))
+    total = [0.0] * len(cols)
+    for lo in range(0, groups.size, step):
+        blk = groups[lo:lo + step]
+        k = blk.size
+        slot = np.full(p, -1)
+        slot[blk] = np.arange(k)
+        gl = (c.sg_end - c.sg_start)[blk]
+        pos = np.concatenate([np.arange(c.sg_start[G], c.sg_end[G]) for G in blk])
+        onehot = np.zeros((k, n))
+        onehot[np.repeat(np.arange(k), gl), sval[pos]] = 1.0
+        sign_s = _sign_sum_by_value(onehot, sval)                     # [G, u]: sum_t sign(s_t - s_u)
+        cs = np.concatenate([np.zeros((k, 1)), np.cumsum(sign_s, axis=1)], axis=1)
+        es = (cs[:, c.sg_end] - cs[:, c.sg_start]) / (gsize[blk, None] * gsize[None, :])
+        # a_R over positions: |d| / |K_d| on K_d for each row cell d of the group
+        mine = np.flatnonzero(rows & (slot[c.G] >= 0))
+        a = np.zeros((k, n + 1))
+        np.add.at(a, (slot[c.G[mine]], c.vg_start[c.K[mine]]), cw[mine])
+        np.add.at(a, (slot[c.G[mine]], c.vg_end[c.K[mine]]), -cw[mine])
+        a = np.cumsum(a[:, :n], axis=1)
+        by_value = np.zeros((k, n))
+        by_value[:, vval] = a
+        z = _sign_sum_by_value(by_value, vval)                        # [G, u']: sum_t' a(t') sign(v_t' - v_u')
+        cz = np.concatenate([np.zeros((k, 1)), np.cumsum(z, axis=1)], axis=1)
+        zsum = cz[:, c.vg_end] - cz[:, c.vg_start]                    # [G, K]
+        for i, col in enumerate(cols):
+            total[i] += float(np.sum((zsum[:, c.K[col]] * cw[col]) * es[:, c.G[col]]))
+    return total
+
+
+def _groups_sum(s, bs, v, bv):
+    """``sum_{i, j} Es[i, j] Ev[i, j]`` over the tie groups of the ranking with fewer of them."""
+    if _runs(bv)[0].size < _runs(bs)[0].size:
+        s, bs, v, bv = v, bv, s, bs
+    m = _Cells(bs, bv).start.size
+    everywhere = np.ones(m, dtype=bool)
+    return _masked_sums(s, bs, v, bv, everywhere, everywhere)[0]
+
+
+def _expected_kendall_groups(s, bs, v, bv):
+    """:func:`_expected_kendall_long` by :func:`_groups_sum` alone (O(p n), p the fewer groups)."""
+    n = s.shape[0]
+    return (n * (n - 1) / 2.0 - _groups_sum(s, bs, v, bv) / 2.0) / 2.0
+
+
+def _expected_kendall_split(s, bs, v, bv, tau):
+    """:func:`_expected_kendall_long` with the split at group size ``tau`` forced (for tests)."""
+    n = s.shape[0]
+    c = _Cells(bs, bv)
+    big_s, big_v = c.g > tau, c.h > tau
+    big = big_s | big_v
+    rows_v = big_v & ~big_s
+    everywhere = np.ones(c.start.size, dtype=bool)
+    q2 = _point_sum(s, v, c, ~big)
+    for rows, args in ((big_s, (s, bs, v, bv)), (rows_v, (v, bv, s, bs))):
+        if rows.any():
+            all_cols, big_cols = _masked_sums(*args, rows, everywhere, big)
+            q2 += 2.0 * all_cols - big_cols
+    return (n * (n - 1) / 2.0 - q2 / 2.0) / 2.0
+
+
 def _expected_item_discordant(s, bs, v, bv):
+    """Expected number of item pairs the two weak orders put in opposite orders, in
+    O(n log n) per pair and O(n) memory: a pair tied in either ranking is discordant with
+    probability 1/2 (its order there is a fair coin), a pair tied in neither is discordant or
+    not, so the mean is (strictly discordant pairs) + (pairs tied in at least one) / 2, the
+    counts of Kendall's tau-b (strict discordances by one inversion count)."""
     m, n = s.shape
     bsi, bvi = _by_item(s, bs), _by_item(v, bv)
-    out = np.empty(m)
-    upper = np.triu(np.ones((n, n), dtype=bool), 1)
-    step = max(1, _CHUNK // (2 * n * n))
-    for lo in range(0, m, step):
-        r = slice(lo, lo + step)
-        ps = 0.5 * (np.sign(bsi[r][:, :, None] - bsi[r][:, None, :]) + 1.0)
-        pv = 0.5 * (np.sign(bvi[r][:, :, None] - bvi[r][:, None, :]) + 1.0)
-        out[r] = ((ps * (1.0 - pv) + (1.0 - ps) * pv) * upper).sum(axis=(1, 2))
-    return out
+    # items sorted by (sigma's group, nu's group); strict discordances are the strict
+    # inversions of nu's groups along that order, the inversions of its stable ranking
+    order = np.lexsort((bvi, bsi), axis=1)
+    bv_sorted = np.take_along_axis(bvi, order, axis=1)
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, np.argsort(bv_sorted, axis=1, kind="stable"),
+                      np.broadcast_to(np.arange(n), (m, n)), axis=1)
+    discordant = _perm._inversions_unchecked(rank + 1).astype(float)
+
+    def tied_pairs(new):
+        """Sum over the runs of each row (a run starts where ``new`` is True) of C(size, 2)."""
+        new = new.copy()
+        new[:, 0] = True
+        starts = np.flatnonzero(new.ravel())
+        size = np.diff(np.append(starts, m * n)).astype(float)
+        return np.bincount(starts // n, weights=size * (size - 1) / 2, minlength=m)
+
+    def changes(x):
+        out = np.ones((m, n), dtype=bool)
+        out[:, 1:] = x[:, 1:] != x[:, :-1]
+        return out
+
+    bs_sorted = np.take_along_axis(bsi, order, axis=1)
+    t_s = tied_pairs(changes(bs_sorted))
+    t_v = tied_pairs(changes(np.sort(bvi, axis=1)))
+    t_sv = tied_pairs(changes(bs_sorted) | changes(bv_sorted))
+    return discordant + 0.5 * (t_s + t_v - t_sv)
 
 
 def _item_position_stats(v, bv):

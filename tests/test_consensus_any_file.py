@@ -202,4 +202,4 @@ def test_consensus_example_runs_on_low_overlap_top_10_lists(tmp_path, monkeypatc
     errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
     text = json.dumps(nb)
-    assert "No item placed after a cut-off by some ranking keeps a weight above 0 here." in text
+    assert "No item placed after a cut-off by some ranking keeps a weight above 0 in these rankings." in text

@@ -325,6 +325,8 @@ def count_conflicts(text: str, records: list[dict]) -> list[str]:
     for m in _N_OF_M.finditer(text):
         n, total = (int(g.replace(",", "")) for g in m.groups()[:2])
         words = [(w or "").lower() for w in m.groups()[2:]]
+        if words and words[0] in ("seed", "seeds"):  # a seed pass rate, not a claim's count
+            continue
         unit = next((w for w in words if w in UNITS), None)  # "198 printed cells" counts cells
         allowed = [v for (t, u), v in by_total.items() if t == total and unit in (None, u)]
         if allowed and not any(n in v for v in allowed):

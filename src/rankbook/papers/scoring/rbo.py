@@ -352,6 +352,11 @@ def check_top_weight(ps=(0.5, 0.7, 0.8, 0.9, 0.95, 0.98), depths=(1, 3, 5, 10, 2
         failures += [f"d = {d}: W = {w[i]:.4f} at p = {ps[i]:g} but {w[i + 1]:.4f} at p = {ps[i + 1]:g}"
                      for i in range(len(ps) - 1) if not w[i + 1] < w[i]]
     total = len(depths) * (len(ps) - 1)
+    if total == 0:  # one value of p: no step in p to compare, said on the page
+        return Evidence(
+            claim="N-RBO-p", comparison="none", published="a smaller p weights the top ranks more",
+            reproduced="one value of p: no step in p to compare",
+            detail="rerun with two or more values of p")
     return Evidence(
         claim="N-RBO-p", comparison="claim", published="a smaller p weights the top ranks more",
         reproduced=f"{total - len(failures)} of {total} steps in p lower the weight of the prefix",

@@ -527,13 +527,18 @@ def check_kendall_at_k(n_max: int = 5, reading: str = "items", distance=ir.kenda
 
 
 def statements(relevance, unreturned, k: int, n_pairs_sim: int, seed: int, n_seeds: int) -> list:
-    """The evidence of every statement checked on the page, in the order of the sources."""
+    """The evidence of every statement checked on the page, in the order of the sources. The
+    nDCG statements need a relevant item among those returned: without one they are left
+    out (the page says so) rather than checked on a value that does not exist."""
+    import numpy as np
+
+    has_relevant = bool(np.any(np.asarray(relevance, dtype=float) > 0))
+    ndcg_checks = [check_log_base(relevance, k), check_idcg(relevance, unreturned)] if has_relevant else []
     return [
         check_precision_recall(relevance, unreturned, k),
         check_ap_front_loading(),
         check_dcg_gains(relevance),
-        check_log_base(relevance, k),
-        check_idcg(relevance, unreturned),
+        *ndcg_checks,
         check_ndpm(),
         check_fcp_random(n_pairs_sim, seed, n_seeds),
         check_kendall_at_k(),

@@ -141,6 +141,8 @@ def test_pages_are_generated_from_the_ledger_and_the_records(generated):
     assert 'data-status="not checkable"' in dash and 'class="rb-filter"' in dash
     summary = (gen / "summary.md").read_text()
     assert "**11 claims**" in summary and "**2 errata**" in summary
+    # every status is counted on the summary line, not only the first (a spent generator did)
+    assert "{bdg-danger}`false` 1" in summary and "{bdg-warning}`imprecise` 1" in summary
     assert "3 of 7 cells match" in summary and "errata B-E1" in summary
     assert summary.index("Claims that are false (1)") < summary.index("or imprecise (1)")
     assert "Each stated result of the sources is one claim" in summary

@@ -80,6 +80,7 @@ def _sorted_results(results: list[dict]) -> list[dict]:
 
 
 def _status_line(statuses) -> str:
+    statuses = list(statuses)  # counted once per status: a generator would be spent after one
     counts = {s: sum(x == s for x in statuses) for s in STATUSES}
     return " ".join(f"{badge(s)} {c}" for s, c in counts.items() if c)
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankbook import agreement as A
+from rankbook import concordance as C
 from rankbook import metrics as M
 from rankbook import permutations as P
 
@@ -257,19 +258,19 @@ def brute_counts(x, y):
 def test_both_counting_paths_equal_the_definition(path, xy):
     x = [a for a, _ in xy]
     y = [b for _, b in xy]
-    old = A._TABLE_CELLS_PER_VALUE
-    A._TABLE_CELLS_PER_VALUE = 10**9 if path == "table" else 0
+    old = C._TABLE_CELLS_PER_VALUE
+    C._TABLE_CELLS_PER_VALUE = 10**9 if path == "table" else 0
     try:
         assert A.concordance_counts(x, y) == brute_counts(x, y)
         assert A.concordance_counts(y, x) == brute_counts(y, x)
     finally:
-        A._TABLE_CELLS_PER_VALUE = old
+        C._TABLE_CELLS_PER_VALUE = old
 
 
 @pytest.mark.parametrize("cells", [0, 8, 10**9])
 def test_counting_paths_on_large_tied_samples(cells, monkeypatch):
     """Few levels against many, both ways round, with nan: both paths give the definition's counts."""
-    monkeypatch.setattr(A, "_TABLE_CELLS_PER_VALUE", cells)
+    monkeypatch.setattr(C, "_TABLE_CELLS_PER_VALUE", cells)
     rng = np.random.default_rng(11)
     for levels in (1, 2, 18, 300):
         x = rng.integers(0, levels, 1500).astype(float)

@@ -86,6 +86,7 @@ from typing import Callable, Dict, Iterable, Optional
 import numpy as np
 
 from . import permutations as _perm  # noqa: F401
+from .concordance import concordance_counts
 from . import _metric_core as _core
 from ._metric_core import (  # noqa: F401  (the computational core, re-exported: see _metric_core)
     _C1, _CM_READING, _KERNELS, _KN, _NEVER, _SPECS, FAMILIES, NAMES, _checked, _check_k,
@@ -509,10 +510,8 @@ NAN_POLICIES = ("propagate", "omit", "raise")
 
 
 def _score_counts(x, y, nan_policy):
-    """Pair counts of two score vectors (:func:`rankbook.agreement.concordance_counts`), or None
+    """Pair counts of two score vectors (:func:`rankbook.concordance.concordance_counts`), or None
     when a nan propagates."""
-    from .agreement import concordance_counts
-
     if nan_policy not in NAN_POLICIES:
         raise ValueError(f"unknown nan_policy {nan_policy!r}; valid choices: {', '.join(NAN_POLICIES)}")
     xa = np.asarray(x, dtype=np.float64)

@@ -66,6 +66,7 @@ __all__ = [
     "nrmse",
     "effect_ratio",
     "delta_ri",
+    "effect_ci",
     "IrMetadata",
     "read_ir_metadata",
     "ir_metadata_block",
@@ -171,7 +172,7 @@ def ranking(run, query) -> list:
 def _ktu_union(a: list, b: list) -> float:
     pos = {}
     for i, d in enumerate(a):
-        pos[d] = [i, len(a)]
+        pos[d] = [i, len(b)]
     for j, d in enumerate(b):
         pos.setdefault(d, [len(a), len(b)])[1] = j
     if len(pos) < 2:
@@ -630,6 +631,8 @@ def ir_metadata_block(metadata) -> str:
                 elif isinstance(v, (list, tuple)):
                     body.append(f"{' ' * indent}{key}:")
                     body.extend(f"{' ' * (indent + 2)}- {_yaml_scalar(x)}" for x in v)
+                elif v is None:
+                    body.append(f"{' ' * indent}{key}:")  # YAML's null
                 else:
                     body.append(f"{' ' * indent}{key}: {_yaml_scalar(v)}")
 
@@ -742,6 +745,46 @@ def _ttest(o, r, paired):
                           (np.ptp(np.concatenate([o, r])) == 0)):
         p = 1.0
     return p
+
+
+def effect_ci(orig_baseline, orig_advanced, rep_baseline, rep_advanced, *, paired: bool = True,
+              confidence: float = 0.95, n_resamples: int = 9999, seed: int = 0) -> dict:
+    """Bootstrap intervals of :func:`effect_ratio` and :func:`delta_ri` over topics.
+
+    ``paired=True`` (reproducibility: the same topics in both experiments, in the same order)
+    resamples the topics once for all four runs, with :func:`rankbook.stats.bootstrap_ci` (BCa;
+    the statistic looks the four score series up by the resampled topic indices).
+    ``paired=False`` (replicability: other topics) resamples the original and the reproduced
+    topics independently, with scipy's two-sample bootstrap (BCa; percentile where BCa is
+    undefined). An endpoint is ``nan`` when resamples give 0/0 (no original improvement).
+
+    Returns
+    -------
+    dict
+        ``{"ER": BootstrapCI, "ΔRI": BootstrapCI}``.
+
+    Examples
+    --------
+    >>> ob, oa = [0.2, 0.4, 0.3, 0.5], [0.4, 0.5, 0.5, 0.6]
+    >>> rb, ra = [0.2, 0.4, 0.3, 0.5], [0.3, 0.5, 0.4, 0.6]
+    >>> cis = effect_ci(ob, oa, rb, ra, n_resamples=500)
+    >>> round(cis["ER"].estimate, 4) == round(effect_ratio(ob, oa, rb, ra), 4)
+    True
+    """
+    ob, oa = _pair(orig_baseline, orig_advanced, "original")
+    rb, ra = _pair(rep_baseline, rep_advanced, "reproduced")
+    O, R = np.vstack([ob, oa]), np.vstack([rb, ra])
+    out = {}
+    for stat, fn in (("ER", _er_of), ("ΔRI", _dri_of)):
+        if paired:
+            if O.shape != R.shape:
+                raise ValueError(f"paired=True needs the same topics in both experiments, got "
+                                 f"{O.shape[1]} and {R.shape[1]}")
+            out[stat] = _index_ci(np.vstack([O, R]), lambda x, fn=fn: fn(x[:2], x[2:]),
+                                  confidence, n_resamples, seed)
+        else:
+            out[stat] = _two_sample_ci(O, R, fn, confidence, n_resamples, seed)
+    return out
 
 
 @dataclass
@@ -968,19 +1011,12 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
         ob, oa = scores["orig_baseline"], scores["orig_advanced"].loc[scores["orig_baseline"].index]
         rb, ra = scores["rep_baseline"], scores["rep_advanced"].loc[scores["rep_baseline"].index]
         for m in wanted:
-            O = np.vstack([ob[m].to_numpy(np.float64), oa[m].to_numpy(np.float64)])
-            R = np.vstack([rb[m].to_numpy(np.float64), ra[m].to_numpy(np.float64)])
-            if O.shape[1] < 2 or R.shape[1] < 2:
+            if min(len(ob), len(rb)) < 2:
                 continue
-            if paired:
-                both = np.vstack([O, R])
-                for stat, fn in (("ER", _er_of), ("ΔRI", _dri_of)):
-                    agg("effect", "advanced vs baseline", m, stat,
-                        _index_ci(both, lambda x, fn=fn: fn(x[:2], x[2:]), **ci_args), O.shape[1])
-            else:
-                for stat, fn in (("ER", _er_of), ("ΔRI", _dri_of)):
-                    agg("effect", "advanced vs baseline", m, stat,
-                        _two_sample_ci(O, R, fn, **ci_args), O.shape[1] + R.shape[1])
+            cis = effect_ci(ob[m], oa[m], rb[m], ra[m], paired=paired, **ci_args)
+            for stat, ci in cis.items():
+                agg("effect", "advanced vs baseline", m, stat, ci,
+                    len(ob) if paired else len(ob) + len(rb))
     per_topic = (pd.concat(topic_rows, ignore_index=True) if topic_rows else
                  pd.DataFrame(columns=["level", "system", "query_id", "measure", "orig", "rep",
                                        "value"]))

@@ -811,7 +811,12 @@ class Reproduction:
         f = f"{{:.{digits}f}}".format
         rows = []
         for r in self.aggregate.itertuples():
-            ci = "" if np.isnan(r.low) else f"[{f(r.low)}, {f(r.high)}]"
+            if np.isnan(r.low) and np.isnan(r.high):
+                ci = ""
+            elif np.isnan(r.low) or np.isnan(r.high):
+                ci = "undefined (0/0 in resamples)"
+            else:
+                ci = f"[{f(r.low)}, {f(r.high)}]"
             p = "" if np.isnan(r.p_value) else f"p = {f(r.p_value)} ({r.test})"
             rows.append((r.level, r.system, r.measure, r.statistic, f(r.value), ci, p))
         widths = [max(len(str(x[i])) for x in rows + [("level", "system", "measure",

@@ -132,6 +132,17 @@ def test_rbo_forms_are_in_unit_interval_and_identity_is_one(a, b, p):
         assert math.isnan(repro.rbo(a, b, p))
 
 
+@settings(max_examples=200, deadline=None)
+@given(lists, lists, st.floats(0.05, 0.99))
+def test_rbo_ext_equals_rankbook_rbo_ext(a, b, p):
+    from rankbook import rbo as rbo_module
+
+    if a and b:
+        assert repro.rbo(a, b, p) == pytest.approx(rbo_module.rbo_ext(a, b, p), abs=1e-12)
+        assert repro.rbo(a, b, p, form="base") == pytest.approx(rbo_module.rbo(a, b, p),
+                                                                abs=1e-12)
+
+
 def test_rbo_default_depth_stays_within_the_lists():
     docs = [f"d{i}" for i in range(20)]
     assert repro.rbo(docs, docs) == 1.0
@@ -345,6 +356,14 @@ def test_reproduce_tables_and_refusals():
     assert row.low <= row.value <= row.high
     eff = res.per_topic[res.per_topic.level == "effectiveness"]
     assert np.allclose(eff.value, eff.rep - eff.orig)
+    # the batched intervals are those of one call per case (the same resamples)
+    sc = {k: repro._scores(qrels, repro._as_run(r), ["P@5"], repro._conv.profile("trec_eval"))
+          for k, r in dict(ob=ob, oa=oa, rb=rb, ra=ra).items()}
+    one = repro.effect_ci(*(sc[k]["P@5"] for k in ("ob", "oa", "rb", "ra")), n_resamples=200)
+    for stat in ("ER", "ΔRI"):
+        row = _agg(res, "advanced vs baseline", "P@5", stat)
+        assert (row.value, row.low, row.high) == pytest.approx(
+            (one[stat].estimate, one[stat].low, one[stat].high), nan_ok=True)
     short = {k: v for k, v in rb.items() if k != next(iter(rb))}
     with pytest.raises(ValueError, match="different topics"):
         repro.reproduce(ob, oa, short, ra, qrels, measures="AP")

@@ -132,3 +132,28 @@ def test_baselines_only(ex, capsys):
     assert cli.main(_argv(ex, orig_advanced=None, rep_advanced=None)) == 0
     out = capsys.readouterr().out
     assert "RMSE" in out and "ER " not in out
+
+
+def test_fast_reader_equals_the_shared_reader_or_falls_back(tmp_path):
+    from rankbook.book import reproduce_cmd
+    from rankbook.conventions import read_qrels, read_run
+
+    for f in EXAMPLES.glob("*.txt"):
+        what = "qrels" if f.name.startswith("qrels") else "run"
+        df, first = reproduce_cmd._fast_read(f, what)
+        ref = (read_qrels if what == "qrels" else read_run)(f)
+        pd.testing.assert_frame_equal(df, ref)
+        assert first == reproduce_cmd._first_lines(f)
+    odd = {"blank.txt": "1 Q0 a 1 1 t\n\n1 Q0 b 2 0.5 t\n",
+           "comment.txt": "1 Q0 a 1 1 t\n# note\n1 Q0 b 2 0.5 t\n",
+           "na.txt": "1 Q0 NA 1 1 t\n1 Q0 b 2 0.5 t\n",
+           "nan.txt": "1 Q0 a 1 nan t\n",
+           "ints.txt": "007 Q0 a 1 3 t\n007 Q0 b 2 2 t\n"}
+    for name, text in odd.items():
+        (tmp_path / name).write_text(text)
+        fast = reproduce_cmd._fast_read(tmp_path / name, "run")
+        if name == "ints.txt":
+            pd.testing.assert_frame_equal(fast[0], read_run(tmp_path / name))
+            assert fast[1] == {"007": 1}
+        else:
+            assert fast is None, name  # the shared reader decides (and names file:line)

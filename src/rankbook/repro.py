@@ -100,12 +100,13 @@ def _as_list(docs, name) -> list:
         raise ValueError(f"{name} must be a sequence of document ids, best first, not one "
                          f"string {docs!r}")
     out = list(docs)
-    seen = set()
-    for d in out:
-        if d in seen:
-            raise ValueError(f"{name} lists document {d!r} twice; a ranking holds each document "
-                             "once")
-        seen.add(d)
+    if len(set(out)) != len(out):
+        seen = set()
+        for d in out:
+            if d in seen:
+                raise ValueError(f"{name} lists document {d!r} twice; a ranking holds each "
+                                 "document once")
+            seen.add(d)
     return out
 
 
@@ -119,6 +120,40 @@ def _check_depth(depth):
 
 # --------------------------------------------------------------------------------------------
 # rankings from runs
+
+
+_TIDY = "rankbook.repro.tidy"
+
+
+def _as_run(run) -> pd.DataFrame:
+    """:func:`rankbook.trec_format.as_run`, once: a table this module already validated (marked
+    in its ``attrs``) is not validated again."""
+    if isinstance(run, pd.DataFrame) and run.attrs.get(_TIDY):
+        return run
+    df = _tf.as_run(run)
+    df.attrs[_TIDY] = True
+    return df
+
+
+def _ranked(df: pd.DataFrame) -> dict:
+    """``{query: list of docs}`` in trec_eval's order from a tidy run table."""
+    q = df["query_id"].to_numpy()
+    d = df["doc_id"].to_numpy()
+    sc = df["score"].to_numpy(np.float64)
+    qcode, qnames = pd.factorize(q, sort=False)
+    order = np.lexsort((-sc, qcode))  # by query (first appearance), then score descending
+    qs, ss = qcode[order], sc[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if same.any():  # ties: by document id, descending, within each tied group
+        starts = np.flatnonzero(np.diff(np.concatenate([[False], same, [False]]).astype(int)) == 1)
+        ends = np.flatnonzero(np.diff(np.concatenate([[False], same, [False]]).astype(int)) == -1)
+        for a, b in zip(starts, ends):
+            grp = order[a:b + 1]
+            order[a:b + 1] = sorted(grp, key=lambda i: d[i], reverse=True)
+    docs = d[order]
+    bounds = np.flatnonzero(np.diff(qcode[order])) + 1
+    return {str(qnames[qcode[order[s]]]): list(chunk) for s, chunk in
+            zip(np.concatenate([[0], bounds]).astype(int), np.split(docs, bounds)) if len(chunk)}
 
 
 def rankings(run) -> dict:
@@ -144,11 +179,7 @@ def rankings(run) -> dict:
     >>> rankings({"1": {"a": 0.5, "b": 0.9, "c": 0.5}})
     {'1': ['b', 'c', 'a']}
     """
-    df = _tf.as_run(run)
-    order = df.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, False],
-                           kind="stable")
-    grouped = {q: list(g) for q, g in order.groupby("query_id", sort=False)["doc_id"]}
-    return {q: grouped[q] for q in pd.unique(df["query_id"])}
+    return _ranked(_as_run(run))
 
 
 def ranking(run, query) -> list:
@@ -170,17 +201,16 @@ def ranking(run, query) -> list:
 
 
 def _ktu_union(a: list, b: list) -> float:
-    pos = {}
-    for i, d in enumerate(a):
-        pos[d] = [i, len(b)]
-    for j, d in enumerate(b):
-        pos.setdefault(d, [len(a), len(b)])[1] = j
-    if len(pos) < 2:
+    codes, union = pd.factorize(np.array([*a, *b], dtype=object), sort=False)
+    if len(union) < 2:
         return float("nan")
-    ranks = np.array(list(pos.values()), dtype=np.int64)
+    ra = np.full(len(union), len(a), dtype=np.int64)  # missing from a: tied below its last
+    rb = np.full(len(union), len(b), dtype=np.int64)
+    ra[codes[:len(a)]] = np.arange(len(a))
+    rb[codes[len(a):]] = np.arange(len(b))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(_sps.kendalltau(ranks[:, 0], ranks[:, 1]).statistic)
+        return float(_sps.kendalltau(ra, rb).statistic)
 
 
 def _ktu_repro_eval(a: list, b: list) -> float:
@@ -262,15 +292,13 @@ def ktu(orig, rep, *, convention: str = "union", depth: int | None = None) -> fl
 
 def _overlap_counts(a: list, b: list, depth: int) -> np.ndarray:
     """X_d, d = 1..depth: documents in both top-d lists (a list shorter than d adds nothing)."""
-    pos_b = {d: j for j, d in enumerate(b)}
-    enter = np.zeros(depth + 1, dtype=np.int64)
-    for i, d in enumerate(a):
-        j = pos_b.get(d)
-        if j is not None:
-            k = max(i, j)
-            if k < depth:
-                enter[k] += 1
-    return np.cumsum(enter[:depth])
+    codes, _ = pd.factorize(np.array([*a, *b], dtype=object), sort=False)
+    pos_b = np.full(len(a) + len(b), -1, dtype=np.int64)
+    pos_b[codes[len(a):]] = np.arange(len(b))
+    j = pos_b[codes[:len(a)]]  # position in b of each document of a, -1 if missing
+    both = j >= 0
+    enter = np.maximum(np.arange(len(a))[both], j[both])  # depth - 1 at which it is shared
+    return np.cumsum(np.bincount(enter[enter < depth], minlength=depth)[:depth])
 
 
 def _rbo_truncated(a: list, b: list, p: float, depth: int) -> float:
@@ -347,7 +375,23 @@ def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = No
                         ties="w")
     if depth is not None:
         a, b = a[:depth], b[:depth]
-    return _rbo.rbo_ext(a, b, p, ties="w")
+    return _rbo_ext(a, b, p)
+
+
+def _rbo_ext(a: list, b: list, p: float) -> float:
+    """:func:`rankbook.rbo.rbo_ext` of two tie-free lists (Webber et al. eq. 32), with the
+    overlaps counted in one pass; the tests check it equals rbo_ext."""
+    s, l = sorted((len(a), len(b)))
+    X = _overlap_counts(a, b, l)
+    d = np.arange(1, l + 1, dtype=float)
+    X_s, X_l = float(X[s - 1]), float(X[-1])
+    x = X.astype(float)
+    mid = d > s
+    x[mid] = X[mid] + X_s * (d[mid] - s) / s  # the short list keeps agreeing at rate X_s / s
+    w = _rbo._weights(p, l)
+    tail_w = math.exp(l * math.log(p))
+    a_tail = (X_l - X_s) / l + X_s / s
+    return float((np.sum(w * (x / d)) + tail_w * a_tail) / (np.sum(w) + tail_w))
 
 
 # --------------------------------------------------------------------------------------------
@@ -672,18 +716,40 @@ _SYSTEMS = ("baseline", "advanced")
 
 
 def _index_ci(data: np.ndarray, fn, confidence, n_resamples, seed):
-    """Bootstrap interval of ``fn(data[..., idx])`` over topics: bootstrap_ci resamples the
-    topic indices, the statistic looks the data up (so that statistics of several per-topic
-    series, such as ratios of means, resample the topics together)."""
-    q = data.shape[-1]
+    """Bootstrap intervals of ``fn`` of the row means of ``data`` over topics, for a batch.
+
+    ``data`` has shape (k, rows, q): k cases (systems, measures) of ``rows`` per-topic series
+    each; ``fn(m)`` maps the row means ``m`` (shape (k, rows) or (k, rows, b)) to the statistic
+    (k,) or (k, b). :func:`rankbook.stats.bootstrap_ci` resamples the topic indices (one row of
+    indices per case, so every case gets the resamples a call of its own with the same seed
+    would get); the statistic turns each resample into counts per topic and takes the means
+    as a matrix product, so statistics of several series, such as ratios of means, resample
+    the topics together.
+    """
+    k, _, q = data.shape
 
     def statistic(idx, axis=-1):
-        return fn(data[:, np.asarray(idx, dtype=np.int64)[0]])
+        idx = np.asarray(idx, dtype=np.int64)[0]
+        if idx.ndim == 1:
+            return fn(data[:, :, idx].mean(axis=-1))
+        b, n = idx.shape  # b resamples (or leave-one-out samples) of n topics each
+        counts = np.bincount((idx + (np.arange(b, dtype=np.int64) * q)[:, None]).ravel(),
+                             minlength=b * q).reshape(b, q)
+        return fn(data @ (counts.T / n))
 
+    index = np.broadcast_to(np.arange(q, dtype=np.float64), (k, q))
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # a resample whose ratio is 0/0 leaves the interval nan
-        return _stats.bootstrap_ci(np.arange(q, dtype=np.float64), statistic,
-                                   confidence=confidence, n_resamples=n_resamples, seed=seed)
+        return _stats.bootstrap_ci(index, statistic, confidence=confidence,
+                                   n_resamples=n_resamples, seed=seed)
+
+
+def _case(ci, i):
+    """Case ``i`` of a batch of intervals, as a BootstrapCI of floats."""
+    pick = (lambda a: float(np.asarray(a).reshape(-1)[i]))
+    return _stats.BootstrapCI(pick(ci.estimate), pick(ci.low), pick(ci.high),
+                              pick(ci.standard_error), ci.n_resamples, ci.method, ci.confidence,
+                              ci.fallback)
 
 
 def _two_sample_ci(orig: np.ndarray, rep: np.ndarray, fn, confidence, n_resamples, seed):
@@ -727,12 +793,20 @@ def _dri_of(o, r):
     return _ratio(mo[1] - mo[0], mo[0]) - _ratio(mr[1] - mr[0], mr[0])
 
 
-def _rmse_of(x):
-    return np.sqrt(np.mean((x[0] - x[1]) ** 2, axis=-1))
+def _rmse_stat(m):  # rows: squared differences
+    return np.sqrt(m[:, 0])
 
 
-def _nrmse_of(x):
-    return _ratio(_rmse_of(x), np.sqrt(np.mean(np.maximum(x[0], 1 - x[0]) ** 2, axis=-1)))
+def _nrmse_stat(m):  # rows: squared differences, squared largest errors
+    return _ratio(np.sqrt(m[:, 0]), np.sqrt(m[:, 1]))
+
+
+def _er_stat(m):  # rows: orig baseline, orig advanced, rep baseline, rep advanced
+    return _ratio(m[:, 3] - m[:, 2], m[:, 1] - m[:, 0])
+
+
+def _dri_stat(m):
+    return _ratio(m[:, 1] - m[:, 0], m[:, 0]) - _ratio(m[:, 3] - m[:, 2], m[:, 2])
 
 
 def _ttest(o, r, paired):
@@ -780,8 +854,9 @@ def effect_ci(orig_baseline, orig_advanced, rep_baseline, rep_advanced, *, paire
             if O.shape != R.shape:
                 raise ValueError(f"paired=True needs the same topics in both experiments, got "
                                  f"{O.shape[1]} and {R.shape[1]}")
-            out[stat] = _index_ci(np.vstack([O, R]), lambda x, fn=fn: fn(x[:2], x[2:]),
-                                  confidence, n_resamples, seed)
+            out[stat] = _case(_index_ci(np.vstack([O, R])[None],
+                                        _er_stat if stat == "ER" else _dri_stat,
+                                        confidence, n_resamples, seed), 0)
         else:
             out[stat] = _two_sample_ci(O, R, fn, confidence, n_resamples, seed)
     return out
@@ -933,9 +1008,9 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     for key, run in runs.items():
         if isinstance(run, (str, os.PathLike)):
             metadata[label.get(key, os.fspath(run))] = read_ir_metadata(run)
-            runs[key] = _tf.as_run(run)
+            runs[key] = _as_run(run)
         elif run is not None:
-            runs[key] = _tf.as_run(run)
+            runs[key] = _as_run(run)
     qrels_o = _tf.as_qrels(qrels)
     qrels_r = qrels_o if paired else _tf.as_qrels(qrels_rep)
     scores = {}
@@ -983,6 +1058,7 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                         float(v.mean()) if len(v) else np.nan, np.nan, np.nan, np.nan,
                         n_resamples, "-", confidence), len(v))
     # effectiveness
+    batch = []  # paired: (system, measure, n, p, [squared errors, squared largest errors])
     for s in systems:
         so, sr = scores[f"orig_{s}"], scores[f"rep_{s}"]
         if paired:
@@ -993,13 +1069,9 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                 topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
                                                     query_id=list(so.index), measure=m, orig=o,
                                                     rep=r, value=r - o)))
-                stacked = np.vstack([o, r])
-                n = len(o)
-                if n >= 2:
-                    agg("effectiveness", s, m, "RMSE", _index_ci(stacked, _rmse_of, **ci_args), n,
-                        _ttest(o, r, True), "paired t-test")
-                    agg("effectiveness", s, m, "nRMSE", _index_ci(stacked, _nrmse_of, **ci_args),
-                        n, _ttest(o, r, True), "paired t-test")
+                if len(o) >= 2:
+                    batch.append((s, m, len(o), _ttest(o, r, True),
+                                  np.vstack([(o - r) ** 2, np.maximum(o, 1 - o) ** 2])))
             else:
                 topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
                                                     query_id=list(so.index), measure=m, orig=o,
@@ -1011,17 +1083,32 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                     if len(vals) >= 2:
                         agg("effectiveness", s, m, stat, _stats.bootstrap_ci(vals, **ci_args),
                             len(vals), _ttest(o, r, False), "unpaired t-test")
+    if batch:  # one bootstrap for every RMSE and one for every nRMSE (the same resamples)
+        data = np.stack([x for *_, x in batch])
+        cis = {"RMSE": _index_ci(data[:, :1], _rmse_stat, **ci_args),
+               "nRMSE": _index_ci(data, _nrmse_stat, **ci_args)}
+        for i, (s, m, n, p, _) in enumerate(batch):
+            for stat, ci in cis.items():
+                agg("effectiveness", s, m, stat, _case(ci, i), n, p, "paired t-test")
     # overall effects
     if "orig_advanced" in scores:
         ob, oa = scores["orig_baseline"], scores["orig_advanced"].loc[scores["orig_baseline"].index]
         rb, ra = scores["rep_baseline"], scores["rep_advanced"].loc[scores["rep_baseline"].index]
-        for m in wanted:
-            if min(len(ob), len(rb)) < 2:
-                continue
-            cis = effect_ci(ob[m], oa[m], rb[m], ra[m], paired=paired, **ci_args)
-            for stat, ci in cis.items():
-                agg("effect", "advanced vs baseline", m, stat, ci,
-                    len(ob) if paired else len(ob) + len(rb))
+        if min(len(ob), len(rb)) >= 2:
+            n = len(ob) if paired else len(ob) + len(rb)
+            if paired:
+                data = np.stack([np.vstack([ob[m], oa[m], rb[m], ra[m]]).astype(np.float64)
+                                 for m in wanted])
+                cis = {"ER": _index_ci(data, _er_stat, **ci_args),
+                       "ΔRI": _index_ci(data, _dri_stat, **ci_args)}
+                for i, m in enumerate(wanted):
+                    for stat, ci in cis.items():
+                        agg("effect", "advanced vs baseline", m, stat, _case(ci, i), n)
+            else:
+                for m in wanted:
+                    for stat, ci in effect_ci(ob[m], oa[m], rb[m], ra[m], paired=False,
+                                              **ci_args).items():
+                        agg("effect", "advanced vs baseline", m, stat, ci, n)
     per_topic = (pd.concat(topic_rows, ignore_index=True) if topic_rows else
                  pd.DataFrame(columns=["level", "system", "query_id", "measure", "orig", "rep",
                                        "value"]))

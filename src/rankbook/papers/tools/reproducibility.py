@@ -271,6 +271,14 @@ def core17_reference() -> Section:
         "ktu": ktu.to_dict(), "rbo": rbo.to_dict()})
 
 
+def _bars(row):
+    """Error bar lengths of an interval; none when an end is undefined. A BCa interval need not
+    contain its estimate (a skewed bootstrap distribution): the bar then stops at the estimate."""
+    if not np.isfinite([row.value, row.low, row.high]).all():
+        return None
+    return [[max(row.value - row.low, 0.0)], [max(row.high - row.value, 0.0)]]
+
+
 def plane_figure(results: dict):
     """The ER–ΔRI plane of every reproduction, one panel per measure, with both intervals."""
     import matplotlib.pyplot as plt
@@ -282,8 +290,7 @@ def plane_figure(results: dict):
         for i, (name, res) in enumerate(results.items()):
             agg = res.aggregate.query("level == 'effect' and measure == @m").set_index("statistic")
             er, dri = agg.loc["ER"], agg.loc["ΔRI"]
-            xerr = [[er.value - er.low], [er.high - er.value]] if np.isfinite([er.low, er.high]).all() else None
-            yerr = [[dri.value - dri.low], [dri.high - dri.value]] if np.isfinite([dri.low, dri.high]).all() else None
+            xerr, yerr = _bars(er), _bars(dri)
             ax.errorbar([er.value], [dri.value], xerr=xerr, yerr=yerr, fmt="os^vDPX"[i % 7],
                         capsize=3, label=name, color=f"C{i}")
         ax.axvline(1, color="grey", ls="--", lw=1)

@@ -354,6 +354,11 @@ def test_reproduce_tables_and_refusals():
                                            "rep", "value"]
     row = _agg(res, "baseline", "AP", "RMSE")
     assert row.low <= row.value <= row.high
+    pt = res.per_topic.set_index(["system", "measure", "query_id"])["value"]
+    ro, rr = repro.rankings(ob), repro.rankings(rb)  # by name; reproduce uses integer codes
+    for t in ro:
+        assert pt["baseline", "KTU", t] == pytest.approx(repro.ktu(ro[t], rr[t]), abs=1e-15)
+        assert pt["baseline", "RBO", t] == pytest.approx(repro.rbo(ro[t], rr[t]), abs=1e-15)
     eff = res.per_topic[res.per_topic.level == "effectiveness"]
     assert np.allclose(eff.value, eff.rep - eff.orig)
     # the batched intervals are those of one call per case (the same resamples)

@@ -99,6 +99,12 @@ def _as_list(docs, name) -> list:
     if isinstance(docs, str):
         raise ValueError(f"{name} must be a sequence of document ids, best first, not one "
                          f"string {docs!r}")
+    if isinstance(docs, np.ndarray) and docs.dtype.kind in "iu" and docs.ndim == 1:
+        if len(np.unique(docs)) != len(docs):  # integer codes (reproduce passes them)
+            vals, counts = np.unique(docs, return_counts=True)
+            raise ValueError(f"{name} lists document {vals[counts > 1][0]!r} twice; a ranking "
+                             "holds each document once")
+        return docs
     out = list(docs)
     if len(set(out)) != len(out):
         seen = set()
@@ -135,8 +141,9 @@ def _as_run(run) -> pd.DataFrame:
     return df
 
 
-def _ranked(df: pd.DataFrame) -> dict:
-    """``{query: list of docs}`` in trec_eval's order from a tidy run table."""
+def _ranked(df: pd.DataFrame, codes=None) -> dict:
+    """``{query: list of docs}`` in trec_eval's order from a tidy run table; with ``codes``
+    (one integer per row), each list holds the codes of the documents instead (an array)."""
     q = df["query_id"].to_numpy()
     d = df["doc_id"].to_numpy()
     sc = df["score"].to_numpy(np.float64)
@@ -150,9 +157,10 @@ def _ranked(df: pd.DataFrame) -> dict:
         for a, b in zip(starts, ends):
             grp = order[a:b + 1]
             order[a:b + 1] = sorted(grp, key=lambda i: d[i], reverse=True)
-    docs = d[order]
+    docs = d[order] if codes is None else np.asarray(codes)[order]
     bounds = np.flatnonzero(np.diff(qcode[order])) + 1
-    return {str(qnames[qcode[order[s]]]): list(chunk) for s, chunk in
+    convert = list if codes is None else (lambda x: x)
+    return {str(qnames[qcode[order[s]]]): convert(chunk) for s, chunk in
             zip(np.concatenate([[0], bounds]).astype(int), np.split(docs, bounds)) if len(chunk)}
 
 
@@ -200,8 +208,15 @@ def ranking(run, query) -> list:
 # order of documents
 
 
+def _joined(a, b) -> np.ndarray:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype.kind in "iu" \
+            and b.dtype.kind in "iu":
+        return np.concatenate([a, b])
+    return np.array([*a, *b], dtype=object)
+
+
 def _ktu_union(a: list, b: list) -> float:
-    codes, union = pd.factorize(np.array([*a, *b], dtype=object), sort=False)
+    codes, union = pd.factorize(_joined(a, b), sort=False)
     if len(union) < 2:
         return float("nan")
     ra = np.full(len(union), len(a), dtype=np.int64)  # missing from a: tied below its last
@@ -292,7 +307,7 @@ def ktu(orig, rep, *, convention: str = "union", depth: int | None = None) -> fl
 
 def _overlap_counts(a: list, b: list, depth: int) -> np.ndarray:
     """X_d, d = 1..depth: documents in both top-d lists (a list shorter than d adds nothing)."""
-    codes, _ = pd.factorize(np.array([*a, *b], dtype=object), sort=False)
+    codes, _ = pd.factorize(_joined(a, b), sort=False)
     pos_b = np.full(len(a) + len(b), -1, dtype=np.int64)
     pos_b[codes[len(a):]] = np.arange(len(b))
     j = pos_b[codes[:len(a)]]  # position in b of each document of a, -1 if missing
@@ -366,13 +381,13 @@ def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = No
     p = float(p)
     depth = _check_depth(depth)
     a, b = _as_list(orig, "orig"), _as_list(rep, "rep")
-    if not a or not b:
+    if len(a) == 0 or len(b) == 0:
         return float("nan")
     if form == "truncated":
         return _rbo_truncated(a, b, p, min(len(a), len(b)) if depth is None else depth)
     if form == "base":
-        return _rbo.rbo(a, b, p, depth=None if depth is None else min(depth, max(len(a), len(b))),
-                        ties="w")
+        k = None if depth is None else min(depth, max(len(a), len(b)))
+        return _rbo.rbo(list(a), list(b), p, depth=k, ties="w")
     if depth is not None:
         a, b = a[:depth], b[:depth]
     return _rbo_ext(a, b, p)
@@ -1037,12 +1052,19 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     # order of documents (reproducibility only: the same topics)
     if paired:
         for s in systems:
-            ro, rr = rankings(runs[f"orig_{s}"]), rankings(runs[f"rep_{s}"])
+            pair = (runs[f"orig_{s}"], runs[f"rep_{s}"])
+            if ktu_convention == "union":  # integer codes shared by the pair: the measures
+                codes = pd.factorize(pd.concat([r["doc_id"] for r in pair]))[0]  # ignore names
+                n0 = len(pair[0])
+                ro, rr = _ranked(pair[0], codes[:n0]), _ranked(pair[1], codes[n0:])
+            else:  # repro_eval's KTU depends on the names
+                ro, rr = _ranked(pair[0]), _ranked(pair[1])
             topics = [q for q in scores[f"orig_{s}"].index]
             kt, rb = [], []
             for q in topics:
                 a, b = ro.get(q, []), rr.get(q, [])
-                kt.append(ktu(a, b, convention=ktu_convention) if a and b else float("nan"))
+                kt.append(ktu(a, b, convention=ktu_convention) if len(a) and len(b)
+                          else float("nan"))
                 rb.append(rbo(a, b, rbo_p, form=rbo_form, depth=rbo_depth))
             for name, vals in (("KTU", kt), ("RBO", rb)):
                 topic_rows.append(pd.DataFrame(dict(level="order", system=s, query_id=topics,

@@ -166,6 +166,12 @@ def table_rows(cases: dict) -> list:
         rows.append(("book", "cold build", bk["cold"]["wall_s"], "-", None))
         if bk.get("warm"):
             rows.append(("book", "warm rebuild", bk["warm"]["wall_s"], "-", None))
+    rp = cases.get("reproduce")
+    if rp:
+        rows.append(("rankbook reproduce", f"{rp['topics']} topics x {rp['documents']} documents "
+                     f"x 4 runs x {len(rp['measures'])} measures", rp["rankbook_s"],
+                     "repro_eval 0.5.0 (same files, same measures, no intervals)",
+                     rp["repro_eval_s"]))
     return rows
 
 

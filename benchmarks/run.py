@@ -41,7 +41,7 @@ from common import ROOT, log, strip_values  # noqa: E402
 from report import fmt_s, table_rows  # noqa: E402
 
 CASES = ("metric_batch", "pairwise", "agreement", "consensus", "ir", "conventions", "book", "sweep",
-         "compare", "compare_7m", "cold_call", "weak_tau")
+         "compare", "compare_7m", "cold_call", "weak_tau", "reproduce")
 
 
 def _machine() -> dict:
@@ -114,6 +114,8 @@ def run_case(name: str, quick: bool) -> dict:
         import bench_cold as m
     elif name == "weak_tau":
         import bench_weak_tau as m
+    elif name == "reproduce":
+        import bench_reproduce as m
     else:
         raise ValueError(f"unknown case {name!r}; valid: {', '.join(CASES)}")
     load0 = os.getloadavg()[0]
@@ -278,6 +280,18 @@ def evaluate_targets(results: dict, quick: bool) -> list:
             f"evaluate_run, {cv['Q']:,} queries x {cv['documents']:,} documents, five measures: "
             "under 2 s on 2 cores",
             rb["median_s"], 2.0, "s", rb["median_s"] < 2.0, why, applies))
+    rp = results.get("reproduce")
+    if rp:
+        targets.append(_target(
+            "reproduce_speedup",
+            f"rankbook reproduce, {rp['topics']} topics x {rp['documents']:,} documents x 4 runs x "
+            f"{len(rp['measures'])} measures (with bootstrap intervals): at least 5x faster than "
+            "repro_eval on the same files",
+            rp["speedup"], 5.0, "x", rp["speedup"] >= 5.0,
+            why=(f"rankbook {rp['rankbook_s']:.2f} s wall ({rp['rankbook_cpu_s']:.2f} s CPU), "
+                 f"repro_eval {rp['repro_eval_s']:.2f} s wall ({rp['repro_eval_cpu_s']:.2f} s CPU); "
+                 f"CPU ratio {rp['speedup_cpu']:.1f}x"),
+            applies=applies))
     bk = results.get("book")
     if bk and not bk.get("skipped"):
         for key, limit, label in (("cold", 300.0, "Cold book build (nothing cached): under 5 minutes"),

@@ -283,6 +283,56 @@ def _byte_count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive number of bytes, e.g. 2000000000, "
                                          f"500M, 2G or 1GiB; got {text!r}")
     return int(float(m.group(1)) * _BYTE_UNITS[unit])
+def _cmd_reproduce(args) -> int:
+    try:
+        from . import reproduce_cmd  # numpy, scipy and pandas: loaded only for this command
+    except KeyboardInterrupt:
+        print("rankbook reproduce: interrupted by SIGINT; no output was written", file=sys.stderr)
+        return 130
+    paths = {"orig_baseline": args.orig_baseline, "orig_advanced": args.orig_advanced,
+             "rep_baseline": args.rep_baseline, "rep_advanced": args.rep_advanced}
+    outputs = {"--out": args.out, "--per-topic": args.per_topic, "--plot": args.plot}
+    inputs = [p for p in [*paths.values(), args.qrels, args.qrels_rep] if p]
+    written: list[str] = []
+    try:
+        with pipeline.interruptible():
+            reproduce_cmd.check_outputs(outputs, inputs, args.force)
+            res = reproduce_cmd.reproduce_runs(
+                paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
+                convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
+                confidence=args.confidence, resamples=args.resamples, seed=args.seed)
+            texts = {args.out: reproduce_cmd.table_csv(res.aggregate)}
+            if args.per_topic:
+                texts[args.per_topic] = reproduce_cmd.table_csv(res.per_topic)
+            reproduce_cmd.check_outputs(outputs, [], args.force)  # nothing appeared meanwhile
+            for path, text in texts.items():
+                reproduce_cmd.write_atomic(path, text)
+                written.append(path)
+            if args.plot:
+                reproduce_cmd.plot_plane(res, args.plot)
+                written.append(args.plot)
+    except reproduce_cmd.ReproduceError as exc:
+        print(f"rankbook reproduce: {exc}", file=sys.stderr)
+        return 2
+    except (pipeline.Interrupted, KeyboardInterrupt) as exc:
+        name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
+        done = (f"{', '.join(written)} written before it" if written
+                else "no output was written")
+        print(f"rankbook reproduce: interrupted by {name}; {done}", file=sys.stderr)
+        return getattr(exc, "exit_status", 130)
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"rankbook reproduce: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        if os.environ.get("RANKBOOK_DEBUG"):
+            raise
+        print(f"rankbook reproduce: internal error: {type(exc).__name__}: {exc} (set "
+              "RANKBOOK_DEBUG=1 to see the traceback)", file=sys.stderr)
+        return 1
+    print(res.report(), flush=True)
+    print(f"rankbook reproduce: wrote {', '.join(written)}", file=sys.stderr)
+    return 0
 
 
 def _nonnegative(text: str) -> int:
@@ -411,6 +461,48 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="also write every test (uncorrected and corrected p-values) as CSV")
     c.add_argument("--force", action="store_true", help="replace output files that exist")
     c.set_defaults(func=_cmd_compare)
+
+    rp = sub.add_parser(
+        "reproduce", help="did a rerun reproduce the original runs? KTU, RBO, RMSE, ER, ΔRI",
+        description="Compare an original baseline and advanced run with their reproductions "
+                    "(same topics, --qrels) or replications (other topics, --qrels-rep): order "
+                    "of documents (KTU, RBO), effectiveness (RMSE, nRMSE) and overall effect "
+                    "(ER, ΔRI), each with a bootstrap interval over topics; print the report and "
+                    "write it as CSV.")
+    rp.add_argument("--orig-baseline", required=True, metavar="RUN",
+                    help="TREC run of the original baseline")
+    rp.add_argument("--orig-advanced", default=None, metavar="RUN",
+                    help="TREC run of the original advanced system")
+    rp.add_argument("--rep-baseline", required=True, metavar="RUN",
+                    help="TREC run of the reproduced baseline")
+    rp.add_argument("--rep-advanced", default=None, metavar="RUN",
+                    help="TREC run of the reproduced advanced system")
+    rp.add_argument("--qrels", required=True, metavar="FILE",
+                    help="TREC qrels of the original topics")
+    rp.add_argument("--qrels-rep", default=None, metavar="FILE",
+                    help="TREC qrels of other topics: replicability (unpaired)")
+    rp.add_argument("--measures", default="AP,nDCG@10,P@10", metavar="M1,M2",
+                    help="ir_measures names separated by commas (default: %(default)s)")
+    rp.add_argument("--convention", default="trec_eval",
+                    help="whose conventions score the runs (default: trec_eval, as repro_eval)")
+    rp.add_argument("--ktu", default="union", choices=["union", "repro_eval"],
+                    help="KTU over the union of the documents (default) or repro_eval's "
+                         "position-paired value")
+    rp.add_argument("--rbo-p", type=_fraction("0.95"), default=0.95,
+                    help="persistence of RBO (default: %(default)s)")
+    rp.add_argument("--confidence", type=_fraction("0.95"), default=0.95,
+                    help="level of the bootstrap intervals (default: %(default)s)")
+    rp.add_argument("--resamples", type=_positive, default=9999, metavar="N",
+                    help="bootstrap resamples (default: %(default)s)")
+    rp.add_argument("--seed", type=_nonnegative, default=0, help="random seed (default: 0)")
+    rp.add_argument("--out", default="reproduce.csv", metavar="FILE",
+                    help="CSV of the aggregate table (default: %(default)s)")
+    rp.add_argument("--per-topic", default=None, metavar="FILE",
+                    help="also write the per-topic table as CSV")
+    rp.add_argument("--plot", default=None, metavar="FILE",
+                    help="also draw the ER-ΔRI plane with the intervals (PNG, SVG or PDF)")
+    rp.add_argument("--force", action="store_true", help="replace output files that exist")
+    rp.set_defaults(func=_cmd_reproduce)
 
     cl = sub.add_parser("claims", help="the claims ledger with each claim's status from the "
                                        "last build; one claim's evidence with its id")

@@ -1,0 +1,137 @@
+"""``rankbook reproduce`` against repro_eval 0.5.0 on the same four run files and qrels.
+
+Inputs (seeded, written to a temporary folder outside the timings): 250 topics, four runs of
+1,000 documents per topic (an original baseline and advanced run, and reproductions of both
+with the scores perturbed and some documents replaced), 200 judgements per topic (relevance
+0-2), five measures: AP, nDCG@10, P@10, RR, R@100.
+
+* rankbook: the command line ``rankbook reproduce`` in a child process, start-up, reading and
+  checking included, with its defaults (KTU over the union, RBO, RMSE, nRMSE, ER, ΔRI, the
+  t-tests, and a bootstrap interval with 9,999 resamples for every value, which repro_eval does
+  not compute);
+* repro_eval: its Python API in a child process, on the same files: ``RpdEvaluator`` with the
+  four paths and the qrels, its measures set to the same five (its default is every trec_eval
+  measure), then ``trim``, ``evaluate``, ``ktu``, ``rbo``, ``rmse``, ``nrmse``, ``er``, ``dri``
+  and ``ttest``, as its README's example calls them.
+
+Both children are timed wall clock from start to exit (Python start-up and imports included in
+both), three times each, interleaved; the CPU time of each child (user + system) is kept too,
+since the machine is shared. The five ER values of the two are compared (``check``: largest absolute difference).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from common import PYTHON, ROOT, log
+
+MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@100"]
+
+_REPRO_EVAL = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import ir_measures
+from repro_eval.Evaluator import RpdEvaluator
+d, measures = sys.argv[1], sys.argv[2].split(",")
+ev = RpdEvaluator(qrels_orig_path=f"{d}/qrels.txt", run_b_orig_path=f"{d}/orig_baseline.txt",
+                  run_a_orig_path=f"{d}/orig_advanced.txt", run_b_rep_path=f"{d}/rep_baseline.txt",
+                  run_a_rep_path=f"{d}/rep_advanced.txt")
+ev.measures = [ir_measures.parse_measure(m) for m in measures]
+ev.trim()
+ev.evaluate()
+out = {"ktu": ev.ktu(), "rbo": ev.rbo(), "rmse": ev.rmse(), "nrmse": ev.nrmse(), "er": ev.er(),
+       "dri": ev.dri(), "ttest": ev.ttest()}
+print(json.dumps({"er": out["er"], "seconds_inside": time.perf_counter() - t0}))
+"""
+
+
+def write_files(folder: Path, topics: int, docs: int, seed: int = 0) -> None:
+    """Four runs and qrels as TREC files (scores in rank order, as retrieval systems write)."""
+    rng = np.random.default_rng(seed)
+    pool = docs + docs // 2
+    names = np.array([f"doc{i:07d}" for i in range(topics * pool)]).reshape(topics, pool)
+    for r in range(topics):
+        rng.shuffle(names[r])  # names do not sort in rank order
+    rel = rng.choice([0, 0, 0, 1, 2], size=(topics, 200))
+    judged_idx = np.stack([rng.choice(pool, 200, replace=False) for _ in range(topics)])
+    with open(folder / "qrels.txt", "w") as fh:
+        for t in range(topics):
+            fh.writelines(f"{t + 1} 0 {names[t, j]} {rel[t, i]}\n"
+                          for i, j in enumerate(judged_idx[t]))
+    gain = np.zeros((topics, pool))
+    np.put_along_axis(gain, judged_idx, rel, axis=1)
+    base = rng.normal(0, 1, (topics, pool))
+    runs = {"orig_baseline": base + 0.8 * gain, "orig_advanced": base + 1.6 * gain}
+    runs["rep_baseline"] = runs["orig_baseline"] + rng.normal(0, 0.3, (topics, pool))
+    runs["rep_advanced"] = runs["orig_advanced"] + rng.normal(0, 0.3, (topics, pool))
+    for name, sc in runs.items():
+        top = np.argsort(-sc, axis=1)[:, :docs]
+        with open(folder / f"{name}.txt", "w") as fh:
+            for t in range(topics):
+                fh.writelines(f"{t + 1} Q0 {names[t, j]} {k + 1} {sc[t, j]:.6f} {name}\n"
+                              for k, j in enumerate(top[t]))
+
+
+def _child(argv, env=None) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Wall clock and CPU time (user + system of the child) of one child process."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), proc
+
+
+def run(quick: bool = False) -> dict:
+    topics, docs = (50, 200) if quick else (250, 1000)
+    import os
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        write_files(d, topics, docs)
+        rankbook = [PYTHON, "-m", "rankbook", "reproduce", "--qrels", str(d / "qrels.txt"),
+                    "--measures", ",".join(MEASURES), "--out", str(d / "out.csv"), "--force"]
+        for role in ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced"):
+            rankbook += [f"--{role.replace('_', '-')}", str(d / f"{role}.txt")]
+        ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
+        for _ in range(1 if quick else 3):  # interleaved: the machine is shared
+            s, c, p = _child(rankbook, env)
+            if p.returncode:
+                raise RuntimeError(f"rankbook reproduce failed: {p.stderr.strip()}")
+            ours.append(s)
+            ours_cpu.append(c)
+            s, c, p = _child([PYTHON, "-c", _REPRO_EVAL, str(d), ",".join(MEASURES)])
+            if p.returncode:
+                raise RuntimeError(f"repro_eval failed: {p.stderr.strip()[-500:]}")
+            theirs.append(s)
+            theirs_cpu.append(c)
+        import pandas as pd
+
+        table = pd.read_csv(d / "out.csv")
+        er_ours = table[table.statistic == "ER"].set_index("measure")["value"]
+        er_theirs = json.loads(p.stdout.strip().splitlines()[-1])["er"]
+        check = max(abs(er_ours[m] - er_theirs[m]) for m in MEASURES)
+    out = {"topics": topics, "documents": docs, "runs": 4, "measures": MEASURES,
+           "rankbook_s": float(np.median(ours)), "repro_eval_s": float(np.median(theirs)),
+           "rankbook_times": [round(t, 3) for t in ours],
+           "repro_eval_times": [round(t, 3) for t in theirs],
+           "rankbook_cpu_s": float(np.median(ours_cpu)),
+           "repro_eval_cpu_s": float(np.median(theirs_cpu)), "check_er_max_abs_diff": check}
+    out["speedup"] = out["repro_eval_s"] / out["rankbook_s"]
+    out["speedup_cpu"] = out["repro_eval_cpu_s"] / out["rankbook_cpu_s"]
+    log(f"reproduce: rankbook {out['rankbook_s']:.2f} s, repro_eval {out['repro_eval_s']:.2f} s "
+        f"({out['speedup']:.1f}x wall, {out['speedup_cpu']:.1f}x CPU), ER max diff {check:.2e}")
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(quick="--quick" in sys.argv), indent=1))

@@ -1,0 +1,303 @@
+"""``rankbook reproduce``: did a rerun reproduce the original runs? (:mod:`rankbook.repro`).
+
+The command reads four TREC runs (original baseline and advanced system, and their
+reproductions) and a qrels file, or a second qrels file of other topics for replicability, with
+the readers of ``rankbook compare`` (:mod:`rankbook.book.compare_cmd`), and hands them to
+:func:`rankbook.repro.reproduce`. It prints the report (with each run's ``ir_metadata``) and
+writes the aggregate table as CSV atomically (``--per-topic`` adds the per-topic table;
+``--plot`` draws the ER–ΔRI plane with the intervals).
+
+Every check on the input runs before any score is computed, and each refusal is a
+:class:`ReproduceError` (exit status 2) whose one line names the file and the line:
+malformed lines and duplicate documents (from the reader), runs of one experiment that cover
+different topics (naming the topics), a topic of the runs that the qrels do not judge (an empty
+topic: nothing to score it against), one advanced run without the other.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import conventions as _conv
+from .. import repro as _repro
+from . import compare_cmd as _cc
+
+#: Measures when ``--measures`` is not given.
+DEFAULT_MEASURES = "AP,nDCG@10,P@10"
+ROLES = ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced")
+
+
+write_atomic = _cc.write_atomic
+
+
+class ReproduceError(_cc.CompareError):
+    """Bad input or usage: one line, exit status 2."""
+
+
+def check_outputs(paths: dict, inputs: Sequence[str], force: bool) -> None:
+    """``rankbook compare``'s check of the output files (exists without --force, is an input,
+    shared by two options, folder missing), as a :class:`ReproduceError`."""
+    try:
+        _cc.check_outputs(paths, inputs, force)
+    except _cc.CompareError as exc:
+        raise ReproduceError(str(exc)) from None
+
+
+def _option(role: str) -> str:
+    return "--" + role.replace("_", "-")
+
+
+def _fast_read(path, what: str):
+    """A TREC run or qrels file read by pandas' C parser, with the line of each topic's first
+    line: ``(table, {topic: line})``, or ``None`` when anything is unusual (a line with other
+    columns, a value that is not a finite number, an id pandas reads as missing, a duplicate
+    document, an unreadable file), where the command falls back to the readers of ``rankbook
+    compare`` (:func:`rankbook.trec_format.read_run`), whose messages name ``file:line``.
+    On a well-formed file the table equals theirs (the tests compare them)."""
+    n_cols, value_col, value_name = (6, 4, "score") if what == "run" else (4, 3, "relevance")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    head = 0  # comment lines on top (an ir_metadata block) and blank lines are skipped
+    while head < len(lines) and (not lines[head].strip() or lines[head].lstrip().startswith("#")):
+        head += 1
+    if head == len(lines):
+        return None
+    try:
+        raw = pd.read_csv(path, sep=r"\s+", header=None, engine="c", skiprows=head,
+                          float_precision="round_trip", encoding="utf-8",
+                          dtype={c: str for c in range(n_cols) if c != value_col})
+    except (ValueError, pd.errors.ParserError, OSError):
+        return None
+    n_data = len(lines) - head
+    # every line below the header is a data line (no blank or comment line in between: pandas
+    # would skip the former and read the latter as data, and the line numbers would shift)
+    if raw.shape != (n_data, n_cols) or raw.isna().to_numpy().any():
+        return None
+    nos = np.arange(head + 1, len(lines) + 1)
+    values = raw[value_col]
+    if values.dtype.kind not in "fiu" or not np.isfinite(values.to_numpy(np.float64)).all():
+        return None
+    df = pd.DataFrame({"query_id": raw[0].to_numpy(object), "doc_id": raw[2].to_numpy(object),
+                       value_name: values.to_numpy(np.float64)})
+    codes, topics = pd.factorize(df["query_id"], sort=False)
+    if any(str(t).startswith("#") for t in topics):  # a comment line below the data
+        return None
+    doc_codes, docs = pd.factorize(df["doc_id"], sort=False)
+    pairs = codes.astype(np.int64) * max(len(docs), 1) + doc_codes
+    if len(np.unique(pairs)) != len(pairs):  # a duplicate document
+        return None
+    _, first = np.unique(codes, return_index=True)
+    return df, {str(topics[c]): int(nos[i]) for c, i in enumerate(first)}
+
+
+def _read_with_lines(reader, path, what):
+    fast = _fast_read(path, what)
+    if fast is not None:
+        return fast
+    try:
+        df = _cc._read(reader, path, what)
+    except _cc.CompareError as exc:
+        raise ReproduceError(str(exc)) from None
+    return df, _first_lines(path)
+
+
+def _first_lines(path) -> dict:
+    """The line number of each topic's first line in a TREC file (after the reader accepted it)."""
+    first = {}
+    with open(path, encoding="utf-8") as fh:
+        for no, line in enumerate(fh, start=1):
+            s = line.strip()
+            if s and not s.startswith("#"):
+                first.setdefault(s.split()[0], no)
+    return first
+
+
+def _topics_phrase(topics) -> str:
+    return _cc._preview(_cc._natural(topics))
+
+
+def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, convention: str):
+    """Read and check everything before any score: returns (runs, qrels tables, measures)."""
+    if convention not in _conv.CONVENTIONS:
+        raise ReproduceError(f"--convention {convention!r} is not one of "
+                             f"{', '.join(_conv.CONVENTIONS)}")
+    conv = _conv.profile(convention)
+    try:
+        wanted = _cc.split_measures(measures) if isinstance(measures, str) else list(measures)
+    except _cc.CompareError as exc:
+        raise ReproduceError(str(exc)) from None
+    for m in wanted:
+        try:
+            _conv.parse_measure(m, conv)
+        except ValueError as exc:
+            raise ReproduceError(f"--measures: {exc}") from None
+    if len(set(wanted)) != len(wanted):
+        dup = next(m for m in wanted if wanted.count(m) > 1)
+        raise ReproduceError(f"measure {dup!r} is listed twice in --measures")
+    for role in ("orig_baseline", "rep_baseline"):
+        if not paths.get(role):
+            raise ReproduceError(f"{_option(role)} is required: the baseline run of each "
+                                 "experiment")
+    adv = [r for r in ("orig_advanced", "rep_advanced") if paths.get(r)]
+    if len(adv) == 1:
+        given, missing = adv[0], ({"orig_advanced", "rep_advanced"} - set(adv)).pop()
+        raise ReproduceError(f"{_option(missing)} is missing: {_option(given)} "
+                             f"{paths[given]!r} has no counterpart, and the effects (ER, ΔRI) "
+                             "compare the advanced run with the baseline in both experiments; "
+                             "give both advanced runs or neither")
+    roles = [r for r in ROLES if paths.get(r)]
+    q_orig = _read_with_lines(_conv.read_qrels, qrels, "qrels")[0]
+    q_rep = _read_with_lines(_conv.read_qrels, qrels_rep, "qrels")[0] if qrels_rep else None
+    runs, lines = {}, {}
+    for r in roles:
+        runs[r], lines[r] = _read_with_lines(_conv.read_run, paths[r], "run")
+        runs[r].attrs[_repro._TIDY] = True  # validated by the reader: not again
+    topics = {r: list(lines[r]) for r in roles}
+
+    def same(a, b, why):
+        ta, tb = set(topics[a]), set(topics[b])
+        if ta == tb:
+            return
+        if ta - tb:
+            t = _cc._natural(ta - tb)[0]
+            where, other, lacking = a, b, ta - tb
+        else:
+            t = _cc._natural(tb - ta)[0]
+            where, other, lacking = b, a, tb - ta
+        raise ReproduceError(
+            f"{paths[where]}:{lines[where][t]}: runs for different topics: {paths[other]} "
+            f"({_option(other)}) has no line for {len(lacking)} topic(s) of {paths[where]} "
+            f"({_topics_phrase(lacking)}); {why}")
+
+    for exp in ("orig", "rep"):
+        if f"{exp}_advanced" in runs:
+            same(f"{exp}_baseline", f"{exp}_advanced",
+                 "the baseline and the advanced run of one experiment must cover the same topics")
+    if q_rep is None:
+        for s in ("baseline", "advanced"):
+            if f"orig_{s}" in runs:
+                same(f"orig_{s}", f"rep_{s}", "a reproduction reruns the same topics (for "
+                     "other topics, give their judgements with --qrels-rep: replicability)")
+    for r in roles:
+        judged = set((q_rep if (q_rep is not None and r.startswith("rep")) else q_orig)
+                     ["query_id"])
+        qname = qrels_rep if (q_rep is not None and r.startswith("rep")) else qrels
+        empty = [t for t in topics[r] if t not in judged]
+        if empty:
+            t = empty[0]
+            raise ReproduceError(
+                f"{paths[r]}:{lines[r][t]}: topic {t!r} has no judgements in {qname} (an empty "
+                f"topic: nothing to score it against; {len(empty)} such topic(s): "
+                f"{_topics_phrase(empty)}); judge it or remove it from the runs")
+    return runs, q_orig, q_rep, wanted
+
+
+def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
+                   measures: str | Sequence[str] = DEFAULT_MEASURES,
+                   convention: str = "trec_eval", ktu_convention: str = "union",
+                   rbo_p: float = 0.95, confidence: float = 0.95, resamples: int = 9999,
+                   seed: int = 0) -> _repro.Reproduction:
+    """What ``rankbook reproduce`` does: check the files, then :func:`rankbook.repro.reproduce`.
+
+    Parameters
+    ----------
+    paths : dict
+        ``{"orig_baseline": path, "orig_advanced": path or None, "rep_baseline": ...,
+        "rep_advanced": ...}``.
+    qrels, qrels_rep : path
+        Judgements of the original topics, and of other topics for replicability.
+
+    Raises
+    ------
+    ReproduceError
+        Any bad input, with ``file:line``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "q").write_text("1 0 a 1\\n1 0 b 0\\n2 0 c 1\\n2 0 d 0\\n")
+    >>> _ = (d / "o").write_text("1 Q0 a 1 2 o\\n1 Q0 b 2 1 o\\n2 Q0 c 1 2 o\\n2 Q0 d 2 1 o\\n")
+    >>> _ = (d / "r").write_text("1 Q0 a 1 2 o\\n1 Q0 b 2 1 o\\n")
+    >>> reproduce_runs({"orig_baseline": d / "o", "rep_baseline": d / "r"}, d / "q",
+    ...                measures="AP")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankbook.book.reproduce_cmd.ReproduceError: ...o:3: runs for different topics: ...r (--rep-baseline) has no line for 1 topic(s) of ...o ('2'); ...
+    """
+    paths = {k: (str(v) if v else None) for k, v in paths.items()}
+    runs, q_orig, q_rep, wanted = check_inputs(paths, str(qrels),
+                                               str(qrels_rep) if qrels_rep else None,
+                                               measures, convention)
+    names = {r: paths[r] for r in runs}
+    try:
+        res = _repro.reproduce(
+            runs["orig_baseline"], runs.get("orig_advanced"), runs["rep_baseline"],
+            runs.get("rep_advanced"), q_orig, qrels_rep=q_rep, measures=wanted,
+            convention=convention, ktu_convention=ktu_convention, rbo_p=rbo_p,
+            confidence=confidence, n_resamples=resamples, seed=seed, names=names)
+    except ValueError as exc:
+        raise ReproduceError(str(exc)) from None
+    res.metadata = {paths[r]: _repro.read_ir_metadata(paths[r]) for r in runs}
+    res.settings["files"] = dict(paths, qrels=str(qrels), qrels_rep=qrels_rep)
+    return res
+
+
+def table_csv(table: pd.DataFrame) -> str:
+    """A table as CSV text (full precision)."""
+    return table.to_csv(index=False, lineterminator="\n")
+
+
+def plot_plane(res: _repro.Reproduction, path) -> None:
+    """The ER–ΔRI plane: one point per measure with both intervals (matplotlib, imported here).
+
+    ER = 1 and ΔRI = 0 (dashed) is a perfect reproduction of the effect; left of ER = 1 the
+    improvement shrank, right of it grew.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    agg = res.aggregate[res.aggregate.level == "effect"]
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for m in pd.unique(agg["measure"]):
+        er = agg[(agg.measure == m) & (agg.statistic == "ER")].iloc[0]
+        dri = agg[(agg.measure == m) & (agg.statistic == "ΔRI")].iloc[0]
+        xerr = [[max(er.value - er.low, 0)], [max(er.high - er.value, 0)]]
+        yerr = [[max(dri.value - dri.low, 0)], [max(dri.high - dri.value, 0)]]
+        ax.errorbar([er.value], [dri.value], xerr=xerr if pd.notna(er.low) else None,
+                    yerr=yerr if pd.notna(dri.low) else None, fmt="o", capsize=3, label=m)
+    ax.axvline(1.0, color="grey", ls="--", lw=1)
+    ax.axhline(0.0, color="grey", ls="--", lw=1)
+    ax.set_xlabel("effect ratio ER")
+    ax.set_ylabel("ΔRI")
+    ax.set_title(f"{res.kind.capitalize()}: ER and ΔRI with "
+                 f"{res.settings.get('confidence', 0.95):.0%} intervals")
+    if len(agg):
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = Path(path)
+    fd_dir = path.parent
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(dir=fd_dir, prefix=f".{path.name}.", suffix=path.suffix or ".png")
+    os.close(fd)
+    try:
+        fig.savefig(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    finally:
+        plt.close(fig)

@@ -1,0 +1,1147 @@
+r"""Did a run reproduce? Reproducibility measures for pairs of ranked runs.
+
+Breuer et al. {cite}`breuer2020repro` measure how closely a rerun system reproduces an original
+one at three levels, and their tool repro_eval computes them:
+
+* **the order of documents**, per topic: Kendall's :math:`\tau` Union (:func:`ktu`) and
+  rank-biased overlap (:func:`rbo`);
+* **effectiveness**, per measure over topics: the root mean square error of the per-topic
+  scores (:func:`rmse`) and its normalised form (:func:`nrmse`);
+* **the overall effect** of an advanced system over a baseline: the effect ratio
+  (:func:`effect_ratio`) and the difference of relative improvements (:func:`delta_ri`).
+
+*Reproducibility* reruns the systems on the same topics and judgements, so original and
+reproduced scores pair by topic; *replicability* runs them on other topics (another qrels), so
+they do not pair and only the effects and unpaired tests apply. :func:`reproduce` computes every
+measure with a bootstrap interval over topics (:func:`rankbook.stats.bootstrap_ci`) and the
+t-test of repro_eval (paired or unpaired), as a tidy per-topic table and an aggregate table.
+
+Where this module departs from repro_eval 0.5.0 (each departure is available by name):
+
+* repro_eval's KTU maps every document to its index in the alphabetically sorted union of the
+  two lists and correlates the two index arrays *position by position*: the i-th document of
+  one run is paired with the i-th of the other, not with itself, so the value depends on the
+  document names and is defined only for lists of equal length. :func:`ktu` computes
+  :math:`\tau` over the union by default; ``convention="repro_eval"`` gives repro_eval's value.
+* repro_eval's RBO is a weighted mean of the agreements to depth 1000 (Clarke et al.'s
+  normalised, truncated form), which runs past the end of short lists: two identical
+  20-document lists score below 1. :func:`rbo` stops at the lists' length by default and offers
+  Webber's extrapolated form, the base prefix form and repro_eval's truncated form by name.
+
+Run files may carry an ``ir_metadata`` block {cite}`breuer2022irmetadata` (PRIMAD metadata in
+YAML, between ``# ir_metadata.start`` and ``# ir_metadata.end`` comment lines at the top of the
+file). :func:`read_ir_metadata` reads it, :func:`write_run` writes it with the run, and
+:func:`reproduce` keeps it with each run and shows it in its report.
+
+Only numpy, scipy and pandas are used.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Mapping, NamedTuple, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sps
+
+from . import conventions as _conv
+from . import rbo as _rbo
+from . import stats as _stats
+from . import trec_format as _tf
+
+__all__ = [
+    "KTU_CONVENTIONS",
+    "RBO_FORMS",
+    "REPRO_EVAL_DEPTH",
+    "ranking",
+    "rankings",
+    "ktu",
+    "rbo",
+    "rmse",
+    "nrmse",
+    "effect_ratio",
+    "delta_ri",
+    "effect_ci",
+    "IrMetadata",
+    "read_ir_metadata",
+    "ir_metadata_block",
+    "write_run",
+    "Reproduction",
+    "reproduce",
+]
+
+#: How :func:`ktu` pairs the two lists: ``"union"`` (Kendall's tau over the union of the
+#: documents, each document paired with itself) or ``"repro_eval"`` (repro_eval 0.5.0: index
+#: arrays in the sorted union, paired by position).
+KTU_CONVENTIONS = ("union", "repro_eval")
+#: Forms of :func:`rbo`: ``"ext"`` (Webber's extrapolated RBO), ``"base"`` (the prefix sum, a
+#: lower bound), ``"truncated"`` (repro_eval's weighted mean of agreements to a depth).
+RBO_FORMS = ("ext", "base", "truncated")
+#: repro_eval's default depth for KTU (trim threshold) and RBO.
+REPRO_EVAL_DEPTH = 1000
+
+META_START = "# ir_metadata.start"
+META_END = "# ir_metadata.end"
+
+
+def _check_choice(value, choices, what):
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{what}={value!r} is not valid; choose one of {', '.join(choices)}")
+    return value
+
+
+def _as_list(docs, name) -> list:
+    if isinstance(docs, str):
+        raise ValueError(f"{name} must be a sequence of document ids, best first, not one "
+                         f"string {docs!r}")
+    if isinstance(docs, np.ndarray) and docs.dtype.kind in "iu" and docs.ndim == 1:
+        if len(np.unique(docs)) != len(docs):  # integer codes (reproduce passes them)
+            vals, counts = np.unique(docs, return_counts=True)
+            raise ValueError(f"{name} lists document {vals[counts > 1][0]!r} twice; a ranking "
+                             "holds each document once")
+        return docs
+    out = list(docs)
+    if len(set(out)) != len(out):
+        seen = set()
+        for d in out:
+            if d in seen:
+                raise ValueError(f"{name} lists document {d!r} twice; a ranking holds each "
+                                 "document once")
+            seen.add(d)
+    return out
+
+
+def _check_depth(depth):
+    if depth is None:
+        return None
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise ValueError(f"depth must be a positive whole number or None, got {depth!r}")
+    return int(depth)
+
+
+# --------------------------------------------------------------------------------------------
+# rankings from runs
+
+
+_TIDY = "rankbook.repro.tidy"
+
+
+def _as_run(run) -> pd.DataFrame:
+    """:func:`rankbook.trec_format.as_run`, once: a table this module already validated (marked
+    in its ``attrs``) is not validated again."""
+    if isinstance(run, pd.DataFrame) and run.attrs.get(_TIDY):
+        return run
+    df = _tf.as_run(run)
+    df.attrs[_TIDY] = True
+    return df
+
+
+def _ranked(df: pd.DataFrame, codes=None) -> dict:
+    """``{query: list of docs}`` in trec_eval's order from a tidy run table; with ``codes``
+    (one integer per row), each list holds the codes of the documents instead (an array)."""
+    q = df["query_id"].to_numpy()
+    d = df["doc_id"].to_numpy()
+    sc = df["score"].to_numpy(np.float64)
+    qcode, qnames = pd.factorize(q, sort=False)
+    order = np.lexsort((-sc, qcode))  # by query (first appearance), then score descending
+    qs, ss = qcode[order], sc[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if same.any():  # ties: by document id, descending, within each tied group
+        starts = np.flatnonzero(np.diff(np.concatenate([[False], same, [False]]).astype(int)) == 1)
+        ends = np.flatnonzero(np.diff(np.concatenate([[False], same, [False]]).astype(int)) == -1)
+        for a, b in zip(starts, ends):
+            grp = order[a:b + 1]
+            order[a:b + 1] = sorted(grp, key=lambda i: d[i], reverse=True)
+    docs = d[order] if codes is None else np.asarray(codes)[order]
+    bounds = np.flatnonzero(np.diff(qcode[order])) + 1
+    convert = list if codes is None else (lambda x: x)
+    return {str(qnames[qcode[order[s]]]): convert(chunk) for s, chunk in
+            zip(np.concatenate([[0], bounds]).astype(int), np.split(docs, bounds)) if len(chunk)}
+
+
+def rankings(run) -> dict:
+    """Every query's documents of a run, best first, in trec_eval's order.
+
+    Documents are ordered by score, highest first; equal scores by document id, descending
+    (trec_eval's rule, which repro_eval's ``break_ties`` also applies to a file written in score
+    order).
+
+    Parameters
+    ----------
+    run : dict, path or pandas.DataFrame
+        Any spelling :func:`rankbook.trec_format.as_run` reads (a TREC run file, a dict
+        ``{query: {doc: score}}``, a DataFrame ``query_id, doc_id, score``).
+
+    Returns
+    -------
+    dict
+        ``{query_id: list of doc ids}``, queries in the order they first appear.
+
+    Examples
+    --------
+    >>> rankings({"1": {"a": 0.5, "b": 0.9, "c": 0.5}})
+    {'1': ['b', 'c', 'a']}
+    """
+    return _ranked(_as_run(run))
+
+
+def ranking(run, query) -> list:
+    """The documents of one query of a run, best first (see :func:`rankings`).
+
+    Examples
+    --------
+    >>> ranking({"7": {"x": 1.0, "y": 2.0}}, "7")
+    ['y', 'x']
+    """
+    ranked = rankings(run)
+    if str(query) not in ranked:
+        raise ValueError(f"query {query!r} is not in the run; it has {', '.join(map(repr, ranked))}")
+    return ranked[str(query)]
+
+
+# --------------------------------------------------------------------------------------------
+# order of documents
+
+
+def _joined(a, b) -> np.ndarray:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype.kind in "iu" \
+            and b.dtype.kind in "iu":
+        return np.concatenate([a, b])
+    return np.array([*a, *b], dtype=object)
+
+
+def _ktu_union(a: list, b: list) -> float:
+    codes, union = pd.factorize(_joined(a, b), sort=False)
+    if len(union) < 2:
+        return float("nan")
+    ra = np.full(len(union), len(a), dtype=np.int64)  # missing from a: tied below its last
+    rb = np.full(len(union), len(b), dtype=np.int64)
+    ra[codes[:len(a)]] = np.arange(len(a))
+    rb[codes[len(a):]] = np.arange(len(b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(_sps.kendalltau(ra, rb).statistic)
+
+
+def _ktu_repro_eval(a: list, b: list) -> float:
+    if len(a) != len(b):
+        raise ValueError(
+            f"convention='repro_eval' pairs the two lists by position and needs equal lengths, "
+            f"got {len(a)} and {len(b)} documents (repro_eval 0.5.0 raises a shape error "
+            "there); convention='union' handles lists of any length")
+    union = sorted(set(a) | set(b))
+    index = {d: i for i, d in enumerate(union)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = _sps.kendalltau([index[d] for d in a], [index[d] for d in b]).statistic
+    return float(round(value, 14))
+
+
+def ktu(orig, rep, *, convention: str = "union", depth: int | None = None) -> float:
+    r"""Kendall's :math:`\tau` Union of two rankings of documents.
+
+    With ``convention="union"`` (default) every document of either list is ranked in both: at
+    its position where the list holds it, and tied below the list's last document where it does
+    not (all missing documents share one rank). The value is Kendall's :math:`\tau_b` of the two
+    rank vectors over the union :math:`U`:
+
+    .. math::
+
+        \tau_b = \frac{C - D}{\sqrt{(n_0 - T_o)(n_0 - T_r)}}, \qquad
+        n_0 = \binom{|U|}{2},
+
+    with :math:`C` and :math:`D` the concordant and discordant pairs of documents, and
+    :math:`T_o`, :math:`T_r` the pairs tied in the original and in the reproduced list (a pair
+    of two documents missing from a list is tied there; a pair tied in both lists counts in both
+    :math:`T`). Each document is paired with itself, so renaming documents leaves the value
+    unchanged; identical lists give 1 and a reversal -1. It is ``nan`` when fewer than two
+    documents are listed or one list ranks them all equal (0/0).
+
+    ``convention="repro_eval"`` gives repro_eval 0.5.0's value bit for bit: both lists cut at
+    ``depth`` (default 1000), every document replaced by its index in the alphabetically sorted
+    union, and :math:`\tau_b` of the two index arrays *paired by position*, rounded to 14
+    decimals. The i-th document of one list is paired with the i-th of the other, not with
+    itself, so the value depends on the names and lists of different lengths are refused
+    (repro_eval raises a shape error) {cite}`breuer2020repro`.
+
+    Parameters
+    ----------
+    orig, rep : sequence of hashable
+        Document ids, best first, each at most once (see :func:`rankings` for runs).
+    convention : {"union", "repro_eval"}
+    depth : int, optional
+        Compare only the first ``depth`` documents of each list (default: all for ``"union"``,
+        1000 for ``"repro_eval"``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> ktu(["d1", "d2", "d3"], ["d1", "d2", "d3"])
+    1.0
+    >>> ktu(["d1", "d2", "d3"], ["d3", "d2", "d1"])
+    -1.0
+    >>> orig, swapped = ["c", "a", "d", "b"], ["a", "c", "d", "b"]  # top two swapped
+    >>> round(ktu(orig, swapped), 4)
+    0.6667
+    >>> ktu(orig, swapped, convention="repro_eval")  # depends on the names
+    0.0
+    """
+    _check_choice(convention, KTU_CONVENTIONS, "convention")
+    depth = _check_depth(depth)
+    a, b = _as_list(orig, "orig"), _as_list(rep, "rep")
+    if convention == "repro_eval":
+        d = REPRO_EVAL_DEPTH if depth is None else depth
+        return _ktu_repro_eval(a[:d], b[:d])
+    if depth is not None:
+        a, b = a[:depth], b[:depth]
+    return _ktu_union(a, b)
+
+
+def _overlap_counts(a: list, b: list, depth: int) -> np.ndarray:
+    """X_d, d = 1..depth: documents in both top-d lists (a list shorter than d adds nothing)."""
+    codes, _ = pd.factorize(_joined(a, b), sort=False)
+    pos_b = np.full(len(a) + len(b), -1, dtype=np.int64)
+    pos_b[codes[len(a):]] = np.arange(len(b))
+    j = pos_b[codes[:len(a)]]  # position in b of each document of a, -1 if missing
+    both = j >= 0
+    enter = np.maximum(np.arange(len(a))[both], j[both])  # depth - 1 at which it is shared
+    return np.cumsum(np.bincount(enter[enter < depth], minlength=depth)[:depth])
+
+
+def _rbo_truncated(a: list, b: list, p: float, depth: int) -> float:
+    X = _overlap_counts(a, b, depth)
+    w = np.empty(depth)
+    w[0] = 1.0
+    if depth > 1:
+        w[1:] = p
+        w = np.cumprod(w)  # 1, p, p*p, ... multiplied in sequence, as a running product
+    d = np.arange(1, depth + 1, dtype=np.float64)
+    score = np.cumsum(w * X / d)[-1]  # summed in rank order, as repro_eval's loop sums
+    normalizer = np.cumsum(w)[-1]
+    return float(score / normalizer)
+
+
+def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = None) -> float:
+    r"""Rank-biased overlap of two rankings of documents, no deeper than the lists by default.
+
+    With the agreement :math:`A_d = X_d / d` (:math:`X_d` the documents the two top-:math:`d`
+    lists share) {cite}`webber2010rbo`:
+
+    ``form="ext"`` (default)
+        Webber et al.'s extrapolated RBO (:func:`rankbook.rbo.rbo_ext`): the agreement seen at
+        the end of the lists is assumed to continue. Identical lists score 1.
+    ``form="base"``
+        The prefix sum :math:`(1-p)\sum_{d\le k} p^{d-1} A_d` (:func:`rankbook.rbo.rbo`), a lower
+        bound of RBO; ``k`` defaults to the shorter list's length.
+    ``form="truncated"``
+        repro_eval's normalised, truncated form (after Clarke et al.'s code):
+
+        .. math:: \frac{\sum_{d=1}^{k} p^{d-1} A_d}{\sum_{d=1}^{k} p^{d-1}},
+
+        a weighted mean of the agreements down to depth :math:`k`. A list shorter than
+        :math:`k` adds nothing past its end, so its agreement decays as :math:`X/d`.
+        ``k`` defaults to the shorter list's length (identical lists score 1); repro_eval uses
+        ``depth=1000`` whatever the lists' lengths, which is :data:`REPRO_EVAL_DEPTH`.
+
+    Parameters
+    ----------
+    orig, rep : sequence of hashable
+        Document ids, best first, each at most once.
+    p : float, 0 < p < 1
+        Persistence (repro_eval's default 0.95).
+    form : {"ext", "base", "truncated"}
+    depth : int, optional
+        ``"ext"``: cut both lists at ``depth`` first; ``"base"``, ``"truncated"``: the depth
+        of the sum.
+
+    Returns
+    -------
+    float
+        ``nan`` for an empty list (nothing to compare).
+
+    Examples
+    --------
+    >>> docs = [f"d{i}" for i in range(20)]
+    >>> rbo(docs, docs), rbo(docs, docs, form="truncated")
+    (1.0, 1.0)
+    >>> round(rbo(docs, docs, form="truncated", depth=1000), 4)  # repro_eval's default depth
+    0.8534
+    """
+    _check_choice(form, RBO_FORMS, "form")
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
+        raise ValueError(f"p must be a number with 0 < p < 1, got {p!r}")
+    p = float(p)
+    depth = _check_depth(depth)
+    a, b = _as_list(orig, "orig"), _as_list(rep, "rep")
+    if len(a) == 0 or len(b) == 0:
+        return float("nan")
+    if form == "truncated":
+        return _rbo_truncated(a, b, p, min(len(a), len(b)) if depth is None else depth)
+    if form == "base":
+        k = None if depth is None else min(depth, max(len(a), len(b)))
+        return _rbo.rbo(list(a), list(b), p, depth=k, ties="w")
+    if depth is not None:
+        a, b = a[:depth], b[:depth]
+    return _rbo_ext(a, b, p)
+
+
+def _rbo_ext(a: list, b: list, p: float) -> float:
+    """:func:`rankbook.rbo.rbo_ext` of two tie-free lists (Webber et al. eq. 32), with the
+    overlaps counted in one pass; the tests check it equals rbo_ext."""
+    s, l = sorted((len(a), len(b)))
+    X = _overlap_counts(a, b, l)
+    d = np.arange(1, l + 1, dtype=float)
+    X_s, X_l = float(X[s - 1]), float(X[-1])
+    x = X.astype(float)
+    mid = d > s
+    x[mid] = X[mid] + X_s * (d[mid] - s) / s  # the short list keeps agreeing at rate X_s / s
+    w = _rbo._weights(p, l)
+    tail_w = math.exp(l * math.log(p))
+    a_tail = (X_l - X_s) / l + X_s / s
+    return float((np.sum(w * (x / d)) + tail_w * a_tail) / (np.sum(w) + tail_w))
+
+
+# --------------------------------------------------------------------------------------------
+# effectiveness and effects
+
+
+def _pair(orig, rep, name="scores"):
+    o = np.asarray(orig, dtype=np.float64)
+    r = np.asarray(rep, dtype=np.float64)
+    if o.ndim != 1 or r.ndim != 1 or len(o) != len(r) or len(o) == 0:
+        raise ValueError(f"{name}: original and reproduced scores must be two non-empty 1-D "
+                         f"arrays of the same topics, got shapes {o.shape} and {r.shape}")
+    return o, r
+
+
+def rmse(orig, rep) -> float:
+    r"""Root mean square error of reproduced per-topic scores against the original ones.
+
+    .. math:: RMSE = \sqrt{\frac{1}{n}\sum_{j=1}^{n} (o_j - r_j)^2}
+
+    over the :math:`n` topics both were scored on {cite}`breuer2020repro`.
+
+    Examples
+    --------
+    >>> rmse([0.2, 0.4], [0.2, 0.8])
+    0.28284271247461906
+    """
+    o, r = _pair(orig, rep)
+    return float(np.sqrt(np.mean((o - r) ** 2)))
+
+
+def nrmse(orig, rep) -> float:
+    r"""RMSE divided by the largest RMSE the original scores allow (repro_eval's nRMSE).
+
+    .. math:: nRMSE = RMSE / \sqrt{\frac{1}{n}\sum_j \max(o_j, 1 - o_j)^2}
+
+    The denominator is the RMSE of the worst reproduction of scores in [0, 1]. ``nan`` when it
+    is 0 (impossible for scores in [0, 1]).
+
+    Examples
+    --------
+    >>> round(nrmse([0.2, 0.4], [0.2, 0.8]), 4)
+    0.4
+    """
+    o, r = _pair(orig, rep)
+    den = math.sqrt(float(np.mean(np.maximum(o, 1 - o) ** 2)))
+    return float(np.sqrt(np.mean((o - r) ** 2)) / den) if den > 0 else float("nan")
+
+
+def _ratio(num, den):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(num, dtype=np.float64) / np.asarray(den, dtype=np.float64)
+
+
+def effect_ratio(orig_baseline, orig_advanced, rep_baseline, rep_advanced) -> float:
+    r"""Effect ratio: the reproduced mean improvement over the original one.
+
+    .. math::
+
+        ER = \frac{\frac{1}{n'}\sum_j (r^a_j - r^b_j)}{\frac{1}{n}\sum_j (o^a_j - o^b_j)}
+
+    1 when the improvement of the advanced system over the baseline is reproduced exactly,
+    below 1 when it shrinks, negative when it flips {cite}`breuer2020repro`. Original and
+    reproduced scores may be on different topics (replicability); within each, baseline and
+    advanced pair by topic. ``nan`` or infinite when the original improvement is 0.
+
+    Examples
+    --------
+    >>> effect_ratio([0.2, 0.4], [0.4, 0.6], [0.2, 0.4], [0.3, 0.5])
+    0.5
+    """
+    ob, oa = _pair(orig_baseline, orig_advanced, "original")
+    rb, ra = _pair(rep_baseline, rep_advanced, "reproduced")
+    return float(_ratio(np.mean(ra - rb), np.mean(oa - ob)))
+
+
+def delta_ri(orig_baseline, orig_advanced, rep_baseline, rep_advanced) -> float:
+    r"""Difference of relative improvements: original minus reproduced.
+
+    .. math::
+
+        \Delta RI = RI_o - RI_r, \qquad RI = \frac{\bar a - \bar b}{\bar b}
+
+    with :math:`\bar a`, :math:`\bar b` the mean scores of the advanced system and the baseline
+    over the topics of each experiment. 0 when the relative improvement is reproduced; positive
+    when it shrinks {cite}`breuer2020repro`.
+
+    Examples
+    --------
+    >>> delta_ri([0.2, 0.4], [0.4, 0.6], [0.2, 0.4], [0.3, 0.5])
+    0.3333333333333332
+    """
+    ob, oa = _pair(orig_baseline, orig_advanced, "original")
+    rb, ra = _pair(rep_baseline, rep_advanced, "reproduced")
+    ri_o = _ratio(np.mean(oa) - np.mean(ob), np.mean(ob))
+    ri_r = _ratio(np.mean(ra) - np.mean(rb), np.mean(rb))
+    return float(ri_o - ri_r)
+
+
+# --------------------------------------------------------------------------------------------
+# ir_metadata
+
+
+class IrMetadata(NamedTuple):
+    """The ``ir_metadata`` block of a run file: ``text`` (the YAML, comment marks removed),
+    ``fields`` (the block read as nested dicts and lists of text, or ``None`` when it uses YAML
+    beyond the simple subset this reader knows) and ``note`` (why ``fields`` is ``None``)."""
+
+    text: str
+    fields: dict | None
+    note: str = ""
+
+    def flat(self) -> list[tuple[str, str]]:
+        """``(dotted.key, value)`` pairs of ``fields``, in order, for a report.
+
+        Examples
+        --------
+        >>> IrMetadata("", {"tag": "x", "platform": {"os": "linux"}}).flat()
+        [('tag', 'x'), ('platform.os', 'linux')]
+        """
+        out: list[tuple[str, str]] = []
+
+        def walk(obj, prefix):
+            if isinstance(obj, dict):
+                for k, v in obj.items():
+                    walk(v, f"{prefix}.{k}" if prefix else str(k))
+            elif isinstance(obj, list):
+                out.append((prefix, ", ".join(str(x) for x in obj)))
+            else:
+                out.append((prefix, "" if obj is None else str(obj)))
+
+        walk(self.fields or {}, "")
+        return out
+
+
+_KEY = re.compile(r"^(?P<key>[^\s#'\"\-{}\[\]][^:]*?|'[^']*'|\"[^\"]*\"):(?:\s+(?P<value>.*))?$")
+
+
+def _scalar(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        inner = text[1:-1]
+        return inner.replace("''", "'") if text[0] == "'" else inner.replace('\\"', '"')
+    return text
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _parse_yaml_subset(lines: list[str]):
+    """Block mappings and sequences of plain or quoted scalars, nested by indentation."""
+    items = [(len(s) - len(s.lstrip(" ")), s.strip()) for s in lines
+             if s.strip() and not s.strip().startswith("#")]
+
+    def block(i, indent):
+        if i >= len(items):
+            return None, i
+        if items[i][1].startswith("- ") or items[i][1] == "-":
+            out = []
+            while i < len(items) and items[i][0] == indent and items[i][1].startswith("-"):
+                val = items[i][1][1:].strip()
+                if not val or _KEY.match(val):
+                    raise _Unsupported("a list of mappings")
+                out.append(_scalar(val))
+                i += 1
+            return out, i
+        out = {}
+        while i < len(items) and items[i][0] == indent:
+            m = _KEY.match(items[i][1])
+            if not m:
+                raise _Unsupported(f"the line {items[i][1]!r}")
+            key, value = _scalar(m.group("key")), m.group("value")
+            i += 1
+            if value is not None and value.strip():
+                if value.strip()[0] in "[{|>&*!":
+                    raise _Unsupported(f"the value {value.strip()!r}")
+                out[key] = _scalar(value)
+            elif i < len(items) and (items[i][0] > indent
+                                     or (items[i][0] == indent and items[i][1].startswith("-"))):
+                out[key], i = block(i, items[i][0])
+            else:
+                out[key] = None
+        return out, i
+
+    if not items:
+        return {}
+    parsed, end = block(0, items[0][0])
+    if end != len(items):
+        raise _Unsupported(f"the indentation of {items[end][1]!r}")
+    return parsed
+
+
+def read_ir_metadata(path) -> IrMetadata | None:
+    """The ``ir_metadata`` block at the top of a run file, or ``None`` without one.
+
+    The block sits between the lines ``# ir_metadata.start`` and ``# ir_metadata.end`` (the
+    first line of the file, as repro_eval writes it); each line in between is a ``#`` followed
+    by YAML. Comment lines are skipped by every TREC reader, so an annotated run still reads as a
+    run. ``fields`` reads block mappings and lists of scalars, values kept as text; a block with
+    other YAML (flow collections, anchors, multi-line strings) keeps ``fields=None`` and its
+    ``text``.
+
+    Raises
+    ------
+    ValueError
+        ``path:line`` when the block is opened and never closed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> write_run(p, {"1": {"a": 2.0, "b": 1.0}}, {"tag": "bm25", "method": {"k1": "0.9"}})
+    >>> read_ir_metadata(p).fields
+    {'tag': 'bm25', 'method': {'k1': '0.9'}}
+    """
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as fh:
+        first = fh.readline()
+        if first.rstrip("\r\n").rstrip() != META_START:
+            return None
+        lines, closed, no = [], False, 1
+        for no, line in enumerate(fh, start=2):
+            if line.rstrip("\r\n").rstrip() == META_END:
+                closed = True
+                break
+            text = line.rstrip("\r\n")
+            if text.startswith("#"):
+                text = text[1:]
+                text = text[1:] if text.startswith(" ") else text
+            lines.append(text.rstrip())
+    if not closed:
+        raise ValueError(f"{path}:1: the ir_metadata block opened here is never closed with a "
+                         f"line {META_END!r} (file ends at line {no})")
+    text = "\n".join(lines)
+    try:
+        return IrMetadata(text, _parse_yaml_subset(lines))
+    except _Unsupported as exc:
+        return IrMetadata(text, None, f"kept as text: uses YAML beyond block mappings and lists "
+                                      f"of scalars ({exc})")
+
+
+def _yaml_scalar(value) -> str:
+    s = "" if value is None else str(value)
+    if s == "" or s != s.strip() or re.search(r":\s|\s#|^[\-?:,\[\]{}#&*!|>'\"%@`]|:$", s) \
+            or "\n" in s:
+        if "\n" in s:
+            raise ValueError(f"ir_metadata values are single lines; got {s!r}")
+        return "'" + s.replace("'", "''") + "'"
+    return s
+
+
+def ir_metadata_block(metadata) -> str:
+    """The ``ir_metadata`` block for a run file: start line, ``# ``-prefixed YAML, end line.
+
+    Parameters
+    ----------
+    metadata : dict or str
+        Nested dicts and lists of scalars (written as YAML), or YAML text (written as is).
+
+    Examples
+    --------
+    >>> print(ir_metadata_block({"tag": "bm25", "data": {"test collection": "core17"}}), end="")
+    # ir_metadata.start
+    # tag: bm25
+    # data:
+    #   test collection: core17
+    # ir_metadata.end
+    """
+    if isinstance(metadata, str):
+        body = metadata.splitlines()
+    elif isinstance(metadata, Mapping):
+        body = []
+
+        def walk(obj, indent):
+            for k, v in obj.items():
+                key = _yaml_scalar(k)
+                if isinstance(v, Mapping):
+                    body.append(f"{' ' * indent}{key}:")
+                    walk(v, indent + 2)
+                elif isinstance(v, (list, tuple)):
+                    body.append(f"{' ' * indent}{key}:")
+                    body.extend(f"{' ' * (indent + 2)}- {_yaml_scalar(x)}" for x in v)
+                elif v is None:
+                    body.append(f"{' ' * indent}{key}:")  # YAML's null
+                else:
+                    body.append(f"{' ' * indent}{key}: {_yaml_scalar(v)}")
+
+        walk(metadata, 0)
+    else:
+        raise ValueError(f"metadata must be a dict or YAML text, got {type(metadata).__name__}")
+    return "".join(f"{line}\n" for line in [META_START, *(f"# {b}" for b in body), META_END])
+
+
+def write_run(path, run, metadata=None, tag: str = "rankbook") -> None:
+    """Write a run as a TREC file, best first per query, with an ``ir_metadata`` block on top.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> write_run(p, {"1": {"a": 1.0, "b": 2.0}}, tag="x")
+    >>> print(p.read_text(), end="")
+    1 Q0 b 1 2 x
+    1 Q0 a 2 1 x
+    """
+    if not re.fullmatch(r"\S+", str(tag)):
+        raise ValueError(f"tag must be one word without spaces, got {tag!r}")
+    df = _tf.as_run(run)
+    out = [ir_metadata_block(metadata)] if metadata is not None else []
+    for q, docs in rankings(df).items():
+        sc = df[df["query_id"] == q].set_index("doc_id")["score"]
+        out.extend(f"{q} Q0 {d} {r} {sc[d]:.17g} {tag}\n" for r, d in enumerate(docs, start=1))
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write("".join(out))
+
+
+# --------------------------------------------------------------------------------------------
+# everything at once
+
+_SYSTEMS = ("baseline", "advanced")
+
+
+def _index_ci(data: np.ndarray, fn, confidence, n_resamples, seed):
+    """Bootstrap intervals of ``fn`` of the row means of ``data`` over topics, for a batch.
+
+    ``data`` has shape (k, rows, q): k cases (systems, measures) of ``rows`` per-topic series
+    each; ``fn(m)`` maps the row means ``m`` (shape (k, rows) or (k, rows, b)) to the statistic
+    (k,) or (k, b). :func:`rankbook.stats.bootstrap_ci` resamples the topic indices (one row of
+    indices per case, so every case gets the resamples a call of its own with the same seed
+    would get); the statistic turns each resample into counts per topic and takes the means
+    as a matrix product, so statistics of several series, such as ratios of means, resample
+    the topics together.
+    """
+    k, _, q = data.shape
+
+    def statistic(idx, axis=-1):
+        idx = np.asarray(idx, dtype=np.int64)[0]
+        if idx.ndim == 1:
+            return fn(data[:, :, idx].mean(axis=-1))
+        b, n = idx.shape  # b resamples (or leave-one-out samples) of n topics each
+        counts = np.bincount((idx + (np.arange(b, dtype=np.int64) * q)[:, None]).ravel(),
+                             minlength=b * q).reshape(b, q)
+        return fn(data @ (counts.T / n))
+
+    index = np.broadcast_to(np.arange(q, dtype=np.float64), (k, q))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # a resample whose ratio is 0/0 leaves the interval nan
+        return _stats.bootstrap_ci(index, statistic, confidence=confidence,
+                                   n_resamples=n_resamples, seed=seed)
+
+
+def _case(ci, i):
+    """Case ``i`` of a batch of intervals, as a BootstrapCI of floats."""
+    pick = (lambda a: float(np.asarray(a).reshape(-1)[i]))
+    return _stats.BootstrapCI(pick(ci.estimate), pick(ci.low), pick(ci.high),
+                              pick(ci.standard_error), ci.n_resamples, ci.method, ci.confidence,
+                              ci.fallback)
+
+
+def _two_sample_ci(orig: np.ndarray, rep: np.ndarray, fn, confidence, n_resamples, seed):
+    """Bootstrap interval of ``fn(orig[..., i], rep[..., j])`` with the original and the
+    reproduced topics resampled independently (replicability: the topic sets differ).
+    :func:`rankbook.stats.bootstrap_ci` resamples one set of topics, so this uses scipy's
+    multi-sample bootstrap (BCa), which bootstrap_ci mirrors for one sample."""
+
+    def statistic(i, j, axis=-1):
+        i = np.asarray(i, dtype=np.int64)
+        j = np.asarray(j, dtype=np.int64)
+        return fn(orig[:, i], rep[:, j])
+
+    est = float(fn(orig[:, np.arange(orig.shape[1])], rep[:, np.arange(rep.shape[1])]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = _sps.bootstrap((np.arange(orig.shape[1]), np.arange(rep.shape[1])), statistic,
+                             n_resamples=n_resamples, confidence_level=confidence, rng=seed,
+                             vectorized=True, method="bca")
+    low, high = res.confidence_interval
+    method = "bca (two samples)"
+    if not (np.isfinite(low) and np.isfinite(high)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = _sps.bootstrap((np.arange(orig.shape[1]), np.arange(rep.shape[1])), statistic,
+                                 n_resamples=n_resamples, confidence_level=confidence, rng=seed,
+                                 vectorized=True, method="percentile")
+        low, high = res.confidence_interval
+        method = "percentile (two samples)"
+    return _stats.BootstrapCI(est, float(low), float(high), float(res.standard_error),
+                              n_resamples, method, confidence)
+
+
+def _er_of(o, r):
+    """ER from stacked [baseline, advanced] rows; broadcasts over resamples."""
+    return _ratio(np.mean(r[1] - r[0], axis=-1), np.mean(o[1] - o[0], axis=-1))
+
+
+def _dri_of(o, r):
+    mo, mr = np.mean(o, axis=-1), np.mean(r, axis=-1)
+    return _ratio(mo[1] - mo[0], mo[0]) - _ratio(mr[1] - mr[0], mr[0])
+
+
+def _rmse_stat(m):  # rows: squared differences
+    return np.sqrt(m[:, 0])
+
+
+def _nrmse_stat(m):  # rows: squared differences, squared largest errors
+    return _ratio(np.sqrt(m[:, 0]), np.sqrt(m[:, 1]))
+
+
+def _er_stat(m):  # rows: orig baseline, orig advanced, rep baseline, rep advanced
+    return _ratio(m[:, 3] - m[:, 2], m[:, 1] - m[:, 0])
+
+
+def _dri_stat(m):
+    return _ratio(m[:, 1] - m[:, 0], m[:, 0]) - _ratio(m[:, 3] - m[:, 2], m[:, 2])
+
+
+def _ttest(o, r, paired):
+    """repro_eval's test: paired (ttest_rel) or unpaired (ttest_ind) two-sided t-test of the
+    original against the reproduced scores; 1.0 where scipy gives nan on identical scores."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = float((_sps.ttest_rel(o, r) if paired else _sps.ttest_ind(o, r)).pvalue)
+    if math.isnan(p) and (np.array_equal(o, r) if paired else
+                          (np.ptp(np.concatenate([o, r])) == 0)):
+        p = 1.0
+    return p
+
+
+def effect_ci(orig_baseline, orig_advanced, rep_baseline, rep_advanced, *, paired: bool = True,
+              confidence: float = 0.95, n_resamples: int = 9999, seed: int = 0) -> dict:
+    """Bootstrap intervals of :func:`effect_ratio` and :func:`delta_ri` over topics.
+
+    ``paired=True`` (reproducibility: the same topics in both experiments, in the same order)
+    resamples the topics once for all four runs, with :func:`rankbook.stats.bootstrap_ci` (BCa;
+    the statistic looks the four score series up by the resampled topic indices).
+    ``paired=False`` (replicability: other topics) resamples the original and the reproduced
+    topics independently, with scipy's two-sample bootstrap (BCa; percentile where BCa is
+    undefined). An endpoint is ``nan`` when resamples give 0/0 (no original improvement).
+
+    Returns
+    -------
+    dict
+        ``{"ER": BootstrapCI, "ΔRI": BootstrapCI}``.
+
+    Examples
+    --------
+    >>> ob, oa = [0.2, 0.4, 0.3, 0.5], [0.4, 0.5, 0.5, 0.6]
+    >>> rb, ra = [0.2, 0.4, 0.3, 0.5], [0.3, 0.5, 0.4, 0.6]
+    >>> cis = effect_ci(ob, oa, rb, ra, n_resamples=500)
+    >>> round(cis["ER"].estimate, 4) == round(effect_ratio(ob, oa, rb, ra), 4)
+    True
+    """
+    ob, oa = _pair(orig_baseline, orig_advanced, "original")
+    rb, ra = _pair(rep_baseline, rep_advanced, "reproduced")
+    O, R = np.vstack([ob, oa]), np.vstack([rb, ra])
+    out = {}
+    for stat, fn in (("ER", _er_of), ("ΔRI", _dri_of)):
+        if paired:
+            if O.shape != R.shape:
+                raise ValueError(f"paired=True needs the same topics in both experiments, got "
+                                 f"{O.shape[1]} and {R.shape[1]}")
+            out[stat] = _case(_index_ci(np.vstack([O, R])[None],
+                                        _er_stat if stat == "ER" else _dri_stat,
+                                        confidence, n_resamples, seed), 0)
+        else:
+            out[stat] = _two_sample_ci(O, R, fn, confidence, n_resamples, seed)
+    return out
+
+
+@dataclass
+class Reproduction:
+    """What :func:`reproduce` returns.
+
+    ``per_topic``: one row per system, topic and measure (``level``: order, effectiveness);
+    columns ``level, system, query_id, measure, orig, rep, value``. For order rows ``value``
+    is KTU or RBO of the topic; for effectiveness rows ``orig`` and ``rep`` are the scores and
+    ``value`` their difference (rep - orig; ``nan`` for replicability, where topics differ).
+
+    ``aggregate``: one row per statistic, system and measure; columns ``level, system, measure,
+    statistic, value, low, high, standard_error, n_topics, p_value, test, interval``.
+    """
+
+    kind: str
+    per_topic: pd.DataFrame
+    aggregate: pd.DataFrame
+    metadata: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+
+    def report(self, digits: int = 4) -> str:
+        """The aggregate table as plain text, with the runs' ir_metadata below it."""
+        f = f"{{:.{digits}f}}".format
+        rows = []
+        for r in self.aggregate.itertuples():
+            if np.isnan(r.low) and np.isnan(r.high):
+                ci = ""
+            elif np.isnan(r.low) or np.isnan(r.high):
+                ci = "undefined (0/0 in resamples)"
+            else:
+                ci = f"[{f(r.low)}, {f(r.high)}]"
+            p = "" if np.isnan(r.p_value) else f"p = {f(r.p_value)} ({r.test})"
+            rows.append((r.level, r.system, r.measure, r.statistic, f(r.value), ci, p))
+        widths = [max(len(str(x[i])) for x in rows + [("level", "system", "measure",
+                                                       "statistic", "value", "interval", "test")])
+                  for i in range(7)]
+        head = ("level", "system", "measure", "statistic", "value",
+                f"{self.settings.get('confidence', 0.95):.0%} interval", "test")
+        lines = [f"{self.kind.capitalize()}: {self.settings.get('summary', '')}".rstrip(), ""]
+        for row in [head, *rows]:
+            lines.append("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
+        for name, meta in self.metadata.items():
+            if meta is None:
+                continue
+            lines += ["", f"ir_metadata of {name}:"]
+            if meta.fields is None:
+                lines += [f"  ({meta.note})", *(f"  {t}" for t in meta.text.splitlines())]
+            else:
+                lines += [f"  {k}: {v}" for k, v in meta.flat()]
+        return "\n".join(lines)
+
+
+def _scores(qrels, run, measures, conv) -> pd.DataFrame:
+    pq = _conv.evaluate_run(qrels, run, measures, convention=conv).per_query
+    wide = pq.pivot(index="query_id", columns="measure", values="value")
+    return wide.loc[pd.unique(pq["query_id"]), list(measures)]  # evaluate_run's topic order
+
+
+def _same_topics(a: pd.DataFrame, b: pd.DataFrame, what_a: str, what_b: str):
+    ta, tb = set(a.index), set(b.index)
+    if ta != tb:
+        only_a, only_b = sorted(ta - tb), sorted(tb - ta)
+        parts = []
+        if only_a:
+            parts.append(f"{what_a} only: {', '.join(only_a[:5])}{' ...' if len(only_a) > 5 else ''}")
+        if only_b:
+            parts.append(f"{what_b} only: {', '.join(only_b[:5])}{' ...' if len(only_b) > 5 else ''}")
+        raise ValueError(f"{what_a} and {what_b} are scored on different topics ({'; '.join(parts)})"
+                         "; they must cover the same topics")
+
+
+def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *,
+              qrels_rep=None, measures: str | Sequence[str] = ("AP", "nDCG@10"),
+              convention: str = "trec_eval", ktu_convention: str = "union", rbo_p: float = 0.95,
+              rbo_form: str = "ext", rbo_depth: int | None = None, confidence: float = 0.95,
+              n_resamples: int = 9999, seed: int = 0, names: Mapping | None = None
+              ) -> Reproduction:
+    """Every reproducibility measure of an original and a reproduced pair of runs.
+
+    Parameters
+    ----------
+    orig_baseline, orig_advanced, rep_baseline, rep_advanced : path, dict or DataFrame
+        The four runs (TREC run files, ``{query: {doc: score}}`` or tidy DataFrames).
+        ``orig_advanced`` and ``rep_advanced`` may be ``None`` (no effects then).
+    qrels : path, dict or DataFrame
+        The judgements of the original topics.
+    qrels_rep : optional
+        Judgements of other topics: replicability (unpaired); default reproducibility (paired,
+        the reproduced runs scored against ``qrels``).
+    measures : str or sequence of str
+        ir_measures names, any that :func:`rankbook.conventions.evaluate_run` knows under
+        ``convention``.
+    convention : str
+        A profile of :data:`rankbook.conventions.CONVENTIONS` (repro_eval scores as trec_eval).
+    ktu_convention, rbo_p, rbo_form, rbo_depth
+        As in :func:`ktu` and :func:`rbo`.
+    confidence, n_resamples, seed
+        Of the bootstrap intervals over topics (:func:`rankbook.stats.bootstrap_ci`).
+    names : mapping, optional
+        Display names of the four runs in the report (keys ``orig_baseline``, ...).
+
+    Returns
+    -------
+    Reproduction
+
+    Raises
+    ------
+    ValueError
+        Unknown options, or runs scored on different topics (naming them).
+
+    Examples
+    --------
+    >>> qrels = {"1": {"a": 1, "b": 0, "c": 1}, "2": {"a": 0, "d": 1}, "3": {"e": 1}}
+    >>> ob = {"1": {"b": 3, "a": 2, "c": 1}, "2": {"a": 2, "d": 1}, "3": {"x": 2, "e": 1}}
+    >>> oa = {"1": {"a": 3, "c": 2, "b": 1}, "2": {"d": 2, "a": 1}, "3": {"e": 2, "x": 1}}
+    >>> res = reproduce(ob, oa, ob, oa, qrels, measures="AP", n_resamples=200)
+    >>> res.aggregate.set_index(["system", "statistic"]).loc["advanced", "value"].round(4)
+    statistic
+    KTU mean    1.0
+    RBO mean    1.0
+    RMSE        0.0
+    nRMSE       0.0
+    Name: value, dtype: float64
+    """
+    conv = _conv.profile(convention)
+    _check_choice(ktu_convention, KTU_CONVENTIONS, "ktu_convention")
+    _check_choice(rbo_form, RBO_FORMS, "rbo_form")
+    wanted = ([m.strip() for m in measures.split(",")] if isinstance(measures, str)
+              else list(measures))
+    for m in wanted:
+        _conv.parse_measure(m, conv)
+    paired = qrels_rep is None
+    kind = "reproducibility" if paired else "replicability"
+    runs = {"orig_baseline": orig_baseline, "orig_advanced": orig_advanced,
+            "rep_baseline": rep_baseline, "rep_advanced": rep_advanced}
+    if runs["orig_baseline"] is None or runs["rep_baseline"] is None:
+        raise ValueError("both baselines are needed: orig_baseline and rep_baseline")
+    if (orig_advanced is None) != (rep_advanced is None):
+        missing = "orig_advanced" if orig_advanced is None else "rep_advanced"
+        raise ValueError(f"{missing} is missing: the effects compare the advanced run with the "
+                         "baseline in both experiments; give both advanced runs or neither")
+    systems = _SYSTEMS if orig_advanced is not None else _SYSTEMS[:1]
+    label = dict(names or {})
+    metadata = {}
+    for key, run in runs.items():
+        if isinstance(run, (str, os.PathLike)):
+            metadata[label.get(key, os.fspath(run))] = read_ir_metadata(run)
+            runs[key] = _as_run(run)
+        elif run is not None:
+            runs[key] = _as_run(run)
+    qrels_o = _tf.as_qrels(qrels)
+    qrels_r = qrels_o if paired else _tf.as_qrels(qrels_rep)
+    scores = {}
+    for key, run in runs.items():
+        if run is None:
+            continue
+        scores[key] = _scores(qrels_o if key.startswith("orig") else qrels_r, run, wanted, conv)
+    for exp in ("orig", "rep"):
+        if f"{exp}_advanced" in scores:
+            _same_topics(scores[f"{exp}_baseline"], scores[f"{exp}_advanced"],
+                         f"{exp}_baseline", f"{exp}_advanced")
+    if paired:
+        for s in systems:
+            _same_topics(scores[f"orig_{s}"], scores[f"rep_{s}"], f"orig_{s}", f"rep_{s}")
+    ci_args = dict(confidence=confidence, n_resamples=n_resamples, seed=seed)
+    topic_rows, agg_rows = [], []
+
+    def agg(level, system, measure, statistic, ci, n, p=float("nan"), test=""):
+        agg_rows.append(dict(level=level, system=system, measure=measure, statistic=statistic,
+                             value=float(ci.estimate), low=float(ci.low), high=float(ci.high),
+                             standard_error=float(ci.standard_error), n_topics=n, p_value=p,
+                             test=test, interval=ci.method))
+
+    # order of documents (reproducibility only: the same topics)
+    if paired:
+        for s in systems:
+            pair = (runs[f"orig_{s}"], runs[f"rep_{s}"])
+            if ktu_convention == "union":  # integer codes shared by the pair: the measures
+                codes = pd.factorize(pd.concat([r["doc_id"] for r in pair]))[0]  # ignore names
+                n0 = len(pair[0])
+                ro, rr = _ranked(pair[0], codes[:n0]), _ranked(pair[1], codes[n0:])
+            else:  # repro_eval's KTU depends on the names
+                ro, rr = _ranked(pair[0]), _ranked(pair[1])
+            topics = [q for q in scores[f"orig_{s}"].index]
+            kt, rb = [], []
+            for q in topics:
+                a, b = ro.get(q, []), rr.get(q, [])
+                kt.append(ktu(a, b, convention=ktu_convention) if len(a) and len(b)
+                          else float("nan"))
+                rb.append(rbo(a, b, rbo_p, form=rbo_form, depth=rbo_depth))
+            for name, vals in (("KTU", kt), ("RBO", rb)):
+                topic_rows.append(pd.DataFrame(dict(level="order", system=s, query_id=topics,
+                                                    measure=name, orig=np.nan, rep=np.nan,
+                                                    value=vals)))
+                v = np.asarray(vals, dtype=np.float64)
+                v = v[np.isfinite(v)]
+                if len(v) >= 2:
+                    agg("order", s, name, f"{name} mean", _stats.bootstrap_ci(v, **ci_args),
+                        len(v))
+                else:
+                    agg("order", s, name, f"{name} mean", _stats.BootstrapCI(
+                        float(v.mean()) if len(v) else np.nan, np.nan, np.nan, np.nan,
+                        n_resamples, "-", confidence), len(v))
+    # effectiveness
+    batch = []  # paired: (system, measure, n, p, [squared errors, squared largest errors])
+    for s in systems:
+        so, sr = scores[f"orig_{s}"], scores[f"rep_{s}"]
+        if paired:
+            sr = sr.loc[so.index]
+        for m in wanted:
+            o, r = so[m].to_numpy(np.float64), sr[m].to_numpy(np.float64)
+            if paired:
+                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
+                                                    query_id=list(so.index), measure=m, orig=o,
+                                                    rep=r, value=r - o)))
+                if len(o) >= 2:
+                    batch.append((s, m, len(o), _ttest(o, r, True),
+                                  np.vstack([(o - r) ** 2, np.maximum(o, 1 - o) ** 2])))
+            else:
+                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
+                                                    query_id=list(so.index), measure=m, orig=o,
+                                                    rep=np.nan, value=np.nan)))
+                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
+                                                    query_id=list(sr.index), measure=m,
+                                                    orig=np.nan, rep=r, value=np.nan)))
+                for stat, vals in (("mean (original)", o), ("mean (reproduced)", r)):
+                    if len(vals) >= 2:
+                        agg("effectiveness", s, m, stat, _stats.bootstrap_ci(vals, **ci_args),
+                            len(vals), _ttest(o, r, False), "unpaired t-test")
+    if batch:  # one bootstrap for every RMSE and one for every nRMSE (the same resamples)
+        data = np.stack([x for *_, x in batch])
+        cis = {"RMSE": _index_ci(data[:, :1], _rmse_stat, **ci_args),
+               "nRMSE": _index_ci(data, _nrmse_stat, **ci_args)}
+        for i, (s, m, n, p, _) in enumerate(batch):
+            for stat, ci in cis.items():
+                agg("effectiveness", s, m, stat, _case(ci, i), n, p, "paired t-test")
+    # overall effects
+    if "orig_advanced" in scores:
+        ob, oa = scores["orig_baseline"], scores["orig_advanced"].loc[scores["orig_baseline"].index]
+        rb, ra = scores["rep_baseline"], scores["rep_advanced"].loc[scores["rep_baseline"].index]
+        if min(len(ob), len(rb)) >= 2:
+            n = len(ob) if paired else len(ob) + len(rb)
+            if paired:
+                data = np.stack([np.vstack([ob[m], oa[m], rb[m], ra[m]]).astype(np.float64)
+                                 for m in wanted])
+                cis = {"ER": _index_ci(data, _er_stat, **ci_args),
+                       "ΔRI": _index_ci(data, _dri_stat, **ci_args)}
+                for i, m in enumerate(wanted):
+                    for stat, ci in cis.items():
+                        agg("effect", "advanced vs baseline", m, stat, _case(ci, i), n)
+            else:
+                for m in wanted:
+                    for stat, ci in effect_ci(ob[m], oa[m], rb[m], ra[m], paired=False,
+                                              **ci_args).items():
+                        agg("effect", "advanced vs baseline", m, stat, ci, n)
+    per_topic = (pd.concat(topic_rows, ignore_index=True) if topic_rows else
+                 pd.DataFrame(columns=["level", "system", "query_id", "measure", "orig", "rep",
+                                       "value"]))
+    aggregate = pd.DataFrame(agg_rows, columns=["level", "system", "measure", "statistic",
+                                                "value", "low", "high", "standard_error",
+                                                "n_topics", "p_value", "test", "interval"])
+    n_o = len(scores["orig_baseline"])
+    n_r = len(scores["rep_baseline"])
+    summary = (f"{len(wanted)} measure(s) under {conv.name}'s conventions, "
+               + (f"{n_o} topics paired" if paired else f"{n_o} original and {n_r} other topics"))
+    settings = dict(measures=wanted, convention=conv.name, ktu_convention=ktu_convention,
+                    rbo_p=rbo_p, rbo_form=rbo_form, rbo_depth=rbo_depth, confidence=confidence,
+                    n_resamples=n_resamples, seed=seed, summary=summary)
+    return Reproduction(kind, per_topic, aggregate, metadata, settings)

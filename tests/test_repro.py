@@ -1,0 +1,400 @@
+"""``rankbook.repro`` (issue 29): reproducibility measures for ranked runs.
+
+KTU over the union is checked against brute force over document pairs and for its invariants
+(renaming, reversal, identity); the repro_eval-compatible parts are checked against repro_eval
+0.5.0 itself (a test-only dependency) on generated run quadruples with ties, missing documents
+and topics without relevant documents; the intervals of ER and ΔRI are checked for coverage on
+simulated data with a known effect.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankbook import repro
+
+ir_measures = pytest.importorskip("ir_measures")
+re_order = pytest.importorskip("repro_eval.measure.document_order")
+re_eff = pytest.importorskip("repro_eval.measure.effectiveness")
+re_oe = pytest.importorskip("repro_eval.measure.overall_effects")
+re_stats = pytest.importorskip("repro_eval.measure.statistics")
+re_util = pytest.importorskip("repro_eval.util")
+
+MEASURES = ["AP", "nDCG@10", "P@5", "RR", "R@10"]
+
+
+# ------------------------------------------------------------------------------------------
+# KTU over the union
+
+
+def _brute_ktu(a, b):
+    """tau_b by counting every pair of documents of the union; a document missing from a
+    list sits tied below that list's last document."""
+    union = list(dict.fromkeys(list(a) + list(b)))
+    ra = {d: (a.index(d) if d in a else len(a)) for d in union}
+    rb = {d: (b.index(d) if d in b else len(b)) for d in union}
+    C = D = Ta = Tb = 0
+    for x, y in itertools.combinations(union, 2):
+        sa = np.sign(ra[x] - ra[y])
+        sb = np.sign(rb[x] - rb[y])
+        if sa == 0:
+            Ta += 1
+        if sb == 0:
+            Tb += 1
+        if sa and sb:
+            C += sa == sb
+            D += sa != sb
+    n0 = len(union) * (len(union) - 1) // 2
+    den = math.sqrt((n0 - Ta) * (n0 - Tb))
+    return (C - D) / den if den else float("nan")
+
+
+lists = st.lists(st.integers(0, 14), unique=True, max_size=12).map(lambda xs: [f"d{x}" for x in xs])
+
+
+@settings(max_examples=300, deadline=None)
+@given(lists, lists)
+def test_ktu_equals_brute_force_over_pairs(a, b):
+    got, want = repro.ktu(a, b), _brute_ktu(a, b)
+    if math.isnan(want):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(want, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lists, lists, st.randoms(use_true_random=False))
+def test_ktu_is_invariant_under_renaming(a, b, rnd):
+    names = sorted(set(a) | set(b))
+    new = names[:]
+    rnd.shuffle(new)
+    ren = dict(zip(names, [f"x{n}" for n in new]))
+    got = repro.ktu([ren[d] for d in a], [ren[d] for d in b])
+    want = repro.ktu(a, b)
+    assert (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want, abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=4), unique=True, min_size=2, max_size=30))
+def test_ktu_identity_is_one_and_reversal_minus_one(docs):
+    assert repro.ktu(docs, docs) == pytest.approx(1.0)
+    assert repro.ktu(docs, docs[::-1]) == pytest.approx(-1.0)
+    assert repro.ktu(docs, docs[::-1], convention="union") == repro.ktu(docs[::-1], docs)
+
+
+def test_ktu_issue_examples_and_repro_eval_name_dependence():
+    rng = np.random.default_rng(3)
+    docs = [f"doc{x}" for x in rng.permutation(20)]  # names that do not sort in rank order
+    swapped = [docs[1], docs[0], *docs[2:]]
+    assert repro.ktu(docs, swapped) == pytest.approx(1 - 2 / 190)  # one discordant pair of 190
+    assert repro.ktu(docs, docs[::-1]) == pytest.approx(-1.0)
+    # repro_eval's value is not -1 for a reversal and depends on the names
+    rev = repro.ktu(docs, docs[::-1], convention="repro_eval")
+    assert rev > -0.99
+    ren = {d: f"z{i:02d}" for i, d in enumerate(docs)}  # names sorted in rank order
+    assert repro.ktu([ren[d] for d in docs], [ren[d] for d in docs[::-1]],
+                     convention="repro_eval") == -1.0
+
+
+def test_ktu_refusals():
+    with pytest.raises(ValueError, match="equal lengths"):
+        repro.ktu(["a", "b", "c"], ["a", "b"], convention="repro_eval")
+    with pytest.raises(ValueError, match="twice"):
+        repro.ktu(["a", "a"], ["a", "b"])
+    with pytest.raises(ValueError, match="union, repro_eval"):
+        repro.ktu(["a"], ["a"], convention="positional")
+    with pytest.raises(ValueError, match="one string"):
+        repro.ktu("abc", ["a"])
+    assert math.isnan(repro.ktu(["a"], ["a"]))
+
+
+# ------------------------------------------------------------------------------------------
+# RBO
+
+
+@settings(max_examples=150, deadline=None)
+@given(lists, lists, st.floats(0.05, 0.99))
+def test_rbo_forms_are_in_unit_interval_and_identity_is_one(a, b, p):
+    if a and b:
+        for form in repro.RBO_FORMS:
+            v = repro.rbo(a, b, p, form=form)
+            assert -1e-12 <= v <= 1 + 1e-12
+        assert repro.rbo(a, a, p) == pytest.approx(1.0)
+        assert repro.rbo(a, a, p, form="truncated") == pytest.approx(1.0)
+    else:
+        assert math.isnan(repro.rbo(a, b, p))
+
+
+@settings(max_examples=200, deadline=None)
+@given(lists, lists, st.floats(0.05, 0.99))
+def test_rbo_ext_equals_rankbook_rbo_ext(a, b, p):
+    from rankbook import rbo as rbo_module
+
+    if a and b:
+        assert repro.rbo(a, b, p) == pytest.approx(rbo_module.rbo_ext(a, b, p), abs=1e-12)
+        assert repro.rbo(a, b, p, form="base") == pytest.approx(rbo_module.rbo(a, b, p),
+                                                                abs=1e-12)
+
+
+def test_rbo_default_depth_stays_within_the_lists():
+    docs = [f"d{i}" for i in range(20)]
+    assert repro.rbo(docs, docs) == 1.0
+    assert repro.rbo(docs, docs, form="truncated") == 1.0
+    assert repro.rbo(docs, docs, form="truncated", depth=1000) < 0.86  # repro_eval's default
+    with pytest.raises(ValueError, match="ext, base, truncated"):
+        repro.rbo(docs, docs, form="clarke")
+    with pytest.raises(ValueError, match="0 < p < 1"):
+        repro.rbo(docs, docs, p=1.0)
+
+
+# ------------------------------------------------------------------------------------------
+# repro_eval 0.5.0 as the oracle
+
+
+def _quadruple(seed):
+    """Four runs and two qrels (original topics, other topics) with score ties, documents one
+    run lacks, topics without relevant documents and runs of different lengths."""
+    rng = np.random.default_rng(seed)
+    n_topics = int(rng.integers(3, 9))
+    pool = int(rng.integers(6, 25))
+
+    def qrels(prefix):
+        out = {}
+        for t in range(n_topics):
+            rel = rng.choice([0, 0, 1, 2], size=pool) * (rng.random() > 0.2)  # some all zero
+            out[f"{prefix}{t}"] = {f"d{i}": int(r) for i, r in enumerate(rel)}
+        return out
+
+    def run(prefix, equal_len=None):
+        out = {}
+        for t in range(n_topics):
+            k = equal_len if equal_len else int(rng.integers(2, pool + 1))
+            docs = rng.permutation(pool + 3)[:k]  # d{pool}.. are unjudged
+            scores = np.round(rng.random(k), 1)  # ties
+            order = np.lexsort((-docs, -scores))  # score order as a sorted file would hold it
+            out[f"{prefix}{t}"] = {f"d{docs[i]}": float(scores[i]) for i in order}
+        return out
+
+    return qrels("q"), qrels("r"), [run("q") for _ in range(4)], [run("r") for _ in range(2)]
+
+
+def _re_sorted(run):
+    """A run dict in trec_eval order (score descending, ties by doc id descending)."""
+    return {q: dict(sorted(d.items(), key=lambda kv: (-kv[1], tuple(-ord(c) for c in kv[0]))))
+            for q, d in run.items()}
+
+
+def _re_scores(qrels, run):
+    measures = [ir_measures.parse_measure(m) for m in MEASURES]
+    return re_util.evaluate_run(measures, qrels, run)
+
+
+def _agg(res, system, measure, statistic):
+    t = res.aggregate
+    row = t[(t.system == system) & (t.measure == measure) & (t.statistic == statistic)]
+    assert len(row) == 1, (system, measure, statistic)
+    return row.iloc[0]
+
+
+def _close(ours, theirs, what):
+    if theirs is None or (isinstance(theirs, float) and math.isnan(theirs)):
+        assert math.isnan(ours), what
+    else:
+        assert ours == pytest.approx(theirs, rel=1e-6, abs=1e-6), what  # float32 of trec_eval
+
+
+N_ORACLE = 520
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_repro_eval_oracle_reproducibility(block):
+    checked = 0
+    for seed in range(block * N_ORACLE // 4, (block + 1) * N_ORACLE // 4):
+        qrels, _, (ob, oa, rb, ra), _ = _quadruple(seed)
+        res = repro.reproduce(ob, oa, rb, ra, qrels, measures=MEASURES, n_resamples=50,
+                              rbo_form="truncated", rbo_depth=1000, ktu_convention="union")
+        sc = {k: _re_scores(qrels, _re_sorted(r)) for k, r in
+              dict(ob=ob, oa=oa, rb=rb, ra=ra).items()}
+        if set(sc["ob"]) != set(sc["rb"]) or set(sc["oa"]) != set(sc["ob"]) \
+                or set(sc["ra"]) != set(sc["rb"]):
+            continue  # repro_eval needs every run scored on the same topics
+        for sys_, o, r in (("baseline", "ob", "rb"), ("advanced", "oa", "ra")):
+            rmse, nrmse = re_eff.RMSE(sc[o], sc[r]), re_eff.nRMSE(sc[o], sc[r])
+            pvals = re_stats.ttest(sc[o], sc[r], rpd=True)
+            for m in MEASURES:
+                _close(_agg(res, sys_, m, "RMSE").value, rmse[m], (seed, sys_, m, "RMSE"))
+                _close(_agg(res, sys_, m, "nRMSE").value, nrmse[m], (seed, sys_, m, "nRMSE"))
+                p_ours = _agg(res, sys_, m, "RMSE").p_value
+                if math.isnan(pvals[m]):  # repro_eval: nan unless every measure is identical
+                    same = all(sc[o][t][m] == sc[r][t][m] for t in sc[o])
+                    assert p_ours == 1.0 if same else math.isnan(p_ours), (seed, m)
+                else:
+                    _close(p_ours, pvals[m], (seed, sys_, m, "p"))
+            runs = dict(baseline=(ob, rb), advanced=(oa, ra))[sys_]
+            rbo_re = re_order.RBO(_re_sorted(runs[0]), _re_sorted(runs[1]), p=0.95, depth=1000,
+                                  pbar=False, per_topic=True)
+            pt = res.per_topic
+            ours = pt[(pt.system == sys_) & (pt.measure == "RBO")].set_index("query_id").value
+            for t, v in rbo_re.items():
+                assert ours[t] == v, (seed, t, "RBO")  # the same arithmetic: bit for bit
+        er = re_oe.ER(orig_score_a=sc["oa"], orig_score_b=sc["ob"], rep_score_a=sc["ra"],
+                      rep_score_b=sc["rb"])
+        dri = re_oe.DRI(orig_score_a=sc["oa"], orig_score_b=sc["ob"], rep_score_a=sc["ra"],
+                        rep_score_b=sc["rb"])
+        for m in MEASURES:
+            mi = np.mean([sc["oa"][t][m] - sc["ob"][t][m] for t in sc["ob"]])
+            if abs(mi) > 1e-6:  # ER of a zero original improvement is 0/0 or x/0
+                _close(_agg(res, "advanced vs baseline", m, "ER").value, er[m], (seed, m, "ER"))
+            if min(np.mean([s[t][m] for t in s]) for s in (sc["ob"], sc["rb"])) > 1e-6:
+                _close(_agg(res, "advanced vs baseline", m, "ΔRI").value, dri[m],
+                       (seed, m, "ΔRI"))
+        checked += 1
+    assert checked >= N_ORACLE // 4 * 0.9
+
+
+def test_repro_eval_oracle_replicability():
+    checked = 0
+    for seed in range(1000, 1000 + 130):
+        qrels, qrels_r, (ob, oa, _, _), (rb, ra) = _quadruple(seed)
+        res = repro.reproduce(ob, oa, rb, ra, qrels, qrels_rep=qrels_r, measures=MEASURES,
+                              n_resamples=50)
+        sc = {"ob": _re_scores(qrels, _re_sorted(ob)), "oa": _re_scores(qrels, _re_sorted(oa)),
+              "rb": _re_scores(qrels_r, _re_sorted(rb)), "ra": _re_scores(qrels_r, _re_sorted(ra))}
+        if set(sc["oa"]) != set(sc["ob"]) or set(sc["ra"]) != set(sc["rb"]):
+            continue
+        er = re_oe.ER(orig_score_a=sc["oa"], orig_score_b=sc["ob"], rep_score_a=sc["ra"],
+                      rep_score_b=sc["rb"])
+        dri = re_oe.DRI(orig_score_a=sc["oa"], orig_score_b=sc["ob"], rep_score_a=sc["ra"],
+                        rep_score_b=sc["rb"])
+        for sys_, o, r in (("baseline", "ob", "rb"), ("advanced", "oa", "ra")):
+            pvals = re_stats.ttest(sc[o], sc[r], rpd=False)
+            for m in MEASURES:
+                p_ours = _agg(res, sys_, m, "mean (original)").p_value
+                if not math.isnan(pvals[m]):
+                    _close(p_ours, pvals[m], (seed, sys_, m, "p unpaired"))
+        for m in MEASURES:
+            mi = np.mean([sc["oa"][t][m] - sc["ob"][t][m] for t in sc["ob"]])
+            if abs(mi) > 1e-6:
+                _close(_agg(res, "advanced vs baseline", m, "ER").value, er[m], (seed, m, "ER"))
+            if min(np.mean([s[t][m] for t in s]) for s in (sc["ob"], sc["rb"])) > 1e-6:
+                _close(_agg(res, "advanced vs baseline", m, "ΔRI").value, dri[m], (seed, m))
+        checked += 1
+    assert checked >= 100
+
+
+def test_repro_eval_ktu_convention_is_bit_for_bit_on_equal_lengths():
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(2, 40))
+        orig, rep = {}, {}
+        for t in range(3):
+            for run in (orig, rep):
+                docs = rng.permutation(n + 10)[:n]
+                scores = np.round(rng.random(n), 1)
+                order = np.lexsort((-docs, -scores))
+                run[str(t)] = {f"d{docs[i]}": float(scores[i]) for i in order}
+        theirs = re_order.KTU(_re_sorted(orig), _re_sorted(rep), per_topic=True)
+        ro, rr = repro.rankings(orig), repro.rankings(rep)
+        for t, v in theirs.items():
+            ours = repro.ktu(ro[t], rr[t], convention="repro_eval")
+            assert (math.isnan(v) and math.isnan(ours)) or ours == v, (seed, t)
+
+
+def test_rankings_match_repro_eval_order():
+    run = {"1": {"a": 0.5, "c": 0.5, "b": 0.9, "d": 0.1}}
+    assert repro.rankings(run)["1"] == list(re_util.break_ties(_re_sorted(run))["1"])
+
+
+# ------------------------------------------------------------------------------------------
+# interval coverage of ER and ΔRI
+
+
+def _simulate(rng, q, paired):
+    b_o = rng.uniform(0.2, 0.6, q)
+    a_o = b_o + 0.10 + rng.normal(0, 0.05, q)
+    topics_r = b_o if paired else rng.uniform(0.2, 0.6, q)
+    b_r = topics_r + rng.normal(0, 0.05, q)
+    a_r = b_r + 0.08 + rng.normal(0, 0.05, q)
+    return b_o, a_o, b_r, a_r
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_interval_coverage_of_er_and_delta_ri(paired):
+    # population values: mean improvements 0.10 and 0.08 on baselines of mean 0.4
+    truth = {"ER": 0.08 / 0.10, "ΔRI": 0.10 / 0.4 - 0.08 / 0.4}
+    n_sim, q = 400, 50
+    rng = np.random.default_rng(29 if paired else 2029)
+    hits = {k: 0 for k in truth}
+    for i in range(n_sim):
+        cis = repro.effect_ci(*_simulate(rng, q, paired), paired=paired, n_resamples=499,
+                              seed=i)
+        for k, ci in cis.items():
+            hits[k] += ci.low <= truth[k] <= ci.high
+    se = math.sqrt(0.95 * 0.05 / n_sim)
+    for k, h in hits.items():
+        assert abs(h / n_sim - 0.95) <= 2 * se, (k, h / n_sim)
+
+
+# ------------------------------------------------------------------------------------------
+# the tables, errors and ir_metadata
+
+
+def test_reproduce_tables_and_refusals():
+    qrels, _, (ob, oa, rb, ra), _ = _quadruple(5)
+    res = repro.reproduce(ob, oa, rb, ra, qrels, measures="AP,P@5", n_resamples=200)
+    assert set(res.aggregate.level) == {"order", "effectiveness", "effect"}
+    assert list(res.per_topic.columns) == ["level", "system", "query_id", "measure", "orig",
+                                           "rep", "value"]
+    row = _agg(res, "baseline", "AP", "RMSE")
+    assert row.low <= row.value <= row.high
+    pt = res.per_topic.set_index(["system", "measure", "query_id"])["value"]
+    ro, rr = repro.rankings(ob), repro.rankings(rb)  # by name; reproduce uses integer codes
+    for t in ro:
+        assert pt["baseline", "KTU", t] == pytest.approx(repro.ktu(ro[t], rr[t]), abs=1e-15)
+        assert pt["baseline", "RBO", t] == pytest.approx(repro.rbo(ro[t], rr[t]), abs=1e-15)
+    eff = res.per_topic[res.per_topic.level == "effectiveness"]
+    assert np.allclose(eff.value, eff.rep - eff.orig)
+    # the batched intervals are those of one call per case (the same resamples)
+    sc = {k: repro._scores(qrels, repro._as_run(r), ["P@5"], repro._conv.profile("trec_eval"))
+          for k, r in dict(ob=ob, oa=oa, rb=rb, ra=ra).items()}
+    one = repro.effect_ci(*(sc[k]["P@5"] for k in ("ob", "oa", "rb", "ra")), n_resamples=200)
+    for stat in ("ER", "ΔRI"):
+        row = _agg(res, "advanced vs baseline", "P@5", stat)
+        assert (row.value, row.low, row.high) == pytest.approx(
+            (one[stat].estimate, one[stat].low, one[stat].high), nan_ok=True)
+    short = {k: v for k, v in rb.items() if k != next(iter(rb))}
+    with pytest.raises(ValueError, match="different topics"):
+        repro.reproduce(ob, oa, short, ra, qrels, measures="AP")
+    with pytest.raises(ValueError, match="rep_advanced is missing"):
+        repro.reproduce(ob, oa, rb, None, qrels, measures="AP")
+    base_only = repro.reproduce(ob, None, rb, None, qrels, measures="AP", n_resamples=100)
+    assert "effect" not in set(base_only.aggregate.level)
+
+
+def test_ir_metadata_round_trip(tmp_path):
+    meta = {"tag": "bm25-rerun", "research goal": {"description": "reproduce: Core17"},
+            "platform": {"software": {"libraries": ["numpy", "scipy 1.17"]}}, "empty": None}
+    path = tmp_path / "run.txt"
+    repro.write_run(path, {"1": {"a": 1.5, "b": 2.0}}, meta)
+    got = repro.read_ir_metadata(path)
+    assert got.fields == {"tag": "bm25-rerun", "research goal": {"description":
+                          "reproduce: Core17"}, "platform": {"software": {"libraries":
+                          ["numpy", "scipy 1.17"]}}, "empty": None}
+    from repro_eval.metadata import MetadataHandler
+    assert MetadataHandler.read_metadata(str(path)) == got.fields  # repro_eval reads it too
+    assert repro.rankings(path) == {"1": ["b", "a"]}  # the run reads past its header
+    (tmp_path / "open.txt").write_text("# ir_metadata.start\n# tag: x\n1 Q0 a 1 1 t\n")
+    with pytest.raises(ValueError, match="open.txt:1: .*never closed"):
+        repro.read_ir_metadata(tmp_path / "open.txt")
+    (tmp_path / "flow.txt").write_text("# ir_metadata.start\n# tags: [a, b]\n"
+                                       "# ir_metadata.end\n1 Q0 a 1 1 t\n")
+    flow = repro.read_ir_metadata(tmp_path / "flow.txt")
+    assert flow.fields is None and "tags: [a, b]" in flow.text
+    assert repro.read_ir_metadata(tmp_path / "run.txt").flat()[0] == ("tag", "bm25-rerun")

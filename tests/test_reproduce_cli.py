@@ -1,0 +1,159 @@
+"""``rankbook reproduce`` (issue 29): the report, the CSV and plot it writes, and every refusal
+(exit status 2, one line naming the problem and ``file:line``, nothing written)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankbook import repro
+from rankbook.book import cli
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "reproduce"
+ROLES = ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced")
+
+
+@pytest.fixture
+def ex(tmp_path):
+    for f in EXAMPLES.glob("*.txt"):
+        shutil.copy(f, tmp_path / f.name)
+    return tmp_path
+
+
+def _argv(d: Path, **over):
+    args = {"orig_baseline": d / "orig_baseline.txt", "orig_advanced": d / "orig_advanced.txt",
+            "rep_baseline": d / "rep_baseline.txt", "rep_advanced": d / "rep_advanced.txt",
+            "qrels": d / "qrels.txt", "out": d / "out.csv", "resamples": "300"}
+    args.update(over)
+    argv = ["reproduce"]
+    for k, v in args.items():
+        if v is None:
+            continue
+        argv += [f"--{k.replace('_', '-')}", str(v)]
+    return argv
+
+
+def _refused(capsys, argv, *needles):
+    rc = cli.main(argv)
+    err = capsys.readouterr().err.strip()
+    assert rc == 2, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for n in needles:
+        assert n in err, (n, err)
+    return err
+
+
+def test_examples_print_the_report_and_write_csv_and_plot(ex, capsys):
+    argv = _argv(ex) + ["--plot", str(ex / "plane.png"), "--per-topic", str(ex / "pt.csv")]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Reproducibility:")
+    for word in ("KTU mean", "RBO mean", "RMSE", "nRMSE", "ER", "ΔRI", "paired t-test",
+                 "ir_metadata of", "research goal.description: toy advanced system"):
+        assert word in out, word
+    table = pd.read_csv(ex / "out.csv")
+    direct = repro.reproduce(*(ex / f"{r}.txt" for r in ROLES), ex / "qrels.txt",
+                             measures=["AP", "nDCG@10", "P@10"], n_resamples=300)
+    assert np.allclose(table["value"], direct.aggregate["value"], equal_nan=True)
+    assert np.allclose(table["low"], direct.aggregate["low"], equal_nan=True)
+    assert len(pd.read_csv(ex / "pt.csv")) == len(direct.per_topic)
+    assert (ex / "plane.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_replicability_with_other_qrels(ex, capsys):
+    for r in ("rep_baseline", "rep_advanced"):  # other topics: 301.. become 401..
+        text = (ex / f"{r}.txt").read_text().replace("\n30", "\n40")
+        (ex / f"{r}.txt").write_text(("4" + text[1:]) if text.startswith("30") else text)
+    (ex / "qrels_rep.txt").write_text("".join(("4" + line[1:]) + "\n" for line in
+                                              (ex / "qrels.txt").read_text().splitlines()))
+    assert cli.main(_argv(ex, qrels_rep=ex / "qrels_rep.txt")) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Replicability:") and "unpaired t-test" in out and "KTU" not in out
+
+
+def test_refuses_runs_for_different_topics(ex, capsys):
+    for r in ("rep_baseline", "rep_advanced"):  # the reproduction lost topic 306
+        lines = (ex / f"{r}.txt").read_text().splitlines(keepends=True)
+        (ex / f"{r}.txt").write_text("".join(x for x in lines if not x.startswith("306 ")))
+    first = next(i for i, x in enumerate((ex / "orig_baseline.txt").read_text().splitlines(), 1)
+                 if x.startswith("306 "))
+    _refused(capsys, _argv(ex), f"orig_baseline.txt:{first}: runs for different topics",
+             "rep_baseline.txt (--rep-baseline) has no line for 1 topic(s)", "'306'")
+    assert not (ex / "out.csv").exists()
+
+
+def test_refuses_baseline_and_advanced_on_different_topics(ex, capsys):
+    with open(ex / "orig_advanced.txt", "a") as fh:
+        fh.write("399 Q0 docX 1 1.0 t\n")
+    _refused(capsys, _argv(ex), "orig_advanced.txt:", "runs for different topics", "'399'",
+             "the baseline and the advanced run of one experiment")
+
+
+def test_refuses_an_empty_topic(ex, capsys):
+    for r in ROLES:
+        with open(ex / f"{r}.txt", "a") as fh:
+            fh.write("399 Q0 docX 1 1.0 t\n")
+    n = len((ex / "orig_baseline.txt").read_text().splitlines())
+    _refused(capsys, _argv(ex), f"orig_baseline.txt:{n}: topic '399' has no judgements in",
+             "an empty topic")
+
+
+def test_refuses_duplicate_documents(ex, capsys):
+    lines = (ex / "rep_advanced.txt").read_text().splitlines(keepends=True)
+    (ex / "rep_advanced.txt").write_text("".join(lines) + lines[0])
+    _refused(capsys, _argv(ex), f"rep_advanced.txt:{len(lines) + 1}: document",
+             "appears twice")
+
+
+def test_refuses_a_missing_advanced_run(ex, capsys):
+    _refused(capsys, _argv(ex, rep_advanced=None), "--rep-advanced is missing",
+             "orig_advanced.txt")
+    _refused(capsys, _argv(ex, orig_advanced=None), "--orig-advanced is missing")
+
+
+def test_refuses_malformed_lines_unknown_measures_and_existing_outputs(ex, capsys):
+    (ex / "bad.txt").write_text("301 Q0 doc 1\n")
+    _refused(capsys, _argv(ex, rep_baseline=ex / "bad.txt"), "bad.txt:1:", "6 whitespace-separated columns")
+    _refused(capsys, _argv(ex, measures="AP,nDCG@x"), "--measures")
+    _refused(capsys, _argv(ex, convention="excel"), "--convention 'excel' is not one of")
+    (ex / "out.csv").write_text("keep me")
+    _refused(capsys, _argv(ex), "exists; pass --force")
+    assert (ex / "out.csv").read_text() == "keep me"
+    _refused(capsys, _argv(ex, out=ex / "qrels.txt", force=None) + ["--force"],
+             "is one of the input files")
+    _refused(capsys, _argv(ex, out=ex / "nowhere" / "x.csv"), "does not exist")
+
+
+def test_baselines_only(ex, capsys):
+    assert cli.main(_argv(ex, orig_advanced=None, rep_advanced=None)) == 0
+    out = capsys.readouterr().out
+    assert "RMSE" in out and "ER " not in out
+
+
+def test_fast_reader_equals_the_shared_reader_or_falls_back(tmp_path):
+    from rankbook.book import reproduce_cmd
+    from rankbook.conventions import read_qrels, read_run
+
+    for f in EXAMPLES.glob("*.txt"):
+        what = "qrels" if f.name.startswith("qrels") else "run"
+        df, first = reproduce_cmd._fast_read(f, what)
+        ref = (read_qrels if what == "qrels" else read_run)(f)
+        pd.testing.assert_frame_equal(df, ref)
+        assert first == reproduce_cmd._first_lines(f)
+    odd = {"blank.txt": "1 Q0 a 1 1 t\n\n1 Q0 b 2 0.5 t\n",
+           "comment.txt": "1 Q0 a 1 1 t\n# note\n1 Q0 b 2 0.5 t\n",
+           "na.txt": "1 Q0 NA 1 1 t\n1 Q0 b 2 0.5 t\n",
+           "nan.txt": "1 Q0 a 1 nan t\n",
+           "ints.txt": "007 Q0 a 1 3 t\n007 Q0 b 2 2 t\n"}
+    for name, text in odd.items():
+        (tmp_path / name).write_text(text)
+        fast = reproduce_cmd._fast_read(tmp_path / name, "run")
+        if name == "ints.txt":
+            pd.testing.assert_frame_equal(fast[0], read_run(tmp_path / name))
+            assert fast[1] == {"007": 1}
+        else:
+            assert fast is None, name  # the shared reader decides (and names file:line)

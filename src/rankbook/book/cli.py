@@ -285,6 +285,7 @@ def _byte_count(text: str) -> int:
     return int(float(m.group(1)) * _BYTE_UNITS[unit])
 def _cmd_reproduce(args) -> int:
     try:
+        from . import pipeline
         from . import reproduce_cmd  # numpy, scipy and pandas: loaded only for this command
     except KeyboardInterrupt:
         print("rankbook reproduce: interrupted by SIGINT; no output was written", file=sys.stderr)

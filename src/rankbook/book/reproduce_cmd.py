@@ -26,6 +26,7 @@ import pandas as pd
 
 from .. import conventions as _conv
 from .. import repro as _repro
+from .. import trec_format as _tf
 from . import compare_cmd as _cc
 
 #: Measures when ``--measures`` is not given.
@@ -103,10 +104,19 @@ def _read_with_lines(reader, path, what):
     fast = _fast_read(path, what)
     if fast is not None:
         return fast
+    shown = _tf.display_name(path)
     try:
-        df = _cc._read(reader, path, what)
-    except _cc.CompareError as exc:
+        df = reader(path, max_bytes=_cc.DEFAULT_MAX_BYTES)
+    except _tf.InputTooLarge as exc:
         raise ReproduceError(str(exc)) from None
+    except IsADirectoryError:
+        raise ReproduceError(f"{shown}: is a folder, not a {what} file") from None
+    except PermissionError:
+        raise ReproduceError(f"{shown}: cannot be read (permission denied)") from None
+    except ValueError as exc:  # path:line: problem, from the reader
+        raise ReproduceError(str(exc)) from None
+    if df.empty:
+        raise ReproduceError(f"{shown}: holds no {what} lines (only blank lines or # comments)")
     return df, _first_lines(path)
 
 

@@ -278,13 +278,16 @@ def escape_html(value: Any) -> str:
 
 #: A backslash pair (kept as it is), a maths span ``$...$`` (kept), or a character
 #: :func:`md_escape` escapes outside maths.
-_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|]|\r\n|[\r\n]")
+_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|]|<(?=[A-Za-z/!?])|\r\n|[\r\n]")
 
 
 def md_escape(value: Any) -> str:
     r"""Text the book itself writes (Markdown with ``$...$`` maths) made safe for one table cell
     or one line: ``|`` escaped, newlines joined, and ``*`` kept literal outside maths, so
-    ``TP*TN - FP*FN`` is not read as emphasis.
+    ``TP*TN - FP*FN`` is not read as emphasis; a ``<`` that would open an HTML tag is escaped,
+    so a placeholder such as ``<name>`` or ``<group>`` reads as typed instead of vanishing as
+    markup (the one escaping point of placeholders: parameter comments, rerun boxes, the rerun
+    page and the verdicts all pass through it).
 
     Characters already escaped with a backslash stay as they are, so a string that holds user
     text escaped by :func:`escape_markdown` keeps it literal (nothing is escaped twice).
@@ -294,6 +297,8 @@ def md_escape(value: Any) -> str:
     --------
     >>> md_escape("TP*TN | $a*b$")
     'TP\\*TN \\| $a*b$'
+    >>> md_escape("saved as <table_stem>_<name>.csv; p < 0.05")
+    'saved as \\<table_stem>_\\<name>.csv; p < 0.05'
     >>> md_escape("ranking " + escape_markdown("a|b"))
     'ranking a\\|b'
     >>> md_escape("of $|-\\tau + 0.5|$ and $\\|x\\|$")

@@ -1,6 +1,7 @@
 // Tables that fit (issue 28). A table wider than its column first lets its headers and text
 // cells wrap (class rb-wrap); on a wide screen it then takes the page's full width, over the
-// right-hand margin (rb-full, like the theme's full-width blocks). A table still wider than its
+// right-hand margin (rb-full, like the theme's full-width blocks), and, if still too wide, lets
+// long words (paths, identifiers) break inside their cells (rb-break). A table still wider than its
 // box scrolls in that box with its first column fixed (rb-overflows, position: sticky) and a cue
 // above it that says the table continues. Re-fitted when the window changes size and when a fold
 // opens. No network, no dependency; without JavaScript every table still scrolls in its own box.
@@ -34,7 +35,7 @@
     var tables = document.querySelectorAll("main .bd-article table");
     // reset everything first, so that a table measured after a change starts from its own size
     tables.forEach(function (t) {
-      t.classList.remove("rb-wrap");
+      t.classList.remove("rb-wrap", "rb-break");
       var box = scrollBox(t);
       if (box) {
         box.classList.remove("rb-overflows");
@@ -55,6 +56,23 @@
         var outer = outerBlock(t);
         outer.classList.add("rb-full");
         full.push(outer);
+        // long unbroken words (paths, identifiers, intervals) may break inside a cell
+        if (overflows(box)) {
+          t.classList.add("rb-break");
+          // headers may break after an underscore (seeds_matched)
+          t.querySelectorAll("th").forEach(function (cell) {
+            var walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+            for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+              if (n.nodeValue.indexOf("_") >= 0 && n.nodeValue.indexOf("_\u200b") < 0) {
+                n.nodeValue = n.nodeValue.replace(/_/g, "_\u200b");
+              }
+            }
+          });
+          t.querySelectorAll("td").forEach(function (cell) {
+            var long = cell.textContent.split(/\s+/).some(function (w) { return w.length > 18; });
+            cell.classList.toggle("rb-longword", long);
+          });
+        }
       }
       if (overflows(box)) {
         box.classList.add("rb-overflows");

@@ -376,7 +376,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     for column, function in (derive or {}).items():
         df[column] = function(df)
     for column in {x, color} - {None}:  # ids a reader never sees: metric and reading names
-        if column in df.columns and df[column].dtype == object:
+        if column in df.columns and not pd.api.types.is_numeric_dtype(df[column]):
             df[column] = df[column].map(lambda v: display_name(v) if isinstance(v, str) else v)
     csv_path = out / f"{name}.csv"
     tmp = csv_path.with_suffix(".csv.tmp")
@@ -385,6 +385,13 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     rows = read_rows(csv_path)
     if callable(domain):  # a range computed from the plotted values, like the figure's own
         domain = domain(df[y].to_numpy(dtype=float))
+    clamped = ""
+    if domain is not None and kind == "heatmap":
+        below = int((df[y] < domain[0]).sum())
+        if below:
+            clamped = (f" The colour scale runs from {domain[0]:g} to {domain[1]:g}, as in the "
+                       f"figure; {below} value(s) below {domain[0]:g} take its lowest colour "
+                       "(their tooltips give the value).")
     initial_given = dict(controls) if isinstance(controls, dict) else {}
     controls = list(controls) if controls is not None else swept
     start = {**defaults, **fixed, **initial_given}
@@ -394,7 +401,8 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
                           height=height, scheme=scheme, domain=domain, overlay=overlay,
                           status=status)
     rel = os.path.relpath(csv_path, notebook_dir()).replace(os.sep, "/")
-    axes = "; ".join(", ".join(f"{k} in {{{', '.join(map(str, v))}}}" for k, v in g.items())
+    axes = "; ".join(", ".join(f"{display_name(k)} in {{{', '.join(map(str, v))}}}"
+                               for k, v in g.items())
                      for g in grids)
     fixed_text = (" with " + ", ".join(f"{k} = {v}" for k, v in fixed.items())) if fixed else ""
     outside = _outside_command(spec, grids[-1], fixed)
@@ -408,7 +416,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         f"<p>This explorer needs JavaScript; its values are in the CSV linked below.</p></div>",
         f'<script type="application/json" class="rb-explorer-spec">{payload}</script>',
         "",
-        f"**Explore.** {what} Precomputed at build time: the notebook run at every point of "
+        f"**Explore.** {what}{clamped} Precomputed at build time: the notebook run at every point of "
         f"the grid {axes} ({n_points} runs of `rankbook sweep {notebook}`{fixed_text}). "
         f"Every plotted value is a row of {{download}}`{name}.csv <{rel}>`.",
     ]

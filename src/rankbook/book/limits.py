@@ -265,13 +265,12 @@ def right_invariance(values: dict, root: Path) -> None:
 
 
 def sweep_agreement(values: dict, root: Path) -> None:
-    """k is below every length in ns; every pair names two metrics; the sweep's samples fit in
-    memory."""
+    """k = k_share of n is at least 1 and below n at every length in ns; every pair names two
+    metrics; the sweep's samples fit in memory."""
     from .. import metrics
+    from ..papers.paper_a.sweep_pairs import ks_for
 
-    if values["k"] >= min(values["ns"]):
-        raise ValueError(f"k = {values['k']} must be below every length in ns (the smallest is "
-                         f"{min(values['ns'])})")
+    ks = ks_for(values["ns"], values["k_share"])
     for pair in values["pairs"]:
         parts = pair.split("/")
         bad = [p for p in parts if p not in metrics.NAMES]
@@ -279,7 +278,8 @@ def sweep_agreement(values: dict, root: Path) -> None:
             raise ValueError(f"pairs: {pair!r} is not m1/m2 with two metric names "
                              f"({', '.join(bad) or 'two names needed'}); names: "
                              f"{', '.join(metrics.NAMES)}")
-    agreement_heatmap({"n": max(values["ns"]), "n_pairs": values["n_pairs"], "k": values["k"],
+    n = max(values["ns"])
+    agreement_heatmap({"n": n, "n_pairs": values["n_pairs"], "k": ks[n],
                        "compare_protocols": False, "pairs_csv": ""}, root)
 
 

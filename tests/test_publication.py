@@ -125,3 +125,23 @@ def test_run_page_flag_is_offered():
     parser = cli._build_parser()
     assert parser.parse_args(["run", "agreement_heatmap", "--page"]).page is True
     assert parser.parse_args(["run", "agreement_heatmap"]).page is False
+
+
+def test_the_benchmark_figure_is_in_panels_and_names_its_commit():
+    import matplotlib
+
+    matplotlib.use("agg")
+    from rankbook.book import benchfig
+
+    doc = {"meta": {"commit": "abc123def456", "date_utc": "2026-11-23 18:49 UTC"},
+           "scaling": [{"case": c, "series": f"rankbook {c}", "x": [10, 100, 1000],
+                        "t": [0.001, 0.01, 0.1], "slope": 1.0, "theory_slope": 1.0,
+                        "x_name": "n"} for c in ("a", "b", "c")]}
+    fig = benchfig.scaling_panels(doc, {"a": "Case A", "b": "Case B", "c": "Case C"})
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(shown) == 3
+    assert len({round(ax.get_position().x0, 2) for ax in shown}) == 2  # two columns
+    assert "abc123def456" in fig._suptitle.get_text()
+    outputs.check_figure_text(fig, "scaling")
+    with pytest.raises(ValueError, match="make bench"):
+        benchfig.scaling_panels({"scaling": []}, {"a": "Case A"})

@@ -221,7 +221,10 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
     spec["config"] = {"background": "#ffffff", "font": "sans-serif",
                       "axis": {"labelFontSize": 12, "titleFontSize": 13, "labelColor": "#222222", "labelLimit": 150,
                                "titleColor": "#222222"},
-                      "legend": {"labelFontSize": 12, "titleFontSize": 13,
+                      # the legend goes under the chart, so that on a phone the chart keeps
+                      # the column's width (a heat map beside its legend shrank to 70 px)
+                      "legend": {"orient": "bottom", "direction": "horizontal",
+                                 "labelFontSize": 12, "titleFontSize": 13,
                                  "labelColor": "#222222", "titleColor": "#222222"},
                       "title": {"fontSize": 14, "color": "#222222"},
                       "range": {"category": ["#0072B2", "#E69F00", "#009E73", "#D55E00",

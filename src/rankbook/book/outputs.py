@@ -84,11 +84,38 @@ def check_status(record: dict) -> str:
     return want
 
 
+_CASE = re.compile(r"^(\([^()]*\)),\s*(.+)$")
+
+
 def _listing(items, limit: int = 6) -> str:
-    items = list(items)
+    """Items in a row a reader can parse: cases written as tuples with the same remark are
+    listed together and the remark said once; items holding a comma are separated by ``;``.
+
+    Examples
+    --------
+    >>> _listing(["SMAPE", "MAPE"])
+    'SMAPE, MAPE'
+    >>> _listing(["(20, 2), similar on 0 of 10 seeds", "(50, 5), similar on 0 of 10 seeds"])
+    '(20, 2); (50, 5), each similar on 0 of 10 seeds'
+    >>> _listing(["(20, 2), similar on 0 of 10 seeds", "(20, 6), similar on 9 of 10 seeds"])
+    '(20, 2) (similar on 0 of 10 seeds); (20, 6) (similar on 9 of 10 seeds)'
+    """
+    items = [str(i) for i in items]
+    cases = [_CASE.match(i) for i in items]
+    if len(items) > 1 and all(cases):
+        remarks: dict[str, list[str]] = {}
+        for m in cases:
+            remarks.setdefault(m.group(2), []).append(m.group(1))
+        if len(remarks) == 1:
+            (remark, tuples), = remarks.items()
+            shown = tuples if len(tuples) <= limit else tuples[:limit] + [
+                f"{len(tuples) - limit} more"]
+            return "; ".join(shown) + f", each {remark}"
+        items = [f"{'; '.join(t)} ({'each ' if len(t) > 1 else ''}{r})" for r, t in remarks.items()]
+    sep = "; " if any("," in i for i in items) else ", "
     if len(items) <= limit:
-        return ", ".join(items)
-    return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+        return sep.join(items)
+    return sep.join(items[:limit]) + f" and {len(items) - limit} more"
 
 
 def count_phrase(record: dict) -> str:

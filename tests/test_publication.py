@@ -145,3 +145,24 @@ def test_the_benchmark_figure_is_in_panels_and_names_its_commit():
     outputs.check_figure_text(fig, "scaling")
     with pytest.raises(ValueError, match="make bench"):
         benchfig.scaling_panels({"scaling": []}, {"a": "Case A"})
+
+
+@pytest.mark.slow
+def test_rankbook_run_page_writes_one_offline_file(tmp_path, monkeypatch, capsys):
+    """`rankbook run NAME --page`: the run folder gets NAME.html, the page with its rerun and
+    provenance boxes, every style sheet, script and image inlined, nothing fetched."""
+    import re
+
+    from rankbook.book import cli, pipeline
+
+    monkeypatch.setattr(pipeline, "runs_dir", lambda root=None: tmp_path / "runs")
+    assert cli.main(["run", "indiscernibility_examples", "--page"]) == 0
+    folder, page = (Path(line) for line in capsys.readouterr().out.split())
+    assert page == folder / "indiscernibility_examples.html"
+    html = page.read_text(encoding="utf-8")
+    assert "<link" not in html
+    assert not re.search(r"<(script|img)[^>]*\ssrc=\"(?!data:)", html)
+    assert "Provenance" in html and "Rerun this page" in html and "<style>" in html
+    # downloads point at the files of the run folder
+    for href in re.findall(r'href="([^"#:]+\.csv)"', html):
+        assert (folder / href).is_file(), href

@@ -474,7 +474,8 @@ def summary_markdown(rows: list[dict], prefix: str = "generated/",
                 ids = by_claim.get(r["id"])
                 if ids:
                     extra += ("; " if extra else "") + "errata " + ", ".join(ids)
-                lines.append(f"  - {badge(r['status'])} {link}" + (f": {md_escape(extra)}" if extra else ""))
+                # status_details escaped each part already and marks "borderline" in bold
+                lines.append(f"  - {badge(r['status'])} {link}" + (f": {extra}" if extra else ""))
         lines.append("")
     return "\n".join(lines) + "\n"
 

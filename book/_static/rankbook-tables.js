@@ -42,7 +42,8 @@
         var prev = box.previousElementSibling;
         if (prev && prev.classList.contains("rb-scroll-cue")) { prev.remove(); }
       }
-      outerBlock(t).classList.remove("rb-full");
+      var outer = outerBlock(t);
+      if (outer.classList.contains("rb-full")) { outer.classList.remove("rb-full", "full-width"); }
     });
     var full = [];
     tables.forEach(function (t) {
@@ -54,7 +55,7 @@
       t.classList.add("rb-wrap");
       if (wide && overflows(box)) {
         var outer = outerBlock(t);
-        outer.classList.add("rb-full");
+        outer.classList.add("rb-full", "full-width");  // the theme's full-width layout
         full.push(outer);
         // long unbroken words (paths, identifiers, intervals) may break inside a cell
         if (overflows(box)) {

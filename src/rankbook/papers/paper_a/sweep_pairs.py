@@ -50,20 +50,19 @@ class Sweep:
                 + "; ".join(course(r) for _, r in self.wide.iterrows()) + ".")
 
 
-def run(ns, k_share: float, n_pairs: int, pairs, *, folder: Path, jobs: int = 1,
-        run_sweep=None) -> Sweep:
+def run(ns, k_share: float, n_pairs: int, pairs, *, folder: Path, run_sweep, jobs: int = 1
+        ) -> Sweep:
     """Run the Figure 1 notebook at every length of ``ns`` with k = ``k_share`` of n (one sweep
     point per length) and read the agreement ratio of each pair ``"m1/m2"``.
 
-    ``run_sweep`` defaults to :func:`rankbook.book.sweep.run_sweep` (injectable for tests).
-    Raises ``RuntimeError`` naming the first failing point.
+    ``run_sweep`` is :func:`rankbook.book.sweep.run_sweep`, passed in by the page (the papers
+    layer does not import the book's machinery). Raises ``RuntimeError`` naming the first
+    failing point.
     """
     import pandas as pd
 
     from rankbook import metrics
 
-    if run_sweep is None:
-        from rankbook.book.sweep import run_sweep
     ks = ks_for(ns, k_share)
     out = Sweep(tidy=None, wide=None, ks=ks)
     frames = []

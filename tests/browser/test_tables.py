@@ -95,7 +95,7 @@ def tables(site_server, chrome):
             found[(rel, width)] = chrome.execute_script(MEASURE)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "tables.json").write_text(json.dumps(
-        [{"page": rel, "width": width, **t} for (rel, width), ts in sorted(found.items())
+        [{"page": rel, "viewport": width, **t} for (rel, width), ts in sorted(found.items())
          for t in ts], indent=1))
     return found
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import re
 import shutil
 import sys
 import threading
@@ -156,8 +157,13 @@ def explore(driver, site: Path, page: Path) -> list[dict]:
         csv_name, rows = _csv_rows(site, page, el)
         spec = json.loads(driver.execute_script(
             "return arguments[0].querySelector('script.rb-explorer-spec').textContent", el))
+        # each control filters one column: its label is a display name, its filter names the
+        # column (datum["k_share"] === p_k_share)
+        filters = {m.group(2): json.loads(m.group(1)) for m in re.finditer(
+            r'datum\[("(?:[^"\\]|\\.)*")\] === (p_\w+)', json.dumps([
+                t.get("filter") for t in _transforms(spec)]).replace('\\"', '"'))}
         record.update(csv=csv_name, csv_rows=rows, spec_params=spec.get("params", []),
-                      fields=sorted(_fields(spec)))
+                      fields=sorted(_fields(spec)), filters=filters)
         record["initial"] = _plotted(driver, el)
         controls = el.find_elements("css selector", ".vega-bindings select, .vega-bindings input")
         for i in range(len(controls)):
@@ -171,6 +177,16 @@ def explore(driver, site: Path, page: Path) -> list[dict]:
                                        "after": after})
         out.append(record)
     return out
+
+
+def _transforms(spec) -> list[dict]:
+    """Every transform of a spec, in its layers too."""
+    found = []
+    if isinstance(spec, dict):
+        found += [t for t in spec.get("transform", []) if isinstance(t, dict)]
+        for layer in spec.get("layer", []):
+            found += _transforms(layer)
+    return found
 
 
 def _fields(spec: dict) -> set[str]:

@@ -116,10 +116,10 @@ def _project(rows: list, fields: list[str]) -> list[str]:
 def _expected(explorer: dict, signals: dict) -> list[str]:
     """The CSV rows that match the controls' values, less those with an empty plotted field
     (Vega-Lite leaves out a mark whose position is undefined)."""
-    column_of = {}
+    column_of = dict(explorer.get("filters") or {})  # the column each control filters
     for p in explorer["spec_params"]:
-        bind = p.get("bind", {})
-        column_of[p["name"]] = bind.get("name", "").strip()
+        if p["name"] not in column_of:
+            column_of[p["name"]] = p.get("bind", {}).get("name", "").strip()
     rows = [r for r in explorer["csv_rows"]
             if all(r.get(column_of[name]) == value for name, value in signals.items()
                    if name in column_of)]

@@ -111,6 +111,14 @@ def _cmd_run(args) -> int:
     except pipeline.Interrupted as exc:
         return _interrupted("run", exc)
     print(folder)
+    if args.page:  # the run as one HTML page in its folder (rankbook.book.rerun_page)
+        from .rerun_page import PageFailed, write_page
+
+        try:
+            print(write_page(folder, pipeline.find(args.name).name))
+        except PageFailed as exc:
+            print(f"rankbook run: {exc}", file=sys.stderr)
+            return 1
     return 0
 
 
@@ -398,6 +406,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="time limit of one cell (default: the notebook's rankbook.timeout)")
     r.add_argument("--wait", action="store_true",
                    help="wait for a running run of the same parameters instead of exiting")
+    r.add_argument("--page", action="store_true",
+                   help="also render the run as one HTML page (NAME.html in the run folder: "
+                        "the page with your values, its verdict and provenance; no server)")
     r.set_defaults(func=_cmd_run)
 
     sw = sub.add_parser("sweep", help="run one notebook over a grid of parameters (Dask)")

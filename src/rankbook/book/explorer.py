@@ -104,30 +104,59 @@ def _outside_command(spec, grid: dict, fixed: dict) -> str | None:
 
 
 def _control(column: str, values: list, initial) -> tuple[dict, str]:
-    """A Vega-Lite parameter bound to an input, and its filter expression."""
+    """A Vega-Lite parameter bound to an input, and its filter expression. The input is
+    labelled with the column's display name (:func:`rankbook.book.names.display`), never its id."""
+    from .names import display
+
     name = "p_" + "".join(c if c.isalnum() else "_" for c in column)
     ints = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
     steps = {b - a for a, b in zip(values, values[1:])} if ints else set()
+    label = f"{display(column)} "
     if ints and len(values) > 2 and len(steps) == 1:
         bind = {"input": "range", "min": values[0], "max": values[-1], "step": steps.pop(),
-                "name": f"{column} "}
+                "name": label}
     else:
-        bind = {"input": "select", "options": values, "name": f"{column} "}
+        bind = {"input": "select", "options": values, "name": label}
     param = {"name": name, "value": initial, "bind": bind}
     return param, f"datum[{json.dumps(column)}] === {name}"
+
+
+def title_lines(title: str, width: int = 42) -> list[str]:
+    """A chart title broken into lines of at most about ``width`` characters, so that a narrow
+    column (a phone) shows it whole instead of clipping it.
+
+    >>> title_lines("Agreement ratio of every pair of metrics at the chosen n and k", 30)
+    ['Agreement ratio of every pair', 'of metrics at the chosen n and', 'k']
+    """
+    import textwrap
+
+    return textwrap.wrap(str(title), width) or [""]
 
 
 def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | None,
                   controls: dict[str, Any], title: str, x_title: str | None = None,
                   y_title: str | None = None, color_title: str | None = None,
-                  tooltip: list[str] | None = None, width: int = 560, height: int = 300) -> dict:
+                  tooltip: list[str] | None = None, width: int = 560, height: int = 300,
+                  scheme: str | None = None, domain: tuple | None = None,
+                  overlay: str | None = None, status: str | None = None) -> dict:
     """The Vega-Lite spec of an explorer (built with altair): ``rows`` inline, one bound
-    parameter per control column (initial value given), a filter per control."""
+    parameter per control column (initial value given), a filter per control.
+
+    Every control, axis, legend and tooltip is titled with a display name
+    (:func:`rankbook.book.names.display`). A heat map takes the colour ``scheme`` and
+    ``domain`` of the figure it explores (a Vega scheme name, e.g. ``"pinkyellowgreen"`` for
+    matplotlib's PiYG). A line chart with ``overlay`` draws that column (the published values)
+    as open diamonds over the lines of ``y``, and with ``status`` marks the points whose status
+    is ``differs`` with a red cross and ``close`` with an orange ring.
+    """
     import altair as alt
+
+    from .names import display
 
     if kind not in KINDS:
         raise ValueError(f"unknown explorer kind {kind!r}; valid: {', '.join(KINDS)}")
-    missing = [c for c in [x, y, color, *controls] if c and rows and c not in rows[0]]
+    missing = [c for c in [x, y, color, overlay, status, *controls]
+               if c and rows and c not in rows[0]]
     if missing:
         raise ValueError(f"columns {missing} are not in the grid's table; it has "
                          f"{', '.join(rows[0]) if rows else 'no rows'}")
@@ -141,7 +170,7 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
         params.append(param)
         filters.append(expr)
     base = alt.Chart(alt.Data(values=rows, name="grid")).properties(
-        width=width, height=height, title=title)
+        width=width, height=height, title=alt.TitleParams(title_lines(title), anchor="start"))
     for expr in filters:
         base = base.transform_filter(expr)
     def typed(column: str) -> str:
@@ -149,30 +178,53 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
                       if r.get(column) is not None)
         return f"{column}:{'Q' if numbers else 'N'}"
 
-    tips = [alt.Tooltip(typed(c)) for c in (tooltip or [c for c in [x, y, color, *controls] if c])]
+    shown = tooltip or [c for c in dict.fromkeys([x, y, overlay, status, color, *controls]) if c]
+    tips = [alt.Tooltip(typed(c), title=display(c)) for c in shown]
     if kind == "line":
+        xs = alt.X(f"{x}:Q", title=x_title or display(x), scale=alt.Scale(zero=False))
+        hue = (alt.Color(f"{color}:N", title=color_title or display(color)) if color
+               else alt.Undefined)
         chart = base.mark_line(point=True).encode(
-            x=alt.X(f"{x}:Q", title=x_title or x, scale=alt.Scale(zero=False)),
-            y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(zero=False)),
-            color=alt.Color(f"{color}:N", title=color_title or color) if color else alt.Undefined,
-            tooltip=tips)
+            x=xs, y=alt.Y(f"{y}:Q", title=y_title or display(y), scale=alt.Scale(zero=False)),
+            color=hue, tooltip=tips)
+        if overlay:
+            published = base.mark_point(shape="diamond", filled=False, size=90,
+                                        strokeWidth=1.5).encode(
+                x=xs, y=alt.Y(f"{overlay}:Q"), color=hue, tooltip=tips)
+            layers = [chart, published]
+            if status:
+                for word, colour, shape in (("differs", "#b42318", "cross"),
+                                            ("close", "#b35c00", "circle")):
+                    layers.append(base.transform_filter(
+                        f"datum[{json.dumps(status)}] === {json.dumps(word)}").mark_point(
+                        shape=shape, size=170, strokeWidth=2.2, filled=False,
+                        color=colour).encode(x=xs, y=alt.Y(f"{overlay}:Q"), tooltip=tips))
+            chart = alt.layer(*layers)
     elif kind == "bar":
         chart = base.mark_bar().encode(
-            y=alt.Y(f"{x}:N", title=x_title or x, sort=None),
-            x=alt.X(f"{y}:Q", title=y_title or y),
+            y=alt.Y(f"{x}:N", title=x_title or display(x), sort=None),
+            x=alt.X(f"{y}:Q", title=y_title or display(y)),
             tooltip=tips)
     else:
+        scale = alt.Scale(scheme=scheme or "viridis",
+                          **({"domain": list(domain), "clamp": True} if domain else {}))
         chart = base.mark_rect().encode(
-            x=alt.X(f"{x}:N", title=x_title or x, sort=None),
-            y=alt.Y(f"{color}:N", title=color_title or color, sort=None),
-            color=alt.Color(f"{y}:Q", title=y_title or y, scale=alt.Scale(scheme="viridis")),
+            x=alt.X(f"{x}:N", title=x_title or display(x), sort=None),
+            y=alt.Y(f"{color}:N", title=color_title or display(color), sort=None),
+            color=alt.Color(f"{y}:Q", title=y_title or display(y), scale=scale),
             tooltip=tips)
     spec = chart.to_dict()
+    if "layer" in spec:  # the controls live at the top of a layered chart
+        for layer in spec["layer"]:
+            layer.pop("params", None)
     spec["params"] = params + list(spec.get("params", []))
     spec["config"] = {"background": "#ffffff", "font": "sans-serif",
-                      "axis": {"labelFontSize": 12, "titleFontSize": 13, "labelColor": "#222222", "labelLimit": 280,
+                      "axis": {"labelFontSize": 12, "titleFontSize": 13, "labelColor": "#222222", "labelLimit": 150,
                                "titleColor": "#222222"},
-                      "legend": {"labelFontSize": 12, "titleFontSize": 13,
+                      # the legend goes under the chart, so that on a phone the chart keeps
+                      # the column's width (a heat map beside its legend shrank to 70 px)
+                      "legend": {"orient": "bottom", "direction": "horizontal",
+                                 "labelFontSize": 12, "titleFontSize": 13,
                                  "labelColor": "#222222", "titleColor": "#222222"},
                       "title": {"fontSize": 14, "color": "#222222"},
                       "range": {"category": ["#0072B2", "#E69F00", "#009E73", "#D55E00",
@@ -198,11 +250,15 @@ def _in_point() -> bool:
     return bool(os.environ.get(POINT_ENV))
 
 
-def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: str,
-         kind: str, x: str, y: str, color: str | None = None, controls: list[str] | None = None,
+def show(notebook: str, table: str | list[str] | dict[str, str],
+         grid: dict[str, list] | list[dict[str, list]], *, name: str,
+         kind: str, x: str, y: str, color: str | None = None,
+         controls: list[str] | dict[str, Any] | None = None,
          title: str, what: str, fixed: dict | None = None, current: dict | None = None,
          melt: dict | None = None, x_title: str | None = None, y_title: str | None = None,
          color_title: str | None = None, height: int = 300, jobs: int = 1,
+         derive: dict[str, Any] | None = None, scheme: str | None = None,
+         domain: tuple | Any = None, overlay: str | None = None, status: str | None = None,
          root: Path | None = None) -> Path | None:
     """Compute a grid with ``rankbook sweep`` and show it as an explorer (see module doc).
 
@@ -210,19 +266,22 @@ def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: 
     ----------
     notebook : str
         The notebook swept (usually the page's own).
-    table : str or list of str
+    table : str, list of str, or dict
         The table(s) the notebook saves (CSV stems) that the chart plots; several are stacked
-        with a ``table`` column.
-    grid : dict
-        ``{parameter: [values]}``: the points are their Cartesian product. Keep it small: every
+        with a ``table`` column, which holds the stem, or the reader's name for it when
+        ``table`` is a dict ``{stem: name}``.
+    grid : dict, or list of dict
+        ``{parameter: [values]}``: the points are their Cartesian product; a list of such
+        grids is their union (e.g. k as a share of n: one grid per n). Keep it small: every
         point is a run of the notebook during the build.
     name : str
         File stem of the grid's CSV and id of the explorer.
     kind, x, y, color
         The chart: ``"line"`` (``y`` over numeric ``x``, a line per ``color``), ``"bar"``
         (``y`` per category ``x``) or ``"heatmap"`` (``x`` by ``color`` cells coloured by ``y``).
-    controls : list of str, optional
-        The columns the reader picks a value of (default: the swept parameters).
+    controls : list of str, or dict, optional
+        The columns the reader picks a value of (default: the swept parameters); a dict gives
+        each its initial value (default: the notebook's default, else the first value).
     title, what : str
         The chart's title, and what it shows in words (the caption starts with it).
     fixed : dict, optional
@@ -238,11 +297,21 @@ def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: 
         Height of the chart in pixels (its width follows the column).
     jobs : int
         Worker processes of the sweep.
+    derive : dict, optional
+        ``{column: function(DataFrame) -> values}``: columns computed from the grid's table
+        before it is written (e.g. k as a share of n), usable as controls.
+    scheme, domain, overlay, status
+        Passed to :func:`vegalite_spec`: the heat map's colour scheme and range; the column
+        drawn over the lines (published values) and the column that marks mismatches.
+
+    Ids in the plotted text columns (metric ids, reading ids) are written as display names
+    (:func:`rankbook.book.names.display`), in the CSV as in the chart.
 
     Returns the grid's CSV, or None when nothing was computed.
     """
     from IPython.display import Markdown, display
 
+    from .names import display as display_name
     from .outputs import _check_name
     from .paths import notebook_dir, output_dir
     from .specs import find
@@ -263,61 +332,83 @@ def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: 
             f"changed {', '.join(f'`{k}`' for k in changed)}, so it is left out. "
             f"`rankbook sweep {notebook} -p KEY V1,V2,...` computes a grid of your own.*"))
         return None
-    given = _given(grid, fixed, spec)
+    grids = [grid] if isinstance(grid, dict) else list(grid)
+    swept = list(dict.fromkeys(k for g in grids for k in g))
     out = output_dir()
-    folder = out / f".explorer-{name}"
-    before = os.environ.get(POINT_ENV)
-    os.environ[POINT_ENV] = "1"
-    try:
-        report = run_sweep(notebook, given, jobs=jobs, progress=False, folder=folder,
-                           root=root, log=lambda *a: None)
-    finally:
-        if before is None:
-            os.environ.pop(POINT_ENV, None)
-        else:
-            os.environ[POINT_ENV] = before
-    failed = [p for p in report.points if p["status"] == "failed"]
-    if failed:
-        raise RuntimeError(f"{len(failed)} point(s) of the {name} explorer failed: "
-                           f"{failed[0].get('params')}: {failed[0].get('error')}")
+    tables = {table: table} if isinstance(table, str) else (
+        dict(table) if isinstance(table, dict) else {t: t for t in table})
     import pandas as pd
 
-    tables = [table] if isinstance(table, str) else list(table)
-    frames = []
-    for stem in tables:
-        path = folder / "combined" / f"{stem}.csv"
-        if not path.is_file():
-            raise ValueError(f"the sweep of {notebook} saved no table {stem!r}; it saved "
-                             f"{', '.join(p.stem for p in (folder / 'combined').glob('*.csv'))}")
-        df = pd.read_csv(path)
-        if len(tables) > 1:
-            df.insert(len(grid), "table", stem)
-        frames.append(df)
+    from .sweep import STATUS_COLUMN
+
+    frames, n_points = [], 0
+    for i, sub in enumerate(grids):
+        folder = out / (f".explorer-{name}" if len(grids) == 1 else f".explorer-{name}-{i}")
+        before = os.environ.get(POINT_ENV)
+        os.environ[POINT_ENV] = "1"
+        try:
+            report = run_sweep(notebook, _given(sub, fixed, spec), jobs=jobs, progress=False,
+                               folder=folder, root=root, log=lambda *a: None)
+        finally:
+            if before is None:
+                os.environ.pop(POINT_ENV, None)
+            else:
+                os.environ[POINT_ENV] = before
+        failed = [p for p in report.points if p["status"] == "failed"]
+        if failed:
+            raise RuntimeError(f"{len(failed)} point(s) of the {name} explorer failed: "
+                               f"{failed[0].get('params')}: {failed[0].get('error')}")
+        n_points += len(report.points)
+        for stem, label in tables.items():
+            path = folder / "combined" / f"{stem}.csv"
+            if not path.is_file():
+                raise ValueError(f"the sweep of {notebook} saved no table {stem!r}; it saved "
+                                 f"{', '.join(p.stem for p in (folder / 'combined').glob('*.csv'))}")
+            df = pd.read_csv(path)
+            if len(tables) > 1:
+                df.insert(len(sub), "table", label)
+            frames.append(df)
+        shutil.rmtree(folder / "points", ignore_errors=True)  # the CSV holds what the page needs
     df = pd.concat(frames, ignore_index=True)
     # the combined tables lead with every swept parameter and the point status: the explorer
     # keeps the grid's columns and the table's own (a fixed value would be melted as a metric)
-    from .sweep import STATUS_COLUMN
-
-    used = set(grid) | set((melt or {}).get("id", ())) | {x, y, color}
+    used = set(swept) | set((melt or {}).get("id", ())) | {x, y, color}
     df = df.drop(columns=[c for c in (STATUS_COLUMN, *fixed) if c in df.columns and c not in used])
     if melt:
         df = df.melt(id_vars=melt["id"], var_name=melt["var"], value_name=melt["value"])
+    for column, function in (derive or {}).items():
+        df[column] = function(df)
+    for column in {x, color} - {None}:  # ids a reader never sees: metric and reading names
+        if column in df.columns and not pd.api.types.is_numeric_dtype(df[column]):
+            df[column] = df[column].map(lambda v: display_name(v) if isinstance(v, str) else v)
     csv_path = out / f"{name}.csv"
     tmp = csv_path.with_suffix(".csv.tmp")
     df.to_csv(tmp, index=False, lineterminator="\n")
     os.replace(tmp, csv_path)
-    shutil.rmtree(folder / "points", ignore_errors=True)  # the CSV holds what the page needs
     rows = read_rows(csv_path)
-    controls = list(controls) if controls is not None else list(grid)
-    start = {**defaults, **fixed}
+    if callable(domain):  # a range computed from the plotted values, like the figure's own
+        domain = domain(df[y].to_numpy(dtype=float))
+    clamped = ""
+    if domain is not None and kind == "heatmap":
+        below = int((df[y] < domain[0]).sum())
+        if below:
+            clamped = (f" The colour scale runs from {domain[0]:g} to {domain[1]:g}, as in the "
+                       f"figure; {below} value(s) below {domain[0]:g} take its lowest colour "
+                       "(their tooltips give the value).")
+    initial_given = dict(controls) if isinstance(controls, dict) else {}
+    controls = list(controls) if controls is not None else swept
+    start = {**defaults, **fixed, **initial_given}
     initial = {c: start.get(c, None) for c in controls}
     chart = vegalite_spec(rows, kind=kind, x=x, y=y, color=color, controls=initial, title=title,
                           x_title=x_title, y_title=y_title, color_title=color_title,
-                          height=height)
+                          height=height, scheme=scheme, domain=domain, overlay=overlay,
+                          status=status)
     rel = os.path.relpath(csv_path, notebook_dir()).replace(os.sep, "/")
-    axes = "; ".join(f"{k} in {{{', '.join(map(str, v))}}}" for k, v in grid.items())
+    axes = "; ".join(", ".join(f"{display_name(k)} in {{{', '.join(map(str, v))}}}"
+                               for k, v in g.items())
+                     for g in grids)
     fixed_text = (" with " + ", ".join(f"{k} = {v}" for k, v in fixed.items())) if fixed else ""
-    outside = _outside_command(spec, grid, fixed)
+    outside = _outside_command(spec, grids[-1], fixed)
     payload = json.dumps(chart, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     label = html.escape(f"{title}: an interactive chart; the same values are in {name}.csv")
     lines = [
@@ -328,8 +419,8 @@ def show(notebook: str, table: str | list[str], grid: dict[str, list], *, name: 
         f"<p>This explorer needs JavaScript; its values are in the CSV linked below.</p></div>",
         f'<script type="application/json" class="rb-explorer-spec">{payload}</script>',
         "",
-        f"**Explore.** {what} Precomputed at build time: the notebook run at every point of "
-        f"the grid {axes} ({len(report.points)} runs of `rankbook sweep {notebook}`{fixed_text}). "
+        f"**Explore.** {what}{clamped} Precomputed at build time: the notebook run at every point of "
+        f"the grid {axes} ({n_points} runs of `rankbook sweep {notebook}`{fixed_text}). "
         f"Every plotted value is a row of {{download}}`{name}.csv <{rel}>`.",
     ]
     if outside:

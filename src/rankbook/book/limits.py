@@ -269,13 +269,12 @@ def right_invariance(values: dict, root: Path) -> None:
 
 
 def sweep_agreement(values: dict, root: Path) -> None:
-    """k is below every length in ns; every pair names two metrics; the samples of the points
-    that run at once (jobs of them) fit in memory."""
+    """k = k_share of n is at least 1 and below n at every length in ns; every pair names two
+    metrics; the samples of the points that run at once (jobs of them) fit in memory."""
     from .. import metrics
+    from ..papers.paper_a.sweep_pairs import ks_for
 
-    if values["k"] >= min(values["ns"]):
-        raise ValueError(f"k = {values['k']} must be below every length in ns (the smallest is "
-                         f"{min(values['ns'])})")
+    ks = ks_for(values["ns"], values["k_share"])
     for pair in values["pairs"]:
         parts = pair.split("/")
         bad = [p for p in parts if p not in metrics.NAMES]
@@ -283,12 +282,13 @@ def sweep_agreement(values: dict, root: Path) -> None:
             raise ValueError(f"pairs: {pair!r} is not m1/m2 with two metric names "
                              f"({', '.join(bad) or 'two names needed'}); names: "
                              f"{', '.join(metrics.NAMES)}")
-    agreement_heatmap({"n": max(values["ns"]), "n_pairs": values["n_pairs"], "k": values["k"],
+    n = max(values["ns"])
+    agreement_heatmap({"n": n, "n_pairs": values["n_pairs"], "k": ks[n],
                        "compare_protocols": False, "pairs_csv": ""}, root)
     # the points run at once, one per worker (jobs, at most one per length): each holds its
     # sample (as agreement_heatmap counts it) and a worker process (about 200 MB measured)
     workers = max(1, min(values["jobs"], len(values["ns"])))
-    n, n_pairs = max(values["ns"]), values["n_pairs"]
+    n_pairs = values["n_pairs"]
     point = 2 * n_pairs * n * 8 + 3 * 33 * n_pairs * 8 + 8 * n_pairs * 8 + 200 * 2**20
     _within_memory(workers * point, f"{workers} sweep points at once (jobs = {values['jobs']}), "
                    f"each a sample of {n_pairs} rankings of up to {n} items",

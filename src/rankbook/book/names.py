@@ -24,6 +24,12 @@ NAMES = {
     "lam": "λ",
     "lambda": "λ",
     "r_half_life": "half-life of the rank weights",
+    "column": "λ",  # the columns of the consensus grids (Tables IV and VI)
+    "m1": "first metric",
+    "m2": "second metric",
+    "deviation": "spread d",
+    "table": "set",
+    "n_pairs": "rankings in the sample",
     "k_share": "k as a share of n",
     "n": "n",
     "k": "k",

@@ -84,11 +84,38 @@ def check_status(record: dict) -> str:
     return want
 
 
+_CASE = re.compile(r"^(\([^()]*\)),\s*(.+)$")
+
+
 def _listing(items, limit: int = 6) -> str:
-    items = list(items)
+    """Items in a row a reader can parse: cases written as tuples with the same remark are
+    listed together and the remark said once; items holding a comma are separated by ``;``.
+
+    Examples
+    --------
+    >>> _listing(["SMAPE", "MAPE"])
+    'SMAPE, MAPE'
+    >>> _listing(["(20, 2), similar on 0 of 10 seeds", "(50, 5), similar on 0 of 10 seeds"])
+    '(20, 2); (50, 5), each similar on 0 of 10 seeds'
+    >>> _listing(["(20, 2), similar on 0 of 10 seeds", "(20, 6), similar on 9 of 10 seeds"])
+    '(20, 2) (similar on 0 of 10 seeds); (20, 6) (similar on 9 of 10 seeds)'
+    """
+    items = [str(i) for i in items]
+    cases = [_CASE.match(i) for i in items]
+    if len(items) > 1 and all(cases):
+        remarks: dict[str, list[str]] = {}
+        for m in cases:
+            remarks.setdefault(m.group(2), []).append(m.group(1))
+        if len(remarks) == 1:
+            (remark, tuples), = remarks.items()
+            shown = tuples if len(tuples) <= limit else tuples[:limit] + [
+                f"{len(tuples) - limit} more"]
+            return "; ".join(shown) + f", each {remark}"
+        items = [f"{'; '.join(t)} ({'each ' if len(t) > 1 else ''}{r})" for r, t in remarks.items()]
+    sep = "; " if any("," in i for i in items) else ", "
     if len(items) <= limit:
-        return ", ".join(items)
-    return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+        return sep.join(items)
+    return sep.join(items[:limit]) + f" and {len(items) - limit} more"
 
 
 def count_phrase(record: dict) -> str:
@@ -278,13 +305,16 @@ def escape_html(value: Any) -> str:
 
 #: A backslash pair (kept as it is), a maths span ``$...$`` (kept), or a character
 #: :func:`md_escape` escapes outside maths.
-_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|]|\r\n|[\r\n]")
+_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|]|<(?=[A-Za-z/!?])|\r\n|[\r\n]")
 
 
 def md_escape(value: Any) -> str:
     r"""Text the book itself writes (Markdown with ``$...$`` maths) made safe for one table cell
     or one line: ``|`` escaped, newlines joined, and ``*`` kept literal outside maths, so
-    ``TP*TN - FP*FN`` is not read as emphasis.
+    ``TP*TN - FP*FN`` is not read as emphasis; a ``<`` that would open an HTML tag is escaped,
+    so a placeholder such as ``<name>`` or ``<group>`` reads as typed instead of vanishing as
+    markup (the one escaping point of placeholders: parameter comments, rerun boxes, the rerun
+    page and the verdicts all pass through it).
 
     Characters already escaped with a backslash stay as they are, so a string that holds user
     text escaped by :func:`escape_markdown` keeps it literal (nothing is escaped twice).
@@ -294,6 +324,8 @@ def md_escape(value: Any) -> str:
     --------
     >>> md_escape("TP*TN | $a*b$")
     'TP\\*TN \\| $a*b$'
+    >>> md_escape("saved as <table_stem>_<name>.csv; p < 0.05")
+    'saved as \\<table_stem>_\\<name>.csv; p < 0.05'
     >>> md_escape("ranking " + escape_markdown("a|b"))
     'ranking a\\|b'
     >>> md_escape("of $|-\\tau + 0.5|$ and $\\|x\\|$")

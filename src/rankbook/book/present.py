@@ -503,7 +503,11 @@ def rerun_markdown(spec, duration: float | None = None, root: Path | None = None
         lines += ["```bash", f".venv/bin/rankbook run {spec.name}", "```", ""]
     lines[-1] += (f"The command writes this page's tables (CSV) and figures (PNG and SVG) into "
                   f"`runs/{spec.name}/<folder named after the values>/` and prints that folder."
-                  + (f" With the defaults it takes about {duration:.0f} s." if duration else ""))
+                  + (f" With the defaults it takes about {duration:.0f} s." if duration else "")
+                  + f" Add `--page` to also get this page as it reads with your values (its "
+                    f"verdict and provenance, in the site's style) as one file, "
+                    f"`{spec.name}.html` in that folder, that opens in a browser without a "
+                    f"server or a network.")
     lines.append("")
     if spec.parameters:
         lines += ["| Parameter | Default | Allowed values | Meaning |", "|---|---|---|---|"]

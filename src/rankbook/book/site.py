@@ -515,28 +515,34 @@ def summary_markdown(rows: list[dict], prefix: str = "generated/",
                 ids = by_claim.get(r["id"])
                 if ids:
                     extra += ("; " if extra else "") + "errata " + ", ".join(ids)
-                lines.append(f"  - {badge(r['status'])} {link}" + (f": {md_escape(extra)}" if extra else ""))
+                # status_details escaped each part already and marks "borderline" in bold
+                lines.append(f"  - {badge(r['status'])} {link}" + (f": {extra}" if extra else ""))
         lines.append("")
     return "\n".join(lines) + "\n"
 
 
 def parameters_markdown(root: Path) -> str:
+    """Every notebook's parameters, one fold per notebook: type, default, the allowed values
+    (the constraints ``rankbook run`` checks, as in each page's rerun box) and the meaning."""
+    from .present import _code_cell, cli_value
     from .specs import discover
 
-    lines = ["Every notebook, with its parameters, their types and defaults (the papers' settings).",
-             "This list is generated from the notebooks' `parameters` cells, like `rankbook list`.",
+    lines = ["Every notebook, with its parameters, their types, defaults (the papers' settings) "
+             "and allowed values; open a notebook to see its table. This list is generated from "
+             "the notebooks' `parameters` cells and constraints, like `rankbook list NAME`.",
              ""]
     for spec in discover(root):
-        lines += [f"**`{spec.name}`**: {spec.description}", ""]
+        lines += [f":::{{dropdown}} {spec.name}: {_cell(spec.description)}", ""]
         if spec.parameters:
-            lines += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
+            lines += ["| Parameter | Type | Default | Allowed values | Meaning |",
+                      "|---|---|---|---|---|"]
             for p in spec.parameters.values():
-                lines.append(
-                    f"| `{p.name}` | {p.type_name} | `{_cell(repr(p.default))}` | {_cell(p.comment)} |"
-                )
+                allowed = p.constraint_text() or f"any {p.type_name}"
+                lines.append(f"| `{p.name}` | {p.type_name} | {_code_cell(cli_value(p.default))} "
+                             f"| {_cell(allowed)} | {_cell(p.comment)} |")
         else:
             lines.append("(no parameters)")
-        lines.append("")
+        lines += ["", ":::", ""]
     return "\n".join(lines) + "\n"
 
 

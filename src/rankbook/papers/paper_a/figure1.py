@@ -177,6 +177,17 @@ def sample(*, n: int = 100, n_pairs: int = 10000, k: int = 30, seed: int = 0,
                   protocol=protocol, reverse=reverse, ties=ties, source=source)
 
 
+def colour_range(values, reverse: str = "auto") -> tuple[float, float]:
+    """The colour range of the heat map (and of its explorer): from 0.5 with reversal (most
+    ratios are at least 0.5 then), lower when some ratio is lower, in steps of 0.05; up to 1.
+
+    >>> colour_range([0.62, 0.9, 1.0]), colour_range([0.43, 1.0]), colour_range([0.7], "none")
+    ((0.5, 1.0), (0.4, 1.0), (0.0, 1.0))
+    """
+    low = float(np.nanmin(np.asarray(values, dtype=float)))
+    return (float(min(0.5 if reverse == "auto" else 0.0, np.floor(low * 20) / 20)), 1.0)
+
+
 def heat_map(s: Sample, order: str = "family") -> Part:
     """The heat map of Figure 1 (left), recomputed, rows and columns in ``order``
     (``"family"``, ``"figure1"`` or ``"clustered"``), and the matrix as a table."""
@@ -206,8 +217,7 @@ def heat_map(s: Sample, order: str = "family") -> Part:
     else:
         raise ValueError(f"order must be 'family', 'figure1' or 'clustered', got {order!r}")
     mat = s.ar.loc[ordered, ordered]
-    # the colour scale starts at 0.5 with reversal (most ratios), lower when some ratio is lower
-    lo = min(0.5 if s.reverse == "auto" else 0.0, np.floor(np.nanmin(mat.to_numpy()) * 20) / 20)
+    lo, _ = colour_range(mat.to_numpy(), s.reverse)
     fig, ax = plt.subplots(figsize=(8.2, 7.6))
     sns.heatmap(mat.rename(index=label, columns=label), ax=ax, cmap="PiYG", vmin=lo, vmax=1.0,
                 center=(lo + 1) / 2, square=True, linewidths=0.2, linecolor="white",

@@ -1,0 +1,168 @@
+"""The site as a publication (issue 28): placeholders that read as typed, the rerun page's
+parameter tables, explorers labelled with display names, and a rerun as one offline page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from rankbook.book import explorer, outputs, site
+from rankbook.book.present import md_escape
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("text", ["<name>", "<group>", "grids <table_stem>_<name>.csv",
+                                  "</div>", "<!-- x -->"])
+def test_a_placeholder_never_opens_a_tag(text):
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").render(md_escape(text))
+    assert "<" + text.lstrip("<")[:3] not in html.replace("&lt;", "")
+    assert "&lt;" in html
+
+
+def test_comparisons_and_maths_keep_their_less_than_sign():
+    assert md_escape("p < 0.05") == "p < 0.05"
+    assert md_escape("$a<b$") == "$a<b$"
+
+
+def test_the_rerun_page_folds_each_notebook_with_its_allowed_values():
+    text = site.parameters_markdown(ROOT)
+    notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert text.count(":::{dropdown}") == len(notebooks)
+    assert "| Parameter | Type | Default | Allowed values | Meaning |" in text
+    # a constraint of the Figure 1 notebook, in words, in its row
+    row = next(line for line in text.splitlines() if line.startswith("| `protocol` |"))
+    assert "one of 'reference', 'independent'" in row
+    # the placeholders of the consensus notebooks' comments are escaped, not swallowed
+    assert "\\<name>" in text and not re.search(r"(?<!\\)<name>", text)
+
+
+def _rows():
+    return [{"deviation": d, "row": g, "column": lam, "table": t, "reproduced": 0.5 + lam / 10,
+             "published": 0.5 + lam / 10 + (0.01 if (t, lam) == ("Bing", 0.5) else 0.0),
+             "status": "differs" if (t, lam) == ("Bing", 0.5) else "match"}
+            for d in ("std", "mad") for g in (1.0, 0.9) for t in ("Google", "Bing")
+            for lam in (1.0, 0.9, 0.5)]
+
+
+def test_explorer_controls_axes_and_tooltips_use_display_names():
+    spec = explorer.vegalite_spec(_rows(), kind="line", x="column", y="reproduced",
+                                  color="table", controls={"deviation": "std", "row": 1.0},
+                                  title="κ over λ", overlay="published", status="status")
+    labels = [p["bind"]["name"].strip() for p in spec["params"]]
+    assert labels == ["spread d", "γ"]
+    text = json.dumps(spec, ensure_ascii=False)
+    tips = [t["title"] for layer in spec["layer"] for t in layer["encoding"]["tooltip"]]
+    assert "γ" in tips and "λ" in tips and "row" not in tips and "column" not in tips
+    assert '"title": "row"' not in text and '"title": "deviation"' not in text
+
+
+def test_explorer_overlays_the_published_values_and_marks_mismatches():
+    spec = explorer.vegalite_spec(_rows(), kind="line", x="column", y="reproduced",
+                                  color="table", controls={"deviation": "std", "row": 1.0},
+                                  title="κ over λ", overlay="published", status="status")
+    layers = spec["layer"]
+    assert layers[0]["mark"]["type"] == "line"
+    assert layers[1]["encoding"]["y"]["field"] == "published"
+    marked = [json.dumps(layer.get("transform", [])) for layer in layers[2:]]
+    assert any("differs" in m for m in marked) and any("close" in m for m in marked)
+    # without published values nothing is overlaid
+    plain = explorer.vegalite_spec(_rows(), kind="line", x="column", y="reproduced",
+                                   color="table", controls={"deviation": "std"}, title="κ")
+    assert "layer" not in plain
+
+
+def test_explorer_heat_map_takes_the_figure_palette_and_range():
+    rows = [{"n": 100, "k_share": 0.3, "m1": "a", "m2": "b", "agreement ratio": 0.7}]
+    spec = explorer.vegalite_spec(rows, kind="heatmap", x="m2", y="agreement ratio",
+                                  color="m1", controls={"n": 100, "k_share": 0.3}, title="t",
+                                  scheme="pinkyellowgreen", domain=(0.5, 1.0))
+    scale = spec["encoding"]["color"]["scale"]
+    assert scale["scheme"] == "pinkyellowgreen" and scale["domain"] == [0.5, 1.0]
+    assert [p["bind"]["name"].strip() for p in spec["params"]] == ["n", "k as a share of n"]
+
+
+def test_explorer_titles_wrap_instead_of_being_clipped():
+    lines = explorer.title_lines("Agreement ratio of every pair of metrics at the chosen n", 30)
+    assert all(len(line) <= 30 for line in lines) and " ".join(lines).startswith("Agreement")
+
+
+def test_the_figure1_colour_range_is_the_heat_maps():
+    from rankbook.papers.paper_a import figure1
+
+    assert figure1.colour_range([0.55, 1.0]) == (0.5, 1.0)
+    assert figure1.colour_range([0.31, 1.0]) == (0.3, 1.0)
+
+
+def test_a_built_page_is_inlined_with_no_request_left(tmp_path):
+    from rankbook.book.rerun_page import inline
+
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / "a.css").write_text("body{color:red;background:url(x.png)}")
+    (tmp_path / "_static" / "x.png").write_bytes(b"\x89PNG\r\n")
+    (tmp_path / "_static" / "s.js").write_text("var a = '</script>';")
+    (tmp_path / "fig.png").write_bytes(b"\x89PNG\r\n")
+    page = ('<html><head><link href="_static/a.css" rel="stylesheet" />'
+            '<link rel="preload" href="_static/s.js"/><script defer src="_static/s.js"></script>'
+            '<script src="https://example.org/x.js"></script></head><body>'
+            '<img src="fig.png" alt="f"><a href="_downloads/0a1b/table.csv">t</a>'
+            '<a href="other.html#x">o</a><a href="#here">h</a></body></html>')
+    out = inline(page, tmp_path, {"table.csv"})
+    assert "<link" not in out and "example.org" not in out
+    assert "color:red" in out and "data:image/png;base64," in out
+    assert 'href="table.csv"' in out and 'href="#here"' in out and 'href="other.html' not in out
+    assert "<\\/script>" in out and " defer" not in out
+
+
+def test_run_page_flag_is_offered():
+    from rankbook.book import cli
+
+    parser = cli._build_parser()
+    assert parser.parse_args(["run", "agreement_heatmap", "--page"]).page is True
+    assert parser.parse_args(["run", "agreement_heatmap"]).page is False
+
+
+def test_the_benchmark_figure_is_in_panels_and_names_its_commit():
+    import matplotlib
+
+    matplotlib.use("agg")
+    from rankbook.book import benchfig
+
+    doc = {"meta": {"commit": "abc123def456", "date_utc": "2026-11-23 18:49 UTC"},
+           "scaling": [{"case": c, "series": f"rankbook {c}", "x": [10, 100, 1000],
+                        "t": [0.001, 0.01, 0.1], "slope": 1.0, "theory_slope": 1.0,
+                        "x_name": "n"} for c in ("a", "b", "c")]}
+    fig = benchfig.scaling_panels(doc, {"a": "Case A", "b": "Case B", "c": "Case C"})
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(shown) == 3
+    assert len({round(ax.get_position().x0, 2) for ax in shown}) == 2  # two columns
+    assert "abc123def456" in fig._suptitle.get_text()
+    outputs.check_figure_text(fig, "scaling")
+    with pytest.raises(ValueError, match="make bench"):
+        benchfig.scaling_panels({"scaling": []}, {"a": "Case A"})
+
+
+@pytest.mark.slow
+def test_rankbook_run_page_writes_one_offline_file(tmp_path, monkeypatch, capsys):
+    """`rankbook run NAME --page`: the run folder gets NAME.html, the page with its rerun and
+    provenance boxes, every style sheet, script and image inlined, nothing fetched."""
+    import re
+
+    from rankbook.book import cli, pipeline
+
+    monkeypatch.setattr(pipeline, "runs_dir", lambda root=None: tmp_path / "runs")
+    assert cli.main(["run", "indiscernibility_examples", "--page"]) == 0
+    folder, page = (Path(line) for line in capsys.readouterr().out.split())
+    assert page == folder / "indiscernibility_examples.html"
+    html = page.read_text(encoding="utf-8")
+    assert "<link" not in html
+    assert not re.search(r"<(script|img)[^>]*\ssrc=\"(?!data:)", html)
+    assert "Provenance" in html and "Rerun this page" in html and "<style>" in html
+    # downloads point at the files of the run folder
+    for href in re.findall(r'href="([^"#:]+\.csv)"', html):
+        assert (folder / href).is_file(), href

@@ -95,6 +95,15 @@ Each choice is quoted from the peer's own source (file and function); the same t
      - mean over queries (``RetrievalMetric``); the functional call on 2-D input pools all
        rows into one list (issue 3216): ``profile("torchmetrics", averaging="pooled")``
 
+Versions: ``trec_eval`` is trec_eval 10.0, which compares scores in double precision and
+stops (exit status 4) on a judged query the run lacks unless ``-c`` is given
+(``profile("trec_eval", complete=True)``); ``trec_eval_9`` is trec_eval 9.0.8, whose C
+``float`` scores and skipped queries the table above describes (pytrec_eval-terrier 0.5 and
+ir_measures 0.4.3 run that code). Until issue 31, ``"trec_eval"`` named the 9.x
+behaviour: pass ``"trec_eval_9"`` to keep it. ranx's ``make_comparable=True`` is
+``profile("ranx", make_comparable=True)``. Every profile scores an explicit order (a dict of
+lists, or ``order="rank"``) as given, without its tie rule (:func:`evaluate_run`).
+
 torchmetrics needs torch, which rankbook does not install: its profile was derived from the
 source of torchmetrics 1.9.0 and is tested against the examples of its own docstrings, not
 against the running library. Other quirks it fixes: scores are cast to float32, documents with
@@ -1542,6 +1551,7 @@ def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
 
 
 _SETTINGS = (
+    ("peer", "tool and version"),
     ("ties", "order of tied scores"),
     ("negative_labels", "negative relevance"),
     ("judgments", "relevant documents not retrieved"),
@@ -1555,6 +1565,10 @@ _SETTINGS = (
 
 
 def _describe(conv: Convention, setting: str) -> str:
+    if setting == "peer":
+        return conv.peer
+    if setting == "explicit_order":
+        return "scored as given (no tie rule)"
     if setting == "ties":
         single = " (scores compared in single precision)" if conv.score_dtype == "float32" else ""
         text = {"docno_desc": "document id, descending", "docno_asc": "document id, ascending",
@@ -1576,7 +1590,11 @@ def _describe(conv: Convention, setting: str) -> str:
     if setting == "no_relevant":
         return "0, counted" + ("; LRAP 1" if "LRAP" in conv.measures else "")
     if setting == "qrels_only":
-        return {"skip": "skipped", "zero": "scores 0, counted", "error": "error"}[conv.qrels_only]
+        text = {"skip": "skipped", "zero": "scores 0, counted", "error": "error"}[conv.qrels_only]
+        for opt, (peer_name, fields) in PEER_OPTIONS.get(conv.name, {}).items():
+            if fields.get("qrels_only") not in (None, conv.qrels_only):
+                text += f"; {peer_name} ({opt}=True): 0, counted"
+        return text
     if setting == "run_only":
         return {"skip": "skipped", "unjudged": "scored with every label 0", "error": "error"}[conv.run_only]
     if setting == "k_beyond_list":
@@ -1585,8 +1603,9 @@ def _describe(conv: Convention, setting: str) -> str:
         return "divide by k" + ("; Judged@k by the list length" if conv.judged_cut_divisor == "list"
                                 and "Judged@k" in conv.measures else "")
     if setting == "gain":
-        return "relevance" + (" or 2^rel - 1" if "DCG@k" in conv.measures and conv.name == "ranx" else "") \
-            + ", log2(rank + 1)"
+        extra = {"any": " or 2^rel - 1 (dcg='exp-log2')",
+                 "gdeval": " or 2^rel - 1 for nDCG(dcg='exp-log2')@k (gdeval, 5 decimals)"}
+        return "relevance" + extra.get(conv.exp_dcg, "") + ", log2(rank + 1)"
     if setting == "averaging":
         return {"per_query": "mean over queries", "pooled": "one pooled list"}[conv.averaging]
     raise AssertionError(setting)
@@ -1600,9 +1619,13 @@ def conventions_table(with_sources: bool = True) -> pd.DataFrame:
 
     Examples
     --------
-    >>> t = conventions_table(with_sources=False)
-    >>> t.set_index("setting").loc["order of tied scores", "trec_eval"]
+    >>> t = conventions_table(with_sources=False).set_index("setting")
+    >>> t.loc["order of tied scores", "trec_eval"]
+    'document id, descending'
+    >>> t.loc["order of tied scores", "trec_eval_9"]
     'document id, descending (scores compared in single precision)'
+    >>> t.loc["tool and version", "trec_eval"]
+    'trec_eval 10.0 (usnistgov/trec_eval, tag v10.0)'
     """
     rows = []
     for key, label in _SETTINGS:

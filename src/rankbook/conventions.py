@@ -1,5 +1,6 @@
 r"""Qrels and runs scored under the conventions of trec_eval, pytrec_eval, ir_measures, ranx,
-scikit-learn or torchmetrics: :func:`evaluate_run` and the six profiles.
+scikit-learn or torchmetrics: :func:`evaluate_run` and the seven profiles (trec_eval 10.0 and
+9.0.8 apart).
 
 The IR tools agree on the formulas and disagree, quietly, on everything around them: which of
 two equally scored documents comes first, whether a document judged ``-1`` counts as judged,
@@ -189,7 +190,7 @@ class Convention:
     """The choices one evaluation tool makes, besides the formula of each measure.
 
     Build one from a profile with :func:`profile` (``profile("ranx", ties="docno_desc")``) to
-    ask what-if questions; :data:`CONVENTIONS` holds the six profiles. Every field is a choice
+    ask what-if questions; :data:`CONVENTIONS` holds the seven profiles. Every field is a choice
     the table of the module documentation describes.
 
     Attributes
@@ -1485,7 +1486,7 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
 # every profile side by side
 
 
-#: Two variants the atlas shows beside the six profiles: ranx given plain dicts (ascending
+#: Two variants the atlas shows beside the seven profiles: ranx given plain dicts (ascending
 #: numba sort reversed, so tied documents come in reverse input order) and torchmetrics'
 #: functional call on 2-D input (every query pooled into one list, issue 3216).
 VARIANTS = {
@@ -1502,7 +1503,7 @@ def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
     qrels, run, measures
         As in :func:`evaluate_run`.
     conventions : sequence of str, optional
-        Profile names and names of :data:`VARIANTS`; default: the six profiles, then the
+        Profile names and names of :data:`VARIANTS`; default: the seven profiles, then the
         variants.
 
     Returns

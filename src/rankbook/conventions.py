@@ -1333,6 +1333,9 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         else:
             why = (f"as ranx.evaluate does; profile({conv.name!r}, make_comparable=True) scores "
                    "such a query 0, as make_comparable=True does")
+        if not np.any(in_qrels & in_run):
+            why += ("; no query of the run is judged at all: query ids are compared as text, "
+                    "check that both inputs use the same ids")
         raise ValueError(
             f"query {data.qnames[only_q[0]]!r} is judged in the qrels but absent from the run "
             f"({only_q.size} such queries); the {conv.name} profile refuses it, {why}"

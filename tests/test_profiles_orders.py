@@ -14,7 +14,8 @@ import pytest
 from rankbook import trec_format
 from rankbook.book import compare_cmd
 from rankbook.book.paths import data_path
-from rankbook.conventions import CONVENTIONS, PEER_OPTIONS, evaluate_run, parse_measure, profile
+from rankbook.conventions import (CONVENTIONS, PEER_OPTIONS, compare_conventions, evaluate_run,
+                                  parse_measure, profile)
 
 DATA = data_path("conventions")
 
@@ -174,6 +175,16 @@ def test_pytrec_eval_issue_56_order_under_every_profile(convention):
     if convention in ("trec_eval", "trec_eval_9", "pytrec_eval", "ir_measures"):
         by_score = evaluate_run(qrels, DATA / "pytrec_eval_issue56.run", ["AP"], convention)
         assert by_score.per_query.query("query_id == 'q1'")["value"].iloc[0] == 1.0
+
+
+def test_compare_conventions_takes_an_order():
+    qrels, spellings = _issue56_spellings()
+    t = compare_conventions(qrels, spellings["dict of lists"][0], ["AP"])
+    mine = t[(t["query_id"] == "q1") & (t["status"] == "ok")]
+    assert len(mine) == len(CONVENTIONS) + 1  # ranx (plain dicts) too; the pooled variant refuses
+    assert np.allclose(mine["value"], 1 / 3)
+    t = compare_conventions(qrels, spellings["file, rank column"][0], ["AP"], order="rank")
+    assert np.allclose(t[(t["query_id"] == "q1") & (t["status"] == "ok")]["value"], 1 / 3)
 
 
 def test_explicit_order_ignores_score_quirks():

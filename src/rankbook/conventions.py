@@ -1498,7 +1498,7 @@ VARIANTS = {
 }
 
 
-def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
+def compare_conventions(qrels, run, measures, conventions=None, order=None) -> pd.DataFrame:
     """Every profile's value for the same qrels, run and measures, side by side.
 
     Parameters
@@ -1508,6 +1508,8 @@ def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
     conventions : sequence of str, optional
         Profile names and names of :data:`VARIANTS`; default: the seven profiles, then the
         variants.
+    order : {None, "score", "rank"}
+        As in :func:`evaluate_run`: ``"rank"`` scores an explicit order under every profile.
 
     Returns
     -------
@@ -1539,7 +1541,7 @@ def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
                 rows.append((name, m, "all", float("nan"), "not offered"))
                 continue
             try:
-                res = evaluate_run(qrels, run, [m], conv)
+                res = evaluate_run(qrels, run, [m], conv, order=order)
             except ValueError as exc:
                 rows.append((name, m, "all", float("nan"), f"refused: {exc}"))
                 continue

@@ -6,12 +6,14 @@ The command reads a qrels file and two or more run files with the TREC readers
 a ``system`` column and hands them to :func:`rankbook.stats.compare`. It prints the report
 (laid out like ranx's) and writes the table as CSV, and optionally as LaTeX.
 
-Which queries a run is scored on is the convention's decision (trec_eval skips a judged query
-the run does not answer; ir_measures scores it 0; ranx refuses the run). A paired comparison
-then needs every run scored on the same queries: when the convention leaves them scored on
-different queries, the command stops and says which run lacks which query, unless
-``--missing zero`` (score 0, as ``trec_eval -c`` does) or ``--missing drop`` (compare on the
-queries every run has) says what to do.
+Which queries a run is scored on is the convention's decision (trec_eval 10.0 stops on a
+judged query the run does not answer and trec_eval 9.0.8, ``--convention trec_eval_9``, skips
+it; ir_measures scores it 0; ranx refuses the run). A paired comparison then needs every run
+scored on the same queries: when the convention leaves them scored on different queries, or
+refuses them, the command stops and says which run lacks which query, unless ``--missing zero``
+(score 0, as ``trec_eval -c`` and ranx's ``make_comparable=True`` do) or ``--missing drop``
+(compare on the queries every run has) says what to do. ``--order rank`` scores each run as
+the explicit order of its rank column, with no tie rule.
 
 Every input is read once (:func:`rankbook.trec_format.read_table`), so a pipe, ``/dev/fd/N``
 from process substitution or a ``.gz`` file works like a plain file, and the run tag comes from

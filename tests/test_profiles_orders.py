@@ -324,3 +324,21 @@ def test_compare_trec_eval_10_missing_query(tmp_path):
     nine = compare_cmd.compare_runs(tmp_path / "q2.txt", runs, "RR", resamples=100,
                                     convention="trec_eval_9")
     assert set(nine.table["n_queries"]) == {3}
+
+
+# --------------------------------------------------------------------------------------------
+# scores from dicts: plain numbers converted at once, anything else checked one by one
+
+
+def test_dict_values_fast_path_keeps_every_refusal():
+    qrels = {"1": {"a": 1, "b": 0}}
+    mixed = {"1": {"a": 2, "b": np.float32(1.5)}}
+    assert evaluate_run(qrels, mixed, "RR").aggregate["RR"] == 1.0
+    with pytest.raises(ValueError, match=r"the score of document 'b' for query '1' in the run is not a number: True"):
+        evaluate_run(qrels, {"1": {"a": 1.0, "b": True}}, "RR")
+    with pytest.raises(ValueError, match=r"not a number: 'high'"):
+        evaluate_run(qrels, {"1": {"a": 1.0, "b": "high"}}, "RR")
+    with pytest.raises(ValueError, match=r"must be a finite number, got inf"):
+        evaluate_run(qrels, {"1": {"a": 1.0, "b": float("inf")}}, "RR")
+    # text that spells a number is read as before
+    assert evaluate_run(qrels, {"1": {"a": "2", "b": 1.0}}, "RR").aggregate["RR"] == 1.0

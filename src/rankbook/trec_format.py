@@ -744,12 +744,22 @@ def _tidy(obj, value_name: str, what: str) -> pd.DataFrame:
     return out
 
 
+_PLAIN_NUMBERS = {float, int, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16,
+                  np.int8, np.uint64, np.uint32, np.uint16, np.uint8}
+
+
 def _as_numbers(raw, who, value_name: str, what: str) -> np.ndarray:
     """``raw`` as finite floats; ``who(i)`` names (query, document) of row i for the message."""
     raw = np.asarray(raw)
+    vals = None
     if raw.dtype.kind in "iuf":
         vals = raw.astype(float, copy=False)
-    else:
+    elif raw.dtype == object and raw.size and set(map(type, raw)) <= _PLAIN_NUMBERS:
+        try:  # every value a plain int or float (no bool, no text): one conversion in C
+            vals = raw.astype(float)
+        except (OverflowError, TypeError, ValueError):
+            vals = None
+    if vals is None:
         vals = np.empty(raw.shape[0])
         for i, x in enumerate(raw):
             ok = isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))

@@ -666,21 +666,26 @@ def _ids_as_str(values: pd.Series, where: str = "ids") -> np.ndarray:
     return as_str[codes]
 
 
-def _from_mapping(obj: Mapping, value_name: str, what: str) -> pd.DataFrame:
-    queries, docs, values = [], [], []
+def _mapping_columns(obj: Mapping, value_name: str, what: str):
+    """(query ids, document ids, values) of ``{query: {document: value}}`` as object arrays,
+    without building a DataFrame."""
+    names, counts, docs, values = [], [], [], []
     for q, inner in obj.items():
         if not isinstance(inner, Mapping):
             raise ValueError(
                 f"{what} as a dict must map each query to a dict {{document: {value_name}}}; "
                 f"query {q!r} maps to {type(inner).__name__}"
             )
-        n = len(inner)
-        queries.extend([q] * n)
+        names.append(q)
+        counts.append(len(inner))
         docs.extend(inner.keys())
         values.extend(inner.values())
-    return pd.DataFrame({"query_id": pd.Series(queries, dtype=object),
-                         "doc_id": pd.Series(docs, dtype=object),
-                         value_name: pd.Series(values, dtype=object)})
+    qnames = np.empty(len(names), dtype=object)
+    for i, q in enumerate(names):  # one by one: an id may itself be a sequence
+        qnames[i] = q
+    n = len(docs)
+    return (np.repeat(qnames, counts), np.fromiter(docs, dtype=object, count=n),
+            np.fromiter(values, dtype=object, count=n))
 
 
 def _raw_columns(obj, value_name: str, what: str):
@@ -707,7 +712,7 @@ def _raw_columns(obj, value_name: str, what: str):
             )
         df = obj
     elif isinstance(obj, Mapping):
-        df = _from_mapping(obj, value_name, what)
+        return _mapping_columns(obj, value_name, what)
     else:
         raise ValueError(
             f"{what} must be a dict of dicts, a path to a TREC {what} file or a DataFrame with "

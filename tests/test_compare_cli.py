@@ -151,7 +151,7 @@ def test_options_baseline_names_all_pairs_missing(capsys, collection, tmp_path):
         assert status == 0 and f"--missing {how}" in err
         assert pd.read_csv(tmp_path / f"{how}.csv")["n_queries"].eq(n).all()
     zero = pd.read_csv(tmp_path / "zero.csv").set_index("system")
-    per = evaluate_run(read_qrels(qrels), read_run(tmp_path / "short.run"), "AP").per_query
+    per = evaluate_run(read_qrels(qrels), read_run(tmp_path / "short.run"), "AP", "trec_eval_9").per_query
     assert zero.loc["short", "mean"] == pytest.approx(per["value"].sum() / 12, rel=1e-15)
 
 
@@ -204,7 +204,7 @@ def test_malformed_files_exit_2_naming_file_and_line(capsys, collection, tmp_pat
                                "--convention chooses another tool"]),
     (["--measures", "AP,AP"], ["'AP' is listed twice"]),
     (["--measures", "AP,,P@5"], ["has an empty name"]),
-    (["--convention", "spss"], ["--convention 'spss' is not one of trec_eval, pytrec_eval, "
+    (["--convention", "spss"], ["--convention 'spss' is not one of trec_eval, trec_eval_9, pytrec_eval, "
                                 "ir_measures, ranx, sklearn, torchmetrics"]),
     (["--test", "anova"], ["--test 'anova' is not one of randomization, t, wilcoxon"]),
     (["--correction", "fdr"], ["--correction 'fdr' is not one of holm, bonferroni, bh, by, none"]),

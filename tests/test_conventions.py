@@ -64,7 +64,7 @@ def test_trec_eval_compares_scores_in_single_precision():
 
     qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0 + 1e-9, "b": 1.0}}
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"P.1"}).evaluate(run)["q"]["P_1"]
-    assert theirs == evaluate_run(qrels, run, "P@1").aggregate["P@1"] == 0.0
+    assert theirs == evaluate_run(qrels, run, "P@1", "trec_eval_9").aggregate["P@1"] == 0.0
     agg = ir_measures.calc_aggregate([ir_measures.RR, ir_measures.RR @ 1], qrels, run)
     ours = evaluate_run(qrels, run, ["RR", "RR@1"], "ir_measures").aggregate
     assert (agg[ir_measures.RR], agg[ir_measures.RR @ 1]) == (ours["RR"], ours["RR@1"]) == (0.5, 1.0)
@@ -117,7 +117,7 @@ def _trec_name(m):
     return f"{base}.{p.k}", f"{base}_{p.k}"
 
 
-@pytest.mark.parametrize("convention", ["trec_eval", "pytrec_eval"])
+@pytest.mark.parametrize("convention", ["trec_eval_9", "pytrec_eval"])
 def test_trec_eval_profiles_agree_with_pytrec_eval(convention):
     import pytrec_eval
 
@@ -399,7 +399,11 @@ def test_readers_name_path_and_line(tmp_path):
 def test_missing_queries_follow_each_profile():
     qrels = {"1": {"a": 1}, "2": {"b": 1}}
     run = {"1": {"a": 1.0}, "3": {"c": 1.0}}
-    assert list(evaluate_run(qrels, run, "P@1", "trec_eval").per_query["query_id"]) == ["1"]
+    assert list(evaluate_run(qrels, run, "P@1", "trec_eval_9").per_query["query_id"]) == ["1"]
+    with pytest.raises(ValueError, match="trec_eval 10.0 stops"):
+        evaluate_run(qrels, run, "P@1", "trec_eval")
+    assert list(evaluate_run(qrels, run, "P@1", profile("trec_eval", complete=True))
+                .per_query["query_id"]) == ["1", "2"]
     irm = evaluate_run(qrels, run, "P@1", "ir_measures")
     assert list(irm.per_query["query_id"]) == ["1", "2"] and irm.aggregate["P@1"] == 0.5
     sk = evaluate_run(qrels, {"1": {"a": 1.0, "x": 0.0}, "3": {"c": 1.0, "d": 0.5}}, "nDCG", "sklearn")

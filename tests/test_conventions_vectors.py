@@ -43,7 +43,7 @@ VECTORS = [v for f in ("ranx", "ir_measures", "pytrec_eval", "sklearn", "torchme
            for v in _jsonl(f"{f}_vectors.jsonl")]
 
 
-@pytest.mark.parametrize("convention", ["trec_eval", "pytrec_eval", "ir_measures"])
+@pytest.mark.parametrize("convention", ["trec_eval", "trec_eval_9", "pytrec_eval", "ir_measures"])
 def test_trec_eval_test_output_for_query_303(convention):
     """test/out.test.aq of trec_eval, query 303: all 43 values, printed to 4 decimals."""
     res = evaluate_run(FIXTURES / "trec_eval_303.qrels", FIXTURES / "trec_eval_303.run",

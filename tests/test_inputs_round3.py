@@ -627,11 +627,13 @@ def test_evaluate_run_warns_when_no_query_is_judged():
     with pytest.warns(UserWarning, match=r"no query of the run is judged in the qrels: the run "
                                          r"has 2 queries \('1', '2'\), the qrels 2 queries "
                                          r"\('q1', 'q2'\)"):
-        res = evaluate_run(qrels, run, "AP")
+        res = evaluate_run(qrels, run, "AP", "trec_eval_9")
     assert math.isnan(res.aggregate["AP"])
+    with pytest.raises(ValueError, match="no query of the run is judged at all"):
+        evaluate_run(qrels, run, "AP")  # trec_eval 10.0 stops on the judged queries it lacks
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a run that matches: no warning at all
-        evaluate_run(qrels, {"q1": {"a": 1.0}}, "AP")
+        evaluate_run(qrels, {"q1": {"a": 1.0}}, "AP", "trec_eval_9")
 
 
 def test_running_out_of_memory_is_one_line_exit_1(capsys, tmp_path, monkeypatch):

@@ -1,5 +1,6 @@
 r"""Qrels and runs scored under the conventions of trec_eval, pytrec_eval, ir_measures, ranx,
-scikit-learn or torchmetrics: :func:`evaluate_run` and the six profiles.
+scikit-learn or torchmetrics: :func:`evaluate_run` and the seven profiles (trec_eval 10.0 and
+9.0.8 apart).
 
 The IR tools agree on the formulas and disagree, quietly, on everything around them: which of
 two equally scored documents comes first, whether a document judged ``-1`` counts as judged,
@@ -95,6 +96,15 @@ Each choice is quoted from the peer's own source (file and function); the same t
      - mean over queries (``RetrievalMetric``); the functional call on 2-D input pools all
        rows into one list (issue 3216): ``profile("torchmetrics", averaging="pooled")``
 
+Versions: ``trec_eval`` is trec_eval 10.0, which compares scores in double precision and
+stops (exit status 4) on a judged query the run lacks unless ``-c`` is given
+(``profile("trec_eval", complete=True)``); ``trec_eval_9`` is trec_eval 9.0.8, whose C
+``float`` scores and skipped queries the table above describes (pytrec_eval-terrier 0.5 and
+ir_measures 0.4.3 run that code). Until issue 31, ``"trec_eval"`` named the 9.x
+behaviour: pass ``"trec_eval_9"`` to keep it. ranx's ``make_comparable=True`` is
+``profile("ranx", make_comparable=True)``. Every profile scores an explicit order (a dict of
+lists, or ``order="rank"``) as given, without its tie rule (:func:`evaluate_run`).
+
 torchmetrics needs torch, which rankbook does not install: its profile was derived from the
 source of torchmetrics 1.9.0 and is tested against the examples of its own docstrings, not
 against the running library. Other quirks it fixes: scores are cast to float32, documents with
@@ -116,6 +126,7 @@ import dataclasses
 import os
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -136,6 +147,8 @@ __all__ = [
     "conventions_table",
     "compare_conventions",
     "VARIANTS",
+    "PEER_OPTIONS",
+    "ORDERS",
     "read_qrels",
     "read_run",
 ]
@@ -177,7 +190,7 @@ class Convention:
     """The choices one evaluation tool makes, besides the formula of each measure.
 
     Build one from a profile with :func:`profile` (``profile("ranx", ties="docno_desc")``) to
-    ask what-if questions; :data:`CONVENTIONS` holds the six profiles. Every field is a choice
+    ask what-if questions; :data:`CONVENTIONS` holds the seven profiles. Every field is a choice
     the table of the module documentation describes.
 
     Attributes
@@ -221,6 +234,12 @@ class Convention:
         LRAP of a query whose documents are all relevant or all not (scikit-learn: 1).
     averaging : {"per_query", "pooled"}
         Mean over queries, or one list pooling every query's documents.
+    exp_dcg : {"none", "any", "gdeval"}
+        Whether (n)DCG takes ``dcg='exp-log2'`` (gain :math:`2^r-1`): ``"none"`` refuses it,
+        ``"any"`` takes it for every (n)DCG form (ranx's ``ndcg_burges``), ``"gdeval"`` takes it
+        for ``nDCG@k`` only, computed as ir_measures 0.4.3 serves it (its gdeval provider:
+        ties by document id descending in double precision, relevance above 4 refused, the
+        value printed to 5 decimals).
     peer : str
         The tool and version the profile was read from.
     sources : tuple of (str, str)
@@ -245,6 +264,7 @@ class Convention:
     score_dtype_by_measure: tuple = ()
     no_relevant_lrap: float = 1.0
     averaging: str = "per_query"
+    exp_dcg: str = "none"
     peer: str = ""
     sources: tuple = ()
 
@@ -255,6 +275,7 @@ class Convention:
             "qrels_only": ("skip", "zero", "error"), "run_only": ("skip", "unjudged", "error"),
             "judged_cut_divisor": ("k", "list"), "ap_divisor": ("relevant", "relevant_in_cut"),
             "score_dtype": ("float64", "float32"), "averaging": ("per_query", "pooled"),
+            "exp_dcg": ("none", "any", "gdeval"),
         }
         for field, choices in checks.items():
             value = getattr(self, field)
@@ -301,10 +322,23 @@ _TREC_SOURCES = (
     ("averaging", "meas_avg.c: te_calc_avg_meas_s (sum over queries / num_q)"),
 )
 
+_TREC10_SOURCES = (
+    ("ties", "form_res_rels.c: comp_sim_docno (score descending, then strcmp of docno, descending); "
+             "10.0 keeps scores as C double, so only scores equal in double precision tie"),
+    _TREC_SOURCES[1],
+    ("qrels_only", "trec_eval.c: main (10.0 stops with exit status 4 on a judged query the run "
+                   "lacks, unless -c is given: then it scores 0 and counts)"),
+) + _TREC_SOURCES[3:]
+
 CONVENTIONS: dict = {
     "trec_eval": Convention(
-        name="trec_eval", measures=_TREC_MEASURES, score_dtype="float32",
-        peer="trec_eval 9.0.8 / 10.0 (usnistgov/trec_eval)",
+        name="trec_eval", measures=_TREC_MEASURES, score_dtype="float64", qrels_only="error",
+        peer="trec_eval 10.0 (usnistgov/trec_eval, tag v10.0)",
+        sources=_TREC10_SOURCES,
+    ),
+    "trec_eval_9": Convention(
+        name="trec_eval_9", measures=_TREC_MEASURES, score_dtype="float32",
+        peer="trec_eval 9.0.8 (usnistgov/trec_eval, tag v9.0.8)",
         sources=_TREC_SOURCES,
     ),
     "pytrec_eval": Convention(
@@ -322,8 +356,8 @@ CONVENTIONS: dict = {
         ties_by_measure=(("RR@k", "docno_asc"), ("Judged", "docno_asc"), ("Judged@k", "docno_asc")),
         score_dtype="float32",
         score_dtype_by_measure=(("RR@k", "float64"), ("Judged", "float64"), ("Judged@k", "float64")),
-        qrels_only="zero", judged_cut_divisor="list",
-        peer="ir_measures 0.4.3 (default pipeline: pytrec_eval, msmarco and judged providers)",
+        qrels_only="zero", judged_cut_divisor="list", exp_dcg="gdeval",
+        peer="ir_measures 0.4.3 (default pipeline: pytrec_eval, msmarco, judged and gdeval providers)",
         sources=(
             ("ties", "providers/pytrec_eval_provider.py (trec_eval's order); providers/msmarco_provider.py "
                      "and providers/judged_provider.py: sorted(key=(-score, doc_id)), ascending id"),
@@ -333,7 +367,9 @@ CONVENTIONS: dict = {
             ("run_only", "providers/base.py: Evaluator (queries come from the qrels)"),
             ("no_relevant", "pytrec_eval: 0; msmarco_provider: query without relevant -> DEFAULT 0"),
             ("k_beyond_list", "pytrec_eval P_k divides by k; judged_provider.py divides by the list length"),
-            ("gain", "measures/ndcg.py: dcg='log2' served by pytrec_eval (relevance gain)"),
+            ("gain", "measures/ndcg.py: dcg='log2' served by pytrec_eval (relevance gain); "
+                     "nDCG(dcg='exp-log2')@k by providers/gdeval_provider.py (bin/gdeval.pl: "
+                     "gain 2**rel - 1, ties by docno descending, printed to 5 decimals)"),
             ("averaging", "measures/base.py: MeanAgg"),
         ),
     ),
@@ -342,6 +378,7 @@ CONVENTIONS: dict = {
         measures=("nDCG", "nDCG@k", "DCG", "DCG@k", "AP", "AP@k", "RR", "RR@k", "P@k", "R@k", "Rprec",
                   "Success@k"),
         ties="numba_quicksort", negative_labels="below_rel", qrels_only="error", run_only="error",
+        exp_dcg="any",
         peer="ranx 0.3.21 (numba kernels; Qrels/Run or dicts)",
         sources=(
             ("ties", "data_structures/common.py: sort_dict_by_value -> np.argsort(-scores) in numba "
@@ -399,25 +436,47 @@ CONVENTIONS: dict = {
 }
 
 
+#: The peers' own options that change their scores, by profile: option name -> (what the peer
+#: calls it, the fields it sets). ``profile("ranx", make_comparable=True)`` is
+#: ``ranx.evaluate(..., make_comparable=True)``; ``profile("trec_eval", complete=True)`` is
+#: ``trec_eval -c``.
+PEER_OPTIONS = {
+    "trec_eval": {"complete": ("trec_eval -c", {"qrels_only": "zero"})},
+    "trec_eval_9": {"complete": ("trec_eval -c", {"qrels_only": "zero"})},
+    "ranx": {"make_comparable": ("ranx.evaluate(make_comparable=True)",
+                                 {"qrels_only": "zero", "run_only": "skip"})},
+}
+
+
 def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
-    """One of the six profiles, optionally with some choices changed.
+    """One of the seven profiles, optionally with some choices changed.
 
     Parameters
     ----------
     name : str or Convention
-        ``"trec_eval"``, ``"pytrec_eval"``, ``"ir_measures"``, ``"ranx"``, ``"sklearn"`` or
+        ``"trec_eval"`` (trec_eval 10.0: scores compared in double precision, a judged query
+        missing from the run refused as trec_eval 10.0 stops without ``-c``),
+        ``"trec_eval_9"`` (trec_eval 9.0.8: scores compared as C ``float``, such a query
+        skipped), ``"pytrec_eval"``, ``"ir_measures"``, ``"ranx"``, ``"sklearn"`` or
         ``"torchmetrics"``.
     **changes
-        Fields of :class:`Convention` to replace, e.g. ``ties="input_order"``.
+        Fields of :class:`Convention` to replace, e.g. ``ties="input_order"``, or a peer's own
+        option of :data:`PEER_OPTIONS` set to True: ``complete=True`` (``trec_eval -c``: a
+        judged query the run lacks scores 0) or ``make_comparable=True`` (ranx: such a query
+        scores 0 and a query without judgements is left out).
 
     Examples
     --------
     >>> profile("torchmetrics", averaging="pooled").averaging
     'pooled'
+    >>> profile("trec_eval").score_dtype, profile("trec_eval_9").score_dtype
+    ('float64', 'float32')
+    >>> profile("ranx", make_comparable=True).run_only
+    'skip'
     >>> profile("spss")
     Traceback (most recent call last):
     ...
-    ValueError: convention 'spss' is not known; choose one of ['trec_eval', 'pytrec_eval', 'ir_measures', 'ranx', 'sklearn', 'torchmetrics'] or pass a Convention
+    ValueError: convention 'spss' is not known; choose one of ['trec_eval', 'trec_eval_9', 'pytrec_eval', 'ir_measures', 'ranx', 'sklearn', 'torchmetrics'] or pass a Convention
     """
     if isinstance(name, Convention):
         base = name
@@ -427,6 +486,20 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
         raise ValueError(
             f"convention {name!r} is not known; choose one of {list(CONVENTIONS)} or pass a Convention"
         )
+    if not changes:
+        return base
+    options = PEER_OPTIONS.get(base.name, {})
+    for opt in [k for k in changes if k in {o for v in PEER_OPTIONS.values() for o in v}]:
+        value = changes.pop(opt)
+        if opt not in options:
+            offered = ", ".join(options) or "none"
+            raise ValueError(f"option {opt!r} is not an option of the {base.name} profile; its "
+                             f"options are: {offered}")
+        if not isinstance(value, bool):
+            raise ValueError(f"option {opt}={value!r} must be True or False")
+        if value:
+            for field, v in options[opt][1].items():
+                changes.setdefault(field, v)
     if not changes:
         return base
     fields = {f.name for f in dataclasses.fields(Convention)}
@@ -517,10 +590,20 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
             f"measure {text!r} is not offered by the {conv.name} profile; it offers "
             f"{', '.join(conv.measures)}{where}"
         )
-    if family in ("nDCG", "DCG") and conv.name not in ("ranx",) and (exp_gain or rel != 1):
+    if family in ("nDCG", "DCG") and conv.exp_dcg != "any" and rel != 1:
+        raise ValueError(
+            f"measure {text!r}: the {conv.name} profile computes {family} with every positive "
+            "level counted; rel is ranx's option"
+        )
+    if exp_gain and conv.exp_dcg == "none":
         raise ValueError(
             f"measure {text!r}: the {conv.name} profile computes {family} with the relevance as "
-            "gain and every positive level counted; dcg='exp-log2' and rel are ranx's options"
+            "gain; dcg='exp-log2' is an option of ranx and of ir_measures (nDCG@k)"
+        )
+    if exp_gain and conv.exp_dcg == "gdeval" and (family != "nDCG" or k is None):
+        raise ValueError(
+            f"measure {text!r}: the {conv.name} profile takes dcg='exp-log2' for nDCG with a "
+            "cut-off only, as ir_measures serves it (gdeval), e.g. nDCG(dcg='exp-log2')@10"
         )
     return out
 
@@ -625,6 +708,7 @@ class _Inputs(NamedTuple):
     rv: np.ndarray  # run scores
     qnames: np.ndarray
     dnames: np.ndarray
+    explicit: bool = False  # rv holds ranks of an explicit order
 
 
 def _numbers(values, qcodes, dcodes, qnames, dnames, value_name, what):
@@ -632,14 +716,60 @@ def _numbers(values, qcodes, dcodes, qnames, dnames, value_name, what):
         values, lambda i: (qnames[qcodes[i]], dnames[dcodes[i]]), value_name, what)
 
 
-def _load(qrels, run) -> _Inputs:
+#: How a run says which document comes first: ``"score"`` (higher first; ties broken by the
+#: profile's rule) or ``"rank"`` (an explicit order: ranks 1, 2, ... or a list, scored as given).
+ORDERS = ("score", "rank")
+
+
+def _is_list(x):
+    return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim == 1)
+
+
+def _run_columns(run, order):
+    """(query ids, doc ids, values, explicit) of a run: values are scores, or ranks when the run
+    is an explicit order (``order="rank"``, or a dict of lists)."""
+    if order is not None and order not in ORDERS:
+        raise ValueError(f"order={order!r} is not valid; choose 'score' (rank by score, ties by "
+                         "the profile's rule) or 'rank' (an explicit order, scored as given)")
+    if isinstance(run, Mapping) and any(_is_list(v) for v in run.values()):
+        bad = next((q for q, v in run.items() if not _is_list(v)), None)
+        if bad is not None:
+            raise ValueError(
+                f"the run mixes ordered lists and dicts: query {bad!r} maps to "
+                f"{type(run[bad]).__name__}; give every query a list of documents (an explicit "
+                "order) or every query a dict {document: score}")
+        if order == "score":
+            raise ValueError("the run is a dict of lists: an explicit order without scores; "
+                             "score it with order='rank' (the default for lists) or give "
+                             "{document: score} dicts")
+        qs, ds, vs = [], [], []
+        for q, docs in run.items():
+            qs.extend([q] * len(docs))
+            ds.extend(docs)
+            vs.extend(range(1, len(docs) + 1))
+        return (np.array(qs, dtype=object), np.array(ds, dtype=object),
+                np.array(vs, dtype=float), True)
+    if order != "rank":
+        q, d, v = _raw_table(run, "score", "run")
+        return q, d, v, False
+    if trec_format._is_file(run):
+        run = trec_format.read_table(run, "run", order="rank")
+    elif isinstance(run, pd.DataFrame) and "rank" not in run.columns:
+        raise ValueError(
+            f"order='rank' reads the rank column of the run DataFrame, which has none (it has "
+            f"{list(run.columns)}); add a 'rank' column or use order='score'")
+    q, d, v = _raw_table(run, "rank", "run")
+    return q, d, v, True
+
+
+def _load(qrels, run, order=None) -> _Inputs:
     q1, d1, v1 = _raw_table(qrels, "relevance", "qrels")
-    q2, d2, v2 = _raw_table(run, "score", "run")
+    q2, d2, v2, explicit = _run_columns(run, order)
     qq, rq, qnames = _codes(q1, q2)
     qd, rd, dnames = _codes(d1, d2, integer_codes=True)
     qv = _numbers(v1, qq, qd, qnames, dnames, "relevance", "qrels")
-    rv = _numbers(v2, rq, rd, qnames, dnames, "score", "run")
-    return _Inputs(qq, qd, qv, rq, rd, rv, qnames, dnames)
+    rv = _numbers(v2, rq, rd, qnames, dnames, "rank" if explicit else "score", "run")
+    return _Inputs(qq, qd, qv, rq, rd, rv, qnames, dnames, explicit)
 
 
 # --------------------------------------------------------------------------------------------
@@ -759,9 +889,10 @@ class _Batch:
     rank order (as TREC runs are) and free of ties is used as it is, without a sort or a copy.
     """
 
-    def __init__(self, score, label, judged, doc, n, dnames):
+    def __init__(self, score, label, judged, doc, n, dnames, explicit=False):
         self.score, self.label, self.judged, self.doc, self.n = score, label, judged, doc, n
         self.dnames = dnames
+        self.explicit = explicit  # scores are negated ranks of an explicit order: no tie rule
         self._single = None
         self.padded = bool(score.shape[1] and np.any(n < score.shape[1]))
         self.valid = np.arange(score.shape[1])[None, :] < n[:, None] if self.padded else None
@@ -943,8 +1074,9 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
     Padding holds label 0, judged False and score -inf, so it is never relevant, judged or a
     gain; a cut-off slices the first k columns before anything is computed.
     """
-    rule = conv.tie_rule(m.form)
-    if conv.score_precision(m.form) == "float32":
+    gdeval = m.exp_gain and conv.exp_dcg == "gdeval"
+    rule = "docno_desc" if gdeval else conv.tie_rule(m.form)
+    if conv.score_precision(m.form) == "float32" and not gdeval and not batch.explicit:
         batch = batch.single()
     lab, judged, sc = batch.ranked(rule)
     n = batch.n
@@ -957,7 +1089,7 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
 
     def relevant(filtered):
         rel = cut(lab) >= m.rel
-        if filtered and not conv.nonpositive_scores_relevant:
+        if filtered and not conv.nonpositive_scores_relevant and not batch.explicit:
             rel &= cut(sc) > 0
         return rel
 
@@ -1018,6 +1150,8 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
         out = np.where(idcg != 0, dcg / np.where(idcg != 0, idcg, 1.0), 0.0)
         if conv.name == "torchmetrics":
             out = np.where(label_sum != 0, out, 0.0)
+        if gdeval:  # gdeval.pl prints %.5f and ir_measures reads that text back
+            out = np.array([float(f"{x:.5f}") for x in out])
         return out
     raise AssertionError(fam)
 
@@ -1063,7 +1197,23 @@ def _no_match_message(data, in_qrels, in_run, conv) -> str:
             "scored); check that both files use the same query ids")
 
 
-def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
+def _check_gdeval(data, conv):
+    """What gdeval.pl (ir_measures' provider of nDCG(dcg='exp-log2')@k) refuses: relevance above
+    4 and query ids that are not digits after their last '-'."""
+    if data.qv.size and data.qv.max() > 4:
+        i = int(np.argmax(data.qv))
+        raise ValueError(
+            f"the relevance of document {data.dnames[data.qd[i]]!r} for query "
+            f"{data.qnames[data.qq[i]]!r} is {data.qv[i]:g}; under the {conv.name} profile "
+            "dcg='exp-log2' is computed by gdeval.pl, which refuses relevance above 4")
+    for q in data.qnames:
+        if not re.fullmatch(r"[0-9]+", str(q).rsplit("-", 1)[-1]):
+            raise ValueError(
+                f"query id {str(q)!r}: under the {conv.name} profile dcg='exp-log2' is computed "
+                "by gdeval.pl, which reads only query ids that end in digits after their last '-'")
+
+
+def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> RunEvaluation:
     r"""Score a run against relevance judgements under the conventions of one tool.
 
     Parameters
@@ -1073,12 +1223,23 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
         columns ``query_id, doc_id, relevance`` (see :mod:`rankbook.trec_format`).
     run : dict, path or pandas.DataFrame
         ``{query: {document: score}}``, a TREC run file (6 columns) or a DataFrame with columns
-        ``query_id, doc_id, score``. Higher scores rank first.
+        ``query_id, doc_id, score``. Higher scores rank first. An explicit order is
+        ``{query: [first document, second, ...]}`` (a dict of lists), or a file or DataFrame
+        read with ``order="rank"``.
     measures : str or sequence of str
         ir_measures names, e.g. ``["nDCG@10", "AP", "P(rel=2)@5"]`` (module notes).
     convention : str or Convention
         ``"trec_eval"`` (default), ``"pytrec_eval"``, ``"ir_measures"``, ``"ranx"``,
         ``"sklearn"``, ``"torchmetrics"``, or a :class:`Convention` from :func:`profile`.
+        ``"trec_eval"`` is trec_eval 10.0, ``"trec_eval_9"`` trec_eval 9.0.8.
+    order : {None, "score", "rank"}
+        ``"score"`` (the default for dicts of scores, files and DataFrames): documents are
+        ranked by score and ties broken by the profile's rule. ``"rank"`` (the default for a
+        dict of lists): the run is an explicit order, scored as given under every profile, with
+        no tie rule and no score quirk (single precision, torchmetrics' scores of 0 or less):
+        the rank column of a TREC run file (its fourth), the ``rank`` column of a DataFrame or
+        the values of a ``{query: {document: rank}}`` dict, rank 1 first. Two documents of a
+        query with the same rank are refused.
 
     Returns
     -------
@@ -1116,6 +1277,13 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     0.6309
     >>> evaluate_run(qrels, run, "nDCG", convention="ranx").aggregate["nDCG"]
     1.0
+
+    An explicit order is scored as given, whatever the profile (pytrec_eval issue 56: every
+    score 1, pytrec_eval prints AP 1.0; the order d1, d2, d3 gives 1/3):
+
+    >>> evaluate_run({"q1": {"d3": 1}}, {"q1": ["d1", "d2", "d3"]}, ["AP", "nDCG"],
+    ...              "pytrec_eval").aggregate.round(4).to_dict()
+    {'AP': 0.3333, 'nDCG': 0.5}
     >>> res = evaluate_run(qrels, run, ["P@5", "AP"])
     >>> res.per_query
       query_id measure  value
@@ -1130,8 +1298,13 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     if len(set(names)) != len(names):
         dup = next(t for t in names if names.count(t) > 1)
         raise ValueError(f"measure {dup!r} is listed twice")
-    data = _load(qrels, run)
+    data = _load(qrels, run, order)
     nq = len(data.qnames)
+    if data.explicit and conv.averaging == "pooled":
+        raise ValueError(
+            f"the {conv.name} profile with averaging='pooled' pools every query's documents into "
+            "one list, which has no order when each query's order is given; score an explicit "
+            "order with averaging='per_query'")
 
     # labels of the qrels, checked for what the peer accepts
     qv = data.qv
@@ -1144,6 +1317,9 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
             "fractions)"
         )
 
+    if any(p.exp_gain for p in parsed) and conv.exp_dcg == "gdeval":
+        _check_gdeval(data, conv)
+
     in_qrels = np.zeros(nq, dtype=bool)
     in_qrels[data.qq] = True
     in_run = np.zeros(nq, dtype=bool)
@@ -1151,16 +1327,25 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     only_q = np.flatnonzero(in_qrels & ~in_run)
     only_r = np.flatnonzero(in_run & ~in_qrels)
     if conv.qrels_only == "error" and only_q.size:
+        if conv.name.startswith("trec_eval"):
+            why = (f"as trec_eval 10.0 stops (exit status 4) without -c; "
+                   f"profile({conv.name!r}, complete=True) scores such a query 0, as -c does")
+        else:
+            why = (f"as ranx.evaluate does; profile({conv.name!r}, make_comparable=True) scores "
+                   "such a query 0, as make_comparable=True does")
+        if not np.any(in_qrels & in_run):
+            why += ("; no query of the run is judged at all: query ids are compared as text, "
+                    "check that both inputs use the same ids")
         raise ValueError(
             f"query {data.qnames[only_q[0]]!r} is judged in the qrels but absent from the run "
-            f"({only_q.size} such queries); the {conv.name} profile refuses runs and qrels with "
-            "different queries, as ranx.evaluate does without make_comparable=True"
+            f"({only_q.size} such queries); the {conv.name} profile refuses it, {why}"
         )
     if conv.run_only == "error" and only_r.size:
         raise ValueError(
             f"query {data.qnames[only_r[0]]!r} is in the run but has no judgements in the qrels "
             f"({only_r.size} such queries); the {conv.name} profile refuses runs and qrels with "
-            "different queries, as ranx.evaluate does"
+            f"different queries, as ranx.evaluate does; profile({conv.name!r}, "
+            "make_comparable=True) leaves such a query out, as make_comparable=True does"
         )
     if data.qq.size and data.rq.size and not np.any(in_qrels & in_run):
         warnings.warn(_no_match_message(data, in_qrels, in_run, conv), UserWarning, stacklevel=2)
@@ -1195,6 +1380,19 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
     if dup is not None:
         raise _duplicate_error("run", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
     score_m = groups.pad(rv, -np.inf)
+    if data.explicit:  # ranks: distinct within a query, then negated so that rank 1 is first
+        rank_m = groups.pad(rv, np.inf)
+        srt = np.sort(rank_m, axis=1)
+        same = (srt[:, 1:] == srt[:, :-1]) & np.isfinite(srt[:, 1:])
+        if same.any():
+            r, c = np.argwhere(same)[0]
+            docs = data.dnames[doc_m[r][rank_m[r] == srt[r, c]]]
+            raise ValueError(
+                f"documents {str(docs[0])!r} and {str(docs[1])!r} of query "
+                f"{data.qnames[eval_ids[r]]!r} share rank {srt[r, c]:g}; an explicit order needs "
+                "distinct ranks (order='score' ranks by score and breaks ties by the profile's "
+                "rule)")
+        score_m = np.where(np.isfinite(rank_m), -rank_m, -np.inf)
 
     # relevance of every retrieved document (0 and not judged if absent from the qrels)
     nd = np.int64(max(len(data.dnames), 1))
@@ -1227,7 +1425,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
         score_m, label_m = score_m.ravel()[flat][None, :], label_m.ravel()[flat][None, :]
         judged_m, doc_m = judged_m.ravel()[flat][None, :], doc_m.ravel()[flat][None, :]
         counts = np.array([score_m.shape[1]], dtype=np.int64)
-    batch = _Batch(score_m, label_m, judged_m, doc_m, counts.astype(np.int64), data.dnames)
+    batch = _Batch(score_m, label_m, judged_m, doc_m, counts.astype(np.int64), data.dnames,
+                   explicit=data.explicit)
     m_pool = 1 if conv.averaging == "pooled" else m_q
 
     if conv.min_documents_dcg > 1 and any(p.family in ("nDCG", "DCG") for p in parsed):
@@ -1290,7 +1489,7 @@ def evaluate_run(qrels, run, measures, convention="trec_eval") -> RunEvaluation:
 # every profile side by side
 
 
-#: Two variants the atlas shows beside the six profiles: ranx given plain dicts (ascending
+#: Two variants the atlas shows beside the seven profiles: ranx given plain dicts (ascending
 #: numba sort reversed, so tied documents come in reverse input order) and torchmetrics'
 #: functional call on 2-D input (every query pooled into one list, issue 3216).
 VARIANTS = {
@@ -1299,7 +1498,7 @@ VARIANTS = {
 }
 
 
-def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
+def compare_conventions(qrels, run, measures, conventions=None, order=None) -> pd.DataFrame:
     """Every profile's value for the same qrels, run and measures, side by side.
 
     Parameters
@@ -1307,8 +1506,10 @@ def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
     qrels, run, measures
         As in :func:`evaluate_run`.
     conventions : sequence of str, optional
-        Profile names and names of :data:`VARIANTS`; default: the six profiles, then the
+        Profile names and names of :data:`VARIANTS`; default: the seven profiles, then the
         variants.
+    order : {None, "score", "rank"}
+        As in :func:`evaluate_run`: ``"rank"`` scores an explicit order under every profile.
 
     Returns
     -------
@@ -1340,7 +1541,7 @@ def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
                 rows.append((name, m, "all", float("nan"), "not offered"))
                 continue
             try:
-                res = evaluate_run(qrels, run, [m], conv)
+                res = evaluate_run(qrels, run, [m], conv, order=order)
             except ValueError as exc:
                 rows.append((name, m, "all", float("nan"), f"refused: {exc}"))
                 continue
@@ -1356,6 +1557,7 @@ def compare_conventions(qrels, run, measures, conventions=None) -> pd.DataFrame:
 
 
 _SETTINGS = (
+    ("peer", "tool and version"),
     ("ties", "order of tied scores"),
     ("negative_labels", "negative relevance"),
     ("judgments", "relevant documents not retrieved"),
@@ -1369,6 +1571,10 @@ _SETTINGS = (
 
 
 def _describe(conv: Convention, setting: str) -> str:
+    if setting == "peer":
+        return conv.peer
+    if setting == "explicit_order":
+        return "scored as given (no tie rule)"
     if setting == "ties":
         single = " (scores compared in single precision)" if conv.score_dtype == "float32" else ""
         text = {"docno_desc": "document id, descending", "docno_asc": "document id, ascending",
@@ -1390,7 +1596,11 @@ def _describe(conv: Convention, setting: str) -> str:
     if setting == "no_relevant":
         return "0, counted" + ("; LRAP 1" if "LRAP" in conv.measures else "")
     if setting == "qrels_only":
-        return {"skip": "skipped", "zero": "scores 0, counted", "error": "error"}[conv.qrels_only]
+        text = {"skip": "skipped", "zero": "scores 0, counted", "error": "error"}[conv.qrels_only]
+        for opt, (peer_name, fields) in PEER_OPTIONS.get(conv.name, {}).items():
+            if fields.get("qrels_only") not in (None, conv.qrels_only):
+                text += f"; {peer_name} ({opt}=True): 0, counted"
+        return text
     if setting == "run_only":
         return {"skip": "skipped", "unjudged": "scored with every label 0", "error": "error"}[conv.run_only]
     if setting == "k_beyond_list":
@@ -1399,8 +1609,9 @@ def _describe(conv: Convention, setting: str) -> str:
         return "divide by k" + ("; Judged@k by the list length" if conv.judged_cut_divisor == "list"
                                 and "Judged@k" in conv.measures else "")
     if setting == "gain":
-        return "relevance" + (" or 2^rel - 1" if "DCG@k" in conv.measures and conv.name == "ranx" else "") \
-            + ", log2(rank + 1)"
+        extra = {"any": " or 2^rel - 1 (dcg='exp-log2')",
+                 "gdeval": " or 2^rel - 1 for nDCG(dcg='exp-log2')@k (gdeval, 5 decimals)"}
+        return "relevance" + extra.get(conv.exp_dcg, "") + ", log2(rank + 1)"
     if setting == "averaging":
         return {"per_query": "mean over queries", "pooled": "one pooled list"}[conv.averaging]
     raise AssertionError(setting)
@@ -1414,9 +1625,13 @@ def conventions_table(with_sources: bool = True) -> pd.DataFrame:
 
     Examples
     --------
-    >>> t = conventions_table(with_sources=False)
-    >>> t.set_index("setting").loc["order of tied scores", "trec_eval"]
+    >>> t = conventions_table(with_sources=False).set_index("setting")
+    >>> t.loc["order of tied scores", "trec_eval"]
+    'document id, descending'
+    >>> t.loc["order of tied scores", "trec_eval_9"]
     'document id, descending (scores compared in single precision)'
+    >>> t.loc["tool and version", "trec_eval"]
+    'trec_eval 10.0 (usnistgov/trec_eval, tag v10.0)'
     """
     rows = []
     for key, label in _SETTINGS:

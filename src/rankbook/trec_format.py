@@ -199,10 +199,12 @@ def _blocks(source, name: str, max_bytes, chunk_bytes: int):
 _COLUMN_NAMES = {
     "qrels": "query iteration document relevance",
     "run": "query Q0 document rank score tag",
+    "run_rank": "query Q0 document rank score tag",
 }
-_LAYOUT = {  # what -> (columns, value column, value name)
+_LAYOUT = {  # what -> (columns, value column, value name); run_rank: a run read by its ranks
     "qrels": (4, 3, "relevance"),
     "run": (6, 4, "score"),
+    "run_rank": (6, 3, "rank"),
 }
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _FIELD_SEP = re.compile(r"[ \t]+")
@@ -213,7 +215,7 @@ def _bad_line(name, no, line, what, n_fields):
     n_cols = _LAYOUT[what][0]
     shown = line.strip(" \t")
     return ValueError(
-        f"{name}:{no}: a {what} line has {n_cols} whitespace-separated columns "
+        f"{name}:{no}: a {what.split('_')[0]} line has {n_cols} whitespace-separated columns "
         f"({_COLUMN_NAMES[what]}), this one has {n_fields}: {shown!r}")
 
 
@@ -248,7 +250,7 @@ def _scan_text(text: str, name: str, what: str, line0: int):
             raise _bad_value(name, no, what, q, d, v, finite=False) from None
         if not math.isfinite(x):
             raise _bad_value(name, no, what, q, d, v, finite=True)
-        if tag is None and what == "run":
+        if tag is None and what != "qrels":
             tag = fields[5]
         queries.append(q)
         docs.append(d)
@@ -310,7 +312,7 @@ def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
             and _field_count(block, n_lines) == n_cols * n_lines)
     if not fine:
         return _scan_text(block.decode("utf-8"), name, what, line0)
-    tag = tail[0] if what == "run" and n_lines else None
+    tag = tail[0] if what != "qrels" and n_lines else None
     return q, d, v, None, tag, n_lines
 
 
@@ -427,14 +429,15 @@ class TrecTable:
 
 
 def read_table(source, what: str, *, max_bytes: int | None = None,
-               chunk_bytes: int = CHUNK_BYTES) -> TrecTable:
+               chunk_bytes: int = CHUNK_BYTES, order: str = "score") -> TrecTable:
     """Read a qrels (``what="qrels"``) or run (``"run"``) file once, block by block, into
     columns (see :class:`TrecTable`); the engine of :func:`read_qrels` and :func:`read_run`.
 
     ``source`` is a path (a gzip file is recognised by its first bytes and read directly), or a
     binary or text stream (a pipe, ``/dev/fd/N`` from process substitution, standard input):
     it is read once, from the start. ``max_bytes`` bounds the text read (after
-    decompression): :class:`InputTooLarge` is raised as soon as it is passed.
+    decompression): :class:`InputTooLarge` is raised as soon as it is passed. A run read with
+    ``order="rank"`` keeps its rank column (the fourth) as its values instead of the scores.
 
     Examples
     --------
@@ -447,8 +450,14 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
     0        1      7    2.5
     1        1     12    1.5
     """
-    if what not in _LAYOUT:
+    if what not in ("qrels", "run"):
         raise ValueError(f"what must be 'qrels' or 'run', got {what!r}")
+    if order not in ("score", "rank"):
+        raise ValueError(f"order must be 'score' or 'rank', got {order!r}")
+    if order == "rank":
+        if what != "run":
+            raise ValueError("order='rank' reads the rank column of a run; a qrels file has none")
+        what = "run_rank"
     name = _source_name(source)
     qids, dids = _Ids(try_ints=False), _Ids(try_ints=True)
     values, line_map, tag = [], [], None
@@ -503,8 +512,8 @@ def _refuse_duplicates(t: TrecTable) -> None:
     )
 
 
-def _read(path, what: str, max_bytes: int | None = None) -> pd.DataFrame:
-    table = read_table(path, what, max_bytes=max_bytes)
+def _read(path, what: str, max_bytes: int | None = None, order: str = "score") -> pd.DataFrame:
+    table = read_table(path, what, max_bytes=max_bytes, order=order)
     df = table.frame()
     if what == "run":
         df.attrs["tag"] = table.tag
@@ -555,24 +564,29 @@ def read_qrels(path, *, max_bytes: int | None = None) -> pd.DataFrame:
     return _read(path, "qrels", max_bytes)
 
 
-def read_run(path, *, max_bytes: int | None = None) -> pd.DataFrame:
+def read_run(path, *, max_bytes: int | None = None, order: str = "score") -> pd.DataFrame:
     """Read a TREC run file: ``query Q0 document rank score tag`` per line.
 
-    The rank column is ignored: every tool ranks by score (trec_eval does too), and what
-    happens to equal scores is a convention of each tool (:mod:`rankbook.conventions`). The
-    file is read once, as :func:`read_qrels` reads it; the tag of the first line is kept in
-    ``attrs["tag"]``.
+    By default the rank column is ignored: every tool ranks by score (trec_eval does too), and
+    what happens to equal scores is a convention of each tool (:mod:`rankbook.conventions`).
+    With ``order="rank"`` the rank column is read instead of the scores: the run is an explicit
+    order, which :func:`rankbook.conventions.evaluate_run` scores as given with
+    ``order="rank"``. The file is read once, as :func:`read_qrels` reads it; the tag of the
+    first line is kept in ``attrs["tag"]``.
 
     Parameters
     ----------
     path : str, path-like or file object
     max_bytes : int, optional
         Refuse (:class:`InputTooLarge`) a file with more bytes of text than this.
+    order : {"score", "rank"}
+        Which column holds the values: the scores (fifth) or the ranks (fourth).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float), in file order.
+        Columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float), in file order;
+        ``rank`` (float) instead of ``score`` with ``order="rank"``.
 
     Raises
     ------
@@ -589,13 +603,17 @@ def read_run(path, *, max_bytes: int | None = None) -> pd.DataFrame:
       query_id doc_id  score
     0        1      b    1.0
     1        1      a    1.0
+    >>> read_run(p, order="rank")
+      query_id doc_id  rank
+    0        1      b   1.0
+    1        1      a   2.0
     >>> _ = p.write_text("1 Q0 b 1 1.0 mine\\n1 Q0 b 2 0.5 mine\\n")
     >>> read_run(p)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: ...run.txt:2: document 'b' appears twice for query '1' (first on line 1); trec_eval refuses duplicate documents too
     """
-    return _read(path, "run", max_bytes)
+    return _read(path, "run", max_bytes, order)
 
 
 # --------------------------------------------------------------------------------------------
@@ -648,21 +666,26 @@ def _ids_as_str(values: pd.Series, where: str = "ids") -> np.ndarray:
     return as_str[codes]
 
 
-def _from_mapping(obj: Mapping, value_name: str, what: str) -> pd.DataFrame:
-    queries, docs, values = [], [], []
+def _mapping_columns(obj: Mapping, value_name: str, what: str):
+    """(query ids, document ids, values) of ``{query: {document: value}}`` as object arrays,
+    without building a DataFrame."""
+    names, counts, docs, values = [], [], [], []
     for q, inner in obj.items():
         if not isinstance(inner, Mapping):
             raise ValueError(
                 f"{what} as a dict must map each query to a dict {{document: {value_name}}}; "
                 f"query {q!r} maps to {type(inner).__name__}"
             )
-        n = len(inner)
-        queries.extend([q] * n)
+        names.append(q)
+        counts.append(len(inner))
         docs.extend(inner.keys())
         values.extend(inner.values())
-    return pd.DataFrame({"query_id": pd.Series(queries, dtype=object),
-                         "doc_id": pd.Series(docs, dtype=object),
-                         value_name: pd.Series(values, dtype=object)})
+    qnames = np.empty(len(names), dtype=object)
+    for i, q in enumerate(names):  # one by one: an id may itself be a sequence
+        qnames[i] = q
+    n = len(docs)
+    return (np.repeat(qnames, counts), np.fromiter(docs, dtype=object, count=n),
+            np.fromiter(values, dtype=object, count=n))
 
 
 def _raw_columns(obj, value_name: str, what: str):
@@ -689,7 +712,7 @@ def _raw_columns(obj, value_name: str, what: str):
             )
         df = obj
     elif isinstance(obj, Mapping):
-        df = _from_mapping(obj, value_name, what)
+        return _mapping_columns(obj, value_name, what)
     else:
         raise ValueError(
             f"{what} must be a dict of dicts, a path to a TREC {what} file or a DataFrame with "
@@ -726,12 +749,22 @@ def _tidy(obj, value_name: str, what: str) -> pd.DataFrame:
     return out
 
 
+_PLAIN_NUMBERS = {float, int, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16,
+                  np.int8, np.uint64, np.uint32, np.uint16, np.uint8}
+
+
 def _as_numbers(raw, who, value_name: str, what: str) -> np.ndarray:
     """``raw`` as finite floats; ``who(i)`` names (query, document) of row i for the message."""
     raw = np.asarray(raw)
+    vals = None
     if raw.dtype.kind in "iuf":
         vals = raw.astype(float, copy=False)
-    else:
+    elif raw.dtype == object and raw.size and set(map(type, raw)) <= _PLAIN_NUMBERS:
+        try:  # every value a plain int or float (no bool, no text): one conversion in C
+            vals = raw.astype(float)
+        except (OverflowError, TypeError, ValueError):
+            vals = None
+    if vals is None:
         vals = np.empty(raw.shape[0])
         for i, x in enumerate(raw):
             ok = isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))

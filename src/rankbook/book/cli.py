@@ -220,7 +220,7 @@ def _cmd_compare(args) -> int:
                 names=args.names, baseline=args.baseline, all_pairs=args.all_pairs,
                 test=args.test, correction=args.correction, alpha=args.alpha,
                 confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                missing=args.missing,
+                missing=args.missing, order=args.order,
                 max_bytes=(compare_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
                            else args.max_bytes))
             texts = {args.out: compare_cmd.table_csv(res.table)}
@@ -438,8 +438,9 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--measures", default="nDCG@10,AP", metavar="M1,M2",
                    help="ir_measures names separated by commas (default: %(default)s)")
     c.add_argument("--convention", default="trec_eval",
-                   help="whose conventions score the runs: trec_eval (default), pytrec_eval, "
-                        "ir_measures, ranx, sklearn or torchmetrics")
+                   help="whose conventions score the runs: trec_eval (default; trec_eval "
+                        "10.0), trec_eval_9 (9.0.8), pytrec_eval, ir_measures, ranx, sklearn or "
+                        "torchmetrics")
     c.add_argument("--baseline", default=None, metavar="SYSTEM",
                    help="the system the others are compared with (default: the first run)")
     c.add_argument("--all-pairs", action="store_true",
@@ -464,6 +465,9 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--missing", default="error", choices=["error", "zero", "drop"],
                    help="a query some runs are scored on and another is not: stop (default), "
                         "score it 0 (trec_eval -c) or drop it")
+    c.add_argument("--order", default="score", choices=["score", "rank"],
+                   help="rank by score with the convention's tie rule (default), or score each "
+                        "run as the explicit order of its rank column (the fourth)")
     c.add_argument("--names", default="stem", choices=["stem", "tag"],
                    help="system names from the file names (default) or the run tags")
     c.add_argument("--out", default="compare.csv", metavar="FILE",

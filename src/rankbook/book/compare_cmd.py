@@ -6,12 +6,14 @@ The command reads a qrels file and two or more run files with the TREC readers
 a ``system`` column and hands them to :func:`rankbook.stats.compare`. It prints the report
 (laid out like ranx's) and writes the table as CSV, and optionally as LaTeX.
 
-Which queries a run is scored on is the convention's decision (trec_eval skips a judged query
-the run does not answer; ir_measures scores it 0; ranx refuses the run). A paired comparison
-then needs every run scored on the same queries: when the convention leaves them scored on
-different queries, the command stops and says which run lacks which query, unless
-``--missing zero`` (score 0, as ``trec_eval -c`` does) or ``--missing drop`` (compare on the
-queries every run has) says what to do.
+Which queries a run is scored on is the convention's decision (trec_eval 10.0 stops on a
+judged query the run does not answer and trec_eval 9.0.8, ``--convention trec_eval_9``, skips
+it; ir_measures scores it 0; ranx refuses the run). A paired comparison then needs every run
+scored on the same queries: when the convention leaves them scored on different queries, or
+refuses them, the command stops and says which run lacks which query, unless ``--missing zero``
+(score 0, as ``trec_eval -c`` and ranx's ``make_comparable=True`` do) or ``--missing drop``
+(compare on the queries every run has) says what to do. ``--order rank`` scores each run as
+the explicit order of its rank column, with no tie rule.
 
 Every input is read once (:func:`rankbook.trec_format.read_table`), so a pipe, ``/dev/fd/N``
 from process substitution or a ``.gz`` file works like a plain file, and the run tag comes from
@@ -244,12 +246,12 @@ def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resa
                                f"{MEMORY_PER_BYTE} bytes of memory per byte of its largest run)")
 
 
-def _read(path, what, max_bytes, notes) -> _tf.TrecTable:
+def _read(path, what, max_bytes, notes, order="score") -> _tf.TrecTable:
     shown = display_name(path)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", _tf.InputNote)
         try:
-            table = _tf.read_table(path, what, max_bytes=max_bytes)
+            table = _tf.read_table(path, what, max_bytes=max_bytes, order=order)
         except _tf.InputTooLarge as exc:
             raise CompareError(f"{exc}; --max-bytes raises it") from None
         except IsADirectoryError:
@@ -269,7 +271,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                  baseline: str | None = None, all_pairs: bool = False,
                  test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
                  confidence: float = 0.95, resamples: int = 10000, seed: int = 0,
-                 missing: str = "error", max_bytes: int | None = DEFAULT_MAX_BYTES) -> CompareResult:
+                 missing: str = "error", max_bytes: int | None = DEFAULT_MAX_BYTES,
+                 order: str = "score") -> CompareResult:
     """Score TREC runs against a qrels file and compare them (what ``rankbook compare`` does).
 
     Parameters
@@ -280,7 +283,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     measures : str or list of str
         ir_measures names, as a list or one comma-separated string.
     convention : str
-        A profile of :data:`rankbook.conventions.CONVENTIONS`.
+        A profile of :data:`rankbook.conventions.CONVENTIONS`: ``trec_eval`` is trec_eval
+        10.0, ``trec_eval_9`` trec_eval 9.0.8.
     names : {"stem", "tag"}
         System names from the file names or from the run tags (sixth column of the first line,
         as trec_eval reports it), made unique with ``-2``, ...
@@ -291,9 +295,15 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         As in :func:`rankbook.stats.compare`; ``resamples`` at most :data:`MAX_RESAMPLES`, and
         (systems + tests) x resamples at most :data:`MAX_RESAMPLE_CELLS`.
     missing : {"error", "zero", "drop"}
-        A query that some runs were scored on and this one was not.
+        A query that some runs were scored on and this one was not. Under a profile that
+        refuses a judged query the run lacks (trec_eval 10.0 without ``-c``, ranx), ``"zero"``
+        applies the peer's own option (``trec_eval -c``, ranx's ``make_comparable=True``) and
+        ``"drop"`` scores each run on the judged queries it has.
     max_bytes : int or None
         Largest input, in bytes (:data:`DEFAULT_MAX_BYTES`); ``None``: no limit.
+    order : {"score", "rank"}
+        ``"rank"``: every run is an explicit order, read from the rank column (the fourth) and
+        scored as given, with no tie rule (:func:`rankbook.conventions.evaluate_run`).
 
     Returns
     -------
@@ -322,6 +332,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     """
     if missing not in MISSING:
         raise CompareError(f"--missing must be one of {', '.join(MISSING)}; got {missing!r}")
+    if order not in _conv.ORDERS:
+        raise CompareError(f"--order must be one of {', '.join(_conv.ORDERS)}; got {order!r}")
     if names not in NAME_SOURCES:
         raise CompareError(f"--names must be one of {', '.join(NAME_SOURCES)}; got {names!r}")
     if convention not in _conv.CONVENTIONS:
@@ -343,6 +355,23 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         raise CompareError(f"compare needs at least two run files, got {len(run_paths)}: "
                            f"{', '.join(shown) or '(none)'}")
     conv = _conv.profile(convention)
+    # trec_eval 10.0 stops on a judged query a run lacks: the comparison below names every such
+    # query (of each run, and those of no run) before anything is compared
+    strict = conv.qrels_only == "error" and conv.name.startswith("trec_eval")
+    applied = ""
+    if strict and missing == "error":
+        conv = _conv.profile(conv, qrels_only="skip")
+    elif missing != "error":  # the user said what a missing query is: the peer's own option
+        if conv.qrels_only == "error" and missing == "zero":
+            option = next(iter(_conv.PEER_OPTIONS.get(conv.name, {})), None)
+            conv = (_conv.profile(conv, **{option: True}) if option
+                    else _conv.profile(conv, qrels_only="zero"))
+            applied = (f"--missing zero: a judged query a run lacks scores 0, with {conv.name}'s "
+                       f"own option {_conv.PEER_OPTIONS[conv.name][option][0] if option else ''}")
+        elif conv.qrels_only == "error":
+            conv = _conv.profile(conv, qrels_only="skip")
+            applied = ("--missing drop: each run is scored on the judged queries it has, then "
+                       "compared on the queries every run has")
     wanted = split_measures(measures) if isinstance(measures, str) else list(measures)
     for m in wanted:  # before reading any file: an unknown measure lists the valid names
         try:
@@ -366,7 +395,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     try:
         return _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                                   conv, names, baseline, all_pairs, test, correction, alpha,
-                                  confidence, resamples, seed, missing, max_bytes)
+                                  confidence, resamples, seed, missing, max_bytes, order,
+                                  strict, applied)
     except MemoryError:
         raise OSError(errno.ENOMEM, "out of memory while reading or scoring the runs; the "
                       f"command needs about {MEMORY_PER_BYTE} bytes of memory per byte of its "
@@ -375,13 +405,14 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
 
 def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted, conv, names,
                        baseline, all_pairs, test, correction, alpha, confidence, resamples,
-                       seed, missing, max_bytes) -> CompareResult:
-    notes: list[str] = []
+                       seed, missing, max_bytes, order="score", strict=False,
+                       applied="") -> CompareResult:
+    notes: list[str] = [applied] if applied else []
     qrels = _read(qrels_path, "qrels", max_bytes, notes)
     judged = set(qrels.qnames)
     tables, scored_queries, labels = [], [], []
     for path, name, stem in zip(run_paths, shown, stems):
-        run = _read(path, "run", max_bytes, notes)
+        run = _read(path, "run", max_bytes, notes, order)
         labels.append(run.tag if names == "tag" and run.tag else stem)
         in_run = set(run.qnames)
         if not (in_run & judged) and conv.run_only != "unjudged":
@@ -392,9 +423,15 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", _tf.InputNote)
             try:
-                res = _conv.evaluate_run(qrels, run, wanted, convention=conv)
+                res = _conv.evaluate_run(qrels, run, wanted, convention=conv,
+                                         order="rank" if order == "rank" else None)
             except ValueError as exc:
-                raise CompareError(f"{name} scored against {qrels_shown}: {exc}") from None
+                hint = ""
+                if "absent from the run" in str(exc) or "has no judgements" in str(exc):
+                    hint = ("; --missing zero scores it 0 (" + (
+                        "trec_eval -c" if conv.name.startswith("trec_eval")
+                        else "make_comparable=True") + "), --missing drop leaves it out")
+                raise CompareError(f"{name} scored against {qrels_shown}: {exc}{hint}") from None
         notes.extend(f"{name}: {w.message}" for w in caught if issubclass(w.category, UserWarning)
                      and not str(w.message).startswith("no query of the run"))
         del run
@@ -417,7 +454,9 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
     if short:
         system, lacking = next(iter(short.items()))
         path = scored[system][0]
-        rule = {"skip": f"{conv.name} skips a judged query a run does not answer",
+        rule = {"skip": (f"{conv.name} (trec_eval 10.0) stops on a judged query a run does "
+                         "not answer" if strict else
+                         f"{conv.name} skips a judged query a run does not answer"),
                 "zero": f"{conv.name} scores such a query 0",
                 "error": f"{conv.name} refuses it"}[conv.qrels_only]
         if missing == "error":
@@ -435,6 +474,12 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
             raise CompareError(f"only {len(common)} queries are scored for every run; a paired "
                                "comparison needs at least 2")
     not_run = judged - union
+    if not_run and strict and missing == "error":
+        raise CompareError(
+            f"{len(not_run)} judged queries of {qrels_shown} are in none of the runs "
+            f"({_preview(_natural(not_run))}); {conv.name} (trec_eval 10.0) stops on them "
+            "without -c. Pass --missing zero (score them 0, as trec_eval -c does), --missing "
+            "drop (leave them out) or --convention trec_eval_9 (skip them, as trec_eval 9 does)")
     if not_run and conv.qrels_only == "skip":
         notes.append(f"{len(not_run)} judged queries of {qrels_shown} are in none of the runs "
                      f"({_preview(_natural(not_run))}); they are skipped, as {conv.name} does")

@@ -18,7 +18,7 @@ from rankbook.book.claims import Check, Evidence
 from rankbook.conventions import VARIANTS, compare_conventions, evaluate_run, profile
 
 __all__ = ["CATALOGUE_COLUMNS", "read_catalogue", "check_cited", "check_cited_values", "side_by_side",
-           "distinct_values", "CHECKS"]
+           "distinct_values", "versions", "CHECKS"]
 
 #: Columns of the catalogue file.
 CATALOGUE_COLUMNS = ("example", "source", "url", "qrels", "run", "measure", "query", "convention",
@@ -65,12 +65,28 @@ def _convention(name: str):
     return profile(name)
 
 
+def versions(conventions) -> pd.DataFrame:
+    """The tool and version each profile (or variant) of the page reproduces.
+
+    Returns a DataFrame with columns ``convention`` and ``tool and version`` (the profile's
+    ``peer``), one row per name, in the order given.
+
+    Examples
+    --------
+    >>> versions(["trec_eval", "trec_eval_9", "ranx (plain dicts)"])["tool and version"].tolist()
+    ['trec_eval 10.0 (usnistgov/trec_eval, tag v10.0)', 'trec_eval 9.0.8 (usnistgov/trec_eval, tag v9.0.8)', 'ranx 0.3.21 (numba kernels; Qrels/Run or dicts)']
+    """
+    return pd.DataFrame({"convention": list(conventions),
+                         "tool and version": [_convention(c).peer for c in conventions]})
+
+
 def check_cited(catalogue: pd.DataFrame, data_dir) -> pd.DataFrame:
     """Each reported number beside the value of the profile it was produced under.
 
     Returns one row per catalogue row with a cited value: ``example``, ``source``, ``measure``,
-    ``query``, ``convention``, ``cited``, ``reproduced`` (at the cited number of decimals) and
-    ``matched`` (equal at those decimals).
+    ``query``, ``convention``, ``version`` (the tool and version the profile reproduces),
+    ``cited``, ``reproduced`` (at the cited number of decimals) and ``matched`` (equal at those
+    decimals).
 
     Examples
     --------
@@ -99,11 +115,12 @@ def check_cited(catalogue: pd.DataFrame, data_dir) -> pd.DataFrame:
         d = int(row["decimals"])
         reproduced = f"{value:.{d}f}"
         rows.append({"example": row["example"], "source": row["source"], "measure": row["measure"],
-                     "query": row["query"], "convention": row["convention"], "cited": row["cited"],
+                     "query": row["query"], "convention": row["convention"],
+                     "version": _convention(row["convention"]).peer, "cited": row["cited"],
                      "reproduced": reproduced,
                      "matched": math.isclose(float(reproduced), float(row["cited"]), abs_tol=0.5 * 10**-d)})
-    return pd.DataFrame(rows, columns=["example", "source", "measure", "query", "convention", "cited",
-                                       "reproduced", "matched"])
+    return pd.DataFrame(rows, columns=["example", "source", "measure", "query", "convention", "version",
+                                       "cited", "reproduced", "matched"])
 
 
 def _cell(value, status, decimals):

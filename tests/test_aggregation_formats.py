@@ -129,6 +129,9 @@ def test_golden_consrank_needs_its_kind():
     got = af.read_consrank(path, kind="ranks")["all"]
     assert got["Y"] == ["V1", "V5", "V2", "V4", "V3"]
     assert got["Z"] == ["V1", frozenset({"V2", "V4"}), "V3"]
+    assert af.read_rankings_file(path)["all"] == got  # the file's name says ConsRank: ranks
+    with pytest.raises(ValueError, match="ranking 'Z' repeats item '2'"):  # a tie is no ordering
+        af.read_rankings_file(path, "rankaggreg")
 
 
 def test_golden_corankco():

@@ -882,8 +882,11 @@ def read_rankings_file(path, rankings_format: str = "auto") -> dict:
     """Read rankings in any format of this module or rankbook's CSV, as ``{group: {name:
     ranking}}`` (see :func:`format_of` for ``rankings_format``).
 
-    A ranky file whose name does not say its kind and orientation is refused, naming the
-    readings (give ``rankings_format="ranky-scores-judges-columns"`` or one of the others).
+    Naming the tool (by the file's name or ``rankings_format``) states the reading: a
+    RankAggreg file is read as orderings and a ConsRank file as rank vectors even where the
+    readers alone (``kind=None``) would refuse a matrix of integers under positional column
+    names. A ranky file whose name does not say its kind and orientation is refused, naming
+    the readings (give ``rankings_format="ranky-scores-judges-columns"`` or one of the others).
 
     Examples
     --------
@@ -907,8 +910,11 @@ def read_rankings_file(path, rankings_format: str = "auto") -> dict:
                              f"{_RANKY_READINGS[0]} and {_RANKY_READINGS[1]}")
         _, kind, _, axis = fmt.split("-")
         return read_ranky(path, kind=kind, judges_axis=1 if axis == "columns" else 0)
-    return {"rankaggreg": read_rankaggreg, "consrank": read_consrank,
-            "corankco": read_corankco, "pyflagr": read_pyflagr}[fmt](path)
+    if fmt == "rankaggreg":  # naming the tool states the reading: its rows are orderings
+        return read_rankaggreg(path, kind="ordering")
+    if fmt == "consrank":  # and ConsRank's are rank vectors
+        return read_consrank(path, kind="ranks")
+    return {"corankco": read_corankco, "pyflagr": read_pyflagr}[fmt](path)
 
 
 def check_rankings_file(path) -> dict:

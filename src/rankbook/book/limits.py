@@ -111,11 +111,14 @@ def read_permutations_csv(path):
 # combined checks, one per notebook (metadata "check")
 # --------------------------------------------------------------------------------------------
 def _rankings_from(values: dict, key_csv: str, root: Path):
-    from .. import consensus
+    """The first group of a rankings file, in rankbook's CSV or an aggregation tool's format
+    (by the file's name, or the notebook's ``rankings_format`` parameter when it has one)."""
+    from .. import aggregation_formats
     from .specs import resolve_input_path
 
     if values.get(key_csv):
-        groups = consensus.read_rankings_csv(resolve_input_path(values[key_csv], root))
+        groups = aggregation_formats.read_rankings_file(resolve_input_path(values[key_csv], root),
+                                                        values.get("rankings_format", "auto"))
         named = next(iter(groups.values()))
         return list(named.values()), list(named)
     return None, None

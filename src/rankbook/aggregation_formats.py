@@ -74,6 +74,7 @@ __all__ = [
     "same_rankings",
     "canonical",
     "aggregate_scores",
+    "ranky_matrix",
 ]
 
 #: The formats read and written here.

@@ -299,3 +299,41 @@ def test_aggregate_scores_against_brute_force():
     assert t.loc["inputs", "kappa"] == consensus.kappa(rs)
     assert t.loc["inputs", "Kendall W"] == consensus.kendall_w(rs, items="union").w
     assert t.loc["inputs + aggregate", "Kendall W"] == consensus.kendall_w(rs + [agg], items="union").w
+
+
+# --------------------------------------------------------------------------------------------
+# the consensus page reads them
+
+
+def test_consensus_example_refuses_a_ranky_file_without_orientation(tmp_path, capsys):
+    from rankbook.book import cli
+
+    path = tmp_path / "m.ranky.csv"
+    path.write_text("index,j1,j2,j3\na,1,2,3\nb,2,1,1\nc,3,3,2\n")
+    assert cli.main(["run", "consensus_example", "-p", "rankings_csv", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "judges in columns" in err and "judges in rows" in err and "ranky-scores-judges-columns" in err
+
+
+@pytest.mark.slow
+@pytest.mark.notebooks
+@pytest.mark.parametrize("name, fmt", [("rankaggreg_help_example.rankaggreg.csv", "auto"),
+                                       ("ranky_readme_matrix.ranky-scores-judges-columns.csv",
+                                        "ranky-scores-judges-rows")])
+def test_consensus_example_runs_on_a_tool_file(tmp_path, monkeypatch, capsys, name, fmt):
+    import json
+    from pathlib import Path
+
+    from rankbook.book import cli, pipeline
+
+    monkeypatch.setattr(pipeline, "runs_dir", lambda root=None: tmp_path / "runs")
+    status = cli.main(["run", "consensus_example", "-p", "rankings_csv", str(_formats(name)),
+                       "-p", "rankings_format", fmt])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    folder = Path(out.out.strip().splitlines()[-1])
+    nb = json.loads((folder / "consensus_example.ipynb").read_text())
+    assert not [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    shown = (folder / "example_rankings.csv").read_text()
+    want = af.read_rankings_file(_formats(name), fmt)["all"]
+    assert all(n in shown for n in want) and len(shown.strip().splitlines()) == len(want) + 1

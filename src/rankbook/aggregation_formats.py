@@ -50,7 +50,6 @@ import io
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 

@@ -69,6 +69,7 @@ __all__ = [
     "write_pyflagr",
     "read_rankings_file",
     "check_rankings_file",
+    "check_format",
     "format_of",
     "same_rankings",
     "canonical",
@@ -863,9 +864,7 @@ def format_of(path, rankings_format: str = "auto") -> str:
     >>> format_of("critics.csv"), format_of("x.csv", "corankco")
     ('rankbook', 'corankco')
     """
-    if rankings_format not in FORMAT_CHOICES:
-        raise ValueError(f"rankings_format must be one of {list(FORMAT_CHOICES)}; got "
-                         f"{rankings_format!r}")
+    check_format(rankings_format)
     if rankings_format != "auto":
         return rankings_format
     name = Path(path).name.lower()
@@ -876,6 +875,24 @@ def format_of(path, rankings_format: str = "auto") -> str:
         if name.endswith(suffix):
             return fmt
     return "rankbook"
+
+
+def check_format(value) -> None:
+    """A ``rankings_format`` setting is one of :data:`FORMAT_CHOICES` (ValueError listing them).
+
+    Examples
+    --------
+    >>> check_format("consrank")
+    >>> check_format("ranky")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: rankings_format must be one of ['auto', ..., 'ranky-ranks-judges-rows']; got 'ranky'...
+    """
+    if value not in FORMAT_CHOICES:
+        hint = ("; a ranky matrix needs its kind and the axis of its judges"
+                if str(value).startswith("ranky") else "")
+        raise ValueError(f"rankings_format must be one of {list(FORMAT_CHOICES)}; got "
+                         f"{value!r}{hint}")
 
 
 def read_rankings_file(path, rankings_format: str = "auto") -> dict:

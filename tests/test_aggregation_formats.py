@@ -242,6 +242,7 @@ def test_formats_that_cannot_hold_it_refuse_to_write():
     ("V1,V2\nA,A\n", "repeats item 'A'"),
     ("V1,V2,V3\nA,NA,B\n", "before its last item"),
     ("V1,V2\nA\n", "1 fields where the header has 2"),
+    ("A,B,C\nB,A,C\n", "reads as a ranking, not as a header"),  # no header: never drop a list
 ])
 def test_rankaggreg_bad_rows(tmp_path, text, match):
     path = tmp_path / "x.csv"

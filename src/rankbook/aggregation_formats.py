@@ -384,6 +384,12 @@ def read_rankaggreg(path, kind: str | None = None) -> dict:
     p, cols, names, cells, lines = _matrix(path, "RankAggreg")
     if kind is None and _positional(cols) and _integer_rows(cells):
         raise ValueError(_two_readings(p, cells, cols, "RankAggreg"))
+    shared = sorted({c for row in cells for c in row} & set(cols) - _NA)
+    if shared and not _positional(cols):
+        raise ValueError(f"{p}: the first line ({', '.join(cols[:4])}{', ...' if len(cols) > 4 else ''}) "
+                         f"names items the rows rank ({', '.join(shared[:3])}): it reads as a "
+                         "ranking, not as a header. RankAggreg files start with a header "
+                         "(V1,V2,... as write.csv writes it); add one rather than lose the first list")
     return {"all": _ordering_rows(p, names, cells, lines)}
 
 

@@ -93,6 +93,9 @@ def test_three_runs_equal_the_library_called_directly(capsys, collection, tmp_pa
     # something is found: the best system beats the baseline on some measure
     assert ref.table["significant"].fillna(False).any() and ref.table["mark"].str.len().gt(0).any()
     assert ref.report() in out and "3 runs scored against" in out and "trec_eval" in out
+    # the tied-with-the-best set, with the test and correction, is printed and in the CSV
+    assert ref.tied_statement() in out and "Holm-corrected over those 2 tests" in out
+    assert got["tied_with_best"].tolist() == ref.table["tied_with_best"].tolist()
     assert (tmp_path / "t.tex").read_text() == ref.to_latex()
     pairs = pd.read_csv(tmp_path / "pairs.csv")
     np.testing.assert_allclose(pairs["p_corrected"], ref.pairs["p_corrected"], rtol=1e-15)

@@ -391,3 +391,41 @@ def test_weightedtau_p_value_is_calibrated_under_the_null():
     related = S.weightedtau_test(np.arange(12.0), np.arange(12.0) + rng.random(12) * 0.1,
                                  n_resamples=499, seed=1)
     assert related.pvalue < 0.01 and related.n_resamples == 499
+
+
+# --------------------------------------------------------------------------------------------
+# the tied-with-the-best set (issue 31)
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization"])
+@pytest.mark.parametrize("correction", ["holm", "none", "bonferroni"])
+@pytest.mark.parametrize("baseline", [None, "s1"])
+def test_tied_with_best_against_pairwise_tests(test, correction, baseline):
+    df = S.simulate_benchmark([0.0, 0.35, 0.3, -0.4, 0.34], n_queries=30, seed=5)
+    res = S.compare(df, baseline=baseline, test=test, correction=correction,
+                    n_resamples=2000, seed=3)
+    for m, g in df.groupby("measure", sort=False):
+        wide = g.pivot(index="system", columns="query_id", values="value")
+        means = wide.mean(axis=1)
+        best = means.idxmax()
+        others = [s for s in wide.index if s != best]
+        p = []
+        for s in others:  # the same test, run one pair at a time
+            r = S.paired_test(wide.loc[s].to_numpy(), wide.loc[best].to_numpy(), test,
+                              n_resamples=2000, seed=3)
+            p.append(r.pvalue)
+        pc = S.correct(np.array(p), correction)
+        want = sorted([best] + [s for s, q in zip(others, pc) if not q < 0.05])
+        assert sorted(res.tied_with_best()[m]) == want
+        t = res.table[res.table.measure == m].set_index("system")["tied_with_best"]
+        assert sorted(t[t].index) == want
+        statement = res.tied_statement()
+        assert f"({best}, highest mean)" in statement and f"{test} test" in statement
+
+
+def test_tied_set_is_the_best_alone_when_all_differ():
+    df = pd.DataFrame({f"q{i}": [0.9 + i / 100, 0.5 + i / 100, 0.1 + i / 100] for i in range(12)},
+                      index=["a", "b", "c"])
+    res = S.compare(df, measures="m", test="t")
+    assert res.tied_with_best() == {"m": ["a"]}
+    assert "Holm-corrected over those 2 tests" in res.tied_statement()

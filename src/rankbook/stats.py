@@ -835,11 +835,39 @@ class Comparison:
         ``significant_uncorrected`` (``p_value < alpha``), ``significant`` (corrected).
     settings : dict
         The test, the correction, alpha, the confidence level, the resampling used.
+    best : pandas.DataFrame
+        The tied-with-the-best tests: per measure, each system against the system of highest
+        mean (``best``): ``measure``, ``system``, ``best``, ``diff`` (system minus best),
+        ``p_value``, ``p_corrected`` (the ``correction`` over these tests of one measure) and
+        ``tied`` (``p_corrected >= alpha``, and the best itself). ``table["tied_with_best"]``
+        holds the same flag.
     """
 
     table: pd.DataFrame
     pairs: pd.DataFrame
     settings: dict = field(default_factory=dict)
+    best: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def tied_with_best(self) -> dict:
+        """``{measure: [systems]}``: the best system and those whose difference from it is not
+        significant after correction (see :func:`compare`)."""
+        return {m: list(g.loc[g.tied, "system"]) for m, g in self.best.groupby("measure", sort=False)}
+
+    def tied_statement(self) -> str:
+        """One sentence per measure naming the tied-with-the-best set, the test and the
+        correction used."""
+        s = self.settings
+        corr = {"none": "uncorrected", "holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected",
+                "bh": "Benjamini-Hochberg-corrected", "by": "Benjamini-Yekutieli-corrected"}
+        out = []
+        for m, g in self.best.groupby("measure", sort=False):
+            best = g["best"].iloc[0]
+            tied = list(g.loc[g.tied, "system"])
+            out.append(f"{m}: tied with the best ({best}, highest mean): {', '.join(tied)} "
+                       f"(difference from {best} not significant: {s['test']} test of {best} "
+                       f"against each of the {len(g) - 1} other systems, {corr[s['correction']]} "
+                       f"over those {len(g) - 1} tests, p >= {s['alpha']:g})")
+        return "\n".join(out)
 
     def wide(self, decimals: int = 4) -> pd.DataFrame:
         """Systems by measures, each cell the mean with its superscript marks (as printed)."""
@@ -1033,6 +1061,14 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     Bassani :cite:`bassani2022ranx`). ``str(result)`` prints that report; ``result.table``
     and ``result.pairs`` hold every number, and ``result.to_latex()`` renders it.
 
+    The tied-with-the-best set (``result.tied_with_best()``, ``result.tied_statement()``,
+    ``table["tied_with_best"]``): for each measure, the system of highest mean and every system
+    whose difference from it is not significant, testing the best against each of the ``S - 1``
+    others with ``test`` (two-sided) and applying ``correction`` to those ``S - 1`` p-values.
+    These tests are run whether or not a baseline is given, so the set does not depend on it.
+    The best is chosen from the same data, so "tied" reads as "not shown worse than the best",
+    not as "equal".
+
     All systems are resampled with the same query indices (bootstrap) and the same sign
     assignments (randomisation test), and the work is shared: one matrix product per block of
     resamples whatever the number of systems or pairs.
@@ -1081,6 +1117,12 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     c  dense   0.5300ᵇ
     >>> res.pairs[["system", "other", "p_value"]].values.tolist()
     [['bm25', 'tfidf', 0.03125], ['bm25', 'dense', 0.5], ['tfidf', 'dense', 0.03125]]
+    >>> res.tied_with_best()
+    {'nDCG@10': ['bm25', 'dense']}
+    >>> print(res.tied_statement())  # doctest: +NORMALIZE_WHITESPACE
+    nDCG@10: tied with the best (dense, highest mean): bm25, dense (difference from dense not
+    significant: randomization test of dense against each of the 2 other systems, uncorrected
+    over those 2 tests, p >= 0.05)
     """
     test = _TEST_ALIASES.get(test, test)
     _check_choice(test, TESTS, "test")
@@ -1094,7 +1136,7 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     n_resamples = _check_resamples(n_resamples)
     seed = _check_seed(seed)
     data = _tidy_input(per_query, measures, missing)
-    rows, pair_rows = [], []
+    rows, pair_rows, best_rows = [], [], []
     how = set()
     for m, (systems, queries, M) in data.items():
         if baseline is not None and baseline not in systems:
@@ -1138,6 +1180,8 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
             _, p, h = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed,
                                        max_exact, T=sums, absd=absd)
             how.add(h)
+        best_rows.extend(_tied_with_best(M, systems, means, m, test, correction, alpha,
+                                         n_resamples, seed, max_exact))
         for k in range(len(pa)):
             pair_rows.append({"measure": m, "system": systems[pa[k]], "other": systems[pb[k]],
                               "diff": diff[k], "diff_low": dlo[k], "diff_high": dhi[k],
@@ -1176,8 +1220,11 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     else:
         for c in cols:
             table[c] = np.nan if c != "significant" else pd.array([pd.NA] * len(table), "boolean")
+    best = pd.DataFrame(best_rows)
+    tied = dict(zip(zip(best.measure, best.system), best.tied))
+    table["tied_with_best"] = [bool(tied[(m, s)]) for m, s in zip(table.measure, table.system)]
     table = table[["system", "letter", "measure", "mean", "ci_low", "ci_high"] + cols
-                  + ["mark", "n_queries"]]
+                  + ["mark", "tied_with_best", "n_queries"]]
     if test == "randomization":
         resamples = "; ".join(sorted(how))
     else:
@@ -1186,7 +1233,39 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
                     confidence=confidence, ci_method=ci_method, n_resamples=n_resamples,
                     seed=seed if not isinstance(seed, np.random.Generator) else "generator",
                     family=family, missing=missing, resamples=resamples)
-    return Comparison(table=table, pairs=pairs, settings=settings)
+    return Comparison(table=table, pairs=pairs, settings=settings, best=best)
+
+
+def _tied_with_best(M, systems, means, measure, test, correction, alpha, n_resamples, seed,
+                    max_exact) -> list[dict]:
+    """Rows of :attr:`Comparison.best` for one measure: the system of highest mean (the first
+    of equal means) against each other system, ``test`` two-sided, ``correction`` over these
+    ``S - 1`` tests."""
+    S, q = M.shape
+    b = int(np.argmax(means))
+    pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
+    pb = np.full(pa.size, b, dtype=np.int64)
+    rows = [{"measure": measure, "system": systems[b], "best": systems[b], "diff": 0.0,
+             "p_value": np.nan, "p_corrected": np.nan, "tied": True}]
+    if pa.size == 0:
+        return rows
+    D = M[pa] - M[pb]
+    if test == "t":
+        p = _p_t(D, "two-sided")[1]
+    elif test == "wilcoxon":
+        p = _p_wilcoxon(D, "two-sided")[1]
+    else:
+        _, p, _ = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed, max_exact,
+                                   T=D.sum(axis=1), absd=np.abs(D).sum(axis=1))
+    p = np.asarray(p, dtype=float)
+    pc = correct(p, correction)
+    for k, i in enumerate(pa):
+        rows.append({"measure": measure, "system": systems[i], "best": systems[b],
+                     "diff": float(D[k].mean()), "p_value": float(p[k]),
+                     "p_corrected": float(pc[k]),
+                     "tied": bool(not pc[k] < alpha)})
+    order = {s: j for j, s in enumerate(systems)}
+    return sorted(rows, key=lambda r: order[r["system"]])
 
 
 # ----------------------------------------------------------------------------------------------

@@ -255,7 +255,9 @@ def _cmd_compare(args) -> int:
         print(f"rankbook compare: note: {note}", file=sys.stderr)
     print(res.summary)
     print()
-    print(res.comparison.report(), flush=True)
+    print(res.comparison.report())
+    print()
+    print(res.comparison.tied_statement(), flush=True)
     print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr)
     return 0
 

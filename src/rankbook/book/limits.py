@@ -111,11 +111,14 @@ def read_permutations_csv(path):
 # combined checks, one per notebook (metadata "check")
 # --------------------------------------------------------------------------------------------
 def _rankings_from(values: dict, key_csv: str, root: Path):
-    from .. import consensus
+    """The first group of a rankings file, in rankbook's CSV or an aggregation tool's format
+    (by the file's name, or the notebook's ``rankings_format`` parameter when it has one)."""
+    from .. import aggregation_formats
     from .specs import resolve_input_path
 
     if values.get(key_csv):
-        groups = consensus.read_rankings_csv(resolve_input_path(values[key_csv], root))
+        groups = aggregation_formats.read_rankings_file(resolve_input_path(values[key_csv], root),
+                                                        values.get("rankings_format", "auto"))
         named = next(iter(groups.values()))
         return list(named.values()), list(named)
     return None, None
@@ -191,10 +194,10 @@ def consensus_rank_aggregation(values: dict, root: Path) -> None:
 def consensus_search_engines(values: dict, root: Path) -> None:
     """published_dir, when given, holds a published grid for some group; the grids of gammas x
     lams for every group fit in the time limit."""
-    from .. import consensus
+    from .. import aggregation_formats
     from .specs import resolve_input_path
 
-    groups = consensus.read_rankings_csv(resolve_input_path(values["rankings_csv"], root))
+    groups = aggregation_formats.read_rankings_file(resolve_input_path(values["rankings_csv"], root))
     _published_files(values, root, list(groups))
     items = max(len(r) for g in groups.values() for r in g.values())
     _within_time(_grid_time(values, len(groups), items), _timeout("consensus_search_engines", root),

@@ -34,7 +34,7 @@ class ParameterError(ValueError):
 #: ``module:function`` paths imported when needed. Each takes a path and raises ``ValueError``
 #: (or ``OSError``) naming the file, the line and the problem.
 FILE_KINDS = {
-    "rankings": "rankbook.consensus:read_rankings_csv",
+    "rankings": "rankbook.aggregation_formats:check_rankings_file",
     "permutations": "rankbook.book.limits:read_permutations_csv",
     "json": "rankbook.book.limits:read_json",
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rankbook import consensus
+from rankbook import aggregation_formats, consensus
 from rankbook.book import claims
 
 from .common import (TABLE_II, TABLE_III, Section, add_table, agreement, check_grid, curves, decline, grids, say,
@@ -36,8 +36,8 @@ def load(base_csv: str, candidates_csv: str, *, resolve=None) -> Section:
     """R_c, the candidate aggregates and the sets R_c plus each; ``values``: ``base``,
     ``candidates``, ``sets``, ``labels``, ``is_paper``."""
     resolve = resolve or (lambda p: p)
-    base = next(iter(consensus.read_rankings_csv(resolve(base_csv)).values()))
-    cands = next(iter(consensus.read_rankings_csv(resolve(candidates_csv)).values()))
+    base = next(iter(aggregation_formats.read_rankings_file(resolve(base_csv)).values()))
+    cands = next(iter(aggregation_formats.read_rankings_file(resolve(candidates_csv)).values()))
     out = Section(values={"base": base, "candidates": cands,
                           "sets": {n: list(base.values()) + [r] for n, r in cands.items()},
                           "labels": {n: f"R_c plus the {n} aggregate" for n in cands},
@@ -215,3 +215,23 @@ CHECKS = {
     "B-F3-reading": claims.Check(check_figure_3_reading, smoke=SMOKE, mutants={
         "the two aggregates exchanged": {"names": ("GA", "CE")}}),
 }
+
+
+
+def fit(base: dict, candidates: dict) -> Section:
+    """Each candidate aggregate scored against the rankings it aggregates, in one table: per
+    aggregate, the Kendall distance and tau_b of every input to it, and kappa and W of the
+    inputs with and without it (:func:`rankbook.aggregation_formats.aggregate_scores`, all
+    items). ``values["closest"]``: the aggregate with the smallest summed distance."""
+    frames = []
+    for name, agg in candidates.items():
+        t = aggregation_formats.aggregate_scores(base, agg).reset_index().rename(columns={"": "ranking"})
+        frames.append(t.assign(aggregate=name)[["aggregate"] + list(t.columns)])
+    table = pd.concat(frames, ignore_index=True)
+    sums = table.groupby("aggregate", sort=False)["distance to aggregate"].sum()
+    out = Section(values={"table": table, "closest": sums.idxmin(), "distance": float(sums.min())})
+    add_table(out, "aggregate_fit", table, float_format="{:.4g}",
+              title="Each aggregate against its inputs: each input's Kendall distance and τ_b to it "
+                    "(items a list lacks tie after its last), then κ (γ = λ = 1) and Kendall's W of "
+                    "the inputs alone and with the aggregate")
+    return out

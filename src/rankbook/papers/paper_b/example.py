@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rankbook import consensus
+from rankbook import aggregation_formats, consensus
 from rankbook.book import claims
 
 from . import checks
@@ -29,13 +29,16 @@ SUPERSCRIPT = {2: "²", 3: "³", 4: "⁴", 5: "⁵"}
 SPREADS = ("std", "mad", "sqrt_mad")
 
 
-def load(rankings, rankings_csv: str = "", base: int = 0, *, resolve=None) -> Section:
+def load(rankings, rankings_csv: str = "", base: int = 0, *, resolve=None,
+         rankings_format: str = "auto") -> Section:
     """The rankings the page measures: ``rankings``, or the first group of ``rankings_csv``
-    (``resolve`` turns the parameter into a path). ``values``: ``R``, ``names``, ``is_paper``
-    (the paper's example with ``r1`` as the base, so the printed values apply)."""
+    (``resolve`` turns the parameter into a path), in rankbook's CSV or an aggregation tool's
+    format (:func:`rankbook.aggregation_formats.read_rankings_file`). ``values``: ``R``,
+    ``names``, ``is_paper`` (the paper's example with ``r1`` as the base, so the printed values
+    apply)."""
     if rankings_csv:
         path = resolve(rankings_csv) if resolve else rankings_csv
-        named = next(iter(consensus.read_rankings_csv(path).values()))
+        named = next(iter(aggregation_formats.read_rankings_file(path, rankings_format).values()))
         R, names = list(named.values()), list(named)
     else:
         R, names = list(rankings), [f"r{i + 1}" for i in range(len(rankings))]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rankbook import consensus
+from rankbook import aggregation_formats, consensus
 from rankbook.book import claims
 from rankbook.book.paths import data_path
 
@@ -33,7 +33,7 @@ def _paper_sets() -> dict:
 def load(rankings_csv: str, *, resolve=None) -> Section:
     """The groups of rankings (one per engine); ``values``: ``sets``, ``labels``,
     ``is_paper``."""
-    groups = consensus.read_rankings_csv(resolve(rankings_csv) if resolve else rankings_csv)
+    groups = aggregation_formats.read_rankings_file(resolve(rankings_csv) if resolve else rankings_csv)
     sets = {g: list(named.values()) for g, named in groups.items()}
     out = Section(values={"sets": sets, "labels": {g: f"its {len(R)} rankings" for g, R in sets.items()},
                           "is_paper": rankings_csv == TABLE_V})

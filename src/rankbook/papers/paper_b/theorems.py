@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from rankbook import consensus
+from rankbook import aggregation_formats, consensus
 from rankbook.book import claims
 
 from . import checks
@@ -49,7 +49,7 @@ def _cases(n_exhaustive, seeds, sets_per_seed, max_items, max_rankings, gamma, l
 def _yours(rankings_csv, resolve):
     if not rankings_csv:
         return ()
-    groups = consensus.read_rankings_csv(resolve(rankings_csv) if resolve else rankings_csv)
+    groups = aggregation_formats.read_rankings_file(resolve(rankings_csv) if resolve else rankings_csv)
     return tuple((f"your rankings: {name}", tuple(named.values())) for name, named in groups.items()
                  if min(len(checks.positions(r)) for r in named.values()) <= 14)
 

@@ -198,7 +198,7 @@ class _Pair:
         self.inv_s, self.inv_v = inv_s, inv_v  # 0-based positions of items
         self.n = s.shape[-1]
         self._k = k
-        self._cache: Dict[str, np.ndarray] = {}
+        self._cache: dict[str, np.ndarray] = {}
 
     @property
     def k(self) -> int:

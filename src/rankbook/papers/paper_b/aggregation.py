@@ -9,7 +9,6 @@ injectable (:data:`CHECKS`).
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from rankbook import aggregation_formats, consensus

@@ -732,7 +732,16 @@ def table_i_cells(frame: pd.DataFrame, swap: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def section_ii_b_properties(frame: pd.DataFrame, eq3: pd.DataFrame, max_n: int = 10) -> pd.DataFrame:
+def _two_to_the(n: int) -> int:
+    return 2 ** n - 1
+
+
+def _bound(m: int, n: int) -> int:
+    return 2 ** min(m, n) - 1
+
+
+def section_ii_b_properties(frame: pd.DataFrame, eq3: pd.DataFrame, max_n: int = 10, *,
+                            single=_two_to_the, bound=_bound) -> pd.DataFrame:
     """The three properties Section II-B states right after defining :math:`\\kappa`.
 
     * one ranking of ``n`` items has :math:`\\kappa = 2^n - 1` (``rankbook.consensus`` and brute
@@ -742,6 +751,9 @@ def section_ii_b_properties(frame: pd.DataFrame, eq3: pd.DataFrame, max_n: int =
     * Eq. (3): a set never has more common subsequences than a subset of it (``eq3``, the
       output of :func:`eq3_cases`).
 
+    ``single(n)`` and ``bound(m, n)`` are the statement's two formulas, replaceable so that a
+    test can give a wrong one and see the check fail.
+
     Returns one row per property: ``property``, ``holds``, ``checked``, ``evidence``.
     """
     from rankbook import consensus
@@ -749,10 +761,12 @@ def section_ii_b_properties(frame: pd.DataFrame, eq3: pd.DataFrame, max_n: int =
     bad_single = []
     for n in range(1, max_n + 1):
         r = [f"x{i}" for i in range(n)]
-        if not (consensus.kappa([r]) == 2 ** n - 1 == brute_force_kappa_p([r]).sum()):
+        if not (consensus.kappa([r]) == single(n) == brute_force_kappa_p([r]).sum()):
             bad_single.append(n)
     pairs = frame[(frame.n_rankings == 2) & ~frame.ties]
-    inside = (pairs.kappa >= 0) & (pairs.kappa <= 2.0 ** pairs.shortest - 1)
+    # the sets hold full rankings of one length: min(m, n) is the shortest
+    inside = np.array([0 <= k <= bound(s, s) for k, s in zip(pairs.kappa, pairs.shortest)],
+                      dtype=bool)
     rows = [
         {"property": "one ranking of $n$ items: $\\kappa = 2^n - 1$", "holds": not bad_single,
          "checked": f"n = 1 to {max_n}",

@@ -11,10 +11,14 @@ notebook passes each table to ``rankbook.book.outputs.save_table`` and each sent
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from rankbook.book.paths import data_path
+
+if TYPE_CHECKING:
+    from rankbook.book import claims
 
 #: The four rankings of the running example (Sections IV-B and IV-D2).
 EXAMPLE_1 = ("abcdef", "bdcefa", "bcdeghijkf", "badefc")

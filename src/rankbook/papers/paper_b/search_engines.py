@@ -8,7 +8,6 @@ Evidence of one ledger claim with its published values injectable (:data:`CHECKS
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from rankbook import aggregation_formats, consensus

@@ -361,15 +361,7 @@ def check_kernel(n_values=(2, 3), weights=((1.0, 1.0),), deviation: str = "std",
     return ev
 
 
-def _two_to_the(n):
-    return 2 ** n - 1
-
-
-def _bound(m, n):
-    return 2 ** min(m, n) - 1
-
-
-def check_properties(*, single=_two_to_the, bound=_bound, max_n: int = 10, **params) -> claims.Evidence:
+def check_properties(*, single=checks._two_to_the, bound=checks._bound, max_n: int = 10, **params) -> claims.Evidence:
     """B-IIB: the three properties of Section II-B on the sets of :func:`cases` (``single`` and
     ``bound`` are the statement's formulas, injectable)."""
     section = cases(**params)
@@ -377,23 +369,7 @@ def check_properties(*, single=_two_to_the, bound=_bound, max_n: int = 10, **par
     pool = ([c for c in section.values["exhaustive"] if len(c[1]) > 2]
             + [c for cs in section.values["drawn"].values() for c in cs] + list(section.values["yours"]))
     eq3 = checks.eq3_cases(pool)
-    bad_single = [n for n in range(1, max_n + 1)
-                  if not (consensus.kappa([[f"x{i}" for i in range(n)]]) == single(n)
-                          == checks.brute_force_kappa_p([[f"x{i}" for i in range(n)]]).sum())]
-    pairs = frame[(frame.n_rankings == 2) & ~frame.ties]
-    inside = np.array([0 <= k <= bound(s, s) for k, s in zip(pairs.kappa, pairs.shortest)], dtype=bool)
-    props = pd.DataFrame([
-        {"property": "one ranking of $n$ items: $\\kappa = 2^n - 1$", "holds": not bad_single,
-         "checked": f"n = 1 to {max_n}",
-         "evidence": "equal for every n" if not bad_single else "differs for n = " + ", ".join(map(str, bad_single))},
-        {"property": "two rankings of lengths $m$ and $n$: $0 \\le \\kappa \\le 2^{\\min(m, n)} - 1$",
-         "holds": bool(inside.all()), "checked": f"{len(pairs)} sets",
-         "evidence": "within the bounds for every set" if inside.all() else
-         f"outside the bounds for {int((~inside).sum())} sets, e.g. {pairs[~inside].rankings.iloc[0]}"},
-        {"property": "Eq. (3): adding a ranking never increases $\\kappa$ (plain counts)",
-         "holds": bool(eq3.holds.all()), "checked": f"{len(eq3)} (set, ranking) pairs",
-         "evidence": "never increases" if eq3.holds.all() else
-         f"increases for {int((~eq3.holds).sum())}, e.g. {eq3[~eq3.holds].rankings.iloc[0]}"}])
+    props = checks.section_ii_b_properties(frame, eq3, max_n, single=single, bound=bound)
     ev = claims.Evidence(
         claim="B-IIB", comparison="claim", matched=int(props.holds.sum()), total=len(props), unit="statements",
         published=f"{len(props)} statements", reproduced="brute force and rankbook.consensus on the sets above",

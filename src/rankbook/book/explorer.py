@@ -259,8 +259,9 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
                                                    fontSize=13))
             base = base.transform_filter(f"datum[{json.dumps(panel)}] === {json.dumps(value)}")
             part = _strip_layer_params(draw(base).to_dict())
-            for key in ("$schema", "config", "data", "datasets"):  # the top level holds them
-                part.pop(key, None)
+            for node in [part, *part.get("layer", [])]:  # the top level holds these
+                for key in ("$schema", "config", "data", "datasets"):
+                    node.pop(key, None)
             part["width"] = "container"
             panels.append(part)
         spec = {"$schema": alt.SCHEMA_URL,

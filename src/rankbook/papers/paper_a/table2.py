@@ -301,9 +301,11 @@ def explorer_rows(kfit: KFit) -> pd.DataFrame:
 CELL_READINGS = {"fitted k": ("fitted", "ndpm"), "k = n/4": ("alternative", "ndpm"),
                  "fitted k, NDPM read uniformly": ("fitted", T.NDPM_UNIFORM)}
 
-#: The two panels of the cells explorer: metrics whose cells all lie within 0 to 1, and the
-#: rest (errors such as MSE, whose mean change runs to the hundreds).
-CELL_PANELS = ("metrics whose cells lie between 0 and 1", "metrics with cells above 1")
+#: The panels of the cells explorer, by the largest cell of a metric (printed or reproduced):
+#: up to 1, up to 10, and above (errors such as MSE, whose mean change runs to the hundreds).
+CELL_PANELS = {1.0: "metrics whose cells lie between 0 and 1",
+               10.0: "metrics with cells between 1 and 10",
+               float("inf"): "metrics with cells above 10"}
 
 
 def cells_explorer_rows(cells: pd.DataFrame, kfit: KFit) -> pd.DataFrame:
@@ -360,7 +362,8 @@ def cells_explorer_rows(cells: pd.DataFrame, kfit: KFit) -> pd.DataFrame:
                             key=lambda c: c.map(ranks[c.name]) if c.name in ranks else c
                             ).reset_index(drop=True)
     top = both[["published", "reproduced"]].abs().max(axis=1).groupby(both["metric"]).max()
-    panel = both["metric"].map(lambda m: CELL_PANELS[0] if top[m] <= 1 else CELL_PANELS[1])
+    panel = both["metric"].map(lambda m: next(v for bound, v in CELL_PANELS.items()
+                                              if top[m] <= bound))
     return pd.DataFrame({
         "n": both["n"].astype(int),
         "row of Table 2": both["change"].map({"swap": "one swap, I(a)",
@@ -390,8 +393,9 @@ def cells_explorer(kfit: KFit) -> dict:
               "nothing fitted, or the fitted $k$ with NDPM read uniformly. Each line of the chart "
               "is one metric: the filled dot is the mean over the scoring seeds, the open diamond "
               "the printed value; a red cross marks a printed cell that matches on no seed, an "
-              "orange ring one that matches on some seeds. Metrics whose cells go above 1 have "
-              "a panel of their own; the tooltip gives the $k$ each cell used."))
+              "orange ring one that matches on some seeds. The metrics are split by the size of "
+              "their largest cell (up to 1, up to 10, above) into panels, each on its own axis; "
+              "the tooltip gives the $k$ each cell used."))
 
 
 def k_fit_figure(kfit: KFit):

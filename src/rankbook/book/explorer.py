@@ -26,6 +26,7 @@ import csv
 import html
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -469,7 +470,12 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     axes = "; ".join(", ".join(f"{display_name(k)} in {{{', '.join(map(str, v))}}}"
                                for k, v in g.items())
                      for g in grids)
-    fixed_text = (" with " + ", ".join(f"{k} = {v}" for k, v in fixed.items())) if fixed else ""
+    # the sweep as a command a reader can type (the fixed values are its parameters, never ids
+    # in the prose)
+    commands = " and ".join(
+        f"`rankbook sweep {notebook} "
+        + " ".join(f"-p {k} {shlex.quote(v)}" for k, v in _given(g, fixed, spec)) + "`"
+        for g in grids)
     outside = _outside_command(spec, grids[-1], fixed)
     payload = json.dumps(chart, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     label = html.escape(f"{title}: an interactive chart; the same values are in {name}.csv")
@@ -482,7 +488,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         f'<script type="application/json" class="rb-explorer-spec">{payload}</script>',
         "",
         f"**Explore.** {what}{clamped} Precomputed at build time: the notebook run at every point of "
-        f"the grid {axes} ({n_points} runs of `rankbook sweep {notebook}`{fixed_text}). "
+        f"the grid {axes} ({n_points} runs: {commands}). "
         f"Every plotted value is a row of {{download}}`{name}.csv <{rel}>`.",
     ]
     if outside:

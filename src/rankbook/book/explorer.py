@@ -340,7 +340,8 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         File stem of the grid's CSV and id of the explorer.
     kind, x, y, color
         The chart: ``"line"`` (``y`` over numeric ``x``, a line per ``color``), ``"bar"``
-        (``y`` per category ``x``) or ``"heatmap"`` (``x`` by ``color`` cells coloured by ``y``).
+        (``y`` per category ``x``), ``"heatmap"`` (``x`` by ``color`` cells coloured by ``y``)
+        or ``"dots"`` (a row per category ``x``, ``y`` as a dot, ``overlay`` over it).
     controls : list of str, or dict, optional
         The columns the reader picks a value of (default: the swept parameters); a dict gives
         each its initial value (default: the notebook's default, else the first value).

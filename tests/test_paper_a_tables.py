@@ -307,3 +307,55 @@ def test_table2_explorer_rows_mark_the_k_used_and_print_a_flat_line(published):
     printed = rows[rows["series"] == "printed in Table 2"]
     assert (printed.groupby(["row of Table 2", "metric"])["value"].nunique() == 1).all()
     assert not any("_" in c for c in rows.columns)  # reader's words in controls and tooltips
+
+
+def test_table2_cells_explorer_plots_every_published_cell_under_every_reading(published):
+    """The cells explorer (issue 28): every published robustness cell of the sizes run, under
+    each reading the page compares, with its printed value, the reproduced mean over the seeds
+    and the status the seeds give it; nothing else."""
+    from rankbook.book.names import display
+    from rankbook.papers.paper_a import table2
+
+    names = ["recall", "mcc", "ndpm", "mse", "kendall_tau"]
+    cells = R.robustness_over_seeds(published, names, [10], {10: 3}, [0, 1], n_pairs=60,
+                                    n_runs=2, k_alternative={10: 2})
+    kfit = table2.KFit({10: 3}, {10: 2}, pd.DataFrame())
+    rows = table2.cells_explorer_rows(cells, kfit)
+    pub = published[(published["n"] == 10) & published["metric"].isin(names)]
+    want = {(display(m), c, float(v)) for m, c, v in zip(pub["metric"], pub["change"],
+                                                          pub["published"])}
+    assert list(dict.fromkeys(rows["reading"])) == list(table2.CELL_READINGS)
+    words = {"one swap, I(a)": "swap", "one slide, I(b)": "slide"}
+    for reading, g in rows.groupby("reading"):
+        got = {(m, words[c], v) for m, c, v in zip(g["metric"], g["row of Table 2"], g["published"])}
+        assert got == want, reading
+        assert len(g) == len(want)
+    # the k of each reading, and none for a metric that does not depend on k
+    recall = rows[rows["metric"] == display("recall")].groupby("reading")["k"].first()
+    assert recall.to_dict() == {"fitted k": 3.0, "k = n/4": 2.0, "fitted k, NDPM read uniformly": 3.0}
+    assert rows.loc[rows["metric"] == display("mse"), "k"].isna().all()
+    # the reproduced mean and the status follow the seeds of that reading
+    one = cells[(cells["metric"] == "recall") & (cells["change"] == "swap")
+                & (cells["k_reading"] == "alternative")]
+    row = rows[(rows["metric"] == display("recall")) & (rows["row of Table 2"] == "one swap, I(a)")
+               & (rows["reading"] == "k = n/4")].iloc[0]
+    assert row["reproduced"] == pytest.approx(one["reproduced"].mean(), abs=1e-5)
+    matched = int((one["status"] == "match").sum())
+    assert row["seeds matched"] == f"{matched} of 2"
+    assert row["status"] == table2.STATUS_WORDS[{2: "match", 1: "loose", 0: "no"}[matched]]
+    # NDPM read uniformly: only in its own reading
+    uni = cells[(cells["metric"] == R.NDPM_UNIFORM) & (cells["change"] == "swap")]
+    nd = rows[(rows["metric"] == display("ndpm")) & (rows["row of Table 2"] == "one swap, I(a)")]
+    assert nd.set_index("reading").loc["fitted k, NDPM read uniformly", "reproduced"] == \
+        pytest.approx(uni["reproduced"].mean(), abs=1e-5)
+    # MSE's cells run above 1: its panel is not the one of the shares; each metric keeps one
+    panels = list(table2.CELL_PANELS.values())
+    assert set(rows.loc[rows["metric"] == display("mse"), "panel"]) <= set(panels[1:])
+    assert set(rows.loc[rows["metric"] == display("recall"), "panel"]) == {panels[0]}
+    assert (rows.groupby("metric")["panel"].nunique() == 1).all()
+    top = rows[["published", "reproduced"]].abs().max(axis=1).groupby(rows["metric"]).max()
+    for metric, panel in rows.groupby("metric")["panel"].first().items():
+        bound = next(b for b, v in table2.CELL_PANELS.items() if v == panel)
+        lower = max([0.0] + [b for b in table2.CELL_PANELS if b < bound])
+        assert lower < top[metric] <= bound or (lower == 0 and top[metric] <= bound), metric
+    assert not any("_" in c for c in rows.columns)

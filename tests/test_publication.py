@@ -166,3 +166,95 @@ def test_rankbook_run_page_writes_one_offline_file(tmp_path, monkeypatch, capsys
     # downloads point at the files of the run folder
     for href in re.findall(r'href="([^"#:]+\.csv)"', html):
         assert (folder / href).is_file(), href
+
+
+# --- panels by scale and the published overlay (issue 28, item 3) --------------------------------
+
+def _tour_rows():
+    from rankbook.papers.scoring import tour as T
+
+    rows = []
+    for k in (1, 5):
+        table = T.measures_table([3, 0, 2, 1, 0, 3, 0, 1, 2, 0], [3, 2, 1], k, 1, 3)
+        table["scale"] = T.scale_column(table)
+        rows += [{"k": k, "r_half_life": 3, **r} for r in table.to_dict("records")]
+    return rows
+
+
+def _panel_measures(panel: dict) -> str:
+    return json.dumps(panel["transform"])
+
+
+def test_the_ir_tour_explorer_puts_each_scale_in_its_own_panel():
+    """The IR tour squeezed 12 of its 16 measures into the first ninth of one axis (issue 28):
+    the chart has one panel per scale, each filtered to its measures, with its own value axis,
+    the column's width, and the scale's words as its title."""
+    from rankbook.papers.scoring import tour as T
+
+    rows = _tour_rows()
+    spec = explorer.vegalite_spec(rows, kind="bar", x="measure", y="value", color=None,
+                                  controls={"k": 5, "r_half_life": 3}, title="every measure",
+                                  panel="scale")
+    panels = spec["vconcat"]
+    assert [p["title"]["text"] for p in panels] == [explorer.title_lines(s) for s in T.SCALES]
+    assert spec["resolve"]["scale"]["x"] == "independent"
+    for panel, scale in zip(panels, T.SCALES):
+        assert _panel_measures(panel) == json.dumps(
+            [{"filter": f'datum["scale"] === {json.dumps(scale)}'}])
+        assert panel["width"] == "container" and "data" not in panel
+        # a bar per measure: tall enough for its own measures only
+        assert panel["height"] == max(60, 22 * len(T.SCALES[scale]))
+    # the controls filter the whole chart, and are labelled with display names
+    assert [p["bind"]["name"].strip() for p in spec["params"]] == ["k", "half-life of the rank weights"]
+    assert len(spec["transform"]) == 2 and "width" not in spec
+    assert "r_half_life" not in json.dumps([p.get("title") for p in panels] + [
+        t["title"] for p in panels for t in p["encoding"]["tooltip"]])
+
+
+def test_every_tour_measure_has_a_scale_and_the_bounded_ones_stay_within_0_and_1():
+    from rankbook.papers.scoring import tour as T
+
+    rows = _tour_rows()
+    bounded = [r["value"] for r in rows if r["scale"] == "between 0 and 1"]
+    assert bounded and all(0 <= v <= 1 for v in bounded)
+    # the sums of gains leave the 0 to 1 range on the toy query: the reason for the split
+    assert max(r["value"] for r in rows if r["scale"] != "between 0 and 1") > 1
+    measures = {r["measure"] for r in rows}
+    assert measures == {m for ms in T.SCALES.values() for m in ms}
+    with pytest.raises(ValueError, match="has no scale"):
+        T.scale_of("a measure nobody defined")
+
+
+def test_the_tour_notebook_draws_its_explorer_in_panels():
+    nb = json.loads((ROOT / "notebooks" / "ir_metrics_tour.ipynb").read_text())
+    cell = next("".join(c["source"]) for c in nb["cells"] if "explorer.show(" in "".join(c["source"]))
+    assert 'panel="scale"' in cell and "T.scale_column" in cell
+
+
+def test_a_dots_explorer_overlays_every_published_cell_and_marks_mismatches_in_words():
+    rows = [{"n": 10, "reading": r, "metric": m, "published": 0.1, "reproduced": v,
+             "status": s, "panel": "between 0 and 1" if v < 1 else "above 1"}
+            for r in ("fitted k", "k = n/4")
+            for m, v, s in (("recall", 0.1, "matches on every seed"),
+                            ("MCC", 0.3, "matches on no seed"),
+                            ("MSE", 6.0, "matches on some seeds"))]
+    spec = explorer.vegalite_spec(rows, kind="dots", x="metric", y="reproduced", color=None,
+                                  controls={"n": 10, "reading": "fitted k"}, title="cells",
+                                  overlay="published", status="status", panel="panel",
+                                  marks={"differs": "matches on no seed",
+                                         "close": "matches on some seeds"})
+    assert len(spec["vconcat"]) == 2
+    for panel in spec["vconcat"]:
+        layers = panel["layer"]
+        assert layers[0]["encoding"]["x"]["field"] == "reproduced"
+        assert layers[1]["encoding"]["x"]["field"] == "published"  # every published cell
+        assert "transform" not in layers[1] or "status" not in json.dumps(layers[1]["transform"])
+        marked = json.dumps([layer.get("transform") for layer in layers[2:]])
+        assert "matches on no seed" in marked and "matches on some seeds" in marked
+        assert all("data" not in layer for layer in layers)
+
+
+def test_a_dots_explorer_refuses_a_panel_column_it_does_not_have():
+    with pytest.raises(ValueError, match="not in the grid"):
+        explorer.vegalite_spec([{"m": "a", "v": 1.0}], kind="dots", x="m", y="v", color=None,
+                               controls={}, title="t", panel="scale")

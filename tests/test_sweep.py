@@ -290,3 +290,23 @@ def test_an_explorer_csv_holds_only_the_grid_and_the_tables_own_columns(project,
     table = pd.read_csv(tmp_path / "out" / "marker_explorer.csv")
     assert list(table.columns) == ["delay", "what", "v"]
     assert table["what"].tolist() == ["marker", "marker"] and table["v"].tolist() == ["good"] * 2
+
+
+def test_an_explorer_caption_gives_its_sweep_as_a_command_with_no_ids_in_the_prose(
+        project, tmp_path, monkeypatch):
+    """Issue 28: the IR tour's caption read "with n_pairs_sim = 200, n_seeds = 1", ids in
+    prose; the fixed values are now parameters of the command that recomputes the grid."""
+    import IPython.display
+
+    from rankbook.book import explorer, paths
+    from rankbook.book.site import internal_words
+
+    shown = []
+    monkeypatch.setenv(paths.OUTPUT_ENV, str(tmp_path / "out"))
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj.data))
+    explorer.show("nb0", "marker", grid={"delay": [0.0, 0.01]}, fixed={"fail": False},
+                  name="marker_explorer", melt={"id": ["delay"], "var": "what", "value": "v"},
+                  kind="bar", x="what", y="v", title="Marker", what="For tests.", root=project)
+    caption = next(t for t in shown if "**Explore.**" in t).split("**Explore.**", 1)[1]
+    assert "`rankbook sweep nb0 -p delay 0.0,0.01 -p fail false`" in caption
+    assert internal_words(caption.split("{download}")[0]) == []

@@ -35,7 +35,10 @@ pytestmark = pytest.mark.browser
 #: Pages that must carry an explorer.
 EXPLORER_PAGES = {f"book/generated/{name}.html" for name in (
     "ir_metrics_tour", "agreement_heatmap", "consensus_search_engines",
-    "consensus_rank_aggregation")}
+    "consensus_rank_aggregation", "properties_table")}
+#: Explorers of values on different scales (issue 28): their CSV, and the column whose values
+#: each get a panel of their own.
+PANELLED = {"ir_tour_explorer.csv": "scale", "table2_cells_explorer.csv": "panel"}
 #: Pages with an explorer the book promises in all (issue 20: at least four).
 MIN_EXPLORERS = 4
 
@@ -95,6 +98,34 @@ def test_explorers_are_where_the_book_promises_them(report):
     missing = sorted(EXPLORER_PAGES - having)
     assert not missing, f"pages without their explorer: {missing}"
     assert len(having) >= MIN_EXPLORERS, f"only {len(having)} page(s) have an explorer"
+
+
+def test_explorers_of_several_scales_draw_one_panel_per_scale(report):
+    """The IR tour put 12 of its 16 measures into the first ninth of one axis (issue 28): each
+    scale of :data:`PANELLED` is drawn as a panel titled with its name, at every state."""
+    import html
+
+    from rankbook.book.explorer import title_lines
+
+    found, problems = set(), []
+    for rel, page in sorted(report["pages"].items()):
+        for ex in page["explorers"]:
+            column = PANELLED.get(ex.get("csv"))
+            if column is None or ex["state"] != "yes":
+                continue
+            found.add(ex["csv"])
+            scales = list(dict.fromkeys(r[column] for r in ex["csv_rows"]))
+            if len(scales) < 2:
+                problems.append(f"{rel}: {ex['csv']} has one scale only: {scales}")
+            states = [ex["initial"]] + [c["after"] for c in ex["controls"]]
+            for state in states:
+                svg = state["svgText"]
+                missing = [s for s in scales
+                           if not all(html.escape(line, quote=False) in svg for line in title_lines(s))]
+                if missing:
+                    problems.append(f"{rel}: at {state['signals']} no panel titled {missing}")
+    assert found == set(PANELLED), f"explorers not found: {sorted(set(PANELLED) - found)}"
+    assert not problems, "\n".join(problems)
 
 
 def _same_number(value):

@@ -26,6 +26,7 @@ import csv
 import html
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,12 @@ BUNDLE_NAME = "rankbook-explorer.js"
 #: The Vega-Lite version of the bundle; altair writes specs for it.
 VEGALITE_VERSION = "6.4"
 
-#: Kinds of chart: a line per colour over a numeric x, bars, or a heat map.
-KINDS = ("line", "bar", "heatmap")
+#: Kinds of chart: a line per colour over a numeric x, bars, a heat map, or dots (one row per
+#: category, the value along the axis: the reproduced cells with the published ones over them).
+KINDS = ("line", "bar", "heatmap", "dots")
+
+#: How mismatches are marked over the published values: the status word, its colour and shape.
+MARKS = (("differs", "#b42318", "cross"), ("close", "#b35c00", "circle"))
 
 
 def _typed(text: str) -> Any:
@@ -138,7 +143,8 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
                   y_title: str | None = None, color_title: str | None = None,
                   tooltip: list[str] | None = None, width: int = 560, height: int = 300,
                   scheme: str | None = None, domain: tuple | None = None,
-                  overlay: str | None = None, status: str | None = None) -> dict:
+                  overlay: str | None = None, status: str | None = None,
+                  panel: str | None = None, marks: dict[str, str] | None = None) -> dict:
     """The Vega-Lite spec of an explorer (built with altair): ``rows`` inline, one bound
     parameter per control column (initial value given), a filter per control.
 
@@ -147,7 +153,16 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
     ``domain`` of the figure it explores (a Vega scheme name, e.g. ``"pinkyellowgreen"`` for
     matplotlib's PiYG). A line chart with ``overlay`` draws that column (the published values)
     as open diamonds over the lines of ``y``, and with ``status`` marks the points whose status
-    is ``differs`` with a red cross and ``close`` with an orange ring.
+    is ``differs`` with a red cross and ``close`` with an orange ring (``marks`` maps these two
+    words to the ones the status column uses, e.g. ``{"differs": "matches on no seed"}``). A
+    ``"dots"`` chart puts one row per value of ``x`` and the value ``y`` along the axis (a
+    filled dot), with ``overlay`` and ``status`` drawn the same way.
+
+    With ``panel`` (a column), the chart is split into one panel per value of that column, in
+    the order of the rows, stacked one above the other, each with its own value axis and titled
+    with the value: measures on different scales (shares between 0 and 1, unbounded sums of
+    gains) then do not squeeze one another into a corner of one axis. Each panel fills the
+    column's width.
     """
     import altair as alt
 
@@ -155,7 +170,7 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
 
     if kind not in KINDS:
         raise ValueError(f"unknown explorer kind {kind!r}; valid: {', '.join(KINDS)}")
-    missing = [c for c in [x, y, color, overlay, status, *controls]
+    missing = [c for c in [x, y, color, overlay, status, panel, *controls]
                if c and rows and c not in rows[0]]
     if missing:
         raise ValueError(f"columns {missing} are not in the grid's table; it has "
@@ -169,10 +184,6 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
         param, expr = _control(column, values, initial)
         params.append(param)
         filters.append(expr)
-    base = alt.Chart(alt.Data(values=rows, name="grid")).properties(
-        width=width, height=height, title=alt.TitleParams(title_lines(title), anchor="start"))
-    for expr in filters:
-        base = base.transform_filter(expr)
     def typed(column: str) -> str:
         numbers = all(isinstance(r.get(column), (int, float)) for r in rows
                       if r.get(column) is not None)
@@ -180,43 +191,86 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
 
     shown = tooltip or [c for c in dict.fromkeys([x, y, overlay, status, color, *controls]) if c]
     tips = [alt.Tooltip(typed(c), title=display(c)) for c in shown]
-    if kind == "line":
-        xs = alt.X(f"{x}:Q", title=x_title or display(x), scale=alt.Scale(zero=False))
-        hue = (alt.Color(f"{color}:N", title=color_title or display(color)) if color
-               else alt.Undefined)
-        chart = base.mark_line(point=True).encode(
-            x=xs, y=alt.Y(f"{y}:Q", title=y_title or display(y), scale=alt.Scale(zero=False)),
-            color=hue, tooltip=tips)
-        if overlay:
-            published = base.mark_point(shape="diamond", filled=False, size=90,
-                                        strokeWidth=1.5).encode(
-                x=xs, y=alt.Y(f"{overlay}:Q"), color=hue, tooltip=tips)
-            layers = [chart, published]
-            if status:
-                for word, colour, shape in (("differs", "#b42318", "cross"),
-                                            ("close", "#b35c00", "circle")):
-                    layers.append(base.transform_filter(
-                        f"datum[{json.dumps(status)}] === {json.dumps(word)}").mark_point(
-                        shape=shape, size=170, strokeWidth=2.2, filled=False,
-                        color=colour).encode(x=xs, y=alt.Y(f"{overlay}:Q"), tooltip=tips))
-            chart = alt.layer(*layers)
-    elif kind == "bar":
-        chart = base.mark_bar().encode(
-            y=alt.Y(f"{x}:N", title=x_title or display(x), sort=None),
-            x=alt.X(f"{y}:Q", title=y_title or display(y)),
-            tooltip=tips)
-    else:
+
+    words = {**{word: word for word, _, _ in MARKS}, **(marks or {})}
+
+    def marked(base, xs, ys):
+        return [base.transform_filter(
+            f"datum[{json.dumps(status)}] === {json.dumps(words[word])}").mark_point(
+            shape=shape, size=170, strokeWidth=2.2, filled=False, color=colour).encode(
+            x=xs, y=ys, tooltip=tips) for word, colour, shape in MARKS]
+
+    def draw(base):
+        if kind == "dots":
+            ys = alt.Y(f"{x}:N", title=x_title or display(x), sort=None)
+            xs = alt.X(f"{y}:Q", title=y_title or display(y), scale=alt.Scale(zero=False))
+            layers = [base.mark_point(filled=True, size=70, color="#0072B2").encode(
+                x=xs, y=ys, tooltip=tips)]
+            if overlay:
+                over = alt.X(f"{overlay}:Q")
+                layers.append(base.mark_point(shape="diamond", filled=False, size=110,
+                                              strokeWidth=1.5, color="#000000").encode(
+                    x=over, y=ys, tooltip=tips))
+                if status:
+                    layers += marked(base, over, ys)
+            return alt.layer(*layers) if len(layers) > 1 else layers[0]
+        if kind == "line":
+            xs = alt.X(f"{x}:Q", title=x_title or display(x), scale=alt.Scale(zero=False))
+            hue = (alt.Color(f"{color}:N", title=color_title or display(color)) if color
+                   else alt.Undefined)
+            chart = base.mark_line(point=True).encode(
+                x=xs, y=alt.Y(f"{y}:Q", title=y_title or display(y), scale=alt.Scale(zero=False)),
+                color=hue, tooltip=tips)
+            if overlay:
+                published = base.mark_point(shape="diamond", filled=False, size=90,
+                                            strokeWidth=1.5).encode(
+                    x=xs, y=alt.Y(f"{overlay}:Q"), color=hue, tooltip=tips)
+                layers = [chart, published]
+                if status:
+                    layers += marked(base, xs, alt.Y(f"{overlay}:Q"))
+                chart = alt.layer(*layers)
+            return chart
+        if kind == "bar":
+            return base.mark_bar().encode(
+                y=alt.Y(f"{x}:N", title=x_title or display(x), sort=None),
+                x=alt.X(f"{y}:Q", title=y_title or display(y)),
+                tooltip=tips)
         scale = alt.Scale(scheme=scheme or "viridis",
                           **({"domain": list(domain), "clamp": True} if domain else {}))
-        chart = base.mark_rect().encode(
+        return base.mark_rect().encode(
             x=alt.X(f"{x}:N", title=x_title or display(x), sort=None),
             y=alt.Y(f"{color}:N", title=color_title or display(color), sort=None),
             color=alt.Color(f"{y}:Q", title=y_title or display(y), scale=scale),
             tooltip=tips)
-    spec = chart.to_dict()
-    if "layer" in spec:  # the controls live at the top of a layered chart
-        for layer in spec["layer"]:
-            layer.pop("params", None)
+
+    if panel is None:
+        base = alt.Chart(alt.Data(values=rows, name="grid")).properties(
+            width=width, height=height, title=alt.TitleParams(title_lines(title), anchor="start"))
+        for expr in filters:
+            base = base.transform_filter(expr)
+        spec = _strip_layer_params(draw(base).to_dict())
+    else:
+        values = list(dict.fromkeys(r[panel] for r in rows if r[panel] is not None))
+        panels = []
+        for value in values:
+            bars = len({r[x] for r in rows if r[panel] == value})  # a bar chart's categories
+            tall = max(60, 22 * bars) if kind in ("bar", "dots") else height
+            base = alt.Chart().properties(
+                height=tall, title=alt.TitleParams(title_lines(str(value)), anchor="start",
+                                                   fontSize=13))
+            base = base.transform_filter(f"datum[{json.dumps(panel)}] === {json.dumps(value)}")
+            part = _strip_layer_params(draw(base).to_dict())
+            for node in [part, *part.get("layer", [])]:  # the top level holds these
+                for key in ("$schema", "config", "data", "datasets"):
+                    node.pop(key, None)
+            part["width"] = "container"
+            panels.append(part)
+        spec = {"$schema": alt.SCHEMA_URL,
+                "data": {"name": "grid", "values": rows},
+                "title": {"text": title_lines(title), "anchor": "start"},
+                "transform": [{"filter": expr} for expr in filters],
+                "vconcat": panels,
+                "resolve": {"scale": {"x": "independent", "y": "independent"}}}
     spec["params"] = params + list(spec.get("params", []))
     spec["config"] = {"background": "#ffffff", "font": "sans-serif",
                       "axis": {"labelFontSize": 12, "titleFontSize": 13, "labelColor": "#222222", "labelLimit": 150,
@@ -230,7 +284,15 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
                       "range": {"category": ["#0072B2", "#E69F00", "#009E73", "#D55E00",
                                              "#CC79A7", "#56B4E9", "#000000"]}}
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
-    spec["width"] = "container"
+    if panel is None:
+        spec["width"] = "container"
+    return spec
+
+
+def _strip_layer_params(spec: dict) -> dict:
+    """The controls live at the top of the spec, never in the layers of a layered chart."""
+    for layer in spec.get("layer", []):
+        layer.pop("params", None)
     return spec
 
 
@@ -259,7 +321,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
          color_title: str | None = None, height: int = 300, jobs: int = 1,
          derive: dict[str, Any] | None = None, scheme: str | None = None,
          domain: tuple | Any = None, overlay: str | None = None, status: str | None = None,
-         root: Path | None = None) -> Path | None:
+         panel: str | None = None, root: Path | None = None) -> Path | None:
     """Compute a grid with ``rankbook sweep`` and show it as an explorer (see module doc).
 
     Parameters
@@ -278,7 +340,8 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         File stem of the grid's CSV and id of the explorer.
     kind, x, y, color
         The chart: ``"line"`` (``y`` over numeric ``x``, a line per ``color``), ``"bar"``
-        (``y`` per category ``x``) or ``"heatmap"`` (``x`` by ``color`` cells coloured by ``y``).
+        (``y`` per category ``x``), ``"heatmap"`` (``x`` by ``color`` cells coloured by ``y``)
+        or ``"dots"`` (a row per category ``x``, ``y`` as a dot, ``overlay`` over it).
     controls : list of str, or dict, optional
         The columns the reader picks a value of (default: the swept parameters); a dict gives
         each its initial value (default: the notebook's default, else the first value).
@@ -300,9 +363,10 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     derive : dict, optional
         ``{column: function(DataFrame) -> values}``: columns computed from the grid's table
         before it is written (e.g. k as a share of n), usable as controls.
-    scheme, domain, overlay, status
+    scheme, domain, overlay, status, panel
         Passed to :func:`vegalite_spec`: the heat map's colour scheme and range; the column
-        drawn over the lines (published values) and the column that marks mismatches.
+        drawn over the lines (published values), the column that marks mismatches, and the
+        column whose values split the chart into panels (one scale each; a ``derive`` column).
 
     Ids in the plotted text columns (metric ids, reading ids) are written as display names
     (:func:`rankbook.book.names.display`), in the CSV as in the chart.
@@ -402,12 +466,17 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     chart = vegalite_spec(rows, kind=kind, x=x, y=y, color=color, controls=initial, title=title,
                           x_title=x_title, y_title=y_title, color_title=color_title,
                           height=height, scheme=scheme, domain=domain, overlay=overlay,
-                          status=status)
+                          status=status, panel=panel)
     rel = os.path.relpath(csv_path, notebook_dir()).replace(os.sep, "/")
     axes = "; ".join(", ".join(f"{display_name(k)} in {{{', '.join(map(str, v))}}}"
                                for k, v in g.items())
                      for g in grids)
-    fixed_text = (" with " + ", ".join(f"{k} = {v}" for k, v in fixed.items())) if fixed else ""
+    # the sweep as a command a reader can type (the fixed values are its parameters, never ids
+    # in the prose)
+    commands = " and ".join(
+        f"`rankbook sweep {notebook} "
+        + " ".join(f"-p {k} {shlex.quote(v)}" for k, v in _given(g, fixed, spec)) + "`"
+        for g in grids)
     outside = _outside_command(spec, grids[-1], fixed)
     payload = json.dumps(chart, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     label = html.escape(f"{title}: an interactive chart; the same values are in {name}.csv")
@@ -420,7 +489,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         f'<script type="application/json" class="rb-explorer-spec">{payload}</script>',
         "",
         f"**Explore.** {what}{clamped} Precomputed at build time: the notebook run at every point of "
-        f"the grid {axes} ({n_points} runs of `rankbook sweep {notebook}`{fixed_text}). "
+        f"the grid {axes} ({n_points} runs: {commands}). "
         f"Every plotted value is a row of {{download}}`{name}.csv <{rel}>`.",
     ]
     if outside:
@@ -478,14 +547,17 @@ def write_bundle(folder: Path) -> Path:
 def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = None,
               controls: dict[str, Any], title: str, what: str, x_title: str | None = None,
               y_title: str | None = None, color_title: str | None = None,
-              tooltip: list[str] | None = None, height: int = 300) -> Path | None:
+              tooltip: list[str] | None = None, height: int = 300,
+              overlay: str | None = None, status: str | None = None,
+              marks: dict[str, str] | None = None, panel: str | None = None) -> Path | None:
     """Show a table the page computed itself as an explorer, with no sweep.
 
     Where the values behind a chart are already computed in the page (a curve over k, say),
     sweeping the notebook would only recompute them. ``df`` is written to ``name.csv`` in the
     output folder and plotted like :func:`show` (``controls`` maps each control column to its
-    initial value); the caption says the values come from this run. Returns the CSV, or None
-    when ``df`` is empty or inside a grid point of another explorer.
+    initial value); the caption says the values come from this run. ``overlay``, ``status``,
+    ``marks`` and ``panel`` are passed to :func:`vegalite_spec`. Returns the CSV, or None when
+    ``df`` is empty or inside a grid point of another explorer.
     """
     from IPython.display import Markdown, display
 
@@ -503,7 +575,8 @@ def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = N
     rows = read_rows(csv_path)
     chart = vegalite_spec(rows, kind=kind, x=x, y=y, color=color, controls=dict(controls),
                           title=title, x_title=x_title, y_title=y_title,
-                          color_title=color_title, tooltip=tooltip, height=height)
+                          color_title=color_title, tooltip=tooltip, height=height,
+                          overlay=overlay, status=status, marks=marks, panel=panel)
     rel = os.path.relpath(csv_path, notebook_dir()).replace(os.sep, "/")
     payload = json.dumps(chart, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     label = html.escape(f"{title}: an interactive chart; the same values are in {name}.csv")

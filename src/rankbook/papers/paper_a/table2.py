@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from rankbook import robustness
+from rankbook import metrics, robustness
 from rankbook.book import claims
 from rankbook.book.names import display
 
@@ -294,6 +294,108 @@ def explorer_rows(kfit: KFit) -> pd.DataFrame:
     pub = base[ends].assign(value=c.loc[ends, "published"], series="printed in Table 2",
                             **{"k used": ""})
     return pd.concat([sim, pub], ignore_index=True)
+
+
+#: The readings of the robustness cells the page compares, as the cells explorer names them:
+#: reading -> (the k of the k-dependent metrics, how NDPM is read).
+CELL_READINGS = {"fitted k": ("fitted", "ndpm"), "k = n/4": ("alternative", "ndpm"),
+                 "fitted k, NDPM read uniformly": ("fitted", T.NDPM_UNIFORM)}
+
+#: The panels of the cells explorer, by the largest cell of a metric (printed or reproduced):
+#: up to 1, up to 10, and above (errors such as MSE, whose mean change runs to the hundreds).
+CELL_PANELS = {1.0: "metrics whose cells lie between 0 and 1",
+               10.0: "metrics with cells between 1 and 10",
+               float("inf"): "metrics with cells above 10"}
+
+
+def cells_explorer_rows(cells: pd.DataFrame, kfit: KFit) -> pd.DataFrame:
+    """Every published robustness cell under each reading the page compares
+    (:data:`CELL_READINGS`), for the cells explorer: per size, row of Table 2, reading and
+    metric, the printed value, the reproduced mean over the scoring seeds, the k used (empty for
+    a metric that does not depend on k), how many seeds match and the status in words
+    (:data:`STATUS_WORDS`, the rule of :func:`robustness_run`). ``panel`` splits the metrics by
+    scale (:data:`CELL_PANELS`), from their largest cell, printed or reproduced.
+
+    Examples
+    --------
+    >>> cells = pd.DataFrame({"metric": ["recall", "recall", "ndpm", "ndpm (uniform)"],
+    ...     "change": "swap", "n": 10, "seed": 0, "k": [3, 2, -1, -1],
+    ...     "k_reading": ["fitted", "alternative", "any", "any"], "published": 0.1,
+    ...     "reproduced": [0.1, 0.3, 0.1, 0.5], "sd": 0.01,
+    ...     "status": ["match", "no", "match", "no"]})
+    >>> kfit = KFit({10: 3}, {10: 2}, pd.DataFrame())
+    >>> rows = cells_explorer_rows(cells, kfit)
+    >>> for r in rows[["reading", "metric", "k", "status"]].values.tolist():
+    ...     print(r)
+    ['fitted k', 'recall', 3.0, 'matches on every seed']
+    ['fitted k', 'NDPM', nan, 'matches on every seed']
+    ['k = n/4', 'recall', 2.0, 'matches on no seed']
+    ['k = n/4', 'NDPM', nan, 'matches on every seed']
+    ['fitted k, NDPM read uniformly', 'recall', 3.0, 'matches on every seed']
+    ['fitted k, NDPM read uniformly', 'NDPM', nan, 'matches on no seed']
+    """
+    if cells is None or cells.empty:
+        return pd.DataFrame()
+    frames = []
+    for reading, (k_lab, ndpm) in CELL_READINGS.items():
+        keep = cells[cells["k_reading"].isin(["any", k_lab])]
+        if not (keep["k_reading"] == k_lab).any():
+            continue  # a reading this run did not compute (no alternative k)
+        keep = keep[keep["metric"] != (T.NDPM_UNIFORM if ndpm == "ndpm" else "ndpm")]
+        seeds = keep["seed"].nunique()
+        pooled = (keep.assign(metric=keep["metric"].replace({T.NDPM_UNIFORM: "ndpm"}))
+                  .groupby(["n", "change", "metric"], sort=False)
+                  .agg(k=("k", "first"), published=("published", "first"),
+                       reproduced=("reproduced", "mean"),
+                       matched=("status", lambda v: int((v == "match").sum())))
+                  .reset_index())
+        pooled["status"] = np.where(pooled["matched"] == seeds, "match",
+                                    np.where(pooled["matched"] > 0, "loose", "no"))
+        pooled["seeds"] = seeds
+        pooled["reading"] = reading
+        frames.append(pooled)
+    both = pd.concat(frames, ignore_index=True)
+    order = {m: i for i, m in enumerate(dict.fromkeys([*metrics.NAMES, *both["metric"]]))}
+    readings = {r: i for i, r in enumerate(CELL_READINGS)}
+    ranks = {"metric": order, "reading": readings}
+    both = both.sort_values(["reading", "n", "change", "metric"], kind="stable",
+                            key=lambda c: c.map(ranks[c.name]) if c.name in ranks else c
+                            ).reset_index(drop=True)
+    top = both[["published", "reproduced"]].abs().max(axis=1).groupby(both["metric"]).max()
+    panel = both["metric"].map(lambda m: next(v for bound, v in CELL_PANELS.items()
+                                              if top[m] <= bound))
+    return pd.DataFrame({
+        "n": both["n"].astype(int),
+        "row of Table 2": both["change"].map({"swap": "one swap, I(a)",
+                                              "slide": "one slide, I(b)"}),
+        "reading": both["reading"], "metric": both["metric"].map(_label),
+        "k": both["k"].where(both["k"] > 0).astype(float),
+        "published": both["published"].astype(float),
+        "reproduced": both["reproduced"].round(5),
+        "seeds matched": both["matched"].astype(str) + " of " + both["seeds"].astype(str),
+        "status": both["status"].map(STATUS_WORDS), "panel": panel})
+
+
+def cells_explorer(kfit: KFit) -> dict:
+    """The keyword arguments of :func:`rankbook.book.explorer.show_rows` for the cells
+    explorer of :func:`cells_explorer_rows`: one row per metric, the reproduced mean as a dot,
+    the printed value as an open diamond, a mismatch marked, metrics split by scale."""
+    return dict(
+        name="table2_cells_explorer", kind="dots", x="metric", y="reproduced",
+        overlay="published", status="status", panel="panel",
+        marks={"differs": STATUS_WORDS["no"], "close": STATUS_WORDS["loose"]},
+        controls={"n": max(kfit.k_of), "row of Table 2": "one swap, I(a)",
+                  "reading": "fitted k"},
+        title="Table 2's robustness cells, printed and reproduced, by reading",
+        y_title="mean absolute change",
+        tooltip=["metric", "published", "reproduced", "k", "seeds matched", "status", "reading"],
+        what=("Pick a size, a row of Table 2 and a reading: the fitted $k$, $k = n/4$ with "
+              "nothing fitted, or the fitted $k$ with NDPM read uniformly. Each line of the chart "
+              "is one metric: the filled dot is the mean over the scoring seeds, the open diamond "
+              "the printed value; a red cross marks a printed cell that matches on no seed, an "
+              "orange ring one that matches on some seeds. The metrics are split by the size of "
+              "their largest cell (up to 1, up to 10, above) into panels, each on its own axis; "
+              "the tooltip gives the $k$ each cell used."))
 
 
 def k_fit_figure(kfit: KFit):

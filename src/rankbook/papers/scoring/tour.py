@@ -30,6 +30,39 @@ __all__ = ["measures_table", "gain_table", "gain_figure", "ties_table", "convent
 WITNESS = (3, 0, 2, 1, 0)
 
 
+#: The panels of the tour's explorer, one per scale: every measure of :func:`measures_table`
+#: belongs to exactly one, so that the sums of gains (which grow with k and the grades) do not
+#: squeeze the measures between 0 and 1 into a corner of one axis.
+SCALES = {
+    "between 0 and 1": (
+        "P@k", "R@k", "F1@k", "hit@k (Accuracy@K)", "AP@k", "AP", "RR",
+        "nDCG@k, ideal from the list", "nDCG@k, ideal from all judged", "R-score / best",
+        "NDPM of the ranking against the grades", "FCP of the ranking against the grades"),
+    "sums of gains, no upper bound": (
+        "CG@k", "DCG@k, linear gain", "DCG@k, exponential gain", "R-score"),
+}
+
+
+def scale_of(measure: str) -> str:
+    """The panel of :data:`SCALES` that holds a measure of :func:`measures_table`.
+
+    Examples
+    --------
+    >>> scale_of("DCG@k, linear gain")
+    'sums of gains, no upper bound'
+    """
+    for scale, measures in SCALES.items():
+        if measure in measures:
+            return scale
+    raise ValueError(f"measure {measure!r} has no scale; known: "
+                     f"{', '.join(m for ms in SCALES.values() for m in ms)}")
+
+
+def scale_column(table: pd.DataFrame) -> pd.Series:
+    """The scale of every row of a table with a ``measure`` column (the explorer's panels)."""
+    return table["measure"].map(scale_of)
+
+
 def judged_of(relevance, unreturned) -> list:
     """Every judged grade of the query: the returned ones, then the relevant ones not returned."""
     return list(relevance) + list(unreturned)

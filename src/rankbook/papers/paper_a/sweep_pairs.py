@@ -224,9 +224,10 @@ def check_lengths(intervals=None, *, reference: int | None = None, bound: float 
     moved = moved.rename(columns={"ratio": "ratio at n", "ratio_ref": f"ratio at n = {ref}"})
     return claims.Evidence(
         claim="A-F1-pairs", comparison="claim", published="similar results at other lengths n",
-        reproduced=(f"{int(cases['similar'].sum())} of {len(cases)} other lengths with no pair "
-                    f"of metrics that moves (against n = {ref}, k = {k_ref})"),
-        matched=int(cases["similar"].sum()), total=len(cases), unit="lengths",
+        reproduced=(f"{int(cases['similar'].sum())} of {claims.plural(len(cases), 'other length')}"
+                    f" with no pair of metrics that moves (against n = {ref}, k = {k_ref})"),
+        matched=int(cases["similar"].sum()), total=len(cases),
+        unit="lengths" if len(cases) > 1 else "length",
         failures=failures or None,
         borderline="; ".join(f"({x.n}, {x.k}) rests on pairs within one standard error of "
                              "the allowance" for x in edge.itertuples()),

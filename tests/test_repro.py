@@ -398,3 +398,31 @@ def test_ir_metadata_round_trip(tmp_path):
     flow = repro.read_ir_metadata(tmp_path / "flow.txt")
     assert flow.fields is None and "tags: [a, b]" in flow.text
     assert repro.read_ir_metadata(tmp_path / "run.txt").flat()[0] == ("tag", "bm25-rerun")
+
+
+def test_the_page_tidy_table_is_the_explorer_data():
+    """The page's numbers-only table (``measures_tidy``, plotted by its explorer) repeats the
+    aggregate values, and gives repro_eval's KTU where the tool gives one."""
+    from rankbook.papers.tools import reproducibility as page
+
+    runs = page.build_runs(4, 8, noise=0.5, truncate=2, seed=2)
+    section = page.measure_all(runs, ["AP", "P@5"], n_resamples=100)
+    tidy = section.tables["measures_tidy"]
+    assert section.values["show"]["measures_tidy"] == {"show": False}
+    assert list(tidy.columns) == ["reproduction", "system", "measure", "value", "low", "high"]
+    for name, res in section.values["results"].items():
+        agg = res.aggregate
+        mine = tidy[tidy.reproduction == name].set_index(["system", "measure"])["value"]
+        for r in agg[(agg.level == "order") | (agg.statistic == "RMSE")].itertuples():
+            label = (page.ORDER_NAMES[r.measure] if r.level == "order"
+                     else f"RMSE of {r.measure}")
+            assert mine[r.system, label] == r.value
+    tool = tidy[tidy.measure == page.TOOL_KTU].set_index(["reproduction", "system"])["value"]
+    assert tool["exact rerun", "baseline"] == 1.0 == tool["exact rerun", "advanced"]
+    assert np.isnan(tool["truncated lists", "baseline"])  # repro_eval refuses unequal lengths
+    ob, _ = runs["original"]
+    rb = runs["noisy rerun"][0]
+    ro, rr = repro.rankings(ob), repro.rankings(rb)
+    assert tool["noisy rerun", "baseline"] == pytest.approx(
+        np.mean([repro.ktu(ro[t], rr[t], convention="repro_eval") for t in ro]))
+    assert "other topics" not in set(tool.index.get_level_values(0))  # no pairing: no KTU

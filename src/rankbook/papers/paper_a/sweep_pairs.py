@@ -1,12 +1,30 @@
 """The sweep page (notebooks/sweep_agreement.ipynb): a few pairs of metrics followed over the
 length n of the rankings, with k relevant = retrieved items as a share of n (the paper's
 Figure 1: k = 30 at n = 100), each length one ``rankbook sweep`` point of the Figure 1 notebook.
+
+The page checks one ledger claim, ``A-F1-pairs`` (:func:`check_lengths`): the text on Figure 1
+says that other lengths n give similar results; read pair by pair, every pair of distinct
+metrics keeps its agreement ratio at every swept length, within :data:`BOUND` of its ratio at
+the reference length beyond sampling error. (``A-F1-other``, on the Figure 1 page, reads the
+same sentence picture by picture.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from rankbook.book import claims
+
+#: A pair keeps its ratio at a length when the change from the reference length is at most
+#: BOUND beyond sampling error: the mean-difference threshold of ``A-F1-other``, applied to
+#: each pair. Fixed before any result.
+BOUND = 0.05
+#: Level of the sampling allowance: the change must exceed BOUND by more than z standard
+#: errors of the difference of the two ratios (two independent samples).
+CONFIDENCE = 0.95
+#: The paper's setting: the reference length and its k (Figure 1).
+PAPER_N, PAPER_K = 100, 30
 
 
 def ks_for(ns, k_share: float) -> dict[int, int]:
@@ -29,6 +47,7 @@ class Sweep:
     tidy: object
     wide: object
     ks: dict
+    intervals: object = None
     points: int = 0
     ran: int = 0
     reused: int = 0
@@ -65,7 +84,7 @@ def run(ns, k_share: float, n_pairs: int, pairs, *, folder: Path, run_sweep, job
 
     ks = ks_for(ns, k_share)
     out = Sweep(tidy=None, wide=None, ks=ks)
-    frames = []
+    frames, intervals = [], []
     for n, k in ks.items():
         report = run_sweep(
             "agreement_heatmap", [("n", str(n)), ("k", str(k)), ("n_pairs", str(n_pairs)),
@@ -78,7 +97,13 @@ def run(ns, k_share: float, n_pairs: int, pairs, *, folder: Path, run_sweep, job
         out.ran += report.ran
         out.reused += report.reused
         frames.append(pd.read_csv(report.folder / "combined" / "agreement_matrix.csv"))
+        intervals.append(pd.read_csv(report.folder / "combined" / "agreement_intervals.csv"))
     matrices = pd.concat(frames, ignore_index=True)
+    iv = pd.concat(intervals, ignore_index=True)
+    out.intervals = pd.DataFrame({
+        "n": iv["n"].astype(int), "k": iv["k"].astype(int),
+        "pair": iv["metric"] + " / " + iv["other metric"], "ratio": iv["ratio"],
+        "n_effective": iv["effective pairs"]})
     label = {m: metrics.REGISTRY[m].label for m in metrics.NAMES}
     rows = []
     for pair in pairs:
@@ -94,3 +119,131 @@ def run(ns, k_share: float, n_pairs: int, pairs, *, folder: Path, run_sweep, job
     wide.columns = ["pair"] + [f"n = {n}, k = {ks[n]}" for n in wide.columns[1:]]
     out.wide = wide
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# The claim: does each pair keep its ratio as n changes?
+# --------------------------------------------------------------------------------------------
+def sample_intervals(ns=(8, 12), k_share: float = 0.3, n_pairs: int = 60, seed: int = 0):
+    """The table :func:`run` reads from the sweep, computed here without it: for each length,
+    every pair of distinct metrics with its ratio and effective number of independent pairs
+    (:func:`rankbook.agreement.agreement_intervals_from_values` on the sample of
+    :func:`rankbook.papers.paper_a.figure1.sample`, the Figure 1 notebook's defaults).
+
+    >>> t = sample_intervals([6, 8], 0.3, 20)
+    >>> t.groupby("n").size().tolist(), list(t.columns)
+    ([528, 528], ['n', 'k', 'pair', 'ratio', 'n_effective'])
+    """
+    import pandas as pd
+
+    from rankbook import agreement
+    from rankbook.papers.paper_a import figure1
+
+    frames = []
+    for n, k in ks_for(ns, k_share).items():
+        s = figure1.sample(n=n, n_pairs=n_pairs, k=k, seed=seed)
+        iv = agreement.agreement_intervals_from_values(s.values, s.names, reverse=s.reverse,
+                                                       ties=s.ties)
+        frames.append(pd.DataFrame({
+            "n": n, "k": k, "pair": iv["m1"].map(figure1.label) + " / " + iv["m2"].map(
+                figure1.label), "ratio": iv["ratio"], "n_effective": iv["n_effective"]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def check_lengths(intervals=None, *, reference: int | None = None, bound: float = BOUND,
+                  confidence: float = CONFIDENCE, ns=(8, 12), k_share: float = 0.3,
+                  n_pairs: int = 60, seed: int = 0) -> claims.Evidence:
+    """``A-F1-pairs``: every pair of distinct metrics keeps a similar agreement ratio at every
+    length n of the rankings, k kept at the same share of n.
+
+    ``intervals`` is the table of :func:`run` (``Sweep.intervals``) or of
+    :func:`sample_intervals` (computed from ``ns``, ``k_share``, ``n_pairs`` and ``seed`` when
+    not given): ``n``, ``k``, ``pair``, ``ratio``, ``n_effective``. The reference is the
+    largest length (the paper's n = 100 by default). A pair *moves* at a length when its ratio
+    differs from the reference by more than ``bound`` and by more than ``bound`` plus z
+    standard errors of the difference (z of ``confidence``, two-sided; a ratio's standard
+    error is the binomial one with the effective number of pairs). A length is a case: it is
+    similar when no pair moves there. The claim holds when every other length is similar.
+    A pair within one standard error of that line is *at the edge*; a length whose verdict
+    rests on such pairs only (or that passes with one) is borderline.
+    """
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    if intervals is None:
+        intervals = sample_intervals(ns, k_share, n_pairs, seed)
+    t = intervals.dropna(subset=["ratio"]).copy()
+    lengths = sorted(int(n) for n in t["n"].unique())
+    if len(lengths) < 2:
+        raise ValueError(f"the claim compares lengths: give at least two, got {lengths}")
+    ref = int(reference) if reference is not None else lengths[-1]
+    if ref not in lengths:
+        raise ValueError(f"reference length {ref} is not swept; swept: {lengths}")
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    t["se"] = np.sqrt(t["ratio"] * (1 - t["ratio"]) / t["n_effective"])
+    base = t[t["n"] == ref].set_index("pair")
+    k_ref = int(base["k"].iloc[0])
+    rows, pairs = [], []
+    for n in (x for x in lengths if x != ref):
+        here = t[t["n"] == n].set_index("pair").join(base[["ratio", "se"]], rsuffix="_ref",
+                                                     how="inner")
+        diff = (here["ratio"] - here["ratio_ref"]).abs()
+        allowance = bound + z * np.sqrt(here["se"] ** 2 + here["se_ref"] ** 2)
+        moves = diff > allowance
+        edge = (diff - allowance).abs() <= np.sqrt(here["se"] ** 2 + here["se_ref"] ** 2)
+        k = int(here["k"].iloc[0])
+        worst = diff.idxmax()
+        rows.append({"n": n, "k": k, "pairs": len(here), "moving": int(moves.sum()),
+                     "mean": float(diff.mean()), "largest": float(diff.max()), "worst": worst,
+                     "similar": not moves.any(),
+                     "borderline": bool((moves.any() and (edge | ~moves).all())
+                                        or (not moves.any() and edge.any()))})
+        pairs.append(here.assign(n=n, k=k, change=diff, moves=moves)[
+            ["n", "k", "ratio", "ratio_ref", "change", "moves"]].reset_index())
+    cases = pd.DataFrame(rows)
+    bad, edge = cases[~cases["similar"]], cases[cases["borderline"]]
+    failures = [f"({x.n}, {x.k}): {x.moving} of {x.pairs} pairs move, most {x.worst} "
+                f"(by {x.largest:.3f})" for x in bad.itertuples()]
+    findings = []
+    if len(bad) and (ref, k_ref, bound, confidence) == (PAPER_N, PAPER_K, BOUND, CONFIDENCE):
+        findings.append(claims.Finding(id="A-E160", evidence="\n".join(
+            [f"(n, k) = ({x.n}, {x.k}): {x.moving} of {x.pairs} pairs of metrics move beyond "
+             f"{bound:g} and sampling error, mean change {x.mean:.3f}, largest {x.largest:.3f} "
+             f"({x.worst})" for x in bad.itertuples()]
+            + [f"against n = {ref}, k = {k_ref}; one sample per length"]),
+            readings=[f"similar, pair by pair: within {bound:g} of the ratio at n = {ref}, "
+                      f"beyond a {confidence:.0%} sampling allowance"]))
+    shown = cases.rename(columns={
+        "pairs": "pairs of metrics", "moving": "pairs that move", "mean": "mean change",
+        "largest": "largest change", "worst": "pair that moves most",
+        "similar": "similar at this length"})
+    moved = pd.concat(pairs, ignore_index=True)
+    moved = (moved[moved["moves"]].drop(columns="moves")
+             .sort_values(["n", "change"], ascending=[True, False]))
+    moved = moved.rename(columns={"ratio": "ratio at n", "ratio_ref": f"ratio at n = {ref}"})
+    return claims.Evidence(
+        claim="A-F1-pairs", comparison="claim", published="similar results at other lengths n",
+        reproduced=(f"{int(cases['similar'].sum())} of {claims.plural(len(cases), 'other length')}"
+                    f" with no pair of metrics that moves (against n = {ref}, k = {k_ref})"),
+        matched=int(cases["similar"].sum()), total=len(cases),
+        unit="lengths" if len(cases) > 1 else "length",
+        failures=failures or None,
+        borderline="; ".join(f"({x.n}, {x.k}) rests on pairs within one standard error of "
+                             "the allowance" for x in edge.itertuples()),
+        reading=(f"similar, pair by pair: every pair's ratio within {bound:g} of its ratio at "
+                 f"$n = {ref}$, $k = {k_ref}$, beyond a {confidence:.0%} sampling allowance"),
+        detail=(f"cases written (n, k), k the same share of n; every pair of distinct metrics "
+                f"({int(cases['pairs'].iloc[0])}), one sample per length; Figure 1's page reads "
+                "the same sentence picture by picture"),
+        findings=findings, tables={"lengths": shown, "moved": moved},
+        values={"reference": (ref, k_ref), "z": z})
+
+
+#: The mutation protocol of the claim of this page (tests/test_claims.py).
+_SMOKE = {"ns": (8, 12), "k_share": 0.3, "n_pairs": 60, "seed": 0}
+CHECKS = {
+    "A-F1-pairs": claims.Check(check_lengths, smoke=_SMOKE, mutants={
+        "a bound that accepts any change (every pair keeps its ratio)": {"bound": 1.0},
+    }),
+}

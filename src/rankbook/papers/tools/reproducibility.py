@@ -130,7 +130,7 @@ def measure_all(runs: dict, measures, *, convention: str = "trec_eval", rbo_p: f
     ``values["results"]`` holds each scenario's :class:`rankbook.repro.Reproduction`.
     """
     ob, oa = runs["original"]
-    results, rows = {}, []
+    results, rows, tidy = {}, [], []
     for name in SCENARIOS:
         rb, ra, qrels, other = runs[name]
         renamed = other == "renamed"
@@ -146,6 +146,7 @@ def measure_all(runs: dict, measures, *, convention: str = "trec_eval", rbo_p: f
                               convention=convention, rbo_p=rbo_p, confidence=confidence,
                               n_resamples=n_resamples, seed=seed)
         results[name] = res
+        tidy += _tidy_rows(name, res, o_b, o_a, rb, ra, paired=qr is None)
         row = {"reproduction": name, "what changes": SCENARIOS[name],
                "KTU as repro_eval computes it (B)": _tool_ktu_mean(o_b, rb) if qr is None else "–"}
         for r in res.aggregate.itertuples():
@@ -158,21 +159,61 @@ def measure_all(runs: dict, measures, *, convention: str = "trec_eval", rbo_p: f
         rows.append(row)
     table = pd.DataFrame(rows).fillna("–").set_index("reproduction").drop(columns="what changes")
     table = table.T.rename_axis("measure").reset_index()
-    return Section(tables={"all_measures": table},
+    return Section(tables={"all_measures": table, "measures_tidy": pd.DataFrame(tidy)},
                    values={"results": results,
                            "show": {"all_measures": dict(title=(
                                f"Every measure of every reproduction, with its "
                                f"{confidence:.0%} bootstrap interval over topics "
-                               "(B: baseline, A: advanced run; one column per reproduction)"))},
+                               "(B: baseline, A: advanced run; one column per reproduction)")),
+                                    "measures_tidy": dict(show=False)},
                            "scenarios": pd.DataFrame(list(SCENARIOS.items()),
                                                      columns=["reproduction", "what changes"])})
 
 
+#: The reader's names of the order measures in the tidy table (the explorer's lines).
+ORDER_NAMES = {"KTU": "KTU over the union", "RBO": "RBO"}
+TOOL_KTU = "KTU as repro_eval computes it"
+
+
+def _tidy_rows(name, res, o_b, o_a, rb, ra, *, paired: bool) -> list[dict]:
+    """One row per system and measure of one reproduction, numbers only (the explorer's table):
+    the order measures, repro_eval's KTU (mean over topics; empty where it refuses lists of
+    unequal length) and the RMSE of each effectiveness measure, each with its interval."""
+    rows = []
+    agg = res.aggregate
+    for system, orig, rep in (("baseline", o_b, rb), ("advanced", o_a, ra)):
+        mine = agg[agg["system"] == system]
+        for r in mine[mine["level"] == "order"].itertuples():
+            rows.append({"reproduction": name, "system": system,
+                         "measure": ORDER_NAMES.get(r.measure, r.measure),
+                         "value": r.value, "low": r.low, "high": r.high})
+        if paired:
+            rows.append({"reproduction": name, "system": system, "measure": TOOL_KTU,
+                         "value": _tool_ktu_or_nan(orig, rep), "low": np.nan, "high": np.nan})
+        for r in mine[mine["statistic"] == "RMSE"].itertuples():
+            rows.append({"reproduction": name, "system": system, "measure": f"RMSE of {r.measure}",
+                         "value": r.value, "low": r.low, "high": r.high})
+    return rows
+
+
+def _tool_ktu(orig, rep) -> float:
+    """Mean of repro_eval's KTU over topics; ValueError where it refuses (lists of unequal
+    length)."""
+    ro, rr = repro.rankings(orig), repro.rankings(rep)
+    return float(np.nanmean([repro.ktu(ro[t], rr[t], convention="repro_eval") for t in ro]))
+
+
+def _tool_ktu_or_nan(orig, rep) -> float:
+    try:
+        return _tool_ktu(orig, rep)
+    except ValueError:
+        return float("nan")
+
+
 def _tool_ktu_mean(orig, rep) -> str:
     """Mean of repro_eval's KTU over topics, or why it is refused (lists of unequal length)."""
-    ro, rr = repro.rankings(orig), repro.rankings(rep)
     try:
-        return f"{np.nanmean([repro.ktu(ro[t], rr[t], convention='repro_eval') for t in ro]):.3f}"
+        return f"{_tool_ktu(orig, rep):.3f}"
     except ValueError:
         return "refused: lists of unequal length"
 

@@ -1,0 +1,75 @@
+"""The sweep page's claim ``A-F1-pairs`` (issue 28): every pair of metrics keeps its agreement
+ratio as n changes, read pair by pair with a bound and a sampling allowance
+(:func:`rankbook.papers.paper_a.sweep_pairs.check_lengths`), on tables built by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankbook.papers.paper_a import sweep_pairs as S
+
+
+def _table(ratios: dict, n_effective: float = 1e6) -> pd.DataFrame:
+    """``{(n, k): {pair: ratio}}`` as the table the sweep gives."""
+    return pd.DataFrame([{"n": n, "k": k, "pair": p, "ratio": r, "n_effective": n_effective}
+                         for (n, k), pairs in ratios.items() for p, r in pairs.items()])
+
+
+BASE = {"A / B": 0.8, "A / C": 0.6, "B / C": 1.0}
+
+
+def test_identical_lengths_hold_and_a_moved_pair_fails_by_name():
+    ev = S.check_lengths(_table({(10, 3): BASE, (100, 30): BASE}))
+    assert (ev.status, ev.matched, ev.total, ev.failures) == ("holds", 1, 1, None)
+    moved = {**BASE, "A / C": 0.8}
+    ev = S.check_lengths(_table({(10, 3): moved, (20, 6): BASE, (100, 30): BASE}))
+    assert ev.status == "false" and (ev.matched, ev.total) == (1, 2)
+    assert ev.failures == ["(10, 3): 1 of 3 pairs move, most A / C (by 0.200)"]
+    assert ev.tables["moved"]["pair"].tolist() == ["A / C"]
+    # the paper's setting (n = 100, k = 30) as reference: the failure confirms the erratum
+    assert [f.id for f in ev.findings] == ["A-E160"]
+    other = S.check_lengths(_table({(10, 3): moved, (50, 15): BASE}))
+    assert other.status == "false" and other.findings == []  # not the paper's setting
+
+
+def test_the_bound_and_the_sampling_allowance_decide():
+    moved = {**BASE, "A / B": 0.86}  # 0.06 from the reference: above the bound of 0.05
+    precise = _table({(10, 3): moved, (100, 30): BASE}, n_effective=1e7)
+    assert S.check_lengths(precise).status == "false"
+    assert S.check_lengths(precise, bound=0.07).status == "holds"
+    # with 200 effective pairs the standard error of the difference is about 0.04: sampling
+    # alone could give the 0.01 beyond the bound
+    noisy = _table({(10, 3): moved, (100, 30): BASE}, n_effective=200)
+    ev = S.check_lengths(noisy)
+    assert ev.status == "holds"
+    se = np.sqrt(0.86 * 0.14 / 200 + 0.8 * 0.2 / 200)
+    assert 0.06 < 0.05 + 1.96 * se  # the allowance that the verdict used
+    assert S.check_lengths(noisy, confidence=1e-9).status == "false"  # no allowance
+
+
+def test_a_verdict_on_the_edge_of_the_allowance_is_borderline():
+    se = np.sqrt(2 * 0.8 * 0.2 / 10000)
+    just = {**BASE, "A / B": 0.8 + 0.05 + 1.96 * se + 0.5 * se}  # moves, by half an se
+    ev = S.check_lengths(_table({(10, 3): just, (100, 30): BASE}, n_effective=10000))
+    assert ev.status == "false" and "(10, 3)" in ev.borderline
+    clear = {**BASE, "A / B": 0.5}
+    ev = S.check_lengths(_table({(10, 3): clear, (100, 30): BASE}, n_effective=10000))
+    assert ev.status == "false" and ev.borderline == ""
+
+
+def test_refusals_name_the_problem():
+    with pytest.raises(ValueError, match="at least two"):
+        S.check_lengths(_table({(10, 3): BASE}))
+    with pytest.raises(ValueError, match="reference length 50 is not swept; swept: \\[10, 100\\]"):
+        S.check_lengths(_table({(10, 3): BASE, (100, 30): BASE}), reference=50)
+
+
+def test_the_sample_table_has_every_pair_at_every_length():
+    t = S.sample_intervals([6, 9], 0.3, 30)
+    assert t.groupby("n").size().tolist() == [528, 528]
+    assert t.groupby("n")["k"].first().tolist() == [2, 3]
+    assert ((t["ratio"] >= 0) & (t["ratio"] <= 1)).all() and (t["n_effective"] > 0).all()
+    ev = S.check_lengths(t)
+    assert ev.values["reference"] == (9, 3) and ev.total == 1

@@ -1284,6 +1284,16 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     >>> evaluate_run({"q1": {"d3": 1}}, {"q1": ["d1", "d2", "d3"]}, ["AP", "nDCG"],
     ...              "pytrec_eval").aggregate.round(4).to_dict()
     {'AP': 0.3333, 'nDCG': 0.5}
+
+    trec_eval 10.0 compares scores in double precision; trec_eval 9 (and pytrec_eval) round
+    them to single precision, where these two scores are equal, and break the tie by document
+    id, descending:
+
+    >>> near = {"1": {"a": 1.00000001, "b": 1.0}}
+    >>> evaluate_run({"1": {"b": 1}}, near, "P@1").aggregate["P@1"]
+    0.0
+    >>> evaluate_run({"1": {"b": 1}}, near, "P@1", convention="trec_eval_9").aggregate["P@1"]
+    1.0
     >>> res = evaluate_run(qrels, run, ["P@5", "AP"])
     >>> res.per_query
       query_id measure  value

@@ -941,9 +941,16 @@ class _Batch:
             return perm
         perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
         if rule in ("docno_desc", "docno_asc"):
-            sub = self._strings_rank(self.doc[rows])
-            if self.padded:
-                sub = np.where(self.valid[rows], sub, 0)
+            # only tied documents need the rank of their id as text: the second key decides
+            # nothing between documents whose scores differ (padding is never tied)
+            e = eq[rows]
+            tied_sorted = np.zeros(e.shape[:1] + (e.shape[1] + 1,), dtype=bool)
+            tied_sorted[:, 1:] |= e
+            tied_sorted[:, :-1] |= e
+            tied = np.zeros_like(tied_sorted)
+            np.put_along_axis(tied, perm[rows], tied_sorted, axis=1)
+            sub = np.zeros(tied.shape, dtype=np.int64)
+            sub[tied] = self._strings_rank(self.doc[rows][tied])
             second = -sub if rule == "docno_desc" else sub
             perm[rows] = np.lexsort((second, neg[rows]), axis=-1)
         elif rule == "numba_quicksort":

@@ -635,6 +635,9 @@ def id_text(uniques, where: str = "ids") -> np.ndarray:
     ...     list(id_text([1.0, 2.5, "07", 3]))
     ['1', '2.5', '07', '3']
     """
+    if isinstance(uniques, np.ndarray) and uniques.dtype == object and \
+            pd.api.types.infer_dtype(uniques, skipna=False) == "string":
+        return uniques.copy()  # every id is already text: nothing to convert
     out = np.empty(len(uniques), dtype=object)
     whole = []
     for i, u in enumerate(uniques):

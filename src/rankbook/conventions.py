@@ -612,8 +612,21 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
 # inputs -> codes
 
 
+class _Coded(NamedTuple):
+    """Ids read from a file: codes of their distinct values (text), as the reader built them."""
+
+    codes: np.ndarray
+    names: np.ndarray
+
+
 def _raw_table(obj, value_name: str, what: str):
-    """(query ids, doc ids, values) as arrays in input order, without converting ids yet."""
+    """(query ids, doc ids, values) as arrays in input order, without converting ids yet; a
+    file's ids stay the codes and names its reader made (no Categorical is built)."""
+    if trec_format._is_file(obj):
+        obj = trec_format.read_table(obj, "qrels" if what == "qrels" else "run")
+    if isinstance(obj, trec_format.TrecTable):
+        docs = obj.docs if obj.dnames is None else _Coded(obj.docs, obj.dnames)
+        return _Coded(obj.qcodes, obj.qnames), docs, obj.values
     return trec_format._raw_columns(obj, value_name, what)
 
 
@@ -635,6 +648,8 @@ def _factorize(values):
 
 def _side_codes(x):
     """(codes, distinct values) of one side's ids: a Categorical's own, else factorized."""
+    if isinstance(x, _Coded):
+        return np.asarray(x.codes, dtype=np.int64), np.asarray(x.names, dtype=object)
     if isinstance(x, pd.Categorical):  # codes as int64: pandas keeps them as small as int8
         return x.codes.astype(np.int64), np.asarray(x.categories, dtype=object)
     codes, uniq = pd.factorize(np.asarray(x), use_na_sentinel=True)
@@ -666,7 +681,7 @@ def _codes(a, b, integer_codes=False):
     are converted to text and merged, so 7 and "7" are one id. With ``integer_codes``, ids that
     are non-negative integers on both sides are their own codes (no hashing of the run).
     """
-    if isinstance(a, pd.Categorical) or isinstance(b, pd.Categorical):
+    if isinstance(a, (_Coded, pd.Categorical)) or isinstance(b, (_Coded, pd.Categorical)):
         # ids read from a file: codes of their distinct values, merged on those values only
         what = "document" if integer_codes else "query"
         ca, ua = _side_codes(a)

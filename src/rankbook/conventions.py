@@ -123,6 +123,7 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 import warnings
@@ -777,11 +778,40 @@ def _run_columns(run, order):
     return q, d, v, True
 
 
+def _text(ids) -> bool:
+    return pd.api.types.infer_dtype(ids, skipna=False) in ("string", "empty")
+
+
+def _dict_doc_codes(qrels, run, d1, d2):
+    """Document codes of two dicts of dicts whose query and document ids are all text: the
+    qrels' documents factorized, each run row looked up in its own query's judgements (small
+    dicts, no hash table over every retrieved id), every other run row a code of its own. A
+    dict holds each key once, so no query repeats a document; equal text is an equal key."""
+    qd, ua = pd.factorize(d1)
+    ua = np.asarray(ua, dtype=object)
+    judged, at = {}, 0
+    for q, inner in qrels.items():
+        n = len(inner)
+        judged[q] = dict(zip(inner, qd[at:at + n].tolist()))
+        at += n
+    empty = {}
+    hit = np.fromiter(itertools.chain.from_iterable(
+        map(judged.get(q, empty).get, inner, itertools.repeat(-1)) for q, inner in run.items()),
+        dtype=np.int64, count=d2.size)
+    miss = hit < 0
+    rd = np.where(miss, ua.size + np.cumsum(miss) - 1, hit)
+    return qd.astype(np.int64), rd, np.concatenate([ua, d2[miss]])
+
+
 def _load(qrels, run, order=None) -> _Inputs:
     q1, d1, v1 = _raw_table(qrels, "relevance", "qrels")
     q2, d2, v2, explicit = _run_columns(run, order)
     qq, rq, qnames = _codes(q1, q2)
-    qd, rd, dnames = _codes(d1, d2, integer_codes=True)
+    if (isinstance(qrels, Mapping) and isinstance(run, Mapping) and not explicit
+            and d1.size and d2.size and _text(q1) and _text(q2) and _text(d1) and _text(d2)):
+        qd, rd, dnames = _dict_doc_codes(qrels, run, d1, d2)
+    else:
+        qd, rd, dnames = _codes(d1, d2, integer_codes=True)
     qv = _numbers(v1, qq, qd, qnames, dnames, "relevance", "qrels")
     rv = _numbers(v2, rq, rd, qnames, dnames, "rank" if explicit else "score", "run")
     return _Inputs(qq, qd, qv, rq, rd, rv, qnames, dnames, explicit)

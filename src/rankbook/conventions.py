@@ -1170,10 +1170,14 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
             return ap
         return np.where((n_rel == 0) | (n_rel == n), conv.no_relevant_lrap, ap)
     if fam == "AP":
+        # the precision at each relevant document only: its count among the row's relevant
+        # documents over its rank (no running count over every position)
         rr = relevant(True)
-        hits = np.cumsum(rr, axis=1, dtype=np.int32 if rr.shape[1] < 2**31 else np.int64)
-        num = (hits / np.arange(1, rr.shape[1] + 1) * rr).sum(axis=1)
-        den = rr.sum(axis=1) if conv.ap_divisor == "relevant_in_cut" else n_rel
+        rows, cols = np.nonzero(rr)
+        cnt = np.bincount(rows, minlength=rr.shape[0])
+        hits = np.arange(1, rows.size + 1) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        num = np.bincount(rows, weights=hits / (cols + 1.0), minlength=rr.shape[0])
+        den = cnt if conv.ap_divisor == "relevant_in_cut" else n_rel
         return _safe_div(num, den)
     if fam == "Judged":
         if k is None:

@@ -375,6 +375,10 @@ class _Ids:
                 parts.append((codes, np.array([str(u) for u in uniq], dtype=object)))
         if not parts:
             return np.zeros(0, np.int64), np.zeros(0, dtype=object)
+        if len(parts) == 1:  # one block: its distinct values are already the names
+            codes, names = parts[0]
+            small = np.int32 if len(names) < 2**31 else np.int64
+            return codes.astype(small, copy=False), np.asarray(names, dtype=object)
         allu = np.concatenate([u for _, u in parts])
         merged, names = pd.factorize(allu)
         small = np.int32 if len(names) < 2**31 else np.int64

@@ -8,7 +8,8 @@ Usage::
 
 Cases (one module each): ``metric_batch`` (bench_metrics), ``agreement`` (bench_agreement),
 ``consensus`` (bench_consensus), ``ir`` (bench_ir, with RBO), ``conventions``
-(bench_conventions: evaluate_run beside ranx and pytrec_eval), ``book`` (bench_book),
+(bench_conventions: evaluate_run beside ranx and pytrec_eval, and on a realistic string-id
+run beside pytrec_eval, ranx and ir_measures from the same dicts and files), ``book`` (bench_book),
 ``sweep`` (bench_sweep), ``compare`` (bench_stats), ``compare_7m`` (bench_compare_cli:
 ``rankbook compare`` on two 7-million-line runs, time, peak memory and Ctrl-C), ``cold_call``
 (bench_cold: the first call in a fresh process against a scipy loop) and ``weak_tau``

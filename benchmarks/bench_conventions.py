@@ -17,6 +17,12 @@ the timings:
 * pytrec_eval: ``RelevanceEvaluator(qrels).evaluate(run)`` on dicts of dicts (one call; building
   the dicts is not timed).
 
+A second part (``child_realistic``) scores a realistic run with string ids (ClueWeb12
+document ids such as ``clueweb12-0000tw-05-12114``, query ids such as ``wt-201``; 300 queries,
+about 530 documents each, 10 measures) with rankbook, pytrec_eval, ranx (its first call, cold,
+and the calls after it, warm) and ir_measures in one process, each from the same dicts and from
+the same TREC files read by its own reader, wall and CPU time.
+
 The five means of the three libraries are compared (``check``: largest absolute difference).
 Wall clock and the process CPU time of the call are both kept: the machine is shared, and CPU
 time shows what the call costs when the cores are not contended.
@@ -151,11 +157,13 @@ def run(quick: bool = False) -> dict:
     rx = run_child("bench_conventions", "child_ranx", {"Q": Q})
     log("[conventions] pytrec_eval")
     pt = run_child("bench_conventions", "child_pytrec_eval", {"Q": Q})
+    log("[conventions] realistic string-id run: rankbook, pytrec_eval, ranx, ir_measures")
+    real = run_child("bench_conventions", "child_realistic", {"Q": 300, "repeats": 3 if quick else 7})
     ref = np.array(rb["values"])
     diff = lambda a, b: float(np.max(np.abs(np.array(a) - np.array(b))))  # noqa: E731
     out = {
         "Q": Q, "documents": 1000, "measures": MEASURES, "rankbook": rb, "rankbook_str_ids": rb_str,
-        "ranx": rx, "pytrec_eval": pt,
+        "ranx": rx, "pytrec_eval": pt, "realistic": real,
         "check": {"rankbook_str_ids": diff(rb_str["values"], ref),
                   "pytrec_eval vs trec_eval_9 profile": diff(pt["values"],
                                                               rb["values_trec_eval_9_profile"]),
@@ -171,6 +179,161 @@ def run(quick: bool = False) -> dict:
             "five means. The timed call is the trec_eval profile (trec_eval 10.0, scores in "
             "double precision); pytrec_eval runs trec_eval 9's code, which compares scores in "
             "single precision (about 3% of the queries hold two scores equal as floats): it "
-            "matches the trec_eval_9 profile, and differs slightly from trec_eval 10.0 and ranx."),
+            "matches the trec_eval_9 profile, and differs slightly from trec_eval 10.0 and ranx. "
+            "realistic: a Web-track-like run (300 queries with ids like wt-201, about 530 "
+            "ClueWeb12 document ids per query, 10 measures), every library in one process, from "
+            "the same dicts and the same TREC files, each library converting or reading inside "
+            "its timing; first_s is the first call (ranx: numba compile or cache load), "
+            "median_s and cpu_s the median of the calls after it."),
+    }
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# realistic string-id runs: every library in one process, from the same dicts and files
+
+REAL = ["nDCG@10", "nDCG@20", "nDCG", "AP", "RR", "P@5", "P@10", "R@100", "R@1000", "Rprec"]
+REAL_TREC = {"ndcg_cut.10,20": ["ndcg_cut_10", "ndcg_cut_20"], "ndcg": ["ndcg"], "map": ["map"],
+             "recip_rank": ["recip_rank"], "P.5,10": ["P_5", "P_10"],
+             "recall.100,1000": ["recall_100", "recall_1000"], "Rprec": ["Rprec"]}
+REAL_TREC_ORDER = ["ndcg_cut_10", "ndcg_cut_20", "ndcg", "map", "recip_rank", "P_5", "P_10",
+                   "recall_100", "recall_1000", "Rprec"]
+REAL_RANX = ["ndcg@10", "ndcg@20", "ndcg", "map", "mrr", "precision@5", "precision@10",
+             "recall@100", "recall@1000", "r-precision"]
+
+
+def make_realistic(Q: int = 300, seed: int = 0):
+    """Qrels and a run as a TREC Web track gives them: query ids like ``"wt-201"``, ClueWeb12
+    document ids like ``"clueweb12-0000tw-05-12114"``, 400 to 660 documents per query (about
+    530), scores printed with 4 decimals as a BM25 run writes them (so a few scores tie), about
+    150 judgements per query (two thirds of them on retrieved documents), relevance 0-3 mostly
+    0. Returns (qrels dict, run dict)."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+
+    def docids(n):
+        seg = rng.integers(0, 2000, n)
+        sub = rng.integers(0, 100, n)
+        num = rng.integers(0, 100_000, n)
+        return [f"clueweb12-{a:04d}tw-{b:02d}-{c:05d}" for a, b, c in zip(seg, sub, num)]
+
+    for q in range(Q):
+        qid = f"wt-{201 + q}"
+        n = int(rng.integers(400, 661))
+        docs = list(dict.fromkeys(docids(n + 20)))[:n]
+        scores = np.round(np.sort(rng.gamma(4.0, 3.0, n))[::-1], 4)
+        run[qid] = {d: float(s) for d, s in zip(docs, scores)}
+        top = rng.choice(min(n, 300), size=100, replace=False)
+        judged = [docs[i] for i in top] + [d for d in docids(60) if d not in run[qid]][:50]
+        rel = rng.choice([0, 0, 0, 0, 1, 1, 2, 3], size=len(judged))
+        qrels[qid] = {d: int(r) for d, r in zip(judged, rel)}
+    return qrels, run
+
+
+def _write_trec(qrels, run, folder):
+    from pathlib import Path
+
+    folder = Path(folder)
+    qp, rp = folder / "web.qrels", folder / "web.run"
+    with open(qp, "w") as f:
+        for q, docs in qrels.items():
+            f.writelines(f"{q} 0 {d} {r}\n" for d, r in docs.items())
+    with open(rp, "w") as f:
+        for q, docs in run.items():
+            f.writelines(f"{q} Q0 {d} {i} {s:.4f} bm25\n"
+                         for i, (d, s) in enumerate(docs.items(), start=1))
+    return str(qp), str(rp)
+
+
+def _clock(fn, repeats):
+    """Wall and CPU seconds of ``fn()``: the first call, then the median of ``repeats`` more."""
+    walls, cpus, value = [], [], None
+    for _ in range(repeats + 1):
+        t0, c0 = time.perf_counter(), time.process_time()
+        value = fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    rest_w, rest_c = walls[1:] or walls, cpus[1:] or cpus
+    return {"first_s": walls[0], "first_cpu_s": cpus[0], "median_s": float(np.median(rest_w)),
+            "cpu_s": float(np.median(rest_c)), "times": [round(t, 6) for t in walls]}, value
+
+
+def child_realistic(Q: int = 300, seed: int = 0, repeats: int = 7) -> dict:
+    """Every library on the same realistic run, in this one process: from dicts (each library's
+    own dict input, converted by it inside the timing) and from the same TREC files (read by
+    each library's own reader inside the timing). The first call of each is kept apart (ranx's
+    first call compiles or loads its numba kernels; rankbook's imports nothing more)."""
+    import tempfile
+
+    qrels, run = make_realistic(Q, seed)
+    folder = tempfile.mkdtemp(prefix="rankbook-bench-web-")
+    qpath, rpath = _write_trec(qrels, run, folder)
+    rows = sum(len(v) for v in run.values())
+    out = {"Q": Q, "rows": rows, "judgements": sum(len(v) for v in qrels.values()),
+           "measures": REAL}
+
+    import rankbook.conventions as rc
+
+    t, res = _clock(lambda: rc.evaluate_run(qrels, run, REAL), repeats)
+    out["rankbook_dicts"] = {**t, "values": [float(res.aggregate[m]) for m in REAL]}
+    t, res = _clock(lambda: rc.evaluate_run(qpath, rpath, REAL), repeats)
+    out["rankbook_files"] = {**t, "values": [float(res.aggregate[m]) for m in REAL]}
+    nine = rc.evaluate_run(qrels, run, REAL, convention="trec_eval_9")
+    as_ranx = rc.evaluate_run(qrels, run, REAL, convention="ranx")
+
+    import pytrec_eval
+
+    def pte(q, r):
+        res = pytrec_eval.RelevanceEvaluator(q, set(REAL_TREC)).evaluate(r)
+        return [float(np.mean([v[k] for v in res.values()])) for k in REAL_TREC_ORDER]
+
+    t, vals = _clock(lambda: pte(qrels, run), repeats)
+    out["pytrec_eval_dicts"] = {**t, "values": vals}
+
+    def pte_files():
+        with open(qpath) as fq, open(rpath) as fr:
+            return pte(pytrec_eval.parse_qrel(fq), pytrec_eval.parse_run(fr))
+
+    t, vals = _clock(pte_files, repeats)
+    out["pytrec_eval_files"] = {**t, "values": vals}
+
+    import ranx
+
+    def rx(q, r):
+        res = ranx.evaluate(q, r, REAL_RANX)
+        return [float(res[m]) for m in REAL_RANX]
+
+    t, vals = _clock(lambda: rx(ranx.Qrels(qrels), ranx.Run(run)), repeats)
+    out["ranx_dicts"] = {**t, "values": vals}  # first_s: the cold call (numba compile or load)
+    t, vals = _clock(lambda: rx(ranx.Qrels.from_file(qpath, kind="trec"),
+                                ranx.Run.from_file(rpath, kind="trec")), repeats)
+    out["ranx_files"] = {**t, "values": vals}
+    rq, rr = ranx.Qrels(qrels), ranx.Run(run)
+    t, vals = _clock(lambda: rx(rq, rr), repeats)
+    out["ranx_built"] = {**t, "values": vals}  # Qrels/Run built outside the timing
+
+    import ir_measures
+
+    parsed = [ir_measures.parse_measure(m) for m in REAL]
+
+    def irm(q, r):
+        agg = ir_measures.calc_aggregate(parsed, q, r)
+        return [float(agg[m]) for m in parsed]
+
+    t, vals = _clock(lambda: irm(qrels, run), repeats)
+    out["ir_measures_dicts"] = {**t, "values": vals}
+    t, vals = _clock(lambda: irm(ir_measures.read_trec_qrels(qpath),
+                                 ir_measures.read_trec_run(rpath)), repeats)
+    out["ir_measures_files"] = {**t, "values": vals}
+
+    diff = lambda a, b: float(np.max(np.abs(np.array(a) - np.array(b))))  # noqa: E731
+    nine_v = [float(nine.aggregate[m]) for m in REAL]
+    out["check"] = {
+        "pytrec_eval vs trec_eval_9 profile": diff(out["pytrec_eval_dicts"]["values"], nine_v),
+        "ir_measures vs trec_eval_9 profile": diff(out["ir_measures_dicts"]["values"], nine_v),
+        "ranx vs ranx profile": diff(out["ranx_dicts"]["values"],
+                                     [float(as_ranx.aggregate[m]) for m in REAL]),
+        "rankbook files vs dicts": diff(out["rankbook_files"]["values"],
+                                        out["rankbook_dicts"]["values"]),
     }
     return out

@@ -150,6 +150,14 @@ def table_rows(cases: dict) -> list:
                      cv["ranx"]["median_s"]))
         rows.append(("evaluate_run (trec_eval)", cfg, cv["rankbook"]["median_s"], "pytrec_eval",
                      cv["pytrec_eval"]["median_s"]))
+        real = cv.get("realistic")
+        if real:
+            cfg = f"{real['Q']} queries, {real['rows']:,} string-id rows, {len(real['measures'])} measures"
+            for src in ("dicts", "files"):
+                for label, key in (("pytrec_eval", "pytrec_eval"), ("ranx, warm", "ranx"),
+                                   ("ir_measures", "ir_measures")):
+                    rows.append((f"evaluate_run from {src}", cfg, real[f"rankbook_{src}"]["median_s"],
+                                 f"{label} from {src}", real[f"{key}_{src}"]["median_s"]))
     if ir:
         rb = ir.get("rbo")
         if rb:

@@ -171,6 +171,40 @@ def test_every_public_name_has_a_reference_entry(module):
     assert not undocumented, f"rankbook.{module}: no docstring for {undocumented}"
 
 
+#: Public functions without a doctest, each with its reason; every other public function of a
+#: library module (this release's included) shows an example that runs with the tests.
+NO_DOCTEST = {
+    "consensus": {"reading_comparison"},  # a table over the paper's data files
+    "plotting": {"draw_consensus_graph", "consensus_graph_figure", "plot_kappa_p_curves",
+                 "plot_difference_heatmaps", "curve_panels", "difference_plot",
+                 "metric_dendrogram"},  # figures
+    "profile": {"profile"},  # a full profile of a metric takes seconds
+    "robustness": {"draw_pairs", "moved_pairs", "type_i_means", "cutoff_means"},  # seeded runs
+}
+
+
+@pytest.mark.parametrize("module", LIBRARY)
+def test_every_public_function_has_a_doctest(module):
+    """Each public function's docstring holds an example (``>>>``), which the tests run as a
+    doctest (``--doctest-modules`` in pyproject.toml); the page of its module shows it."""
+    import importlib
+    import inspect
+
+    mod = importlib.import_module(f"rankbook.{module}")
+    names = getattr(mod, "__all__", None) or [
+        n for n, v in vars(mod).items() if not n.startswith("_")
+        and inspect.isfunction(v) and v.__module__ == mod.__name__]
+    missing = sorted(n for n in names if inspect.isfunction(getattr(mod, n))
+                     and ">>>" not in (inspect.getdoc(getattr(mod, n)) or "")
+                     and n not in NO_DOCTEST.get(module, ()))
+    assert not missing, f"rankbook.{module}: no doctest example for {missing}"
+
+
+def test_the_new_modules_have_reference_pages():
+    """The modules of this release are in the library list, so each has its page and toc entry."""
+    assert {"concordance", "repro", "aggregation_formats"} <= set(LIBRARY)
+
+
 def _rst_problems(text: str) -> str:
     """Warnings docutils gives for one docstring after napoleon's conversion, with Sphinx's
     roles and the ``attribute`` directive stood in for (they are not docutils')."""

@@ -945,6 +945,17 @@ def check_rankings_file(path) -> dict:
     :func:`read_rankings_file` by the file's name. A file named ``x.ranky.csv`` is only read as
     a number matrix here (its kind and orientation may come from a ``rankings_format``
     setting checked later); every other file is read fully.
+
+    Examples
+    --------
+    A ranky matrix (candidates x judges, higher scores first) is read with the judges in
+    columns, its default orientation:
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "votes.ranky.csv"
+    >>> _ = path.write_text("index,j1,j2\\na,3,2\\nb,2,3\\nc,1,1\\n")
+    >>> check_rankings_file(path)
+    {'all': {'j1': ['a', 'b', 'c'], 'j2': ['b', 'a', 'c']}}
     """
     if format_of(path) == "ranky":
         p, cols, names, cells, lines = _matrix(path, "ranky", names_first=True)

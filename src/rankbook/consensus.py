@@ -1229,7 +1229,7 @@ def sensitivity_table(curves: dict):
 
 
 class KendallW(NamedTuple):
-    """Kendall's coefficient of concordance with its tests: ``w``, ``chi2`` (Friedman's
+    r"""Kendall's coefficient of concordance with its tests: ``w``, ``chi2`` (Friedman's
     statistic :math:`m(n-1)W`), ``df`` (:math:`n-1`), ``pvalue`` (chi-square upper tail),
     ``m`` (judges), ``n`` (items), ``tie_corrected``, and the F test of Kendall and Babington
     Smith, better for few judges: ``f`` :math:`= (m-1)W/(1-W)` on ``f_df`` :math:`=

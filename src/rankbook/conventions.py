@@ -123,6 +123,7 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 import warnings
@@ -612,8 +613,21 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
 # inputs -> codes
 
 
+class _Coded(NamedTuple):
+    """Ids read from a file: codes of their distinct values (text), as the reader built them."""
+
+    codes: np.ndarray
+    names: np.ndarray
+
+
 def _raw_table(obj, value_name: str, what: str):
-    """(query ids, doc ids, values) as arrays in input order, without converting ids yet."""
+    """(query ids, doc ids, values) as arrays in input order, without converting ids yet; a
+    file's ids stay the codes and names its reader made (no Categorical is built)."""
+    if trec_format._is_file(obj):
+        obj = trec_format.read_table(obj, "qrels" if what == "qrels" else "run")
+    if isinstance(obj, trec_format.TrecTable):
+        docs = obj.docs if obj.dnames is None else _Coded(obj.docs, obj.dnames)
+        return _Coded(obj.qcodes, obj.qnames), docs, obj.values
     return trec_format._raw_columns(obj, value_name, what)
 
 
@@ -635,6 +649,8 @@ def _factorize(values):
 
 def _side_codes(x):
     """(codes, distinct values) of one side's ids: a Categorical's own, else factorized."""
+    if isinstance(x, _Coded):
+        return np.asarray(x.codes, dtype=np.int64), np.asarray(x.names, dtype=object)
     if isinstance(x, pd.Categorical):  # codes as int64: pandas keeps them as small as int8
         return x.codes.astype(np.int64), np.asarray(x.categories, dtype=object)
     codes, uniq = pd.factorize(np.asarray(x), use_na_sentinel=True)
@@ -666,7 +682,7 @@ def _codes(a, b, integer_codes=False):
     are converted to text and merged, so 7 and "7" are one id. With ``integer_codes``, ids that
     are non-negative integers on both sides are their own codes (no hashing of the run).
     """
-    if isinstance(a, pd.Categorical) or isinstance(b, pd.Categorical):
+    if isinstance(a, (_Coded, pd.Categorical)) or isinstance(b, (_Coded, pd.Categorical)):
         # ids read from a file: codes of their distinct values, merged on those values only
         what = "document" if integer_codes else "query"
         ca, ua = _side_codes(a)
@@ -762,11 +778,40 @@ def _run_columns(run, order):
     return q, d, v, True
 
 
+def _text(ids) -> bool:
+    return pd.api.types.infer_dtype(ids, skipna=False) in ("string", "empty")
+
+
+def _dict_doc_codes(qrels, run, d1, d2):
+    """Document codes of two dicts of dicts whose query and document ids are all text: the
+    qrels' documents factorized, each run row looked up in its own query's judgements (small
+    dicts, no hash table over every retrieved id), every other run row a code of its own. A
+    dict holds each key once, so no query repeats a document; equal text is an equal key."""
+    qd, ua = pd.factorize(d1)
+    ua = np.asarray(ua, dtype=object)
+    judged, at = {}, 0
+    for q, inner in qrels.items():
+        n = len(inner)
+        judged[q] = dict(zip(inner, qd[at:at + n].tolist()))
+        at += n
+    empty = {}
+    hit = np.fromiter(itertools.chain.from_iterable(
+        map(judged.get(q, empty).get, inner, itertools.repeat(-1)) for q, inner in run.items()),
+        dtype=np.int64, count=d2.size)
+    miss = hit < 0
+    rd = np.where(miss, ua.size + np.cumsum(miss) - 1, hit)
+    return qd.astype(np.int64), rd, np.concatenate([ua, d2[miss]])
+
+
 def _load(qrels, run, order=None) -> _Inputs:
     q1, d1, v1 = _raw_table(qrels, "relevance", "qrels")
     q2, d2, v2, explicit = _run_columns(run, order)
     qq, rq, qnames = _codes(q1, q2)
-    qd, rd, dnames = _codes(d1, d2, integer_codes=True)
+    if (isinstance(qrels, Mapping) and isinstance(run, Mapping) and not explicit
+            and d1.size and d2.size and _text(q1) and _text(q2) and _text(d1) and _text(d2)):
+        qd, rd, dnames = _dict_doc_codes(qrels, run, d1, d2)
+    else:
+        qd, rd, dnames = _codes(d1, d2, integer_codes=True)
     qv = _numbers(v1, qq, qd, qnames, dnames, "relevance", "qrels")
     rv = _numbers(v2, rq, rd, qnames, dnames, "rank" if explicit else "score", "run")
     return _Inputs(qq, qd, qv, rq, rd, rv, qnames, dnames, explicit)
@@ -941,9 +986,16 @@ class _Batch:
             return perm
         perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
         if rule in ("docno_desc", "docno_asc"):
-            sub = self._strings_rank(self.doc[rows])
-            if self.padded:
-                sub = np.where(self.valid[rows], sub, 0)
+            # only tied documents need the rank of their id as text: the second key decides
+            # nothing between documents whose scores differ (padding is never tied)
+            e = eq[rows]
+            tied_sorted = np.zeros(e.shape[:1] + (e.shape[1] + 1,), dtype=bool)
+            tied_sorted[:, 1:] |= e
+            tied_sorted[:, :-1] |= e
+            tied = np.zeros_like(tied_sorted)
+            np.put_along_axis(tied, perm[rows], tied_sorted, axis=1)
+            sub = np.zeros(tied.shape, dtype=np.int64)
+            sub[tied] = self._strings_rank(self.doc[rows][tied])
             second = -sub if rule == "docno_desc" else sub
             perm[rows] = np.lexsort((second, neg[rows]), axis=-1)
         elif rule == "numba_quicksort":
@@ -1118,10 +1170,14 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
             return ap
         return np.where((n_rel == 0) | (n_rel == n), conv.no_relevant_lrap, ap)
     if fam == "AP":
+        # the precision at each relevant document only: its count among the row's relevant
+        # documents over its rank (no running count over every position)
         rr = relevant(True)
-        hits = np.cumsum(rr, axis=1, dtype=np.int32 if rr.shape[1] < 2**31 else np.int64)
-        num = (hits / np.arange(1, rr.shape[1] + 1) * rr).sum(axis=1)
-        den = rr.sum(axis=1) if conv.ap_divisor == "relevant_in_cut" else n_rel
+        rows, cols = np.nonzero(rr)
+        cnt = np.bincount(rows, minlength=rr.shape[0])
+        hits = np.arange(1, rows.size + 1) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        num = np.bincount(rows, weights=hits / (cols + 1.0), minlength=rr.shape[0])
+        den = cnt if conv.ap_divisor == "relevant_in_cut" else n_rel
         return _safe_div(num, den)
     if fam == "Judged":
         if k is None:
@@ -1284,6 +1340,16 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     >>> evaluate_run({"q1": {"d3": 1}}, {"q1": ["d1", "d2", "d3"]}, ["AP", "nDCG"],
     ...              "pytrec_eval").aggregate.round(4).to_dict()
     {'AP': 0.3333, 'nDCG': 0.5}
+
+    trec_eval 10.0 compares scores in double precision; trec_eval 9 (and pytrec_eval) round
+    them to single precision, where these two scores are equal, and break the tie by document
+    id, descending:
+
+    >>> near = {"1": {"a": 1.00000001, "b": 1.0}}
+    >>> evaluate_run({"1": {"b": 1}}, near, "P@1").aggregate["P@1"]
+    0.0
+    >>> evaluate_run({"1": {"b": 1}}, near, "P@1", convention="trec_eval_9").aggregate["P@1"]
+    1.0
     >>> res = evaluate_run(qrels, run, ["P@5", "AP"])
     >>> res.per_query
       query_id measure  value

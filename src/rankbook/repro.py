@@ -660,7 +660,8 @@ def _yaml_scalar(value) -> str:
 
 
 def ir_metadata_block(metadata) -> str:
-    """The ``ir_metadata`` block for a run file: start line, ``# ``-prefixed YAML, end line.
+    """The ``ir_metadata`` block for a run file: start line, YAML lines each prefixed by ``#``
+    and a space, end line.
 
     Parameters
     ----------

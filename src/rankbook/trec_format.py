@@ -375,6 +375,10 @@ class _Ids:
                 parts.append((codes, np.array([str(u) for u in uniq], dtype=object)))
         if not parts:
             return np.zeros(0, np.int64), np.zeros(0, dtype=object)
+        if len(parts) == 1:  # one block: its distinct values are already the names
+            codes, names = parts[0]
+            small = np.int32 if len(names) < 2**31 else np.int64
+            return codes.astype(small, copy=False), np.asarray(names, dtype=object)
         allu = np.concatenate([u for _, u in parts])
         merged, names = pd.factorize(allu)
         small = np.int32 if len(names) < 2**31 else np.int64
@@ -635,6 +639,9 @@ def id_text(uniques, where: str = "ids") -> np.ndarray:
     ...     list(id_text([1.0, 2.5, "07", 3]))
     ['1', '2.5', '07', '3']
     """
+    if isinstance(uniques, np.ndarray) and uniques.dtype == object and \
+            pd.api.types.infer_dtype(uniques, skipna=False) == "string":
+        return uniques.copy()  # every id is already text: nothing to convert
     out = np.empty(len(uniques), dtype=object)
     whole = []
     for i, u in enumerate(uniques):

@@ -135,10 +135,13 @@ def test_the_wheel_installs_and_runs_with_the_core_dependencies_only(tmp_path):
     pins = _pins()
     core_pins = [f"{name}=={pins[name]}" for name in ("numpy", "scipy", "pandas")]
     pip = [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run(pip + core_pins, check=True, capture_output=True)
-    subprocess.run(pip + ["--no-deps", str(wheel)], check=True, capture_output=True)
+    # no PYTHONPATH anywhere: with a source tree on it, pip finds rankbook "already installed"
+    # and skips the wheel, and the example would import the tree instead of the wheel
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run(pip + core_pins, check=True, capture_output=True, env=clean)
+    subprocess.run(pip + ["--no-deps", str(wheel)], check=True, capture_output=True, env=clean)
     out = subprocess.run([str(py), "-c", EXAMPLE], capture_output=True, text=True, cwd=tmp_path,
-                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+                         env=clean)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert got["version"] == rankbook.__version__ and got["metrics"] == 33

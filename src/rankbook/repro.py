@@ -735,28 +735,24 @@ def _index_ci(data: np.ndarray, fn, confidence, n_resamples, seed):
 
     ``data`` has shape (k, rows, q): k cases (systems, measures) of ``rows`` per-topic series
     each; ``fn(m)`` maps the row means ``m`` (shape (k, rows) or (k, rows, b)) to the statistic
-    (k,) or (k, b). :func:`rankbook.stats.bootstrap_ci` resamples the topic indices (one row of
-    indices per case, so every case gets the resamples a call of its own with the same seed
-    would get); the statistic turns each resample into counts per topic and takes the means
-    as a matrix product, so statistics of several series, such as ratios of means, resample
-    the topics together.
+    (k,) or (k, b). The topics are resampled as :func:`rankbook.stats.bootstrap_ci` resamples
+    them (every case gets the resamples a call of its own with the same seed would get); each
+    resample becomes counts per topic and the means a matrix product, so statistics of several
+    series, such as ratios of means, resample the topics together
+    (:func:`rankbook.stats._bootstrap_ci_of_means`, which :func:`_index_cis` calls for several
+    statistics on one set of resamples).
     """
-    k, _, q = data.shape
+    return _index_cis([(data, fn)], confidence, n_resamples, seed)[0]
 
-    def statistic(idx, axis=-1):
-        idx = np.asarray(idx, dtype=np.int64)[0]
-        if idx.ndim == 1:
-            return fn(data[:, :, idx].mean(axis=-1))
-        b, n = idx.shape  # b resamples (or leave-one-out samples) of n topics each
-        counts = np.bincount((idx + (np.arange(b, dtype=np.int64) * q)[:, None]).ravel(),
-                             minlength=b * q).reshape(b, q)
-        return fn(data @ (counts.T / n))
 
-    index = np.broadcast_to(np.arange(q, dtype=np.float64), (k, q))
+def _index_cis(cases, confidence, n_resamples, seed):
+    """:func:`_index_ci` of several ``(data, fn)`` on one set of resamples (same seed, same
+    topics: the same intervals as one call each)."""
+    q = cases[0][0].shape[-1]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # a resample whose ratio is 0/0 leaves the interval nan
-        return _stats.bootstrap_ci(index, statistic, confidence=confidence,
-                                   n_resamples=n_resamples, seed=seed)
+        return _stats._bootstrap_ci_of_means(q, cases, confidence=confidence,
+                                             n_resamples=n_resamples, seed=seed)
 
 
 def _case(ci, i):
@@ -936,8 +932,8 @@ def _scores(qrels, run, measures, conv) -> pd.DataFrame:
 
 def _same_topics(a, b, what_a: str, what_b: str):
     """a and b: score tables (topics as index) or runs (a ``query_id`` column)."""
-    ta, tb = (set(x["query_id"]) if "query_id" in getattr(x, "columns", ()) else set(x.index)
-              for x in (a, b))
+    ta, tb = (set(pd.unique(x["query_id"])) if "query_id" in
+              getattr(x, "columns", ()) else set(x.index) for x in (a, b))  # unique first: fast
     if ta != tb:
         only_a, only_b = sorted(ta - tb), sorted(tb - ta)
         parts = []
@@ -1116,32 +1112,40 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                     if len(vals) >= 2:
                         agg("effectiveness", s, m, stat, _stats.bootstrap_ci(vals, **ci_args),
                             len(vals), _ttest(o, r, False), "unpaired t-test")
-    if batch:  # one bootstrap for every RMSE and one for every nRMSE (the same resamples)
+    # one set of resamples of the topics for every RMSE, nRMSE, ER and ΔRI (paired: the same
+    # topics throughout; the same intervals as one bootstrap each with the same seed)
+    cases = {}
+    if batch:
         data = np.stack([x for *_, x in batch])
-        cis = {"RMSE": _index_ci(data[:, :1], _rmse_stat, **ci_args),
-               "nRMSE": _index_ci(data, _nrmse_stat, **ci_args)}
-        for i, (s, m, n, p, _) in enumerate(batch):
-            for stat, ci in cis.items():
-                agg("effectiveness", s, m, stat, _case(ci, i), n, p, "paired t-test")
-    # overall effects
-    if "orig_advanced" in scores:
+        cases["RMSE"] = (data[:, :1], _rmse_stat)
+        cases["nRMSE"] = (data, _nrmse_stat)
+    effects = "orig_advanced" in scores
+    if effects:
         ob, oa = scores["orig_baseline"], scores["orig_advanced"].loc[scores["orig_baseline"].index]
         rb, ra = scores["rep_baseline"], scores["rep_advanced"].loc[scores["rep_baseline"].index]
-        if min(len(ob), len(rb)) >= 2:
-            n = len(ob) if paired else len(ob) + len(rb)
-            if paired:
-                data = np.stack([np.vstack([ob[m], oa[m], rb[m], ra[m]]).astype(np.float64)
-                                 for m in wanted])
-                cis = {"ER": _index_ci(data, _er_stat, **ci_args),
-                       "ΔRI": _index_ci(data, _dri_stat, **ci_args)}
-                for i, m in enumerate(wanted):
-                    for stat, ci in cis.items():
-                        agg("effect", "advanced vs baseline", m, stat, _case(ci, i), n)
-            else:
-                for m in wanted:
-                    for stat, ci in effect_ci(ob[m], oa[m], rb[m], ra[m], paired=False,
-                                              **ci_args).items():
-                        agg("effect", "advanced vs baseline", m, stat, ci, n)
+        effects = min(len(ob), len(rb)) >= 2
+        if effects and paired:
+            data = np.stack([np.vstack([ob[m], oa[m], rb[m], ra[m]]).astype(np.float64)
+                             for m in wanted])
+            cases["ER"] = (data, _er_stat)
+            cases["ΔRI"] = (data, _dri_stat)
+    cis = dict(zip(cases, _index_cis(list(cases.values()), **ci_args))) if cases else {}
+    if batch:
+        for i, (s, m, n, p, _) in enumerate(batch):
+            for stat in ("RMSE", "nRMSE"):
+                agg("effectiveness", s, m, stat, _case(cis[stat], i), n, p, "paired t-test")
+    # overall effects
+    if effects:
+        n = len(ob) if paired else len(ob) + len(rb)
+        if paired:
+            for i, m in enumerate(wanted):
+                for stat in ("ER", "ΔRI"):
+                    agg("effect", "advanced vs baseline", m, stat, _case(cis[stat], i), n)
+        else:
+            for m in wanted:
+                for stat, ci in effect_ci(ob[m], oa[m], rb[m], ra[m], paired=False,
+                                          **ci_args).items():
+                    agg("effect", "advanced vs baseline", m, stat, ci, n)
     per_topic = (pd.concat(topic_rows, ignore_index=True) if topic_rows else
                  pd.DataFrame(columns=["level", "system", "query_id", "measure", "orig", "rep",
                                        "value"]))

@@ -387,6 +387,12 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
             a_hat = _accel_of_mean(X)  # closed form: rounding differs from scipy's jackknife
         else:  # scipy's arithmetic: the statistic of every leave-one-out sample
             a_hat = _accel_from_jackknife(_jackknife(X, stat, exact=True))
+    return _finish_ci(theta_hat, theta_b, a_hat, shape, confidence, method, n_resamples)
+
+
+def _finish_ci(theta_hat, theta_b, a_hat, shape, confidence, method, n_resamples) -> BootstrapCI:
+    """The interval of :func:`bootstrap_ci` from the estimates (rows,), the bootstrap
+    distribution (rows, n_resamples) and the acceleration (rows,; BCa)."""
     low, high, bca_ok = _interval_from_distribution(theta_hat, theta_b, a_hat, confidence, method)
     fallback = ""
     if method == "bca" and not bca_ok.all():
@@ -397,7 +403,7 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
                     "resample on one side of the estimate, or no spread), so the percentile "
                     "interval is given there")
         method = "percentile" if len(bad) == len(bca_ok) else "bca, percentile where undefined"
-    se = theta_b.std(axis=-1, ddof=1) if n_resamples > 1 else np.full(len(X), np.nan)
+    se = theta_b.std(axis=-1, ddof=1) if n_resamples > 1 else np.full(len(theta_hat), np.nan)
 
     def out(a):
         a = np.asarray(a).reshape(shape)
@@ -405,6 +411,78 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
 
     return BootstrapCI(out(theta_hat), out(low), out(high), out(se), n_resamples, method,
                        confidence, fallback)
+
+
+def _bootstrap_ci_of_means(q: int, cases, confidence: float = 0.95, method: str = "bca",
+                           n_resamples: int = 9999, seed=0) -> list:
+    """Bootstrap intervals of statistics of topic means, for several batches on one set of
+    resamples of the ``q`` topics.
+
+    ``cases`` is a list of ``(data, fn)``: ``data`` of shape (k, rows, q) holds k cases of
+    ``rows`` per-topic series each, and ``fn`` maps the row means (k, rows), or (k, rows, b) for
+    b resamples, to the statistic (k,) or (k, b). Each case's :class:`BootstrapCI` (arrays of
+    shape (k,)) equals ``bootstrap_ci(np.broadcast_to(np.arange(q.), (k, q)), statistic, ...)``
+    with a statistic that looks the series up by the resampled topic indices: the same index
+    draws (the generator's stream does not depend on how it is cut into blocks), the means of a
+    resample taken as ``data @ (counts.T / n)`` with ``counts`` the frequency of each topic in
+    it, the same leave-one-out samples for BCa. The indices are drawn and counted once for all
+    cases of one block size (:func:`rankbook.repro.reproduce` resamples every measure this
+    way); no array of resampled values is built, only the counts.
+    """
+    _check_choice(method, CI_METHODS, "method")
+    confidence = _check_confidence(confidence)
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    cases = [(np.asarray(d, dtype=np.float64), fn) for d, fn in cases]
+    # the estimate from the series looked up by the topic indices 0..q-1 (the copy that lookup
+    # makes is laid out so that its mean rounds as the lookup's does)
+    everyone = np.arange(q)
+    thetas = [np.asarray(fn(d[..., everyone].mean(axis=-1)), dtype=np.float64).reshape(-1)
+              for d, fn in cases]
+    out = [np.empty((len(t), n_resamples)) for t in thetas]
+    jack = [np.empty((len(t), q)) for t in thetas]
+    # bootstrap_ci cuts the resamples into blocks of _BLOCK_CELLS // (q * rows) and the
+    # matrix product rounds a column by where it falls in its block: cases of one block size
+    # share the draws, each block size gets its own (same seed: the same draws, as the stream
+    # does not depend on the cut); a Generator as seed is drawn from case after case, as
+    # successive calls of bootstrap_ci would draw from it
+    blocks = [max(1, _BLOCK_CELLS // (q * max(1, len(t)))) for t in thetas]
+    if isinstance(seed, np.random.Generator):
+        groups = [[i] for i in range(len(cases))]
+    else:
+        groups = [[i for i in range(len(cases)) if blocks[i] == blk]
+                  for blk in dict.fromkeys(blocks)]
+    for group in groups:
+        block = blocks[group[0]]
+        rng = _bootstrap_rng(seed)
+        for start in range(0, n_resamples, block):
+            b = min(block, n_resamples - start)
+            idx = rng.integers(0, q, size=(b, q))
+            counts = np.bincount((idx + (np.arange(b, dtype=np.int64) * q)[:, None]).ravel(),
+                                 minlength=b * q).reshape(b, q)
+            w = counts.T / q
+            for i in group:
+                d, fn = cases[i]
+                out[i][:, start:start + b] = fn(d @ w)
+        if method != "bca":
+            continue
+        base = np.arange(q)  # leave-one-out samples, as _jackknife builds them
+        for start in range(0, q, block):
+            stop = min(q, start + block)
+            keep = np.ones((stop - start, q), dtype=bool)
+            keep[np.arange(stop - start), np.arange(start, stop)] = False
+            idx = np.broadcast_to(base, keep.shape)[keep].reshape(stop - start, q - 1)
+            b = stop - start
+            counts = np.bincount((idx + (np.arange(b, dtype=np.int64) * q)[:, None]).ravel(),
+                                 minlength=b * q).reshape(b, q)
+            w = counts.T / (q - 1)
+            for i in group:
+                d, fn = cases[i]
+                jack[i][:, start:stop] = fn(d @ w)
+    a_hats = ([_accel_from_jackknife(j) for j in jack] if method == "bca"
+              else [None] * len(cases))
+    return [_finish_ci(t, o, a, (len(t),), confidence, method, n_resamples)
+            for t, o, a in zip(thetas, out, a_hats)]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -198,8 +198,8 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
                 same(f"orig_{s}", f"rep_{s}", "a reproduction reruns the same topics (for "
                      "other topics, give their judgements with --qrels-rep: replicability)")
     for r in roles:
-        judged = set((q_rep if (q_rep is not None and r.startswith("rep")) else q_orig)
-                     ["query_id"])
+        judged = set(pd.unique((q_rep if (q_rep is not None and r.startswith("rep"))
+                                else q_orig)["query_id"]))
         qname = qrels_rep if (q_rep is not None and r.startswith("rep")) else qrels
         empty = [t for t in topics[r] if t not in judged]
         if empty:

@@ -47,7 +47,20 @@ from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sps
+from scipy import special as _special
+
+
+class _LazyScipyStats:
+    """``scipy.stats``, imported on first use: its import takes about 0.4 s of CPU, which
+    ``rankbook reproduce`` and most library calls never need."""
+
+    def __getattr__(self, name):
+        from scipy import stats
+
+        return getattr(stats, name)
+
+
+_sps = _LazyScipyStats()
 
 from . import conventions as _conv
 from . import rbo as _rbo
@@ -141,9 +154,9 @@ def _as_run(run) -> pd.DataFrame:
     return df
 
 
-def _ranked(df: pd.DataFrame, codes=None) -> dict:
-    """``{query: list of docs}`` in trec_eval's order from a tidy run table; with ``codes``
-    (one integer per row), each list holds the codes of the documents instead (an array)."""
+def _rank_order(df: pd.DataFrame):
+    """The rows of a tidy run table in trec_eval's order: ``(order, qcode, qnames, d)``, rows
+    grouped by query (first appearance; ``qcode`` per row, ``qnames`` per code), best first."""
     q = df["query_id"].to_numpy()
     d = df["doc_id"].to_numpy()
     sc = df["score"].to_numpy(np.float64)
@@ -157,6 +170,13 @@ def _ranked(df: pd.DataFrame, codes=None) -> dict:
         for a, b in zip(starts, ends):
             grp = order[a:b + 1]
             order[a:b + 1] = sorted(grp, key=lambda i: d[i], reverse=True)
+    return order, qcode, qnames, d
+
+
+def _ranked(df: pd.DataFrame, codes=None) -> dict:
+    """``{query: list of docs}`` in trec_eval's order from a tidy run table; with ``codes``
+    (one integer per row), each list holds the codes of the documents instead (an array)."""
+    order, qcode, qnames, d = _rank_order(df)
     docs = d[order] if codes is None else np.asarray(codes)[order]
     bounds = np.flatnonzero(np.diff(qcode[order])) + 1
     convert = list if codes is None else (lambda x: x)
@@ -376,9 +396,7 @@ def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = No
     0.8534
     """
     _check_choice(form, RBO_FORMS, "form")
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
-        raise ValueError(f"p must be a number with 0 < p < 1, got {p!r}")
-    p = float(p)
+    p = _check_p(p)
     depth = _check_depth(depth)
     a, b = _as_list(orig, "orig"), _as_list(rep, "rep")
     if len(a) == 0 or len(b) == 0:
@@ -393,11 +411,21 @@ def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = No
     return _rbo_ext(a, b, p)
 
 
+def _check_p(p) -> float:
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
+        raise ValueError(f"p must be a number with 0 < p < 1, got {p!r}")
+    return float(p)
+
+
 def _rbo_ext(a: list, b: list, p: float) -> float:
     """:func:`rankbook.rbo.rbo_ext` of two tie-free lists (Webber et al. eq. 32), with the
     overlaps counted in one pass; the tests check it equals rbo_ext."""
     s, l = sorted((len(a), len(b)))
-    X = _overlap_counts(a, b, l)
+    return _rbo_ext_of_counts(_overlap_counts(a, b, l), s, l, p)
+
+
+def _rbo_ext_of_counts(X: np.ndarray, s: int, l: int, p: float) -> float:
+    """:func:`_rbo_ext` from the overlaps ``X`` at depths 1..l of lists of s <= l documents."""
     d = np.arange(1, l + 1, dtype=float)
     X_s, X_l = float(X[s - 1]), float(X[-1])
     x = X.astype(float)
@@ -411,6 +439,109 @@ def _rbo_ext(a: list, b: list, p: float) -> float:
 
 # --------------------------------------------------------------------------------------------
 # effectiveness and effects
+
+
+def _order_by_topic(orig: pd.DataFrame, rep: pd.DataFrame, topics: Sequence[str], p: float):
+    """KTU over the union (:func:`ktu`) and extrapolated RBO (:func:`rbo`, ``form="ext"``) of
+    every topic of two tidy runs at once: ``(ktu, rbo)``, arrays over ``topics`` (``nan`` where
+    a run lacks the topic).
+
+    The documents are matched by topic and id in one sort; the discordant pairs of a topic are
+    counted in closed form, with one batched inversion count
+    (:func:`rankbook.permutations._inversions_unchecked`) for the documents both lists hold,
+    and KTU takes scipy's ``kendalltau`` arithmetic on those integer counts, so each value
+    equals ``ktu(a, b)`` bit for bit (the tests compare them); RBO's overlaps are counted for
+    every topic in one ``bincount`` and each value is :func:`_rbo_ext` of them.
+    """
+    from . import permutations as _perm
+
+    T = len(topics)
+    where = {t: i for i, t in enumerate(topics)}
+    codes = pd.factorize(pd.concat([orig["doc_id"], rep["doc_id"]], ignore_index=True))[0]
+    n_codes = int(codes.max()) + 1 if len(codes) else 1
+    sides = []
+    for df, c in ((orig, codes[:len(orig)]), (rep, codes[len(orig):])):
+        order, qcode, qnames, _ = _rank_order(df)
+        tmap = np.array([where.get(str(x), -1) for x in qnames], dtype=np.int64)
+        t = tmap[qcode[order]] if len(order) else np.empty(0, dtype=np.int64)
+        keep = t >= 0
+        t, doc = t[keep], np.asarray(c, dtype=np.int64)[order][keep]
+        by_topic = np.argsort(t, kind="stable")  # topics in the order of ``topics``, each
+        t, doc = t[by_topic], doc[by_topic]  # still best first
+        n = np.bincount(t, minlength=T)
+        start = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
+        pos = np.arange(len(t), dtype=np.int64) - start[t]  # rows are grouped by topic
+        sides.append((t, doc, pos, n))
+    (ta, da, pa, na), (tb, db, pb, nb) = sides
+    key_a, key_b = ta * n_codes + da, tb * n_codes + db
+    sort_b = np.argsort(key_b, kind="stable")
+    at = np.searchsorted(key_b[sort_b], key_a)
+    at = np.minimum(at, max(len(key_b) - 1, 0))
+    hit = (key_b[sort_b][at] == key_a) if len(key_b) else np.zeros(len(key_a), dtype=bool)
+    j = np.where(hit, pb[sort_b][at] if len(key_b) else 0, -1)  # position in b, -1 if missing
+    in_a = np.zeros(len(key_b), dtype=bool)
+    in_a[sort_b[at[hit]]] = True
+    k = np.bincount(ta[hit], minlength=T)  # documents both lists hold
+    only_a, only_b = na - k, nb - k
+    # discordant pairs: (a document of a only, one of b only) always; (common, a only) where
+    # the common one is ranked below in a; (common, b only) likewise in b; common pairs whose
+    # order the lists swap (inversions)
+    after_a = k[ta] - np.cumsum(hit) + _group_start_values(np.cumsum(hit), na)[ta]
+    after_b = k[tb] - np.cumsum(in_a) + _group_start_values(np.cumsum(in_a), nb)[tb]
+    dis = (only_a * only_b
+           + np.bincount(ta[~hit], weights=after_a[~hit], minlength=T).astype(np.int64)
+           + np.bincount(tb[~in_a], weights=after_b[~in_a], minlength=T).astype(np.int64))
+    if hit.any():  # ranks in b of the common documents, listed in a's order, topic by topic
+        tc, jc = ta[hit], j[hit]
+        by_b = np.lexsort((jc, tc))
+        rank = np.empty(len(jc), dtype=np.int64)
+        cstart = np.concatenate([[0], np.cumsum(k)[:-1]]).astype(np.int64)
+        rank[by_b] = np.arange(len(jc), dtype=np.int64) - cstart[tc[by_b]] + 1
+        col = np.arange(len(jc), dtype=np.int64) - cstart[tc]
+        rows = np.flatnonzero(k >= 2)
+        chunk_cells = 1 << 22
+        i = 0
+        while i < len(rows):  # topics in chunks of bounded size, each padded to its longest
+            K = int(k[rows[i]])
+            m = 1
+            while i + m < len(rows) and max(K, int(k[rows[i + m]])) * (m + 1) <= chunk_cells:
+                K = max(K, int(k[rows[i + m]]))
+                m += 1
+            part = rows[i:i + m]
+            P = np.broadcast_to(np.arange(1, K + 1, dtype=np.int64), (m, K)).copy()
+            slot = np.full(T, -1, dtype=np.int64)
+            slot[part] = np.arange(m)
+            sel = slot[tc] >= 0  # padding K past a topic's own count adds no inversion
+            P[slot[tc[sel]], col[sel]] = rank[sel]
+            dis[part] += _perm._inversions_unchecked(P)
+            i += m
+    size = k + only_a + only_b
+    tot = size * (size - 1) // 2
+    xtie, ytie = only_b * (only_b - 1) // 2, only_a * (only_a - 1) // 2  # tied below the end
+    cmd = tot - xtie - ytie - 2 * dis
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = cmd / np.sqrt((tot - xtie).astype(np.float64)) / np.sqrt(
+            (tot - ytie).astype(np.float64))
+    tau = np.minimum(1.0, np.maximum(-1.0, tau))
+    tau[(size < 2) | (xtie == tot) | (ytie == tot) | (na == 0) | (nb == 0)] = np.nan
+    # RBO: X_d of each topic from one bincount of the depths at which documents are shared
+    L = np.maximum(na, nb)
+    off = np.concatenate([[0], np.cumsum(L)[:-1]]).astype(np.int64)
+    enter = np.maximum(pa[hit], j[hit])
+    X = np.cumsum(np.bincount(off[ta[hit]] + enter, minlength=int(L.sum())))
+    rb = np.full(T, np.nan)
+    for q in np.flatnonzero((na > 0) & (nb > 0)):
+        s, l = sorted((int(na[q]), int(nb[q])))
+        Xq = X[off[q]:off[q] + l] - (X[off[q] - 1] if off[q] > 0 else 0)
+        rb[q] = _rbo_ext_of_counts(Xq, s, l, p)
+    return tau, rb
+
+
+def _group_start_values(c: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The running total ``c`` just before each group of ``n`` consecutive rows starts."""
+    start = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
+    c0 = np.concatenate([[0], c])
+    return c0[start]
 
 
 def _pair(orig, rep, name="scores"):
@@ -820,12 +951,26 @@ def _dri_stat(m):
     return _ratio(m[:, 1] - m[:, 0], m[:, 0]) - _ratio(m[:, 3] - m[:, 2], m[:, 2])
 
 
+def _ttest_rel_p(o: np.ndarray, r: np.ndarray) -> float:
+    """The two-sided p-value of ``scipy.stats.ttest_rel(o, r)`` in scipy's own arithmetic (its
+    ``ttest_1samp`` of the differences: the mean, the second central moment times n/(n-1),
+    ``stdtr``), without importing scipy.stats; the tests compare the two."""
+    d = np.asarray(o, dtype=np.float64) - np.asarray(r, dtype=np.float64)
+    n = d.shape[-1]
+    mean = np.mean(d, axis=-1)
+    v = np.mean((d - np.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
+    v *= np.float64(n) / (np.float64(n) - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.divide(mean - 0.0, np.sqrt(v / n))
+    return float(2 * _special.stdtr(np.float64(n - 1), -np.abs(t)))
+
+
 def _ttest(o, r, paired):
     """repro_eval's test: paired (ttest_rel) or unpaired (ttest_ind) two-sided t-test of the
     original against the reproduced scores; 1.0 where scipy gives nan on identical scores."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        p = float((_sps.ttest_rel(o, r) if paired else _sps.ttest_ind(o, r)).pvalue)
+        p = _ttest_rel_p(o, r) if paired else float(_sps.ttest_ind(o, r).pvalue)
     if math.isnan(p) and (np.array_equal(o, r) if paired else
                           (np.ptp(np.concatenate([o, r])) == 0)):
         p = 1.0
@@ -1060,19 +1205,22 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     if paired:
         for s in systems:
             pair = (runs[f"orig_{s}"], runs[f"rep_{s}"])
-            if ktu_convention == "union":  # integer codes shared by the pair: the measures
-                codes = pd.factorize(pd.concat([r["doc_id"] for r in pair]))[0]  # ignore names
-                n0 = len(pair[0])
-                ro, rr = _ranked(pair[0], codes[:n0]), _ranked(pair[1], codes[n0:])
-            else:  # repro_eval's KTU depends on the names
-                ro, rr = _ranked(pair[0]), _ranked(pair[1])
             topics = [q for q in scores[f"orig_{s}"].index]
-            kt, rb = [], []
-            for q in topics:
-                a, b = ro.get(q, []), rr.get(q, [])
-                kt.append(ktu(a, b, convention=ktu_convention) if len(a) and len(b)
-                          else float("nan"))
-                rb.append(rbo(a, b, rbo_p, form=rbo_form, depth=rbo_depth))
+            if ktu_convention == "union" and rbo_form == "ext" and rbo_depth is None:
+                kt, rb = _order_by_topic(pair[0], pair[1], topics, _check_p(rbo_p))
+            else:
+                if ktu_convention == "union":  # integer codes shared by the pair: the
+                    codes = pd.factorize(pd.concat([r["doc_id"] for r in pair]))[0]  # measures
+                    n0 = len(pair[0])  # ignore names
+                    ro, rr = _ranked(pair[0], codes[:n0]), _ranked(pair[1], codes[n0:])
+                else:  # repro_eval's KTU depends on the names
+                    ro, rr = _ranked(pair[0]), _ranked(pair[1])
+                kt, rb = [], []
+                for q in topics:
+                    a, b = ro.get(q, []), rr.get(q, [])
+                    kt.append(ktu(a, b, convention=ktu_convention) if len(a) and len(b)
+                              else float("nan"))
+                    rb.append(rbo(a, b, rbo_p, form=rbo_form, depth=rbo_depth))
             for name, vals in (("KTU", kt), ("RBO", rb)):
                 topic_rows.append(pd.DataFrame(dict(level="order", system=s, query_id=topics,
                                                     measure=name, orig=np.nan, rep=np.nan,

@@ -46,7 +46,19 @@ from typing import Callable, NamedTuple, Optional, Sequence
 import numpy as np
 import pandas as pd
 from scipy import special as _special
-from scipy import stats as _sps
+
+
+class _LazyScipyStats:
+    """``scipy.stats``, imported on first use: its import takes about 0.4 s of CPU, which
+    ``rankbook reproduce`` and most library calls never need."""
+
+    def __getattr__(self, name):
+        from scipy import stats
+
+        return getattr(stats, name)
+
+
+_sps = _LazyScipyStats()
 
 __all__ = [
     "CI_METHODS",

@@ -385,11 +385,13 @@ topic_runs = st.lists(st.tuples(st.lists(st.integers(0, 20), unique=True, max_si
 
 
 @settings(max_examples=200, deadline=None)
-@given(topic_runs, st.sampled_from([0.5, 0.9, 0.95]), st.randoms(use_true_random=False))
-def test_order_measures_of_all_topics_at_once_equal_ktu_and_rbo_bit_for_bit(spec, p, rnd):
+@given(topic_runs, st.sampled_from([0.5, 0.9, 0.95]), st.randoms(use_true_random=False),
+       st.booleans())
+def test_order_measures_of_all_topics_at_once_equal_ktu_and_rbo_bit_for_bit(spec, p, rnd,
+                                                                            in_order):
     """reproduce's batched KTU and RBO (every topic in one pass) against ktu() and rbo() of
     each topic's rankings: ties in the scores, missing documents, empty and one-sided topics,
-    rows in any order."""
+    rows in any order or as a system writes them (by topic, best first)."""
     rows = {"a": [], "b": []}
     topics = [f"t{i}" for i in range(len(spec))]
     for t, (da, db, sc) in zip(topics, spec):
@@ -397,9 +399,16 @@ def test_order_measures_of_all_topics_at_once_equal_ktu_and_rbo_bit_for_bit(spec
         rows["b"] += [(t, f"x{d}", float(sc[-1 - i])) for i, d in enumerate(db)]
     for k in rows:
         rnd.shuffle(rows[k])
+        if in_order:  # grouped by topic (first appearance), scores descending, ties as shuffled
+            first = {}
+            for r in rows[k]:
+                first.setdefault(r[0], len(first))
+            rows[k].sort(key=lambda r: (first[r[0]], -r[2]))
     a, b = (pd.DataFrame(rows[k], columns=["query_id", "doc_id", "score"]) for k in "ab")
     if a.empty or b.empty:
         return
+    # the rankings do not depend on the order of the rows (written in order: no sort at all)
+    assert repro.rankings(a) == repro.rankings(a.iloc[::-1].reset_index(drop=True))
     kt, rb = repro._order_by_topic(a, b, topics, p)
     ra, rr = repro.rankings(a), repro.rankings(b)
     for i, t in enumerate(topics):
@@ -443,6 +452,25 @@ def test_batched_intervals_equal_one_bootstrap_ci_each_bit_for_bit():
         for f in ("estimate", "low", "high", "standard_error"):
             assert np.array_equal(getattr(ci, f), getattr(want, f), equal_nan=True), f
         assert ci.method == want.method
+
+
+def test_mean_intervals_with_shared_draws_equal_one_bootstrap_ci_each_bit_for_bit():
+    """The KTU and RBO means of reproduce share their index draws; each interval equals its
+    own bootstrap_ci call (series of different lengths, values tied at the mean, percentile)."""
+    from rankbook import stats
+
+    rng = np.random.default_rng(4)
+    series = [rng.random(50), np.round(rng.random(50), 1), rng.random(31),
+              np.r_[np.zeros(25), np.ones(25)], np.full(50, 0.5)]
+    for method in ("bca", "percentile"):
+        got = stats._bootstrap_ci_of_mean_series(series, n_resamples=999, seed=11,
+                                                 method=method)
+        for x, ci in zip(series, got):
+            want = stats.bootstrap_ci(x, n_resamples=999, seed=11, method=method)
+            for f in ("estimate", "low", "high", "standard_error"):
+                assert np.array_equal(getattr(ci, f), getattr(want, f), equal_nan=True), f
+            assert (ci.method, ci.fallback, ci.n_resamples) == (want.method, want.fallback,
+                                                                want.n_resamples)
 
 
 @settings(max_examples=300, deadline=None)

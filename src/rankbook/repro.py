@@ -161,7 +161,13 @@ def _rank_order(df: pd.DataFrame):
     d = df["doc_id"].to_numpy()
     sc = df["score"].to_numpy(np.float64)
     qcode, qnames = pd.factorize(q, sort=False)
-    order = np.lexsort((-sc, qcode))  # by query (first appearance), then score descending
+    new_q = qcode[1:] != qcode[:-1]
+    if np.all(qcode[1:] >= qcode[:-1]) and np.all(new_q | (sc[1:] <= sc[:-1])):
+        # a run written in its order (grouped by query, scores descending), as systems
+        # write them: the (stable) lexsort below would return the rows as they are
+        order = np.arange(len(sc))
+    else:
+        order = np.lexsort((-sc, qcode))  # by query (first appearance), then score descending
     qs, ss = qcode[order], sc[order]
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if same.any():  # ties: by document id, descending, within each tied group
@@ -1203,6 +1209,7 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
 
     # order of documents (reproducibility only: the same topics)
     if paired:
+        means = []  # (system, KTU or RBO, finite per-topic values)
         for s in systems:
             pair = (runs[f"orig_{s}"], runs[f"rep_{s}"])
             topics = [q for q in scores[f"orig_{s}"].index]
@@ -1226,14 +1233,17 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                                                     measure=name, orig=np.nan, rep=np.nan,
                                                     value=vals)))
                 v = np.asarray(vals, dtype=np.float64)
-                v = v[np.isfinite(v)]
-                if len(v) >= 2:
-                    agg("order", s, name, f"{name} mean", _stats.bootstrap_ci(v, **ci_args),
-                        len(v))
-                else:
-                    agg("order", s, name, f"{name} mean", _stats.BootstrapCI(
-                        float(v.mean()) if len(v) else np.nan, np.nan, np.nan, np.nan,
-                        n_resamples, "-", confidence), len(v))
+                means.append((s, name, v[np.isfinite(v)]))
+        # the mean of each (one bootstrap each; the series of one length share the draws)
+        cis = _stats._bootstrap_ci_of_mean_series([v for *_, v in means if len(v) >= 2],
+                                                  **ci_args)[::-1]
+        for s, name, v in means:
+            if len(v) >= 2:
+                agg("order", s, name, f"{name} mean", cis.pop(), len(v))
+            else:
+                agg("order", s, name, f"{name} mean", _stats.BootstrapCI(
+                    float(v.mean()) if len(v) else np.nan, np.nan, np.nan, np.nan,
+                    n_resamples, "-", confidence), len(v))
     # effectiveness
     batch = []  # paired: (system, measure, n, p, [squared errors, squared largest errors])
     for s in systems:

@@ -204,8 +204,15 @@ def _resample_means(X: np.ndarray, n_resamples: int, rng,
     q) multiplied with X.T. With ``theta_hat``, the means within :data:`_TIE_RTOL` of it are
     recomputed exactly as ``np.mean(X[row, idx], axis=-1)`` (scipy's arithmetic).
     """
-    rows, q = X.shape
-    out = np.empty((rows, n_resamples))
+    return _resample_means_many([X], n_resamples, rng, [theta_hat])[0]
+
+
+def _resample_means_many(Xs, n_resamples: int, rng, theta_hats) -> list:
+    """:func:`_resample_means` of several matrices of the same q on one set of draws: each
+    result equals a call of its own with a generator in the same state (the same index
+    blocks, the same product per matrix)."""
+    q = Xs[0].shape[1]
+    outs = [np.empty((X.shape[0], n_resamples)) for X in Xs]
     block = max(1, _BLOCK_CELLS // q)
     offsets = None
     for start in range(0, n_resamples, block):
@@ -214,16 +221,17 @@ def _resample_means(X: np.ndarray, n_resamples: int, rng,
         if offsets is None or offsets.shape[0] != b:
             offsets = (np.arange(b, dtype=np.int64) * q)[:, None]
         counts = np.bincount((idx + offsets).ravel(), minlength=b * q).reshape(b, q)
-        means = (X @ counts.T.astype(np.float64)) / q
-        if theta_hat is not None:
-            tol = _TIE_RTOL * np.maximum(1.0, np.abs(theta_hat))[:, None]
-            near = np.abs(means - theta_hat[:, None]) <= tol
-            cols = np.flatnonzero(near.any(axis=0))
-            if cols.size:  # scipy's arithmetic: the mean of the resampled array, batch shape kept
-                exact = np.mean(X[:, idx[cols]], axis=-1)
-                means[:, cols] = np.where(near[:, cols], exact, means[:, cols])
-        out[:, start:start + b] = means
-    return out
+        for X, theta_hat, out in zip(Xs, theta_hats, outs):
+            means = (X @ counts.T.astype(np.float64)) / q
+            if theta_hat is not None:
+                tol = _TIE_RTOL * np.maximum(1.0, np.abs(theta_hat))[:, None]
+                near = np.abs(means - theta_hat[:, None]) <= tol
+                cols = np.flatnonzero(near.any(axis=0))
+                if cols.size:  # scipy's arithmetic: the mean of the resampled array
+                    exact = np.mean(X[:, idx[cols]], axis=-1)
+                    means[:, cols] = np.where(near[:, cols], exact, means[:, cols])
+            out[:, start:start + b] = means
+    return outs
 
 
 def _resample_stat(X: np.ndarray, statistic: Callable, n_resamples: int, rng) -> np.ndarray:
@@ -423,6 +431,42 @@ def _finish_ci(theta_hat, theta_b, a_hat, shape, confidence, method, n_resamples
 
     return BootstrapCI(out(theta_hat), out(low), out(high), out(se), n_resamples, method,
                        confidence, fallback)
+
+
+def _bootstrap_ci_of_mean_series(series, confidence: float = 0.95, method: str = "bca",
+                                 n_resamples: int = 9999, seed=0) -> list:
+    """``[bootstrap_ci(x, np.mean, ...) for x in series]``, each equal to its own call, with
+    the index draws shared by series of one length when ``seed`` is a number or a
+    SeedSequence (the same seed draws the same indices for every call); with a Generator or
+    ``None`` each series draws its own, as separate calls would."""
+    _check_choice(method, CI_METHODS, "method")
+    confidence = _check_confidence(confidence)
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    Xs = [_scores(x).reshape(1, -1) for x in series]
+    if any(np.ndim(x) != 1 for x in series):
+        raise ValueError("each series must be one-dimensional")
+    thetas = [np.mean(X, axis=-1).reshape(-1) for X in Xs]
+    share = seed is not None and not isinstance(seed, np.random.Generator)
+    groups = ([[i for i in range(len(Xs)) if Xs[i].shape[1] == n]
+               for n in dict.fromkeys(X.shape[1] for X in Xs)] if share
+              else [[i] for i in range(len(Xs))])
+    theta_b = [None] * len(Xs)
+    for g in groups:
+        got = _resample_means_many([Xs[i] for i in g], n_resamples, _bootstrap_rng(seed),
+                                   [thetas[i] if method == "bca" else None for i in g])
+        for i, tb in zip(g, got):
+            theta_b[i] = tb
+    out = []
+    for X, th, tb in zip(Xs, thetas, theta_b):
+        a_hat = None
+        if method == "bca":
+            if X.shape[0] * X.shape[1] ** 2 > _EXACT_JACKKNIFE_CELLS:
+                a_hat = _accel_of_mean(X)
+            else:
+                a_hat = _accel_from_jackknife(_jackknife(X, np.mean, exact=True))
+        out.append(_finish_ci(th, tb, a_hat, (), confidence, method, n_resamples))
+    return out
 
 
 def _bootstrap_ci_of_means(q: int, cases, confidence: float = 0.95, method: str = "bca",

@@ -157,8 +157,8 @@ def _as_run(run) -> pd.DataFrame:
 def _rank_order(df: pd.DataFrame):
     """The rows of a tidy run table in trec_eval's order: ``(order, qcode, qnames, d)``, rows
     grouped by query (first appearance; ``qcode`` per row, ``qnames`` per code), best first."""
-    q = df["query_id"].to_numpy()
-    d = df["doc_id"].to_numpy()
+    q = np.asarray(df["query_id"])  # the column's own array: no copy, no missing-value scan
+    d = np.asarray(df["doc_id"])
     sc = df["score"].to_numpy(np.float64)
     qcode, qnames = pd.factorize(q, sort=False)
     new_q = qcode[1:] != qcode[:-1]
@@ -463,7 +463,8 @@ def _order_by_topic(orig: pd.DataFrame, rep: pd.DataFrame, topics: Sequence[str]
 
     T = len(topics)
     where = {t: i for i, t in enumerate(topics)}
-    codes = pd.factorize(pd.concat([orig["doc_id"], rep["doc_id"]], ignore_index=True))[0]
+    codes = pd.factorize(np.concatenate([np.asarray(orig["doc_id"], dtype=object),
+                                         np.asarray(rep["doc_id"], dtype=object)]))[0]
     n_codes = int(codes.max()) + 1 if len(codes) else 1
     sides = []
     for df, c in ((orig, codes[:len(orig)]), (rep, codes[len(orig):])):
@@ -1081,10 +1082,18 @@ def _scores(qrels, run, measures, conv) -> pd.DataFrame:
     return wide.loc[pd.unique(pq["query_id"]), list(measures)]  # evaluate_run's topic order
 
 
-def _same_topics(a, b, what_a: str, what_b: str):
-    """a and b: score tables (topics as index) or runs (a ``query_id`` column)."""
-    ta, tb = (set(pd.unique(x["query_id"])) if "query_id" in
-              getattr(x, "columns", ()) else set(x.index) for x in (a, b))  # unique first: fast
+def _same_topics(a, b, what_a: str, what_b: str, seen: dict | None = None):
+    """a and b: score tables (topics as index) or runs (a ``query_id`` column); ``seen`` keeps
+    the topics of each table by ``id`` for the next call."""
+    seen = {} if seen is None else seen
+
+    def topics(x):
+        if id(x) not in seen:
+            seen[id(x)] = (set(pd.unique(x["query_id"])) if "query_id" in
+                           getattr(x, "columns", ()) else set(x.index))  # unique first: fast
+        return seen[id(x)]
+
+    ta, tb = topics(a), topics(b)
     if ta != tb:
         only_a, only_b = sorted(ta - tb), sorted(tb - ta)
         parts = []
@@ -1177,15 +1186,16 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
             runs[key] = _as_run(run)
     qrels_o = _tf.as_qrels(qrels)
     qrels_r = qrels_o if paired else _tf.as_qrels(qrels_rep)
+    seen = {}  # each run's topics, found once
     # the runs' own topics first: a run short of a topic is named as such, before a profile
     # that refuses a judged topic missing from one run (trec_eval 10.0) says it otherwise
     for exp in ("orig", "rep"):
         if runs[f"{exp}_advanced"] is not None:
             _same_topics(runs[f"{exp}_baseline"], runs[f"{exp}_advanced"],
-                         f"{exp}_baseline", f"{exp}_advanced")
+                         f"{exp}_baseline", f"{exp}_advanced", seen)
     if paired:
         for s in systems:
-            _same_topics(runs[f"orig_{s}"], runs[f"rep_{s}"], f"orig_{s}", f"rep_{s}")
+            _same_topics(runs[f"orig_{s}"], runs[f"rep_{s}"], f"orig_{s}", f"rep_{s}", seen)
     scores = {}
     for key, run in runs.items():
         if run is None:

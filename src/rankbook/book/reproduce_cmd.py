@@ -81,7 +81,7 @@ def _fast_read(path, what: str):
     try:
         raw = pd.read_csv(path, sep=r"\s+", header=None, engine="c", skiprows=head,
                           float_precision="round_trip", encoding="utf-8",
-                          dtype={c: str for c in range(n_cols) if c != value_col})
+                          dtype={c: object for c in range(n_cols) if c != value_col})
     except (ValueError, pd.errors.ParserError, OSError):
         return None
     n_data = n_lines - head

@@ -142,6 +142,7 @@ def _check_depth(depth):
 
 
 _TIDY = "rankbook.repro.tidy"
+_TIDY_QRELS = "rankbook.repro.tidy_qrels"
 
 
 def _as_run(run) -> pd.DataFrame:
@@ -177,6 +178,16 @@ def _rank_order(df: pd.DataFrame):
             grp = order[a:b + 1]
             order[a:b + 1] = sorted(grp, key=lambda i: d[i], reverse=True)
     return order, qcode, qnames, d
+
+
+def _as_qrels(qrels) -> pd.DataFrame:
+    """:func:`rankbook.trec_format.as_qrels`, once (a table marked as validated, as
+    :func:`_as_run` marks runs, is taken as it is)."""
+    if isinstance(qrels, pd.DataFrame) and qrels.attrs.get(_TIDY_QRELS):
+        return qrels
+    df = _tf.as_qrels(qrels)
+    df.attrs[_TIDY_QRELS] = True
+    return df
 
 
 def _ranked(df: pd.DataFrame, codes=None) -> dict:
@@ -1184,8 +1195,8 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
             runs[key] = _as_run(run)
         elif run is not None:
             runs[key] = _as_run(run)
-    qrels_o = _tf.as_qrels(qrels)
-    qrels_r = qrels_o if paired else _tf.as_qrels(qrels_rep)
+    qrels_o = _as_qrels(qrels)
+    qrels_r = qrels_o if paired else _as_qrels(qrels_rep)
     seen = {}  # each run's topics, found once
     # the runs' own topics first: a run short of a topic is named as such, before a profile
     # that refuses a judged topic missing from one run (trec_eval 10.0) says it otherwise

@@ -206,6 +206,9 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
     roles = [r for r in ROLES if paths.get(r)]
     q_orig = _read_with_lines(_conv.read_qrels, qrels, "qrels")[0]
     q_rep = _read_with_lines(_conv.read_qrels, qrels_rep, "qrels")[0] if qrels_rep else None
+    for q in (q_orig, q_rep):
+        if q is not None:
+            q.attrs[_repro._TIDY_QRELS] = True  # validated by the reader: not again
     runs, lines = {}, {}
     for r in roles:
         runs[r], lines[r] = _read_with_lines(_conv.read_run, paths[r], "run")

@@ -378,6 +378,121 @@ def test_reproduce_tables_and_refusals():
     assert "effect" not in set(base_only.aggregate.level)
 
 
+topic_runs = st.lists(st.tuples(st.lists(st.integers(0, 20), unique=True, max_size=15),
+                                st.lists(st.integers(0, 20), unique=True, max_size=15),
+                                st.lists(st.integers(0, 3), min_size=30, max_size=30)),
+                      min_size=1, max_size=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(topic_runs, st.sampled_from([0.5, 0.9, 0.95]), st.randoms(use_true_random=False),
+       st.booleans())
+def test_order_measures_of_all_topics_at_once_equal_ktu_and_rbo_bit_for_bit(spec, p, rnd,
+                                                                            in_order):
+    """reproduce's batched KTU and RBO (every topic in one pass) against ktu() and rbo() of
+    each topic's rankings: ties in the scores, missing documents, empty and one-sided topics,
+    rows in any order or as a system writes them (by topic, best first)."""
+    rows = {"a": [], "b": []}
+    topics = [f"t{i}" for i in range(len(spec))]
+    for t, (da, db, sc) in zip(topics, spec):
+        rows["a"] += [(t, f"x{d}", float(sc[i])) for i, d in enumerate(da)]
+        rows["b"] += [(t, f"x{d}", float(sc[-1 - i])) for i, d in enumerate(db)]
+    for k in rows:
+        rnd.shuffle(rows[k])
+        if in_order:  # grouped by topic (first appearance), scores descending, ties as shuffled
+            first = {}
+            for r in rows[k]:
+                first.setdefault(r[0], len(first))
+            rows[k].sort(key=lambda r: (first[r[0]], -r[2]))
+    a, b = (pd.DataFrame(rows[k], columns=["query_id", "doc_id", "score"]) for k in "ab")
+    if a.empty or b.empty:
+        return
+    # the rankings do not depend on the order of the rows (written in order: no sort at all)
+    assert repro.rankings(a) == repro.rankings(a.iloc[::-1].reset_index(drop=True))
+    kt, rb = repro._order_by_topic(a, b, topics, p)
+    ra, rr = repro.rankings(a), repro.rankings(b)
+    for i, t in enumerate(topics):
+        x, y = ra.get(t, []), rr.get(t, [])
+        want_k = repro.ktu(x, y) if x and y else float("nan")
+        assert np.array_equal([kt[i]], [want_k], equal_nan=True), (t, x, y)
+        assert np.array_equal([rb[i]], [repro.rbo(x, y, p)], equal_nan=True), (t, x, y)
+
+
+def test_batched_intervals_equal_one_bootstrap_ci_each_bit_for_bit():
+    """RMSE, nRMSE, ER and ΔRI share their resamples in reproduce; each interval equals
+    rankbook.stats.bootstrap_ci of a statistic that looks the series up by resampled topic
+    indices, one call per statistic."""
+    from rankbook import stats
+
+    rng = np.random.default_rng(3)
+    o = rng.random((4, 60))
+    r = np.clip(o + rng.normal(0, 0.1, o.shape), 0, 1)
+    r[:, ::3] = o[:, ::3]  # ties at the estimate
+    sq = np.stack([np.vstack([(x - y) ** 2, np.maximum(x, 1 - x) ** 2]) for x, y in zip(o, r)])
+    eff = np.stack([np.vstack([o[0], o[1], r[0], r[1]]), np.vstack([o[2], o[3], r[2], r[3]])])
+    cases = [(sq[:, :1], repro._rmse_stat), (sq, repro._nrmse_stat), (eff, repro._er_stat),
+             (eff, repro._dri_stat)]
+    got = repro._index_cis(cases, 0.95, 999, 7)
+    for (data, fn), ci in zip(cases, got):
+        q = data.shape[-1]
+
+        def statistic(idx, axis=-1, data=data, fn=fn):
+            idx = np.asarray(idx, dtype=np.int64)[0]
+            if idx.ndim == 1:
+                return fn(data[:, :, idx].mean(axis=-1))
+            b, n = idx.shape
+            counts = np.bincount((idx + (np.arange(b) * q)[:, None]).ravel(),
+                                 minlength=b * q).reshape(b, q)
+            return fn(data @ (counts.T / n))
+
+        with np.errstate(all="ignore"):
+            want = stats.bootstrap_ci(np.broadcast_to(np.arange(q, dtype=float),
+                                                      (data.shape[0], q)), statistic,
+                                      n_resamples=999, seed=7)
+        for f in ("estimate", "low", "high", "standard_error"):
+            assert np.array_equal(getattr(ci, f), getattr(want, f), equal_nan=True), f
+        assert ci.method == want.method
+
+
+def test_mean_intervals_with_shared_draws_equal_one_bootstrap_ci_each_bit_for_bit():
+    """The KTU and RBO means of reproduce share their index draws; each interval equals its
+    own bootstrap_ci call (series of different lengths, values tied at the mean, percentile)."""
+    from rankbook import stats
+
+    rng = np.random.default_rng(4)
+    series = [rng.random(50), np.round(rng.random(50), 1), rng.random(31),
+              np.r_[np.zeros(25), np.ones(25)], np.full(50, 0.5)]
+    for method in ("bca", "percentile"):
+        got = stats._bootstrap_ci_of_mean_series(series, n_resamples=999, seed=11,
+                                                 method=method)
+        for x, ci in zip(series, got):
+            want = stats.bootstrap_ci(x, n_resamples=999, seed=11, method=method)
+            for f in ("estimate", "low", "high", "standard_error"):
+                assert np.array_equal(getattr(ci, f), getattr(want, f), equal_nan=True), f
+            assert (ci.method, ci.fallback, ci.n_resamples) == (want.method, want.fallback,
+                                                                want.n_resamples)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1 / 3, 1.0]),
+                          st.floats(0, 1)), min_size=2, max_size=40),
+       st.sampled_from(["free", "equal", "shifted", "rounded"]))
+def test_paired_t_test_p_value_equals_scipy_bit_for_bit(pairs, kind):
+    """reproduce's paired t-test (without importing scipy.stats) against scipy's ttest_rel:
+    free, identical, constantly shifted and coarse (tied) scores."""
+    from scipy import stats
+
+    o = np.array([a for a, _ in pairs])
+    r = {"free": np.array([b for _, b in pairs]), "equal": o.copy(), "shifted": o + 0.125,
+         "rounded": np.round(np.array([b for _, b in pairs]), 1)}[kind]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy's precision-loss warning on equal scores
+        want = float(stats.ttest_rel(o, r).pvalue)
+    assert np.array_equal([repro._ttest_rel_p(o, r)], [want], equal_nan=True)
+
+
 def test_ir_metadata_round_trip(tmp_path):
     meta = {"tag": "bm25-rerun", "research goal": {"description": "reproduce: Core17"},
             "platform": {"software": {"libraries": ["numpy", "scipy 1.17"]}}, "empty": None}

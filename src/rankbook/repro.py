@@ -47,7 +47,20 @@ from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sps
+from scipy import special as _special
+
+
+class _LazyScipyStats:
+    """``scipy.stats``, imported on first use: its import takes about 0.4 s of CPU, which
+    ``rankbook reproduce`` and most library calls never need."""
+
+    def __getattr__(self, name):
+        from scipy import stats
+
+        return getattr(stats, name)
+
+
+_sps = _LazyScipyStats()
 
 from . import conventions as _conv
 from . import rbo as _rbo
@@ -129,6 +142,7 @@ def _check_depth(depth):
 
 
 _TIDY = "rankbook.repro.tidy"
+_TIDY_QRELS = "rankbook.repro.tidy_qrels"
 
 
 def _as_run(run) -> pd.DataFrame:
@@ -141,14 +155,20 @@ def _as_run(run) -> pd.DataFrame:
     return df
 
 
-def _ranked(df: pd.DataFrame, codes=None) -> dict:
-    """``{query: list of docs}`` in trec_eval's order from a tidy run table; with ``codes``
-    (one integer per row), each list holds the codes of the documents instead (an array)."""
-    q = df["query_id"].to_numpy()
-    d = df["doc_id"].to_numpy()
+def _rank_order(df: pd.DataFrame):
+    """The rows of a tidy run table in trec_eval's order: ``(order, qcode, qnames, d)``, rows
+    grouped by query (first appearance; ``qcode`` per row, ``qnames`` per code), best first."""
+    q = np.asarray(df["query_id"])  # the column's own array: no copy, no missing-value scan
+    d = np.asarray(df["doc_id"])
     sc = df["score"].to_numpy(np.float64)
     qcode, qnames = pd.factorize(q, sort=False)
-    order = np.lexsort((-sc, qcode))  # by query (first appearance), then score descending
+    new_q = qcode[1:] != qcode[:-1]
+    if np.all(qcode[1:] >= qcode[:-1]) and np.all(new_q | (sc[1:] <= sc[:-1])):
+        # a run written in its order (grouped by query, scores descending), as systems
+        # write them: the (stable) lexsort below would return the rows as they are
+        order = np.arange(len(sc))
+    else:
+        order = np.lexsort((-sc, qcode))  # by query (first appearance), then score descending
     qs, ss = qcode[order], sc[order]
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if same.any():  # ties: by document id, descending, within each tied group
@@ -157,6 +177,23 @@ def _ranked(df: pd.DataFrame, codes=None) -> dict:
         for a, b in zip(starts, ends):
             grp = order[a:b + 1]
             order[a:b + 1] = sorted(grp, key=lambda i: d[i], reverse=True)
+    return order, qcode, qnames, d
+
+
+def _as_qrels(qrels) -> pd.DataFrame:
+    """:func:`rankbook.trec_format.as_qrels`, once (a table marked as validated, as
+    :func:`_as_run` marks runs, is taken as it is)."""
+    if isinstance(qrels, pd.DataFrame) and qrels.attrs.get(_TIDY_QRELS):
+        return qrels
+    df = _tf.as_qrels(qrels)
+    df.attrs[_TIDY_QRELS] = True
+    return df
+
+
+def _ranked(df: pd.DataFrame, codes=None) -> dict:
+    """``{query: list of docs}`` in trec_eval's order from a tidy run table; with ``codes``
+    (one integer per row), each list holds the codes of the documents instead (an array)."""
+    order, qcode, qnames, d = _rank_order(df)
     docs = d[order] if codes is None else np.asarray(codes)[order]
     bounds = np.flatnonzero(np.diff(qcode[order])) + 1
     convert = list if codes is None else (lambda x: x)
@@ -376,9 +413,7 @@ def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = No
     0.8534
     """
     _check_choice(form, RBO_FORMS, "form")
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
-        raise ValueError(f"p must be a number with 0 < p < 1, got {p!r}")
-    p = float(p)
+    p = _check_p(p)
     depth = _check_depth(depth)
     a, b = _as_list(orig, "orig"), _as_list(rep, "rep")
     if len(a) == 0 or len(b) == 0:
@@ -393,11 +428,21 @@ def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = No
     return _rbo_ext(a, b, p)
 
 
+def _check_p(p) -> float:
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
+        raise ValueError(f"p must be a number with 0 < p < 1, got {p!r}")
+    return float(p)
+
+
 def _rbo_ext(a: list, b: list, p: float) -> float:
     """:func:`rankbook.rbo.rbo_ext` of two tie-free lists (Webber et al. eq. 32), with the
     overlaps counted in one pass; the tests check it equals rbo_ext."""
     s, l = sorted((len(a), len(b)))
-    X = _overlap_counts(a, b, l)
+    return _rbo_ext_of_counts(_overlap_counts(a, b, l), s, l, p)
+
+
+def _rbo_ext_of_counts(X: np.ndarray, s: int, l: int, p: float) -> float:
+    """:func:`_rbo_ext` from the overlaps ``X`` at depths 1..l of lists of s <= l documents."""
     d = np.arange(1, l + 1, dtype=float)
     X_s, X_l = float(X[s - 1]), float(X[-1])
     x = X.astype(float)
@@ -411,6 +456,110 @@ def _rbo_ext(a: list, b: list, p: float) -> float:
 
 # --------------------------------------------------------------------------------------------
 # effectiveness and effects
+
+
+def _order_by_topic(orig: pd.DataFrame, rep: pd.DataFrame, topics: Sequence[str], p: float):
+    """KTU over the union (:func:`ktu`) and extrapolated RBO (:func:`rbo`, ``form="ext"``) of
+    every topic of two tidy runs at once: ``(ktu, rbo)``, arrays over ``topics`` (``nan`` where
+    a run lacks the topic).
+
+    The documents are matched by topic and id in one sort; the discordant pairs of a topic are
+    counted in closed form, with one batched inversion count
+    (:func:`rankbook.permutations._inversions_unchecked`) for the documents both lists hold,
+    and KTU takes scipy's ``kendalltau`` arithmetic on those integer counts, so each value
+    equals ``ktu(a, b)`` bit for bit (the tests compare them); RBO's overlaps are counted for
+    every topic in one ``bincount`` and each value is :func:`_rbo_ext` of them.
+    """
+    from . import permutations as _perm
+
+    T = len(topics)
+    where = {t: i for i, t in enumerate(topics)}
+    codes = pd.factorize(np.concatenate([np.asarray(orig["doc_id"], dtype=object),
+                                         np.asarray(rep["doc_id"], dtype=object)]))[0]
+    n_codes = int(codes.max()) + 1 if len(codes) else 1
+    sides = []
+    for df, c in ((orig, codes[:len(orig)]), (rep, codes[len(orig):])):
+        order, qcode, qnames, _ = _rank_order(df)
+        tmap = np.array([where.get(str(x), -1) for x in qnames], dtype=np.int64)
+        t = tmap[qcode[order]] if len(order) else np.empty(0, dtype=np.int64)
+        keep = t >= 0
+        t, doc = t[keep], np.asarray(c, dtype=np.int64)[order][keep]
+        by_topic = np.argsort(t, kind="stable")  # topics in the order of ``topics``, each
+        t, doc = t[by_topic], doc[by_topic]  # still best first
+        n = np.bincount(t, minlength=T)
+        start = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
+        pos = np.arange(len(t), dtype=np.int64) - start[t]  # rows are grouped by topic
+        sides.append((t, doc, pos, n))
+    (ta, da, pa, na), (tb, db, pb, nb) = sides
+    key_a, key_b = ta * n_codes + da, tb * n_codes + db
+    sort_b = np.argsort(key_b, kind="stable")
+    at = np.searchsorted(key_b[sort_b], key_a)
+    at = np.minimum(at, max(len(key_b) - 1, 0))
+    hit = (key_b[sort_b][at] == key_a) if len(key_b) else np.zeros(len(key_a), dtype=bool)
+    j = np.where(hit, pb[sort_b][at] if len(key_b) else 0, -1)  # position in b, -1 if missing
+    in_a = np.zeros(len(key_b), dtype=bool)
+    in_a[sort_b[at[hit]]] = True
+    k = np.bincount(ta[hit], minlength=T)  # documents both lists hold
+    only_a, only_b = na - k, nb - k
+    # discordant pairs: (a document of a only, one of b only) always; (common, a only) where
+    # the common one is ranked below in a; (common, b only) likewise in b; common pairs whose
+    # order the lists swap (inversions)
+    after_a = k[ta] - np.cumsum(hit) + _group_start_values(np.cumsum(hit), na)[ta]
+    after_b = k[tb] - np.cumsum(in_a) + _group_start_values(np.cumsum(in_a), nb)[tb]
+    dis = (only_a * only_b
+           + np.bincount(ta[~hit], weights=after_a[~hit], minlength=T).astype(np.int64)
+           + np.bincount(tb[~in_a], weights=after_b[~in_a], minlength=T).astype(np.int64))
+    if hit.any():  # ranks in b of the common documents, listed in a's order, topic by topic
+        tc, jc = ta[hit], j[hit]
+        by_b = np.lexsort((jc, tc))
+        rank = np.empty(len(jc), dtype=np.int64)
+        cstart = np.concatenate([[0], np.cumsum(k)[:-1]]).astype(np.int64)
+        rank[by_b] = np.arange(len(jc), dtype=np.int64) - cstart[tc[by_b]] + 1
+        col = np.arange(len(jc), dtype=np.int64) - cstart[tc]
+        rows = np.flatnonzero(k >= 2)
+        chunk_cells = 1 << 22
+        i = 0
+        while i < len(rows):  # topics in chunks of bounded size, each padded to its longest
+            K = int(k[rows[i]])
+            m = 1
+            while i + m < len(rows) and max(K, int(k[rows[i + m]])) * (m + 1) <= chunk_cells:
+                K = max(K, int(k[rows[i + m]]))
+                m += 1
+            part = rows[i:i + m]
+            P = np.broadcast_to(np.arange(1, K + 1, dtype=np.int64), (m, K)).copy()
+            slot = np.full(T, -1, dtype=np.int64)
+            slot[part] = np.arange(m)
+            sel = slot[tc] >= 0  # padding K past a topic's own count adds no inversion
+            P[slot[tc[sel]], col[sel]] = rank[sel]
+            dis[part] += _perm._inversions_unchecked(P)
+            i += m
+    size = k + only_a + only_b
+    tot = size * (size - 1) // 2
+    xtie, ytie = only_b * (only_b - 1) // 2, only_a * (only_a - 1) // 2  # tied below the end
+    cmd = tot - xtie - ytie - 2 * dis
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = cmd / np.sqrt((tot - xtie).astype(np.float64)) / np.sqrt(
+            (tot - ytie).astype(np.float64))
+    tau = np.minimum(1.0, np.maximum(-1.0, tau))
+    tau[(size < 2) | (xtie == tot) | (ytie == tot) | (na == 0) | (nb == 0)] = np.nan
+    # RBO: X_d of each topic from one bincount of the depths at which documents are shared
+    L = np.maximum(na, nb)
+    off = np.concatenate([[0], np.cumsum(L)[:-1]]).astype(np.int64)
+    enter = np.maximum(pa[hit], j[hit])
+    X = np.cumsum(np.bincount(off[ta[hit]] + enter, minlength=int(L.sum())))
+    rb = np.full(T, np.nan)
+    for q in np.flatnonzero((na > 0) & (nb > 0)):
+        s, l = sorted((int(na[q]), int(nb[q])))
+        Xq = X[off[q]:off[q] + l] - (X[off[q] - 1] if off[q] > 0 else 0)
+        rb[q] = _rbo_ext_of_counts(Xq, s, l, p)
+    return tau, rb
+
+
+def _group_start_values(c: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The running total ``c`` just before each group of ``n`` consecutive rows starts."""
+    start = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
+    c0 = np.concatenate([[0], c])
+    return c0[start]
 
 
 def _pair(orig, rep, name="scores"):
@@ -736,28 +885,24 @@ def _index_ci(data: np.ndarray, fn, confidence, n_resamples, seed):
 
     ``data`` has shape (k, rows, q): k cases (systems, measures) of ``rows`` per-topic series
     each; ``fn(m)`` maps the row means ``m`` (shape (k, rows) or (k, rows, b)) to the statistic
-    (k,) or (k, b). :func:`rankbook.stats.bootstrap_ci` resamples the topic indices (one row of
-    indices per case, so every case gets the resamples a call of its own with the same seed
-    would get); the statistic turns each resample into counts per topic and takes the means
-    as a matrix product, so statistics of several series, such as ratios of means, resample
-    the topics together.
+    (k,) or (k, b). The topics are resampled as :func:`rankbook.stats.bootstrap_ci` resamples
+    them (every case gets the resamples a call of its own with the same seed would get); each
+    resample becomes counts per topic and the means a matrix product, so statistics of several
+    series, such as ratios of means, resample the topics together
+    (:func:`rankbook.stats._bootstrap_ci_of_means`, which :func:`_index_cis` calls for several
+    statistics on one set of resamples).
     """
-    k, _, q = data.shape
+    return _index_cis([(data, fn)], confidence, n_resamples, seed)[0]
 
-    def statistic(idx, axis=-1):
-        idx = np.asarray(idx, dtype=np.int64)[0]
-        if idx.ndim == 1:
-            return fn(data[:, :, idx].mean(axis=-1))
-        b, n = idx.shape  # b resamples (or leave-one-out samples) of n topics each
-        counts = np.bincount((idx + (np.arange(b, dtype=np.int64) * q)[:, None]).ravel(),
-                             minlength=b * q).reshape(b, q)
-        return fn(data @ (counts.T / n))
 
-    index = np.broadcast_to(np.arange(q, dtype=np.float64), (k, q))
+def _index_cis(cases, confidence, n_resamples, seed):
+    """:func:`_index_ci` of several ``(data, fn)`` on one set of resamples (same seed, same
+    topics: the same intervals as one call each)."""
+    q = cases[0][0].shape[-1]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # a resample whose ratio is 0/0 leaves the interval nan
-        return _stats.bootstrap_ci(index, statistic, confidence=confidence,
-                                   n_resamples=n_resamples, seed=seed)
+        return _stats._bootstrap_ci_of_means(q, cases, confidence=confidence,
+                                             n_resamples=n_resamples, seed=seed)
 
 
 def _case(ci, i):
@@ -825,12 +970,26 @@ def _dri_stat(m):
     return _ratio(m[:, 1] - m[:, 0], m[:, 0]) - _ratio(m[:, 3] - m[:, 2], m[:, 2])
 
 
+def _ttest_rel_p(o: np.ndarray, r: np.ndarray) -> float:
+    """The two-sided p-value of ``scipy.stats.ttest_rel(o, r)`` in scipy's own arithmetic (its
+    ``ttest_1samp`` of the differences: the mean, the second central moment times n/(n-1),
+    ``stdtr``), without importing scipy.stats; the tests compare the two."""
+    d = np.asarray(o, dtype=np.float64) - np.asarray(r, dtype=np.float64)
+    n = d.shape[-1]
+    mean = np.mean(d, axis=-1)
+    v = np.mean((d - np.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
+    v *= np.float64(n) / (np.float64(n) - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.divide(mean - 0.0, np.sqrt(v / n))
+    return float(2 * _special.stdtr(np.float64(n - 1), -np.abs(t)))
+
+
 def _ttest(o, r, paired):
     """repro_eval's test: paired (ttest_rel) or unpaired (ttest_ind) two-sided t-test of the
     original against the reproduced scores; 1.0 where scipy gives nan on identical scores."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        p = float((_sps.ttest_rel(o, r) if paired else _sps.ttest_ind(o, r)).pvalue)
+        p = _ttest_rel_p(o, r) if paired else float(_sps.ttest_ind(o, r).pvalue)
     if math.isnan(p) and (np.array_equal(o, r) if paired else
                           (np.ptp(np.concatenate([o, r])) == 0)):
         p = 1.0
@@ -935,10 +1094,18 @@ def _scores(qrels, run, measures, conv) -> pd.DataFrame:
     return wide.loc[pd.unique(pq["query_id"]), list(measures)]  # evaluate_run's topic order
 
 
-def _same_topics(a, b, what_a: str, what_b: str):
-    """a and b: score tables (topics as index) or runs (a ``query_id`` column)."""
-    ta, tb = (set(x["query_id"]) if "query_id" in getattr(x, "columns", ()) else set(x.index)
-              for x in (a, b))
+def _same_topics(a, b, what_a: str, what_b: str, seen: dict | None = None):
+    """a and b: score tables (topics as index) or runs (a ``query_id`` column); ``seen`` keeps
+    the topics of each table by ``id`` for the next call."""
+    seen = {} if seen is None else seen
+
+    def topics(x):
+        if id(x) not in seen:
+            seen[id(x)] = (set(pd.unique(x["query_id"])) if "query_id" in
+                           getattr(x, "columns", ()) else set(x.index))  # unique first: fast
+        return seen[id(x)]
+
+    ta, tb = topics(a), topics(b)
     if ta != tb:
         only_a, only_b = sorted(ta - tb), sorted(tb - ta)
         parts = []
@@ -1029,17 +1196,18 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
             runs[key] = _as_run(run)
         elif run is not None:
             runs[key] = _as_run(run)
-    qrels_o = _tf.as_qrels(qrels)
-    qrels_r = qrels_o if paired else _tf.as_qrels(qrels_rep)
+    qrels_o = _as_qrels(qrels)
+    qrels_r = qrels_o if paired else _as_qrels(qrels_rep)
+    seen = {}  # each run's topics, found once
     # the runs' own topics first: a run short of a topic is named as such, before a profile
     # that refuses a judged topic missing from one run (trec_eval 10.0) says it otherwise
     for exp in ("orig", "rep"):
         if runs[f"{exp}_advanced"] is not None:
             _same_topics(runs[f"{exp}_baseline"], runs[f"{exp}_advanced"],
-                         f"{exp}_baseline", f"{exp}_advanced")
+                         f"{exp}_baseline", f"{exp}_advanced", seen)
     if paired:
         for s in systems:
-            _same_topics(runs[f"orig_{s}"], runs[f"rep_{s}"], f"orig_{s}", f"rep_{s}")
+            _same_topics(runs[f"orig_{s}"], runs[f"rep_{s}"], f"orig_{s}", f"rep_{s}", seen)
     scores = {}
     for key, run in runs.items():
         if run is None:
@@ -1063,34 +1231,41 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
 
     # order of documents (reproducibility only: the same topics)
     if paired:
+        means = []  # (system, KTU or RBO, finite per-topic values)
         for s in systems:
             pair = (runs[f"orig_{s}"], runs[f"rep_{s}"])
-            if ktu_convention == "union":  # integer codes shared by the pair: the measures
-                codes = pd.factorize(pd.concat([r["doc_id"] for r in pair]))[0]  # ignore names
-                n0 = len(pair[0])
-                ro, rr = _ranked(pair[0], codes[:n0]), _ranked(pair[1], codes[n0:])
-            else:  # repro_eval's KTU depends on the names
-                ro, rr = _ranked(pair[0]), _ranked(pair[1])
             topics = [q for q in scores[f"orig_{s}"].index]
-            kt, rb = [], []
-            for q in topics:
-                a, b = ro.get(q, []), rr.get(q, [])
-                kt.append(ktu(a, b, convention=ktu_convention) if len(a) and len(b)
-                          else float("nan"))
-                rb.append(rbo(a, b, rbo_p, form=rbo_form, depth=rbo_depth))
+            if ktu_convention == "union" and rbo_form == "ext" and rbo_depth is None:
+                kt, rb = _order_by_topic(pair[0], pair[1], topics, _check_p(rbo_p))
+            else:
+                if ktu_convention == "union":  # integer codes shared by the pair: the
+                    codes = pd.factorize(pd.concat([r["doc_id"] for r in pair]))[0]  # measures
+                    n0 = len(pair[0])  # ignore names
+                    ro, rr = _ranked(pair[0], codes[:n0]), _ranked(pair[1], codes[n0:])
+                else:  # repro_eval's KTU depends on the names
+                    ro, rr = _ranked(pair[0]), _ranked(pair[1])
+                kt, rb = [], []
+                for q in topics:
+                    a, b = ro.get(q, []), rr.get(q, [])
+                    kt.append(ktu(a, b, convention=ktu_convention) if len(a) and len(b)
+                              else float("nan"))
+                    rb.append(rbo(a, b, rbo_p, form=rbo_form, depth=rbo_depth))
             for name, vals in (("KTU", kt), ("RBO", rb)):
                 topic_rows.append(pd.DataFrame(dict(level="order", system=s, query_id=topics,
                                                     measure=name, orig=np.nan, rep=np.nan,
                                                     value=vals)))
                 v = np.asarray(vals, dtype=np.float64)
-                v = v[np.isfinite(v)]
-                if len(v) >= 2:
-                    agg("order", s, name, f"{name} mean", _stats.bootstrap_ci(v, **ci_args),
-                        len(v))
-                else:
-                    agg("order", s, name, f"{name} mean", _stats.BootstrapCI(
-                        float(v.mean()) if len(v) else np.nan, np.nan, np.nan, np.nan,
-                        n_resamples, "-", confidence), len(v))
+                means.append((s, name, v[np.isfinite(v)]))
+        # the mean of each (one bootstrap each; the series of one length share the draws)
+        cis = _stats._bootstrap_ci_of_mean_series([v for *_, v in means if len(v) >= 2],
+                                                  **ci_args)[::-1]
+        for s, name, v in means:
+            if len(v) >= 2:
+                agg("order", s, name, f"{name} mean", cis.pop(), len(v))
+            else:
+                agg("order", s, name, f"{name} mean", _stats.BootstrapCI(
+                    float(v.mean()) if len(v) else np.nan, np.nan, np.nan, np.nan,
+                    n_resamples, "-", confidence), len(v))
     # effectiveness
     batch = []  # paired: (system, measure, n, p, [squared errors, squared largest errors])
     for s in systems:
@@ -1117,32 +1292,40 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                     if len(vals) >= 2:
                         agg("effectiveness", s, m, stat, _stats.bootstrap_ci(vals, **ci_args),
                             len(vals), _ttest(o, r, False), "unpaired t-test")
-    if batch:  # one bootstrap for every RMSE and one for every nRMSE (the same resamples)
+    # one set of resamples of the topics for every RMSE, nRMSE, ER and ΔRI (paired: the same
+    # topics throughout; the same intervals as one bootstrap each with the same seed)
+    cases = {}
+    if batch:
         data = np.stack([x for *_, x in batch])
-        cis = {"RMSE": _index_ci(data[:, :1], _rmse_stat, **ci_args),
-               "nRMSE": _index_ci(data, _nrmse_stat, **ci_args)}
-        for i, (s, m, n, p, _) in enumerate(batch):
-            for stat, ci in cis.items():
-                agg("effectiveness", s, m, stat, _case(ci, i), n, p, "paired t-test")
-    # overall effects
-    if "orig_advanced" in scores:
+        cases["RMSE"] = (data[:, :1], _rmse_stat)
+        cases["nRMSE"] = (data, _nrmse_stat)
+    effects = "orig_advanced" in scores
+    if effects:
         ob, oa = scores["orig_baseline"], scores["orig_advanced"].loc[scores["orig_baseline"].index]
         rb, ra = scores["rep_baseline"], scores["rep_advanced"].loc[scores["rep_baseline"].index]
-        if min(len(ob), len(rb)) >= 2:
-            n = len(ob) if paired else len(ob) + len(rb)
-            if paired:
-                data = np.stack([np.vstack([ob[m], oa[m], rb[m], ra[m]]).astype(np.float64)
-                                 for m in wanted])
-                cis = {"ER": _index_ci(data, _er_stat, **ci_args),
-                       "ΔRI": _index_ci(data, _dri_stat, **ci_args)}
-                for i, m in enumerate(wanted):
-                    for stat, ci in cis.items():
-                        agg("effect", "advanced vs baseline", m, stat, _case(ci, i), n)
-            else:
-                for m in wanted:
-                    for stat, ci in effect_ci(ob[m], oa[m], rb[m], ra[m], paired=False,
-                                              **ci_args).items():
-                        agg("effect", "advanced vs baseline", m, stat, ci, n)
+        effects = min(len(ob), len(rb)) >= 2
+        if effects and paired:
+            data = np.stack([np.vstack([ob[m], oa[m], rb[m], ra[m]]).astype(np.float64)
+                             for m in wanted])
+            cases["ER"] = (data, _er_stat)
+            cases["ΔRI"] = (data, _dri_stat)
+    cis = dict(zip(cases, _index_cis(list(cases.values()), **ci_args))) if cases else {}
+    if batch:
+        for i, (s, m, n, p, _) in enumerate(batch):
+            for stat in ("RMSE", "nRMSE"):
+                agg("effectiveness", s, m, stat, _case(cis[stat], i), n, p, "paired t-test")
+    # overall effects
+    if effects:
+        n = len(ob) if paired else len(ob) + len(rb)
+        if paired:
+            for i, m in enumerate(wanted):
+                for stat in ("ER", "ΔRI"):
+                    agg("effect", "advanced vs baseline", m, stat, _case(cis[stat], i), n)
+        else:
+            for m in wanted:
+                for stat, ci in effect_ci(ob[m], oa[m], rb[m], ra[m], paired=False,
+                                          **ci_args).items():
+                    agg("effect", "advanced vs baseline", m, stat, ci, n)
     per_topic = (pd.concat(topic_rows, ignore_index=True) if topic_rows else
                  pd.DataFrame(columns=["level", "system", "query_id", "measure", "orig", "rep",
                                        "value"]))

@@ -46,7 +46,19 @@ from typing import Callable, NamedTuple, Optional, Sequence
 import numpy as np
 import pandas as pd
 from scipy import special as _special
-from scipy import stats as _sps
+
+
+class _LazyScipyStats:
+    """``scipy.stats``, imported on first use: its import takes about 0.4 s of CPU, which
+    ``rankbook reproduce`` and most library calls never need."""
+
+    def __getattr__(self, name):
+        from scipy import stats
+
+        return getattr(stats, name)
+
+
+_sps = _LazyScipyStats()
 
 __all__ = [
     "CI_METHODS",
@@ -192,8 +204,15 @@ def _resample_means(X: np.ndarray, n_resamples: int, rng,
     q) multiplied with X.T. With ``theta_hat``, the means within :data:`_TIE_RTOL` of it are
     recomputed exactly as ``np.mean(X[row, idx], axis=-1)`` (scipy's arithmetic).
     """
-    rows, q = X.shape
-    out = np.empty((rows, n_resamples))
+    return _resample_means_many([X], n_resamples, rng, [theta_hat])[0]
+
+
+def _resample_means_many(Xs, n_resamples: int, rng, theta_hats) -> list:
+    """:func:`_resample_means` of several matrices of the same q on one set of draws: each
+    result equals a call of its own with a generator in the same state (the same index
+    blocks, the same product per matrix)."""
+    q = Xs[0].shape[1]
+    outs = [np.empty((X.shape[0], n_resamples)) for X in Xs]
     block = max(1, _BLOCK_CELLS // q)
     offsets = None
     for start in range(0, n_resamples, block):
@@ -202,16 +221,17 @@ def _resample_means(X: np.ndarray, n_resamples: int, rng,
         if offsets is None or offsets.shape[0] != b:
             offsets = (np.arange(b, dtype=np.int64) * q)[:, None]
         counts = np.bincount((idx + offsets).ravel(), minlength=b * q).reshape(b, q)
-        means = (X @ counts.T.astype(np.float64)) / q
-        if theta_hat is not None:
-            tol = _TIE_RTOL * np.maximum(1.0, np.abs(theta_hat))[:, None]
-            near = np.abs(means - theta_hat[:, None]) <= tol
-            cols = np.flatnonzero(near.any(axis=0))
-            if cols.size:  # scipy's arithmetic: the mean of the resampled array, batch shape kept
-                exact = np.mean(X[:, idx[cols]], axis=-1)
-                means[:, cols] = np.where(near[:, cols], exact, means[:, cols])
-        out[:, start:start + b] = means
-    return out
+        for X, theta_hat, out in zip(Xs, theta_hats, outs):
+            means = (X @ counts.T.astype(np.float64)) / q
+            if theta_hat is not None:
+                tol = _TIE_RTOL * np.maximum(1.0, np.abs(theta_hat))[:, None]
+                near = np.abs(means - theta_hat[:, None]) <= tol
+                cols = np.flatnonzero(near.any(axis=0))
+                if cols.size:  # scipy's arithmetic: the mean of the resampled array
+                    exact = np.mean(X[:, idx[cols]], axis=-1)
+                    means[:, cols] = np.where(near[:, cols], exact, means[:, cols])
+            out[:, start:start + b] = means
+    return outs
 
 
 def _resample_stat(X: np.ndarray, statistic: Callable, n_resamples: int, rng) -> np.ndarray:
@@ -387,6 +407,12 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
             a_hat = _accel_of_mean(X)  # closed form: rounding differs from scipy's jackknife
         else:  # scipy's arithmetic: the statistic of every leave-one-out sample
             a_hat = _accel_from_jackknife(_jackknife(X, stat, exact=True))
+    return _finish_ci(theta_hat, theta_b, a_hat, shape, confidence, method, n_resamples)
+
+
+def _finish_ci(theta_hat, theta_b, a_hat, shape, confidence, method, n_resamples) -> BootstrapCI:
+    """The interval of :func:`bootstrap_ci` from the estimates (rows,), the bootstrap
+    distribution (rows, n_resamples) and the acceleration (rows,; BCa)."""
     low, high, bca_ok = _interval_from_distribution(theta_hat, theta_b, a_hat, confidence, method)
     fallback = ""
     if method == "bca" and not bca_ok.all():
@@ -397,7 +423,7 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
                     "resample on one side of the estimate, or no spread), so the percentile "
                     "interval is given there")
         method = "percentile" if len(bad) == len(bca_ok) else "bca, percentile where undefined"
-    se = theta_b.std(axis=-1, ddof=1) if n_resamples > 1 else np.full(len(X), np.nan)
+    se = theta_b.std(axis=-1, ddof=1) if n_resamples > 1 else np.full(len(theta_hat), np.nan)
 
     def out(a):
         a = np.asarray(a).reshape(shape)
@@ -405,6 +431,114 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
 
     return BootstrapCI(out(theta_hat), out(low), out(high), out(se), n_resamples, method,
                        confidence, fallback)
+
+
+def _bootstrap_ci_of_mean_series(series, confidence: float = 0.95, method: str = "bca",
+                                 n_resamples: int = 9999, seed=0) -> list:
+    """``[bootstrap_ci(x, np.mean, ...) for x in series]``, each equal to its own call, with
+    the index draws shared by series of one length when ``seed`` is a number or a
+    SeedSequence (the same seed draws the same indices for every call); with a Generator or
+    ``None`` each series draws its own, as separate calls would."""
+    _check_choice(method, CI_METHODS, "method")
+    confidence = _check_confidence(confidence)
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    Xs = [_scores(x).reshape(1, -1) for x in series]
+    if any(np.ndim(x) != 1 for x in series):
+        raise ValueError("each series must be one-dimensional")
+    thetas = [np.mean(X, axis=-1).reshape(-1) for X in Xs]
+    share = seed is not None and not isinstance(seed, np.random.Generator)
+    groups = ([[i for i in range(len(Xs)) if Xs[i].shape[1] == n]
+               for n in dict.fromkeys(X.shape[1] for X in Xs)] if share
+              else [[i] for i in range(len(Xs))])
+    theta_b = [None] * len(Xs)
+    for g in groups:
+        got = _resample_means_many([Xs[i] for i in g], n_resamples, _bootstrap_rng(seed),
+                                   [thetas[i] if method == "bca" else None for i in g])
+        for i, tb in zip(g, got):
+            theta_b[i] = tb
+    out = []
+    for X, th, tb in zip(Xs, thetas, theta_b):
+        a_hat = None
+        if method == "bca":
+            if X.shape[0] * X.shape[1] ** 2 > _EXACT_JACKKNIFE_CELLS:
+                a_hat = _accel_of_mean(X)
+            else:
+                a_hat = _accel_from_jackknife(_jackknife(X, np.mean, exact=True))
+        out.append(_finish_ci(th, tb, a_hat, (), confidence, method, n_resamples))
+    return out
+
+
+def _bootstrap_ci_of_means(q: int, cases, confidence: float = 0.95, method: str = "bca",
+                           n_resamples: int = 9999, seed=0) -> list:
+    """Bootstrap intervals of statistics of topic means, for several batches on one set of
+    resamples of the ``q`` topics.
+
+    ``cases`` is a list of ``(data, fn)``: ``data`` of shape (k, rows, q) holds k cases of
+    ``rows`` per-topic series each, and ``fn`` maps the row means (k, rows), or (k, rows, b) for
+    b resamples, to the statistic (k,) or (k, b). Each case's :class:`BootstrapCI` (arrays of
+    shape (k,)) equals ``bootstrap_ci(np.broadcast_to(np.arange(q.), (k, q)), statistic, ...)``
+    with a statistic that looks the series up by the resampled topic indices: the same index
+    draws (the generator's stream does not depend on how it is cut into blocks), the means of a
+    resample taken as ``data @ (counts.T / n)`` with ``counts`` the frequency of each topic in
+    it, the same leave-one-out samples for BCa. The indices are drawn and counted once for all
+    cases of one block size (:func:`rankbook.repro.reproduce` resamples every measure this
+    way); no array of resampled values is built, only the counts.
+    """
+    _check_choice(method, CI_METHODS, "method")
+    confidence = _check_confidence(confidence)
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    cases = [(np.asarray(d, dtype=np.float64), fn) for d, fn in cases]
+    # the estimate from the series looked up by the topic indices 0..q-1 (the copy that lookup
+    # makes is laid out so that its mean rounds as the lookup's does)
+    everyone = np.arange(q)
+    thetas = [np.asarray(fn(d[..., everyone].mean(axis=-1)), dtype=np.float64).reshape(-1)
+              for d, fn in cases]
+    out = [np.empty((len(t), n_resamples)) for t in thetas]
+    jack = [np.empty((len(t), q)) for t in thetas]
+    # bootstrap_ci cuts the resamples into blocks of _BLOCK_CELLS // (q * rows) and the
+    # matrix product rounds a column by where it falls in its block: cases of one block size
+    # share the draws, each block size gets its own (same seed: the same draws, as the stream
+    # does not depend on the cut); a Generator as seed is drawn from case after case, as
+    # successive calls of bootstrap_ci would draw from it
+    blocks = [max(1, _BLOCK_CELLS // (q * max(1, len(t)))) for t in thetas]
+    if isinstance(seed, np.random.Generator):
+        groups = [[i] for i in range(len(cases))]
+    else:
+        groups = [[i for i in range(len(cases)) if blocks[i] == blk]
+                  for blk in dict.fromkeys(blocks)]
+    for group in groups:
+        block = blocks[group[0]]
+        rng = _bootstrap_rng(seed)
+        for start in range(0, n_resamples, block):
+            b = min(block, n_resamples - start)
+            idx = rng.integers(0, q, size=(b, q))
+            counts = np.bincount((idx + (np.arange(b, dtype=np.int64) * q)[:, None]).ravel(),
+                                 minlength=b * q).reshape(b, q)
+            w = counts.T / q
+            for i in group:
+                d, fn = cases[i]
+                out[i][:, start:start + b] = fn(d @ w)
+        if method != "bca":
+            continue
+        base = np.arange(q)  # leave-one-out samples, as _jackknife builds them
+        for start in range(0, q, block):
+            stop = min(q, start + block)
+            keep = np.ones((stop - start, q), dtype=bool)
+            keep[np.arange(stop - start), np.arange(start, stop)] = False
+            idx = np.broadcast_to(base, keep.shape)[keep].reshape(stop - start, q - 1)
+            b = stop - start
+            counts = np.bincount((idx + (np.arange(b, dtype=np.int64) * q)[:, None]).ravel(),
+                                 minlength=b * q).reshape(b, q)
+            w = counts.T / (q - 1)
+            for i in group:
+                d, fn = cases[i]
+                jack[i][:, start:stop] = fn(d @ w)
+    a_hats = ([_accel_from_jackknife(j) for j in jack] if method == "bca"
+              else [None] * len(cases))
+    return [_finish_ci(t, o, a, (len(t),), confidence, method, n_resamples)
+            for t, o, a in zip(thetas, out, a_hats)]
 
 
 # ----------------------------------------------------------------------------------------------

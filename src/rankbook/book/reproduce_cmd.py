@@ -62,28 +62,34 @@ def _fast_read(path, what: str):
     compare`` (:func:`rankbook.trec_format.read_run`), whose messages name ``file:line``.
     On a well-formed file the table equals theirs (the tests compare them)."""
     n_cols, value_col, value_name = (6, 4, "score") if what == "run" else (4, 3, "relevance")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    head = 0  # comment lines on top (an ir_metadata block) and blank lines are skipped
-    while head < len(lines) and (not lines[head].strip() or lines[head].lstrip().startswith("#")):
-        head += 1
-    if head == len(lines):
+    counted = _count_lines(path)
+    if counted is None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        except (OSError, UnicodeDecodeError):
+            return None
+        head = 0  # comment lines on top (an ir_metadata block) and blank lines are skipped
+        while head < len(lines) and (not lines[head].strip()
+                                     or lines[head].lstrip().startswith("#")):
+            head += 1
+        n_lines = len(lines)
+    else:
+        head, n_lines = counted
+    if head == n_lines:
         return None
     try:
         raw = pd.read_csv(path, sep=r"\s+", header=None, engine="c", skiprows=head,
                           float_precision="round_trip", encoding="utf-8",
-                          dtype={c: str for c in range(n_cols) if c != value_col})
+                          dtype={c: object for c in range(n_cols) if c != value_col})
     except (ValueError, pd.errors.ParserError, OSError):
         return None
-    n_data = len(lines) - head
+    n_data = n_lines - head
     # every line below the header is a data line (no blank or comment line in between: pandas
     # would skip the former and read the latter as data, and the line numbers would shift)
     if raw.shape != (n_data, n_cols) or raw.isna().to_numpy().any():
         return None
-    nos = np.arange(head + 1, len(lines) + 1)
+    nos = np.arange(head + 1, n_lines + 1)
     values = raw[value_col]
     if values.dtype.kind not in "fiu" or not np.isfinite(values.to_numpy(np.float64)).all():
         return None
@@ -93,11 +99,44 @@ def _fast_read(path, what: str):
     if any(str(t).startswith("#") for t in topics):  # a comment line below the data
         return None
     doc_codes, docs = pd.factorize(df["doc_id"], sort=False)
-    pairs = codes.astype(np.int64) * max(len(docs), 1) + doc_codes
-    if len(np.unique(pairs)) != len(pairs):  # a duplicate document
-        return None
-    _, first = np.unique(codes, return_index=True)
+    if len(docs) < len(df):  # some id repeats (in another topic, or a duplicate document)
+        pairs = codes.astype(np.int64) * max(len(docs), 1) + doc_codes
+        if len(np.unique(pairs)) != len(pairs):  # a duplicate document
+            return None
+    # codes count up in order of first appearance: a topic's first line is where the running
+    # largest code grows
+    top = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.concatenate([[True], top[1:] > top[:-1]]))
     return df, {str(topics[c]): int(nos[i]) for c, i in enumerate(first)}
+
+
+#: Bytes that end a line for ``str.splitlines`` (besides "\n") or that ``str.strip`` strips
+#: and ``bytes.strip`` does not: a plain ASCII file without them is counted on its bytes.
+_ODD_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+
+
+def _count_lines(path):
+    """``(head, lines)`` of a plain ASCII file (only "\n" ends a line) without decoding it or
+    splitting it into lines: the comment and blank lines on top, and the number of lines
+    ``str.splitlines`` gives; ``None`` for any other file (the caller splits its text)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    if not data.isascii() or any(b in data for b in _ODD_BYTES):
+        return None
+    n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    head = pos = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        line = data[pos:end]
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            break
+        head += 1
+        pos = end + 1
+    return head, n_lines
 
 
 def _read_with_lines(reader, path, what):
@@ -167,6 +206,9 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
     roles = [r for r in ROLES if paths.get(r)]
     q_orig = _read_with_lines(_conv.read_qrels, qrels, "qrels")[0]
     q_rep = _read_with_lines(_conv.read_qrels, qrels_rep, "qrels")[0] if qrels_rep else None
+    for q in (q_orig, q_rep):
+        if q is not None:
+            q.attrs[_repro._TIDY_QRELS] = True  # validated by the reader: not again
     runs, lines = {}, {}
     for r in roles:
         runs[r], lines[r] = _read_with_lines(_conv.read_run, paths[r], "run")
@@ -198,8 +240,8 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
                 same(f"orig_{s}", f"rep_{s}", "a reproduction reruns the same topics (for "
                      "other topics, give their judgements with --qrels-rep: replicability)")
     for r in roles:
-        judged = set((q_rep if (q_rep is not None and r.startswith("rep")) else q_orig)
-                     ["query_id"])
+        judged = set(pd.unique((q_rep if (q_rep is not None and r.startswith("rep"))
+                                else q_orig)["query_id"]))
         qname = qrels_rep if (q_rep is not None and r.startswith("rep")) else qrels
         empty = [t for t in topics[r] if t not in judged]
         if empty:

@@ -435,6 +435,7 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         notes.extend(f"{name}: {w.message}" for w in caught if issubclass(w.category, UserWarning)
                      and not str(w.message).startswith("no query of the run"))
         del run
+        _tf.release_memory()  # the run's columns and the scorer's blocks: before the next run
         unjudged = len(in_run - judged)
         if unjudged and conv.run_only == "skip":
             notes.append(f"{name}: {unjudged} of its {len(in_run)} queries have no judgements "

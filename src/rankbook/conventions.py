@@ -1032,10 +1032,13 @@ def _gain(labels, m: Measure, conv: Convention):
 
 
 def _dcg_ranked(gains, k):
+    """DCG of each row: the discounted gains added from rank 1 down, one row at a time (a
+    cumulative sum, as trec_eval adds them), so that a query's value does not depend on the
+    other rows computed with it (a matrix product's rounding depends on the batch's shape)."""
     g = _cut(gains, k)
     if not g.shape[1]:
         return np.zeros(g.shape[0])
-    return g @ _discount(g.shape[1])
+    return np.cumsum(g * _discount(g.shape[1]), axis=1)[:, -1].copy()
 
 
 def _dcg_tie_average(gains_ranked, scores_ranked, n, k):

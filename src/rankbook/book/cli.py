@@ -462,7 +462,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         "most 1,000,000, and (systems + tests) x N at most 40 million)")
     c.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
                    help="largest input file, in bytes (default 512MiB; 500M, 2G, 4GiB, ...); "
-                        "the command needs about 6 bytes of memory per byte of its largest run")
+                        "the command needs up to about 5 bytes of memory per byte of its "
+                        "largest run")
     c.add_argument("--seed", type=_nonnegative, default=0, help="random seed (default: 0)")
     c.add_argument("--missing", default="error", choices=["error", "zero", "drop"],
                    help="a query some runs are scored on and another is not: stop (default), "

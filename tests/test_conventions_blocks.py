@@ -213,3 +213,43 @@ def test_ctrl_c_while_scoring_stops_before_the_next_block(tmp_path, monkeypatch,
     assert err.strip() == "rankbook compare: interrupted by SIGINT; no output was written"
     assert len(calls) <= 3  # the three measures of the first block at most, no second block
     assert not (tmp_path / "compare.csv").exists()
+
+
+def test_signals_at_random_moments_of_compare(tmp_path):
+    """``rankbook compare`` on 40,000-line runs, sent SIGINT or SIGTERM at random moments of
+    its life (start-up, reading, scoring, testing): always 130 or 143 with one line (or 0 when
+    it finished first), no output and no temporary file left, and no hang (the benchmark
+    ``compare_7m`` measures the time to exit; here the bound is generous, for a loaded
+    machine)."""
+    import random
+    import subprocess
+    import sys
+    import time
+
+    sys.path.insert(0, str(os.path.join(os.path.dirname(__file__), "..", "benchmarks")))
+    try:
+        import bench_compare_cli as bench
+    finally:
+        sys.path.pop(0)
+    qrels, runs = bench.write_collection(tmp_path, n_queries=40, depth=1000)
+    cmd = bench._command(qrels, runs, tmp_path / "out.csv", resamples=2000)
+    full = bench._run_measured(cmd, cwd=tmp_path)
+    assert full["status"] == 0, full["stderr_tail"]
+    (tmp_path / "out.csv").unlink()
+    rng = random.Random(os.environ.get("RANKBOOK_SIGNAL_SEED", "issue30-compare"))
+    interrupted = []
+    for _ in range(5):
+        sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+        res = bench._run_measured(cmd, cwd=tmp_path, sig=sig,
+                                  interrupt_after=rng.uniform(0.05, 1.0) * full["wall_s"])
+        if res["status"] == 0:  # finished before the signal
+            (tmp_path / "out.csv").unlink()
+            continue
+        assert res["status"] == 128 + sig, res["stderr_tail"]
+        assert res["stderr_tail"].strip().count("\n") == 0, res["stderr_tail"]
+        assert f"interrupted by {sig.name}" in res["stderr_tail"]
+        assert res["exit_after_interrupt_s"] < 10.0, res
+        interrupted.append(sig)
+        assert not (tmp_path / "out.csv").exists() and not list(tmp_path.glob(".*.tmp"))
+        time.sleep(0.05)
+    assert interrupted  # at least one signal arrived before the end

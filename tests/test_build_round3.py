@@ -327,17 +327,6 @@ def test_a_deleted_notebook_leaves_the_published_site_and_book_generated(project
     assert published == [] and (html / "nb0.html").is_file()
 
 
-def test_agreement_heatmap_with_one_ranking_after_the_reference_is_refused_before_the_kernel(
-        tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("RANKBOOK_ROOT", raising=False)  # the real notebook and its check
-    one = tmp_path / "one.csv"
-    one.write_text("name,1,2,3,4\nreference,A,B,C,D\nviewer,B,A,D,C\n")
-    assert cli.main(["run", "agreement_heatmap", "-p", "pairs_csv", str(one), "-p", "k", "2"]) == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1
-    assert "holds the reference and 1 ranking" in err and "at least 2 rankings" in err
-
-
 # ---------------------------------------------------------------------------------- finding 16
 def _handlers_installed(pid: int) -> bool:
     """True once the process catches SIGTERM (bit 15 of SigCgt): Python alone never does, so

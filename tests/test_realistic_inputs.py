@@ -75,3 +75,37 @@ def test_missing_labels_are_refused_by_the_library():
         consensus.kappa([["a", float("nan"), "b"], ["a", "b", float("nan")]])
     with pytest.raises(ValueError, match=r"missing label \(None\)"):
         consensus.kappa_p([["a", None], ["a"]])
+
+
+@pytest.mark.parametrize("order", ["clustered", "family"])
+def test_agreement_heatmap_with_one_ranking_after_the_reference(capsys, runs, tmp_path,
+                                                                monkeypatch, order):
+    """A rankings file of two rows (the reference and one ranking) is valid, but no agreement
+    ratio is defined on it (a ratio compares two metrics over pairs of rankings): the page says
+    so in each section that needs ratios, shows the metric values of the one ranking instead
+    of the heat map, and the run finishes (issue 30, finding 17: the kernel failed on it, then
+    the file was refused before the kernel)."""
+    monkeypatch.delenv("RANKBOOK_ROOT", raising=False)  # the real notebook and its check
+    one = tmp_path / "one.csv"
+    one.write_text("name,1,2,3,4,5\nreference,A,B,C,D,E\nviewer,B,A,D,C,E\n")
+    folder = run(capsys, "agreement_heatmap", "-p", "pairs_csv", str(one), "-p", "k", "2",
+                 "-p", "order", order)
+    nb = json.loads((folder / "agreement_heatmap.ipynb").read_text())
+    outputs = [o for c in nb["cells"] for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o["output_type"] == "error"]
+    texts = ["".join(o["data"]["text/markdown"]) for o in outputs
+             if "text/markdown" in o.get("data", {})]
+    skipped = [t for t in texts if t.startswith("Not shown:")]
+    assert any("heat map" in t and "1 ranking after the reference" in t for t in skipped)
+    assert any("agree fully" in t for t in skipped) and any("disagree most" in t for t in skipped)
+    assert not (folder / "agreement_heatmap.png").exists()
+    # the metric values of the ranking, as the library computes them
+    from rankbook import metrics, permutations
+    from rankbook.papers.paper_a.figure1 import label
+
+    values = pd.read_csv(folder / "sample_metric_values.csv", index_col=0)
+    assert len(values) == len(metrics.NAMES)
+    ref, viewer = permutations.from_labels(list("ABCDE"), list("BADCE"))
+    for name in ("recall", "ndcg", "kendall_tau"):
+        want = float(metrics.evaluate_many([name], ref[None, :], viewer[None, :], k=2)[name][0])
+        assert values.loc[label(name)].iloc[0] == pytest.approx(want, abs=5e-5), name

@@ -649,10 +649,10 @@ def _factorize(values):
 
 def _side_codes(x):
     """(codes, distinct values) of one side's ids: a Categorical's own, else factorized."""
-    if isinstance(x, _Coded):
-        return np.asarray(x.codes, dtype=np.int64), np.asarray(x.names, dtype=object)
-    if isinstance(x, pd.Categorical):  # codes as int64: pandas keeps them as small as int8
-        return x.codes.astype(np.int64), np.asarray(x.categories, dtype=object)
+    if isinstance(x, _Coded):  # the reader's codes, as it keeps them (int32 where they fit)
+        return np.asarray(x.codes), np.asarray(x.names, dtype=object)
+    if isinstance(x, pd.Categorical):  # codes as pandas keeps them: as small as int8
+        return x.codes, np.asarray(x.categories, dtype=object)
     codes, uniq = pd.factorize(np.asarray(x), use_na_sentinel=True)
     if codes.size and codes.min() < 0:
         raise ValueError("an id is missing (None or NaN); every row needs a query id and a document id")
@@ -690,7 +690,10 @@ def _codes(a, b, integer_codes=False):
         names = np.concatenate([trec_format.id_text(ua, f"the {what} ids of the qrels"),
                                 trec_format.id_text(ub, f"the {what} ids of the run")])
         merged, uniq = pd.factorize(names)
-        return merged[ca], merged[ua.size + cb] if cb.size else cb, np.asarray(uniq, dtype=object)
+        if uniq.size < 2**31:  # int32 codes: half the memory of a run's column
+            merged = merged.astype(np.int32)
+        return (merged[: ua.size][ca], merged[ua.size:][cb] if cb.size else cb.astype(np.int64),
+                np.asarray(uniq, dtype=object))
     a, b = np.asarray(a), np.asarray(b)
     if (integer_codes and a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.size and b.size
             and min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) < 2**40):
@@ -821,15 +824,29 @@ def _load(qrels, run, order=None) -> _Inputs:
 # grouping and ranking
 
 
+#: Cells (queries x widest query) of the padded matrices :func:`evaluate_run` scores at once:
+#: a larger run is scored a block of queries at a time (about 16 such matrices are alive, so a
+#: block takes some 30 MB), and a signal is answered between blocks.
+SCORE_BLOCK_CELLS = 1 << 18
+
+
 class _Groups:
     """Rows grouped by a code, stably, and a padded (groups x widest group) layout of them."""
 
-    def __init__(self, codes, n_groups):
-        codes = np.asarray(codes, dtype=np.int64)
+    def __init__(self, codes, n_groups, width=None):
+        codes = np.asarray(codes)
+        if codes.dtype.kind not in "iu" or codes.dtype.itemsize < 4:
+            codes = codes.astype(np.int64)
         self.sorted = bool(codes.size == 0 or np.all(codes[1:] >= codes[:-1]))
         self.order = None if self.sorted else np.argsort(codes, kind="stable")
-        self.counts = np.bincount(codes, minlength=n_groups).astype(np.int64)
-        self.width = int(self.counts.max()) if n_groups and codes.size else 0
+        if self.sorted:  # no copy of the codes (bincount would make one of int32 codes)
+            bounds = np.searchsorted(codes, np.arange(n_groups + 1, dtype=codes.dtype))
+            self.counts = np.diff(bounds).astype(np.int64)
+        else:
+            self.counts = np.bincount(codes, minlength=n_groups).astype(np.int64)
+        if width is None:  # the widest group; a block of groups takes the width of the whole
+            width = int(self.counts.max()) if n_groups and codes.size else 0
+        self.width = width
         self.full = bool(n_groups and np.all(self.counts == self.width))
         self._flat = None
 
@@ -1067,10 +1084,13 @@ def _gain(labels, m: Measure, conv: Convention):
 
 
 def _dcg_ranked(gains, k):
+    """DCG of each row: the discounted gains added from rank 1 down, one row at a time (a
+    cumulative sum, as trec_eval adds them), so that a query's value does not depend on the
+    other rows computed with it (a matrix product's rounding depends on the batch's shape)."""
     g = _cut(gains, k)
     if not g.shape[1]:
         return np.zeros(g.shape[0])
-    return g @ _discount(g.shape[1])
+    return np.cumsum(g * _discount(g.shape[1]), axis=1)[:, -1].copy()
 
 
 def _dcg_tie_average(gains_ranked, scores_ranked, n, k):
@@ -1423,7 +1443,7 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     everything = bool(keep.all())
     rq, rd, rv = (data.rq, data.rd, data.rv) if everything else (data.rq[keep], data.rd[keep], data.rv[keep])
     eval_ids = np.flatnonzero(evaluated)
-    new_code = np.full(nq, -1, dtype=np.int64)
+    new_code = np.full(nq, -1, dtype=np.int32 if nq < 2**31 else np.int64)
     new_code[eval_ids] = np.arange(eval_ids.size)
     rq = new_code[rq]
     m_q = eval_ids.size
@@ -1437,73 +1457,6 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     dup = _first_duplicate(qdoc_m, qvalid)
     if dup is not None:
         raise _duplicate_error("qrels", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
-
-    # the run grouped per query, in input order; a document retrieved twice is refused
-    groups = _Groups(rq, m_q)
-    counts = groups.counts
-    doc_m = groups.pad(rd, -1, dtype=np.int64)
-    dup = _first_duplicate(doc_m, groups.valid() if not groups.full else np.ones(doc_m.shape, bool))
-    if dup is not None:
-        raise _duplicate_error("run", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
-    score_m = groups.pad(rv, -np.inf)
-    if data.explicit:  # ranks: distinct within a query, then negated so that rank 1 is first
-        rank_m = groups.pad(rv, np.inf)
-        srt = np.sort(rank_m, axis=1)
-        same = (srt[:, 1:] == srt[:, :-1]) & np.isfinite(srt[:, 1:])
-        if same.any():
-            r, c = np.argwhere(same)[0]
-            docs = data.dnames[doc_m[r][rank_m[r] == srt[r, c]]]
-            raise ValueError(
-                f"documents {str(docs[0])!r} and {str(docs[1])!r} of query "
-                f"{data.qnames[eval_ids[r]]!r} share rank {srt[r, c]:g}; an explicit order needs "
-                "distinct ranks (order='score' ranks by score and breaks ties by the profile's "
-                "rule)")
-        score_m = np.where(np.isfinite(rank_m), -rank_m, -np.inf)
-
-    # relevance of every retrieved document (0 and not judged if absent from the qrels)
-    nd = np.int64(max(len(data.dnames), 1))
-    qkey = qq.astype(np.int64) * nd + qd
-    pos = np.full(doc_m.shape, -1, dtype=np.int64)
-    if qkey.size:
-        # only documents judged for some query can be judged for this one: look those up
-        if nd <= 2**27:
-            seen = np.zeros(int(nd) + 1, dtype=bool)
-            seen[qd] = True
-            probe = seen[doc_m]
-        else:
-            probe = doc_m >= 0
-        rows, cols = np.nonzero(probe)
-        rkey = rows.astype(np.int64) * nd + doc_m[rows, cols]
-        pos[rows, cols] = pd.Index(qkey).get_indexer(rkey)
-    judged_m = (pos >= 0) & (doc_m >= 0)
-    label_m = np.where(judged_m, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
-
-    if conv.nonnegative_ndcg_labels and any(p.family == "nDCG" for p in parsed) and np.any(label_m < 0):
-        r, c = np.argwhere(label_m < 0)[0]
-        raise ValueError(
-            f"document {data.dnames[doc_m[r, c]]!r} of query {data.qnames[eval_ids[r]]!r} has "
-            f"relevance {label_m[r, c]:g}; the {conv.name} profile refuses negative relevance for "
-            "nDCG, as sklearn.metrics.ndcg_score does"
-        )
-
-    if conv.averaging == "pooled":
-        flat = (doc_m >= 0).ravel()
-        score_m, label_m = score_m.ravel()[flat][None, :], label_m.ravel()[flat][None, :]
-        judged_m, doc_m = judged_m.ravel()[flat][None, :], doc_m.ravel()[flat][None, :]
-        counts = np.array([score_m.shape[1]], dtype=np.int64)
-    batch = _Batch(score_m, label_m, judged_m, doc_m, counts.astype(np.int64), data.dnames,
-                   explicit=data.explicit)
-    m_pool = 1 if conv.averaging == "pooled" else m_q
-
-    if conv.min_documents_dcg > 1 and any(p.family in ("nDCG", "DCG") for p in parsed):
-        short = np.flatnonzero(counts < conv.min_documents_dcg)
-        if short.size:
-            qname = data.qnames[eval_ids[short[0]]] if conv.averaging == "per_query" else "(pooled)"
-            raise ValueError(
-                f"query {qname!r} has {int(counts[short[0]])} scored document(s); the {conv.name} "
-                f"profile needs at least {conv.min_documents_dcg} for (n)DCG, as "
-                "sklearn.metrics.ndcg_score refuses a single document"
-            )
 
     # what the qrels say per query: relevant counts and the ideal gains, for every rel used
     rels = sorted({p.rel for p in parsed})
@@ -1519,14 +1472,112 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
                 else:
                     g = np.where(lab_q > 0, lab_q, 0.0)
                 ideal[r] = -np.sort(-g, axis=1)
-    label_sum = label_m.sum(axis=1)
 
-    values = []
-    for p in parsed:
-        if m_pool:
-            values.append(_values(p, conv, batch, num_rel, ideal, label_sum))
+    # the run grouped per query, in input order, then scored a block of queries at a time: the
+    # padded matrices of one block stay small whatever the size of the run, and a signal is
+    # answered between blocks. Every block is padded to the widest query of the whole run, so
+    # each row is computed exactly as it would be in one batch.
+    groups = _Groups(rq, m_q)
+    counts = groups.counts
+    width = groups.width
+    pooled = conv.averaging == "pooled"
+    nd = np.int64(max(len(data.dnames), 1))
+    qkey = qq.astype(np.int64) * nd + qd
+    qindex = pd.Index(qkey) if qkey.size else None
+    seen = None
+    if qkey.size and nd <= 2**27:  # only documents judged for some query can be judged here
+        seen = np.zeros(int(nd) + 1, dtype=bool)
+        seen[qd] = True
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    if pooled:
+        blocks = [(0, m_q)]
+    else:
+        step = max(1, SCORE_BLOCK_CELLS // max(width, 1))
+        blocks = [(a, min(a + step, m_q)) for a in range(0, m_q, step)]
+    found = {}  # problem -> message, first block where each appears (the whole run's first)
+    parts = [[] for _ in parsed]
+    for a, b in blocks:
+        rows_ = (slice(int(starts[a]), int(starts[b])) if groups.order is None
+                 else groups.order[int(starts[a]):int(starts[b])])
+        block = _Groups(rq[rows_] - a, b - a, width=width)
+        doc_m = block.pad(rd[rows_], -1, dtype=np.int64)
+        dup = _first_duplicate(doc_m, block.valid() if not block.full
+                               else np.ones(doc_m.shape, bool))
+        if dup is not None:  # the first check of all: no earlier block had one
+            raise _duplicate_error("run", data.qnames[eval_ids[a + dup[0]]], data.dnames[dup[1]])
+        score_m = block.pad(rv[rows_], -np.inf)
+        if data.explicit:  # ranks: distinct within a query, then negated so that rank 1 is first
+            rank_m = block.pad(rv[rows_], np.inf)
+            srt = np.sort(rank_m, axis=1)
+            same = (srt[:, 1:] == srt[:, :-1]) & np.isfinite(srt[:, 1:])
+            if same.any() and "ranks" not in found:
+                r, c = np.argwhere(same)[0]
+                docs = data.dnames[doc_m[r][rank_m[r] == srt[r, c]]]
+                found["ranks"] = (
+                    f"documents {str(docs[0])!r} and {str(docs[1])!r} of query "
+                    f"{data.qnames[eval_ids[a + r]]!r} share rank {srt[r, c]:g}; an explicit "
+                    "order needs distinct ranks (order='score' ranks by score and breaks ties "
+                    "by the profile's rule)")
+            score_m = np.where(np.isfinite(rank_m), -rank_m, -np.inf)
+            del rank_m, srt, same
+
+        # relevance of every retrieved document (0 and not judged if absent from the qrels)
+        pos = np.full(doc_m.shape, -1, dtype=np.int64)
+        if qindex is not None:
+            probe = seen[doc_m] if seen is not None else doc_m >= 0
+            r_, c_ = np.nonzero(probe)
+            del probe
+            rkey = (r_ + a).astype(np.int64) * nd + doc_m[r_, c_]
+            pos[r_, c_] = qindex.get_indexer(rkey)
+            del r_, c_, rkey
+        judged_m = (pos >= 0) & (doc_m >= 0)
+        label_m = np.where(judged_m, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
+        del pos
+
+        if (conv.nonnegative_ndcg_labels and any(p.family == "nDCG" for p in parsed)
+                and "negative" not in found and np.any(label_m < 0)):
+            r, c = np.argwhere(label_m < 0)[0]
+            found["negative"] = (
+                f"document {data.dnames[doc_m[r, c]]!r} of query "
+                f"{data.qnames[eval_ids[a + r]]!r} has relevance {label_m[r, c]:g}; the "
+                f"{conv.name} profile refuses negative relevance for nDCG, as "
+                "sklearn.metrics.ndcg_score does")
+        if found:  # a problem to report: the later blocks are only checked
+            continue
+
+        n_block = block.counts
+        if pooled:
+            flat = (doc_m >= 0).ravel()
+            score_m, label_m = score_m.ravel()[flat][None, :], label_m.ravel()[flat][None, :]
+            judged_m, doc_m = judged_m.ravel()[flat][None, :], doc_m.ravel()[flat][None, :]
+            n_block = np.array([score_m.shape[1]], dtype=np.int64)
+        batch = _Batch(score_m, label_m, judged_m, doc_m, n_block.astype(np.int64),
+                       data.dnames, explicit=data.explicit)
+        label_sum = label_m.sum(axis=1)
+        if pooled:
+            nr, idl = num_rel, ideal
         else:
-            values.append(np.zeros(0))
+            nr = {r: v[a:b] for r, v in num_rel.items()}
+            idl = {r: v[a:b] for r, v in ideal.items()}
+        for j, p in enumerate(parsed):
+            parts[j].append(_values(p, conv, batch, nr, idl, label_sum))
+        del batch, score_m, label_m, judged_m, doc_m
+    for problem in ("ranks", "negative"):
+        if problem in found:
+            raise ValueError(found[problem])
+
+    if conv.min_documents_dcg > 1 and any(p.family in ("nDCG", "DCG") for p in parsed):
+        n_scored = np.array([len(rq)], dtype=np.int64) if pooled else counts
+        short = np.flatnonzero(n_scored < conv.min_documents_dcg)
+        if short.size:
+            qname = data.qnames[eval_ids[short[0]]] if conv.averaging == "per_query" else "(pooled)"
+            raise ValueError(
+                f"query {qname!r} has {int(n_scored[short[0]])} scored document(s); the {conv.name} "
+                f"profile needs at least {conv.min_documents_dcg} for (n)DCG, as "
+                "sklearn.metrics.ndcg_score refuses a single document"
+            )
+
+    values = [np.concatenate(ps) if ps else np.zeros(0) for ps in parts]
 
     # assemble
     if conv.averaging == "pooled":

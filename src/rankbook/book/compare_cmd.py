@@ -54,12 +54,15 @@ MISSING = ("error", "zero", "drop")
 DEFAULT_MEASURES = "nDCG@10,AP"
 #: Largest input file read without ``--max-bytes`` (bytes of text; a ``.gz`` file counts its
 #: compressed size before reading and its text while reading). The command's peak memory is
-#: about :data:`MEMORY_PER_BYTE` times the largest run: two 250 MB runs of 7 million lines
-#: (MS MARCO's size) took 1.4 GB (``benchmarks/bench_compare_cli.py``), so the default
-#: admits twice that size within about 3 GB.
+#: at most about :data:`MEMORY_PER_BYTE` times the largest run: two 250 MB runs of 7 million
+#: lines with integer document ids (MS MARCO's passages) take 0.38 GB
+#: (``benchmarks/bench_compare_cli.py``), about 1.5 bytes per byte with the interpreter and
+#: its libraries; text document ids (``msmarco_passage_123``) hold a Python string per
+#: distinct id, about 4.5 bytes per byte (a run of 1 million such lines, measured).
 DEFAULT_MAX_BYTES = 1 << 29
-#: Peak memory of the command per byte of its largest run, as measured (rounded up).
-MEMORY_PER_BYTE = 6
+#: Peak memory of the command per byte of its largest run, as measured with text document ids
+#: (the larger case; rounded up).
+MEMORY_PER_BYTE = 5
 #: Most bootstrap resamples and random sign flips ``--resamples`` takes.
 MAX_RESAMPLES = 1_000_000
 #: Most resampled means held at once: (systems + tests) x resamples, 8 bytes each (320 MB).
@@ -435,6 +438,7 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         notes.extend(f"{name}: {w.message}" for w in caught if issubclass(w.category, UserWarning)
                      and not str(w.message).startswith("no query of the run"))
         del run
+        _tf.release_memory()  # the run's columns and the scorer's blocks: before the next run
         unjudged = len(in_run - judged)
         if unjudged and conv.run_only == "skip":
             notes.append(f"{name}: {unjudged} of its {len(in_run)} queries have no judgements "

@@ -213,10 +213,6 @@ def agreement_heatmap(values: dict, root: Path) -> None:
     if values.get("pairs_csv"):
         numbered = read_permutations_csv(resolve_input_path(values["pairs_csv"], root))
         n, n_pairs = numbered.shape[1], numbered.shape[0] - 1
-        if n_pairs < 2:  # the kernel failed on a single ranking (issue 30)
-            raise ValueError(f"pairs_csv holds the reference and {n_pairs} ranking; an agreement "
-                             "ratio compares the metrics over a sample of at least 2 rankings "
-                             "after the reference (the least n_pairs allows)")
         if values["k"] >= n:
             raise ValueError(f"k = {values['k']} must be below the {n} items of pairs_csv")
     else:

@@ -137,11 +137,33 @@ class Sample:
         dropped = {label(m): c for m, c in self.ar.attrs.get("dropped", {}).items() if c}
         where = (f" from {self.source}, compared with its first row" if self.source else
                  f" (seed {self.seed}, {_PROTOCOL.get(self.protocol, self.protocol)})")
-        return (f"Sample: {self.n_pairs} rankings of {self.n} items{where}; {self.k} relevant = "
+        return (f"Sample: {claims.plural(self.n_pairs, 'ranking')} of {self.n} items{where}; "
+                f"{self.k} relevant = "
                 f"retrieved items; {_REVERSE.get(self.reverse, self.reverse)}, "
                 f"{_TIES.get(self.ties, self.ties)}. "
                 + ("Left out as undefined: " + ", ".join(f"{m} {c}" for m, c in dropped.items())
                    + "." if dropped else "No value is undefined."))
+
+
+def no_ratio(ar: pd.DataFrame) -> bool:
+    """True when no agreement ratio of the matrix is defined (every one NaN): a sample of a
+    single ranking, or one on which every metric ties.
+
+    Examples
+    --------
+    >>> no_ratio(pd.DataFrame([[np.nan, np.nan], [np.nan, np.nan]])), no_ratio(pd.DataFrame([[1.0]]))
+    (True, False)
+    """
+    return not np.isfinite(ar.to_numpy(dtype=float)).any()
+
+
+def no_ratio_text(ar: pd.DataFrame, n_pairs: int, what: str) -> str:
+    """The sentence a section shows instead of ``what`` when no ratio is defined."""
+    why = (f"the sample holds {n_pairs} ranking after the reference, and an agreement ratio "
+           "compares two metrics over pairs of rankings of the sample, so none is defined"
+           if n_pairs < 2 else "no agreement ratio is defined on this sample (every metric "
+           "ties on every pair of rankings)")
+    return f"Not shown: {what}, because {why}."
 
 
 def sample(*, n: int = 100, n_pairs: int = 10000, k: int = 30, seed: int = 0,
@@ -163,8 +185,14 @@ def sample(*, n: int = 100, n_pairs: int = 10000, k: int = 30, seed: int = 0,
         own = list(next(iter(consensus.read_rankings_csv(path).values())).values())
         numbered = permutations.from_labels(own[0], *own[1:])
         refs, rankings = np.broadcast_to(numbered[0], numbered[1:].shape), numbered[1:]
-        ar = agreement.agreement_matrix(names, k=k, pairs=(numbered[0], rankings),
-                                        reverse=reverse, ties=ties)
+        if len(rankings) < 2:  # no pair of rankings: no ratio is defined (the page says so)
+            ar = pd.DataFrame(np.full((len(names), len(names)), np.nan), index=names,
+                              columns=names)
+            ar.index.name, ar.columns.name = "m1", "m2"
+            ar.attrs["n_pairs"] = len(rankings)
+        else:
+            ar = agreement.agreement_matrix(names, k=k, pairs=(numbered[0], rankings),
+                                            reverse=reverse, ties=ties)
         n, n_pairs, protocol = numbered.shape[1], len(rankings), "reference"
         source = Path(str(pairs_csv)).name
     else:
@@ -184,7 +212,9 @@ def colour_range(values, reverse: str = "auto") -> tuple[float, float]:
     >>> colour_range([0.62, 0.9, 1.0]), colour_range([0.43, 1.0]), colour_range([0.7], "none")
     ((0.5, 1.0), (0.4, 1.0), (0.0, 1.0))
     """
-    low = float(np.nanmin(np.asarray(values, dtype=float)))
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    low = float(finite.min()) if finite.size else 1.0
     return (float(min(0.5 if reverse == "auto" else 0.0, np.floor(low * 20) / 20)), 1.0)
 
 
@@ -199,6 +229,17 @@ def heat_map(s: Sample, order: str = "family") -> Part:
     from rankbook import metrics
 
     names = s.names
+    if no_ratio(s.ar):  # the metric values of the sample instead of an empty picture
+        part = Part(values={"low": float("nan")})
+        part.text(no_ratio_text(s.ar, s.n_pairs, "the heat map of agreement ratios") + (
+            " The values of the metrics on the sample, against the reference, are below."))
+        table = pd.DataFrame({label(m): np.asarray(s.values[m], dtype=float) for m in names},
+                             index=pd.RangeIndex(1, s.n_pairs + 1, name="ranking")).T
+        table.index.name = "metric"
+        part.table(table, "sample_metric_values", index=True, float_format="{:.4f}",
+                   title="The value of each metric on each ranking of the sample")
+        part.table(s.ar, "agreement_matrix", show=False, index=True)
+        return part
     family = {m: metrics.REGISTRY[m].family for m in names}
     fam_order = list(metrics.FAMILIES)
     blocks = []
@@ -267,6 +308,10 @@ def check_figure1(s: Sample | None = None, **sample_args) -> claims.Evidence:
 def group_tables(ar: pd.DataFrame) -> Part:
     """The groups of Figure 1 (right) and the mean ratio within and between them."""
     part = Part()
+    if no_ratio(ar):
+        part.text(no_ratio_text(ar, ar.attrs.get("n_pairs", 2), "the mean agreement ratio "
+                                "within and between the groups of Figure 1 (right)"))
+        return part
     members = pd.DataFrame({"group": list(GROUPS),
                             "metrics": [", ".join(label(m) for m in ms) for ms in GROUPS.values()],
                             "count": [len(ms) for ms in GROUPS.values()]})
@@ -295,6 +340,11 @@ def full_agreement(s: Sample) -> Part:
     """The pairs with ratio exactly 1, how their values relate on the sample (linear or only
     monotone), and the groups of metrics linked by full agreement (``values["classes"]``)."""
     pairs = pair_table(s.ar)
+    if no_ratio(s.ar):
+        part = Part()
+        part.text(no_ratio_text(s.ar, s.n_pairs, "the pairs of metrics that agree fully"))
+        part.values.update(pairs=pairs, full=pairs.iloc[:0], classes=[])
+        return part
     full = pairs[pairs["ratio"] == 1.0].copy()
     full["relation"] = [T.equivalence_kind(s.values[a], s.values[b])
                         for a, b in zip(full["m1"], full["m2"])]
@@ -340,6 +390,15 @@ def disagreement(s: Sample, classes: list) -> Part:
     from rankbook import agreement
 
     pairs = pair_table(s.ar)
+    if no_ratio(s.ar):
+        part = Part()
+        part.text(no_ratio_text(s.ar, s.n_pairs, "the pairs of metrics that disagree most and "
+                                "the intervals of the ratios"))
+        iv = pd.DataFrame(columns=["m1", "m2", "ratio", "low", "high", "n_effective",
+                                   "reversed", "excludes_half"])
+        iv.attrs["confidence"] = 0.95
+        part.values["intervals"] = iv
+        return part
     cls = {m: i for i, c in enumerate(classes) for m in c}
 
     def group_name(m):
@@ -388,6 +447,11 @@ def intervals(iv: pd.DataFrame) -> Part:
     conf = iv.attrs["confidence"]
     iv = (iv.dropna(subset=["ratio"]).assign(width=lambda d: d["high"] - d["low"])
           .sort_values(["ratio", "m1", "m2"], kind="stable").reset_index(drop=True))
+    if not len(iv):
+        part = Part()
+        part.text("Not shown: the intervals of the agreement ratios, because no ratio is "
+                  "defined on this sample.")
+        return part
     xs = np.arange(len(iv))
     inc = ~iv["excludes_half"].to_numpy(dtype=bool)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.6, 3.4),

@@ -64,6 +64,22 @@ def test_examples_print_the_report_and_write_csv_and_plot(ex, capsys):
     assert (ex / "plane.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_outputs_get_the_mode_of_a_new_file_not_the_temporary_files(ex, capsys):
+    """Written atomically through a temporary file (created 0o600), the outputs still get the
+    mode any new file gets under the umask: readable by others under the usual 022."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        argv = _argv(ex) + ["--plot", str(ex / "plane.png"), "--per-topic", str(ex / "pt.csv")]
+        assert cli.main(argv) == 0
+    finally:
+        os.umask(old)
+    for name in ("out.csv", "pt.csv", "plane.png"):
+        assert stat.S_IMODE((ex / name).stat().st_mode) == 0o644, name
+
+
 def test_replicability_with_other_qrels(ex, capsys):
     for r in ("rep_baseline", "rep_advanced"):  # other topics: 301.. become 401..
         text = (ex / f"{r}.txt").read_text().replace("\n30", "\n40")

@@ -186,14 +186,25 @@ def _check_writable(opt: str, p: Path) -> None:
     os.unlink(tmp)
 
 
+def file_mode() -> int:
+    """The mode a new file gets from ``open`` under the current umask (``0o644`` under the
+    usual ``022``): temporary files are created ``0o600``, and an output renamed into place
+    must not keep that."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it into place: a reader
-    sees the old file or the new one, never half of one; on any error the old file stays."""
+    sees the old file or the new one, never half of one; on any error the old file stays. The
+    file gets the mode of any new file (:func:`file_mode`), not the temporary file's 0o600."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+            os.fchmod(fh.fileno(), file_mode())
         os.replace(tmp, path)
     except BaseException:
         try:

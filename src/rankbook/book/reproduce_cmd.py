@@ -346,6 +346,7 @@ def plot_plane(res: _repro.Reproduction, path) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp)
+        os.chmod(tmp, _cc.file_mode())  # not the temporary file's 0o600
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

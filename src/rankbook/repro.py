@@ -49,22 +49,10 @@ import numpy as np
 import pandas as pd
 from scipy import special as _special
 
-
-class _LazyScipyStats:
-    """``scipy.stats``, imported on first use: its import takes about 0.4 s of CPU, which
-    ``rankbook reproduce`` and most library calls never need."""
-
-    def __getattr__(self, name):
-        from scipy import stats
-
-        return getattr(stats, name)
-
-
-_sps = _LazyScipyStats()
-
 from . import conventions as _conv
 from . import rbo as _rbo
 from . import stats as _stats
+from .stats import _sps  # scipy.stats, imported on first use (see rankbook.stats)
 from . import trec_format as _tf
 
 __all__ = [

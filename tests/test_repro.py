@@ -541,3 +541,22 @@ def test_the_page_tidy_table_is_the_explorer_data():
     assert tool["noisy rerun", "baseline"] == pytest.approx(
         np.mean([repro.ktu(ro[t], rr[t], convention="repro_eval") for t in ro]))
     assert "other topics" not in set(tool.index.get_level_values(0))  # no pairing: no KTU
+
+
+def test_explicit_order_is_scored_as_given_under_every_profile():
+    """pytrec_eval #56: the list [d1, d2, d3] with only d3 relevant has AP 1/3 as given; every
+    profile scores the explicit order so, whatever scores would say."""
+    qrels = {"1": {"d1": 0, "d2": 0, "d3": 1}, "2": {"a": 1}}
+    given = {"1": ["d1", "d2", "d3"], "2": ["a"]}
+    for conv in ("trec_eval", "trec_eval_9", "pytrec_eval", "ir_measures", "ranx"):
+        res = repro.reproduce(given, None, given, None, qrels, measures="AP", order="rank",
+                              convention=conv, n_resamples=100)
+        pt = res.per_topic[(res.per_topic.measure == "AP") & (res.per_topic.query_id == "1")]
+        assert pt["orig"].iloc[0] == pytest.approx(1 / 3), conv
+    with pytest.raises(ValueError, match="list of documents"):
+        repro.explicit_order({"1": {"d1": 1.0}})
+    with pytest.raises(ValueError, match="appears twice"):
+        repro.explicit_order(pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"],
+                                           "rank": [1, 1]}))
+    with pytest.raises(ValueError, match="order='sideways' is not valid"):
+        repro.reproduce(given, None, given, None, qrels, order="sideways")

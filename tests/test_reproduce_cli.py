@@ -173,3 +173,55 @@ def test_fast_reader_equals_the_shared_reader_or_falls_back(tmp_path):
             assert fast[1] == {"007": 1}
         else:
             assert fast is None, name  # the shared reader decides (and names file:line)
+
+
+def test_order_rank_takes_the_rank_column_as_given(ex, capsys):
+    """--order rank: each run is the explicit order of its rank column. Where the ranks follow
+    the scores (the examples) every value is the same; where the ranks reverse the scores the
+    run is scored and compared as ranked, which equals the scores' run with minus the ranks."""
+    assert cli.main(_argv(ex, out=ex / "score.csv")) == 0
+    assert cli.main(_argv(ex, out=ex / "rank.csv") + ["--order", "rank"]) == 0
+    out = capsys.readouterr().out
+    assert "explicit order" in out
+    a, b = pd.read_csv(ex / "score.csv"), pd.read_csv(ex / "rank.csv")
+    assert np.allclose(a["value"], b["value"], equal_nan=True)
+    # reverse the ranks of the reproduced baseline, keep its scores: only --order rank sees it
+    lines = (ex / "rep_baseline.txt").read_text().splitlines()
+    data = [ln.split() for ln in lines if ln.strip() and not ln.startswith("#")]
+    by_q = {}
+    for f in data:
+        by_q.setdefault(f[0], []).append(f)
+    rev = []
+    for q, fs in by_q.items():
+        n = len(fs)
+        rev += [" ".join([f[0], f[1], f[2], str(n - i), f[4], f[5]]) for i, f in enumerate(fs)]
+    (ex / "rep_baseline.txt").write_text("\n".join(rev) + "\n")
+    assert cli.main(_argv(ex, out=ex / "rev_score.csv")) == 0
+    assert cli.main(_argv(ex, out=ex / "rev_rank.csv") + ["--order", "rank"]) == 0
+    capsys.readouterr()
+    s, r = pd.read_csv(ex / "rev_score.csv"), pd.read_csv(ex / "rev_rank.csv")
+    assert np.allclose(s["value"], a["value"], equal_nan=True)  # scores unchanged: same values
+    assert not np.allclose(r["value"], a["value"], equal_nan=True)
+    # the same as the library on runs whose scores are minus the ranks
+    def as_scores(path):
+        df = repro.explicit_order(path)
+        return {q: dict(zip(g.doc_id, g.score)) for q, g in df.groupby("query_id", sort=False)}
+    direct = repro.reproduce(*(as_scores(ex / f"{role}.txt") for role in ROLES), ex / "qrels.txt",
+                             measures=["AP", "nDCG@10", "P@10"], n_resamples=300)
+    assert np.allclose(r["value"], direct.aggregate["value"], equal_nan=True)
+    ktu = r[(r.system == "baseline") & (r.statistic == "KTU mean")]["value"].iloc[0]
+    assert ktu < a[(a.system == "baseline") & (a.statistic == "KTU mean")]["value"].iloc[0]
+
+
+def test_order_rank_refuses_a_rank_given_twice_in_a_topic(ex, capsys):
+    lines = (ex / "orig_advanced.txt").read_text().splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.strip() and not ln.startswith("#"))
+    f = lines[i + 1].split()
+    f[3] = lines[i].split()[3]  # the second document of the topic gets the first one's rank
+    lines[i + 1] = " ".join(f)
+    (ex / "orig_advanced.txt").write_text("\n".join(lines) + "\n")
+    assert cli.main(_argv(ex) + ["--order", "rank"]) == 2
+    err = capsys.readouterr().err
+    assert "appears twice for query" in err and "orig_advanced.txt (--orig-advanced)" in err
+    assert not (ex / "out.csv").exists()
+    assert cli.main(_argv(ex)) == 0  # by score the same file is fine

@@ -143,6 +143,64 @@ def _as_run(run) -> pd.DataFrame:
     return df
 
 
+#: How a run gives its order: ``"score"`` (highest first, ties by the profile's rule) or
+#: ``"rank"`` (an explicit order: the rank column of a TREC run or a DataFrame, or lists).
+ORDERS = ("score", "rank")
+
+#: Ranks above this are refused in an explicit order: minus the rank is the score that carries
+#: the order, and float32 (trec_eval 9's scores) holds every integer up to 2**24 exactly.
+MAX_RANK = 2 ** 24
+
+
+def explicit_order(run, what: str = "run") -> pd.DataFrame:
+    """A run given as an explicit order, as a tidy run whose scores are minus the ranks.
+
+    ``run`` is a TREC run file (its rank column, the fourth, is read; the scores are ignored),
+    a DataFrame with columns ``query_id``, ``doc_id`` and ``rank``, or ``{query: [doc, ...]}``
+    (best first). Within a query every rank must be distinct, so the scores hold no tie and
+    every convention profile scores the documents in exactly the given order.
+
+    Examples
+    --------
+    >>> explicit_order({"1": ["b", "a", "c"]})
+      query_id doc_id  score
+    0        1      b   -1.0
+    1        1      a   -2.0
+    2        1      c   -3.0
+    """
+    if isinstance(run, (str, os.PathLike)):
+        df = _tf.read_run(run, order="rank")
+    elif isinstance(run, Mapping):
+        bad = next((q for q, v in run.items() if not isinstance(v, (list, tuple, np.ndarray))), None)
+        if bad is not None:
+            raise ValueError(f"{what}: an explicit order maps each query to a list of documents, "
+                             f"best first; query {bad!r} maps to {type(run[bad]).__name__}")
+        df = pd.DataFrame([(str(q), d, float(i + 1)) for q, docs in run.items()
+                           for i, d in enumerate(docs)], columns=["query_id", "doc_id", "rank"])
+    elif isinstance(run, pd.DataFrame):
+        missing = {"query_id", "doc_id", "rank"} - set(run.columns)
+        if missing:
+            raise ValueError(f"{what}: an explicit order needs the columns query_id, doc_id and "
+                             f"rank; missing: {', '.join(sorted(missing))}")
+        df = run[["query_id", "doc_id", "rank"]].copy()
+    else:
+        raise ValueError(f"{what}: an explicit order is a TREC run file, a DataFrame with a rank "
+                         f"column or {{query: [doc, ...]}}; got {type(run).__name__}")
+    rank = pd.to_numeric(df["rank"], errors="coerce").to_numpy(np.float64)
+    if not np.isfinite(rank).all() or (rank < 1).any() or (rank > MAX_RANK).any():
+        raise ValueError(f"{what}: every rank of an explicit order is a number from 1 to "
+                         f"{MAX_RANK}")
+    dup = pd.DataFrame({"q": df["query_id"].astype(str).to_numpy(), "r": rank}).duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        raise ValueError(f"{what}: rank {rank[i]:g} appears twice for query "
+                         f"{str(df['query_id'].iloc[i])!r}; an explicit order gives each document "
+                         "its own rank (order='score' ranks by score with the profile's tie rule)")
+    out = pd.DataFrame({"query_id": df["query_id"].astype(str).to_numpy(),
+                        "doc_id": df["doc_id"].to_numpy(), "score": -rank})
+    return _as_run(out)
+
+
 def _rank_order(df: pd.DataFrame):
     """The rows of a tidy run table in trec_eval's order: ``(order, qcode, qnames, d)``, rows
     grouped by query (first appearance; ``qcode`` per row, ``qnames`` per code), best first."""
@@ -1109,8 +1167,8 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
               qrels_rep=None, measures: str | Sequence[str] = ("AP", "nDCG@10"),
               convention: str = "trec_eval", ktu_convention: str = "union", rbo_p: float = 0.95,
               rbo_form: str = "ext", rbo_depth: int | None = None, confidence: float = 0.95,
-              n_resamples: int = 9999, seed: int = 0, names: Mapping | None = None
-              ) -> Reproduction:
+              n_resamples: int = 9999, seed: int = 0, names: Mapping | None = None,
+              order: str = "score") -> Reproduction:
     """Every reproducibility measure of an original and a reproduced pair of runs.
 
     Parameters
@@ -1134,6 +1192,10 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
         Of the bootstrap intervals over topics (:func:`rankbook.stats.bootstrap_ci`).
     names : mapping, optional
         Display names of the four runs in the report (keys ``orig_baseline``, ...).
+    order : {"score", "rank"}
+        ``"rank"``: every run is an explicit order (:func:`explicit_order`: a TREC run's rank
+        column, a DataFrame's ``rank`` column, or lists), scored and compared as given, with no
+        tie rule, under every profile.
 
     Returns
     -------
@@ -1161,6 +1223,7 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     conv = _conv.profile(convention)
     _check_choice(ktu_convention, KTU_CONVENTIONS, "ktu_convention")
     _check_choice(rbo_form, RBO_FORMS, "rbo_form")
+    _check_choice(order, ORDERS, "order")
     wanted = ([m.strip() for m in measures.split(",")] if isinstance(measures, str)
               else list(measures))
     for m in wanted:
@@ -1181,8 +1244,11 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     for key, run in runs.items():
         if isinstance(run, (str, os.PathLike)):
             metadata[label.get(key, os.fspath(run))] = read_ir_metadata(run)
-            runs[key] = _as_run(run)
-        elif run is not None:
+        if run is None:
+            continue
+        if order == "rank" and not (isinstance(run, pd.DataFrame) and run.attrs.get(_TIDY)):
+            runs[key] = explicit_order(run, key)
+        else:
             runs[key] = _as_run(run)
     qrels_o = _as_qrels(qrels)
     qrels_r = qrels_o if paired else _as_qrels(qrels_rep)
@@ -1323,8 +1389,9 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     n_o = len(scores["orig_baseline"])
     n_r = len(scores["rep_baseline"])
     summary = (f"{len(wanted)} measure(s) under {conv.name}'s conventions, "
-               + (f"{n_o} topics paired" if paired else f"{n_o} original and {n_r} other topics"))
-    settings = dict(measures=wanted, convention=conv.name, ktu_convention=ktu_convention,
+               + (f"{n_o} topics paired" if paired else f"{n_o} original and {n_r} other topics")
+               + ("; every run an explicit order (its ranks, no tie rule)" if order == "rank" else ""))
+    settings = dict(measures=wanted, convention=conv.name, order=order, ktu_convention=ktu_convention,
                     rbo_p=rbo_p, rbo_form=rbo_form, rbo_depth=rbo_depth, confidence=confidence,
                     n_resamples=n_resamples, seed=seed, summary=summary)
     return Reproduction(kind, per_topic, aggregate, metadata, settings)

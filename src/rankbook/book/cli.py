@@ -311,7 +311,8 @@ def _cmd_reproduce(args) -> int:
             res = reproduce_cmd.reproduce_runs(
                 paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
                 convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
-                confidence=args.confidence, resamples=args.resamples, seed=args.seed)
+                confidence=args.confidence, resamples=args.resamples, seed=args.seed,
+                order=args.order)
             texts = {args.out: reproduce_cmd.table_csv(res.aggregate)}
             if args.per_topic:
                 texts[args.per_topic] = reproduce_cmd.table_csv(res.per_topic)
@@ -504,6 +505,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="ir_measures names separated by commas (default: %(default)s)")
     rp.add_argument("--convention", default="trec_eval",
                     help="whose conventions score the runs (default: trec_eval, as repro_eval)")
+    rp.add_argument("--order", default="score", choices=["score", "rank"],
+                    help="rank each run by score with the convention's tie rule (default), or "
+                         "take it as the explicit order of its rank column (the fourth)")
     rp.add_argument("--ktu", default="union", choices=["union", "repro_eval"],
                     help="KTU over the union of the documents (default) or repro_eval's "
                          "position-paired value")

@@ -54,7 +54,7 @@ def _option(role: str) -> str:
     return "--" + role.replace("_", "-")
 
 
-def _fast_read(path, what: str):
+def _fast_read(path, what: str, order: str = "score"):
     """A TREC run or qrels file read by pandas' C parser, with the line of each topic's first
     line: ``(table, {topic: line})``, or ``None`` when anything is unusual (a line with other
     columns, a value that is not a finite number, an id pandas reads as missing, a duplicate
@@ -62,6 +62,8 @@ def _fast_read(path, what: str):
     compare`` (:func:`rankbook.trec_format.read_run`), whose messages name ``file:line``.
     On a well-formed file the table equals theirs (the tests compare them)."""
     n_cols, value_col, value_name = (6, 4, "score") if what == "run" else (4, 3, "relevance")
+    if what == "run" and order == "rank":  # an explicit order: the rank column, the fourth
+        value_col, value_name = 3, "rank"
     counted = _count_lines(path)
     if counted is None:
         try:
@@ -139,13 +141,14 @@ def _count_lines(path):
     return head, n_lines
 
 
-def _read_with_lines(reader, path, what):
-    fast = _fast_read(path, what)
+def _read_with_lines(reader, path, what, order="score"):
+    fast = _fast_read(path, what, order)
     if fast is not None:
         return fast
     shown = _tf.display_name(path)
     try:
-        df = reader(path, max_bytes=_cc.DEFAULT_MAX_BYTES)
+        df = (reader(path, max_bytes=_cc.DEFAULT_MAX_BYTES) if order == "score"
+              else reader(path, max_bytes=_cc.DEFAULT_MAX_BYTES, order=order))
     except _tf.InputTooLarge as exc:
         raise ReproduceError(str(exc)) from None
     except IsADirectoryError:
@@ -174,8 +177,12 @@ def _topics_phrase(topics) -> str:
     return _cc._preview(_cc._natural(topics))
 
 
-def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, convention: str):
-    """Read and check everything before any score: returns (runs, qrels tables, measures)."""
+def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, convention: str,
+                 order: str = "score"):
+    """Read and check everything before any score: returns (runs, qrels tables, measures).
+    With ``order="rank"`` each run is read as an explicit order (its rank column)."""
+    if order not in _repro.ORDERS:
+        raise ReproduceError(f"--order {order!r} is not one of {', '.join(_repro.ORDERS)}")
     if convention not in _conv.CONVENTIONS:
         raise ReproduceError(f"--convention {convention!r} is not one of "
                              f"{', '.join(_conv.CONVENTIONS)}")
@@ -211,7 +218,12 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
             q.attrs[_repro._TIDY_QRELS] = True  # validated by the reader: not again
     runs, lines = {}, {}
     for r in roles:
-        runs[r], lines[r] = _read_with_lines(_conv.read_run, paths[r], "run")
+        runs[r], lines[r] = _read_with_lines(_conv.read_run, paths[r], "run", order)
+        if order == "rank":  # ranks as minus scores, each rank once per topic (or refused)
+            try:
+                runs[r] = _repro.explicit_order(runs[r], f"{paths[r]} ({_option(r)})")
+            except ValueError as exc:
+                raise ReproduceError(str(exc)) from None
         runs[r].attrs[_repro._TIDY] = True  # validated by the reader: not again
     topics = {r: list(lines[r]) for r in roles}
 
@@ -257,7 +269,7 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
                    measures: str | Sequence[str] = DEFAULT_MEASURES,
                    convention: str = "trec_eval", ktu_convention: str = "union",
                    rbo_p: float = 0.95, confidence: float = 0.95, resamples: int = 9999,
-                   seed: int = 0) -> _repro.Reproduction:
+                   seed: int = 0, order: str = "score") -> _repro.Reproduction:
     """What ``rankbook reproduce`` does: check the files, then :func:`rankbook.repro.reproduce`.
 
     Parameters
@@ -289,14 +301,14 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
     paths = {k: (str(v) if v else None) for k, v in paths.items()}
     runs, q_orig, q_rep, wanted = check_inputs(paths, str(qrels),
                                                str(qrels_rep) if qrels_rep else None,
-                                               measures, convention)
+                                               measures, convention, order)
     names = {r: paths[r] for r in runs}
     try:
         res = _repro.reproduce(
             runs["orig_baseline"], runs.get("orig_advanced"), runs["rep_baseline"],
             runs.get("rep_advanced"), q_orig, qrels_rep=q_rep, measures=wanted,
             convention=convention, ktu_convention=ktu_convention, rbo_p=rbo_p,
-            confidence=confidence, n_resamples=resamples, seed=seed, names=names)
+            confidence=confidence, n_resamples=resamples, seed=seed, names=names, order=order)
     except ValueError as exc:
         raise ReproduceError(str(exc)) from None
     res.metadata = {paths[r]: _repro.read_ir_metadata(paths[r]) for r in runs}

@@ -232,25 +232,8 @@ def _cmd_compare(args) -> int:
             for path, text in texts.items():
                 compare_cmd.write_atomic(path, text)
                 written.append(path)
-    except compare_cmd.CompareError as exc:
-        print(f"rankbook compare: {exc}", file=sys.stderr)
-        return 2
-    except (pipeline.Interrupted, KeyboardInterrupt) as exc:
-        name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
-        done = (f"{', '.join(written)} written before it" if written
-                else "no output was written")
-        print(f"rankbook compare: interrupted by {name}; {done}", file=sys.stderr)
-        return getattr(exc, "exit_status", 130)
-    except OSError as exc:
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(f"rankbook compare: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
-        if os.environ.get("RANKBOOK_DEBUG"):
-            raise
-        print(f"rankbook compare: internal error: {type(exc).__name__}: {exc} (set "
-              "RANKBOOK_DEBUG=1 to see the traceback)", file=sys.stderr)
-        return 1
+    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
+        return _failed("compare", exc, written, compare_cmd.CompareError)
     for note in res.notes:
         print(f"rankbook compare: note: {note}", file=sys.stderr)
     print(res.summary)
@@ -261,6 +244,33 @@ def _cmd_compare(args) -> int:
     print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr)
     return 0
 
+
+
+def _failed(command: str, exc: BaseException, written: list, user_error: type) -> int:
+    """The exit status and one-line message of a ``compare`` or ``reproduce`` that stopped:
+    2 for bad input (``user_error``), 130/143 for SIGINT/SIGTERM (naming the outputs written
+    before it), 1 for a file that cannot be read or written, and 1 with "internal error" for
+    anything else (``RANKBOOK_DEBUG=1`` re-raises it, to see the traceback)."""
+    from . import pipeline
+
+    if isinstance(exc, user_error):
+        print(f"rankbook {command}: {exc}", file=sys.stderr)
+        return 2
+    if isinstance(exc, (pipeline.Interrupted, KeyboardInterrupt)):
+        name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
+        done = (f"{', '.join(written)} written before it" if written
+                else "no output was written")
+        print(f"rankbook {command}: interrupted by {name}; {done}", file=sys.stderr)
+        return getattr(exc, "exit_status", 130)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"rankbook {command}: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if os.environ.get("RANKBOOK_DEBUG"):
+        raise exc
+    print(f"rankbook {command}: internal error: {type(exc).__name__}: {exc} (set "
+          "RANKBOOK_DEBUG=1 to see the traceback)", file=sys.stderr)
+    return 1
 
 def _fraction(example: str):
     """A level strictly between 0 and 1; the message gives the valid range and an example
@@ -293,6 +303,8 @@ def _byte_count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive number of bytes, e.g. 2000000000, "
                                          f"500M, 2G or 1GiB; got {text!r}")
     return int(float(m.group(1)) * _BYTE_UNITS[unit])
+
+
 def _cmd_reproduce(args) -> int:
     try:
         from . import pipeline
@@ -323,25 +335,8 @@ def _cmd_reproduce(args) -> int:
             if args.plot:
                 reproduce_cmd.plot_plane(res, args.plot)
                 written.append(args.plot)
-    except reproduce_cmd.ReproduceError as exc:
-        print(f"rankbook reproduce: {exc}", file=sys.stderr)
-        return 2
-    except (pipeline.Interrupted, KeyboardInterrupt) as exc:
-        name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
-        done = (f"{', '.join(written)} written before it" if written
-                else "no output was written")
-        print(f"rankbook reproduce: interrupted by {name}; {done}", file=sys.stderr)
-        return getattr(exc, "exit_status", 130)
-    except OSError as exc:
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(f"rankbook reproduce: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
-        if os.environ.get("RANKBOOK_DEBUG"):
-            raise
-        print(f"rankbook reproduce: internal error: {type(exc).__name__}: {exc} (set "
-              "RANKBOOK_DEBUG=1 to see the traceback)", file=sys.stderr)
-        return 1
+    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
+        return _failed("reproduce", exc, written, reproduce_cmd.ReproduceError)
     print(res.report(), flush=True)
     print(f"rankbook reproduce: wrote {', '.join(written)}", file=sys.stderr)
     return 0

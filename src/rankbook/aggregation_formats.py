@@ -255,7 +255,7 @@ def _matrix(path, fmt: str, names_first: bool = False):
     rows = _csv_rows(text)
     if len(rows) < 2:
         raise ValueError(f"{p} holds no {fmt} rows: it needs a header and one row per ranking")
-    (hline, header), body = rows[0], rows[1:]
+    (_, header), body = rows[0], rows[1:]
     has_names = names_first or header[0] in ("", "name", "names")
     cols = header[1:] if has_names else header
     names, cells, lines = [], [], []

@@ -124,7 +124,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import os
 import re
 import warnings
 from collections.abc import Mapping

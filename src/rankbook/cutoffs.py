@@ -29,7 +29,6 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from . import metrics as _metrics
-from . import permutations as _perm
 
 __all__ = ["CONFUSION", "RANK_POSITION", "true_positives", "evaluate_cutoffs"]
 

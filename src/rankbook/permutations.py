@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from typing import Optional, Tuple, Union
+from typing import Tuple, Union
 
 import numpy as np
 

@@ -1621,8 +1621,7 @@ def _distance_core(prop, metric, n, k, transform, want, method, max_cases, n_sam
         M = _full_matrix(m, n)
         checked = M.size
     else:
-        rng = _rng(seed)
-        P = None
+        P = None  # each orientation draws the same samples from a fresh _rng(seed)
         checked = 5 * n_samples
     for sign, offset in _orientation(m, transform, d0):
         if how == "exhaustive":

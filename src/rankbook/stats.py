@@ -675,7 +675,6 @@ def _signflip_counts(X, pa, pb, alternative, exact, n_resamples, seed, max_exact
     hits_abs = np.zeros(K)
 
     def tally(P, weight):
-        nonlocal hits_ge, hits_le, hits_abs
         step = max(1, _BLOCK_CELLS // max(1, P.shape[0]))
         for k0 in range(0, K, step):
             sl = slice(k0, k0 + step)

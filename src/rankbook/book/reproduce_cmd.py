@@ -16,7 +16,6 @@ topic: nothing to score it against), one advanced run without the other.
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 from typing import Sequence

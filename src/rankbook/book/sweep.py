@@ -50,7 +50,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .paths import project_root
 from .specs import NotebookSpec, ParameterError, find, resolve_parameters, slug

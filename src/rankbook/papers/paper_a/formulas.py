@@ -120,7 +120,7 @@ def check_ndpm(n: int = 5, *, n_table: int = 10, n_pairs: int = 1000, n_runs: in
     near_half_tau = gap <= TOL
     return claims.Evidence(
         claim="A-C2", comparison="claim", published="the sign sums of Appendix C.2",
-        reproduced=(f"Yao's NDPM on every pair" if holds else
+        reproduced=("Yao's NDPM on every pair" if holds else
                     ("$1/2 - \\tau$ exactly" if near_half_tau else "another function")
                     + f", range [{lo:g}, {hi:g}]"),
         holds=holds, failures=None if holds else ["the printed sums are not Yao's NDPM"],

@@ -161,7 +161,7 @@ def check_proposition_6_2(table: pd.DataFrame | None = None, *, n: int = 4,
             + (", ".join(display(m) for m in extra) or "none"),
             "SMAPE is a mean over positions of 2|σ(i) − ν(i)|/(σ(i) + ν(i)), which a common "
             "reordering of the positions leaves unchanged" if "smape" in missing else "",
-            f"under reading B the list also misses " + (", ".join(display(m) for m in only_b) or "nothing")
+            "under reading B the list also misses " + (", ".join(display(m) for m in only_b) or "nothing")
         ]).strip()))
     return claims.Evidence(
         claim="A-P6.2", comparison="claim", published=f"{len(listed)} metrics, the only ones",

@@ -836,7 +836,7 @@ def check_property_row(prop: str, props: pd.DataFrame | None = None, *,
             findings.append(claims.Finding(id="A-E29", evidence="\n".join([
                 "Table 2, identity row: " + ", ".join(f"{_label(m)} {mark[bool(g.loc[m, 'published'])]}"
                                                      for m in dcgs),
-                f"check: " + ", ".join(f"{_label(m)} {mark[bool(rec[m])]}" for m in dcgs)
+                "check: " + ", ".join(f"{_label(m)} {mark[bool(rec[m])]}" for m in dcgs)
                 + f" ({g.loc[dcgs[0], 'method']})",
                 "Proposition 6.1 names DCG and nDCG as the metrics with the property; its "
                 "collisions are on the page on DCG's identity of indiscernibles"])))

@@ -198,7 +198,7 @@ def check_feature_weights(rankings=EXAMPLE_1, lam: float = 0.7, gammas=(0.9, 0.5
                    f"κ_p for p = 2 to {len(paths) + 1} at λ = {lam:g}",
         failures=([f"θ(σ) as the product of the feature weights $f_{{\\mathbf{{r}}}}$ fails for {int((~thetas.holds).sum())} of {len(thetas)} "
                    "(item, γ) cases"] if not thetas.holds.all() else [])
-                 + ([f"Eq. (7) with the printed path weights fails for p = "
+                 + (["Eq. (7) with the printed path weights fails for p = "
                      + ", ".join(str(p) for p in paths.loc[~paths.holds, 'p'])] if not paths.holds.all() else []),
         detail="Eq. (7) multiplies each feature weight over the N rankings")
     add_table(ev, "feature_weights_theta", thetas, float_format="{:.6g}", collapse=True,

@@ -79,6 +79,7 @@ EXPENSIVE = {
     ("stability_sensitivity", "max n_pairs"): 18,
     ("stability_sensitivity", "max n_sensitivity"): 33,
     ("sweep_agreement", "max n_pairs"): 84,
+    ("sweep_agreement", "max n_seeds"): 25,
     ("sweep_agreement", "max ns"): 23,
     ("sweep_agreement", "minimum"): 27,
 }

@@ -73,3 +73,37 @@ def test_the_sample_table_has_every_pair_at_every_length():
     assert ((t["ratio"] >= 0) & (t["ratio"] <= 1)).all() and (t["n_effective"] > 0).all()
     ev = S.check_lengths(t)
     assert ev.values["reference"] == (9, 3) and ev.total == 1
+
+
+def test_the_verdict_rests_on_the_majority_of_several_samples():
+    moved = {**BASE, "A / C": 0.8}
+    t_moved = _table({(10, 3): moved, (100, 30): BASE})
+    t_same = _table({(10, 3): BASE, (100, 30): BASE})
+    # one sample that moves among three that do not: similar, but borderline (they disagree)
+    ev = S.check_lengths(t_moved, replicates=[t_same, t_same])
+    assert ev.status == "holds" and "samples disagree" in ev.borderline
+    assert ev.values["samples"] == 3
+    assert ev.tables["lengths"]["samples with a pair that moves (of 3)"].tolist() == [1]
+    # two of three move: false, named with its count of samples; still borderline
+    ev = S.check_lengths(t_moved, replicates=[t_moved, t_same])
+    assert ev.status == "false" and ev.failures == [
+        "(10, 3): 1 of 3 pairs move, most A / C (by 0.200); so in 2 of 3 samples"]
+    assert "(10, 3)" in ev.borderline
+    # all three move: false and not borderline
+    ev = S.check_lengths(t_moved, replicates=[t_moved, t_moved])
+    assert ev.status == "false" and ev.borderline == ""
+
+
+def test_a_replicate_of_other_lengths_is_refused():
+    with pytest.raises(ValueError, match="replicate 1 has lengths \\[20, 100\\], not the swept"):
+        S.check_lengths(_table({(10, 3): BASE, (100, 30): BASE}),
+                        replicates=[_table({(20, 6): BASE, (100, 30): BASE})])
+
+
+def test_drawn_replicates_use_the_seeds_after_the_first():
+    one = S.check_lengths(ns=(6, 8), n_pairs=20, seed=0, n_seeds=1)
+    three = S.check_lengths(ns=(6, 8), n_pairs=20, seed=0, n_seeds=3)
+    assert (one.values["samples"], three.values["samples"]) == (1, 3)
+    first = S.sample_intervals((6, 8), 0.3, 20, seed=1)
+    again = S.replicates({6: 2, 8: 2}, 20, [1])[0]
+    pd.testing.assert_frame_equal(first, again)

@@ -124,11 +124,13 @@ def run(ns, k_share: float, n_pairs: int, pairs, *, folder: Path, run_sweep, job
 # --------------------------------------------------------------------------------------------
 # The claim: does each pair keep its ratio as n changes?
 # --------------------------------------------------------------------------------------------
-def sample_intervals(ns=(8, 12), k_share: float = 0.3, n_pairs: int = 60, seed: int = 0):
+def sample_intervals(ns=(8, 12), k_share: float = 0.3, n_pairs: int = 60, seed: int = 0, *,
+                     ks: dict | None = None):
     """The table :func:`run` reads from the sweep, computed here without it: for each length,
     every pair of distinct metrics with its ratio and effective number of independent pairs
     (:func:`rankbook.agreement.agreement_intervals_from_values` on the sample of
-    :func:`rankbook.papers.paper_a.figure1.sample`, the Figure 1 notebook's defaults).
+    :func:`rankbook.papers.paper_a.figure1.sample`, the Figure 1 notebook's defaults). ``ks``
+    (``{n: k}``) replaces ``ns`` and ``k_share`` when given, e.g. a sweep's own lengths.
 
     >>> t = sample_intervals([6, 8], 0.3, 20)
     >>> t.groupby("n").size().tolist(), list(t.columns)
@@ -140,7 +142,7 @@ def sample_intervals(ns=(8, 12), k_share: float = 0.3, n_pairs: int = 60, seed: 
     from rankbook.papers.paper_a import figure1
 
     frames = []
-    for n, k in ks_for(ns, k_share).items():
+    for n, k in (ks or ks_for(ns, k_share)).items():
         s = figure1.sample(n=n, n_pairs=n_pairs, k=k, seed=seed)
         iv = agreement.agreement_intervals_from_values(s.values, s.names, reverse=s.reverse,
                                                        ties=s.ties)
@@ -150,78 +152,127 @@ def sample_intervals(ns=(8, 12), k_share: float = 0.3, n_pairs: int = 60, seed: 
     return pd.concat(frames, ignore_index=True)
 
 
-def check_lengths(intervals=None, *, reference: int | None = None, bound: float = BOUND,
-                  confidence: float = CONFIDENCE, ns=(8, 12), k_share: float = 0.3,
-                  n_pairs: int = 60, seed: int = 0) -> claims.Evidence:
+def replicates(ks: dict, n_pairs: int, seeds) -> list:
+    """The same lengths drawn again on other seeds: one :func:`sample_intervals` table per
+    seed, for :func:`check_lengths` (``replicates=``), so that its verdict does not rest on one
+    sample.
+
+    >>> [t["n"].unique().tolist() for t in replicates({6: 2, 8: 2}, 20, [1, 2])]
+    [[6, 8], [6, 8]]
+    """
+    return [sample_intervals(n_pairs=n_pairs, seed=int(s), ks=dict(ks)) for s in seeds]
+
+
+def _lengths(t, ref: int, bound: float, z: float):
+    """Each length of one sample against the reference length: ``(cases, pairs)``, one row per
+    length (pairs that move, mean and largest change, similar, at the edge) and one row per
+    pair and length."""
+    import numpy as np
+    import pandas as pd
+
+    t = t.copy()
+    t["se"] = np.sqrt(t["ratio"] * (1 - t["ratio"]) / t["n_effective"])
+    base = t[t["n"] == ref].set_index("pair")
+    rows, pairs = [], []
+    for n in sorted(int(x) for x in t["n"].unique() if int(x) != ref):
+        here = t[t["n"] == n].set_index("pair").join(base[["ratio", "se"]], rsuffix="_ref",
+                                                     how="inner")
+        diff = (here["ratio"] - here["ratio_ref"]).abs()
+        spread = np.sqrt(here["se"] ** 2 + here["se_ref"] ** 2)
+        allowance = bound + z * spread
+        moves = diff > allowance
+        edge = (diff - allowance).abs() <= spread
+        k = int(here["k"].iloc[0])
+        rows.append({"n": n, "k": k, "pairs": len(here), "moving": int(moves.sum()),
+                     "mean": float(diff.mean()), "largest": float(diff.max()),
+                     "worst": diff.idxmax(), "similar": not moves.any(),
+                     "borderline": bool((moves.any() and (edge | ~moves).all())
+                                        or (not moves.any() and edge.any()))})
+        pairs.append(here.assign(n=n, k=k, change=diff, moves=moves)[
+            ["n", "k", "ratio", "ratio_ref", "change", "moves"]].reset_index())
+    return pd.DataFrame(rows), pd.concat(pairs, ignore_index=True)
+
+
+def check_lengths(intervals=None, *, replicates=(), reference: int | None = None,
+                  bound: float = BOUND, confidence: float = CONFIDENCE, ns=(8, 12),
+                  k_share: float = 0.3, n_pairs: int = 60, seed: int = 0,
+                  n_seeds: int = 1) -> claims.Evidence:
     """``A-F1-pairs``: every pair of distinct metrics keeps a similar agreement ratio at every
     length n of the rankings, k kept at the same share of n.
 
     ``intervals`` is the table of :func:`run` (``Sweep.intervals``) or of
     :func:`sample_intervals` (computed from ``ns``, ``k_share``, ``n_pairs`` and ``seed`` when
-    not given): ``n``, ``k``, ``pair``, ``ratio``, ``n_effective``. The reference is the
-    largest length (the paper's n = 100 by default). A pair *moves* at a length when its ratio
-    differs from the reference by more than ``bound`` and by more than ``bound`` plus z
-    standard errors of the difference (z of ``confidence``, two-sided; a ratio's standard
-    error is the binomial one with the effective number of pairs). A length is a case: it is
-    similar when no pair moves there. The claim holds when every other length is similar.
-    A pair within one standard error of that line is *at the edge*; a length whose verdict
-    rests on such pairs only (or that passes with one) is borderline.
+    not given): ``n``, ``k``, ``pair``, ``ratio``, ``n_effective``. ``replicates`` are more
+    tables of the same lengths on other seeds (:func:`replicates`; when ``intervals`` is
+    computed here, ``n_seeds - 1`` of them are drawn on the seeds after ``seed``). The
+    reference is the largest length (the paper's n = 100 by default). A pair *moves* at a
+    length when its ratio differs from the reference by more than ``bound`` and by more than
+    ``bound`` plus z standard errors of the difference (z of ``confidence``, two-sided; a
+    ratio's standard error is the binomial one with the effective number of pairs). In one
+    sample, a length is similar when no pair moves there. Over the samples, a length is
+    similar unless it fails in more than half of them; it is borderline when the samples
+    disagree, or when its verdict rests on pairs within one standard error of the allowance
+    only (or it passes with one). The claim holds when every other length is similar.
     """
-    import numpy as np
     import pandas as pd
     from scipy import stats
 
     if intervals is None:
         intervals = sample_intervals(ns, k_share, n_pairs, seed)
-    t = intervals.dropna(subset=["ratio"]).copy()
-    lengths = sorted(int(n) for n in t["n"].unique())
+        if not replicates and n_seeds > 1:
+            replicates = globals()["replicates"](
+                {int(n): int(k) for n, k in intervals.groupby("n")["k"].first().items()},
+                n_pairs, range(seed + 1, seed + n_seeds))
+    samples = [t.dropna(subset=["ratio"]) for t in [intervals, *replicates]]
+    lengths = sorted(int(n) for n in samples[0]["n"].unique())
     if len(lengths) < 2:
         raise ValueError(f"the claim compares lengths: give at least two, got {lengths}")
     ref = int(reference) if reference is not None else lengths[-1]
     if ref not in lengths:
         raise ValueError(f"reference length {ref} is not swept; swept: {lengths}")
+    for i, t in enumerate(samples[1:], start=1):
+        if sorted(int(n) for n in t["n"].unique()) != lengths:
+            raise ValueError(f"replicate {i} has lengths {sorted(t['n'].unique().tolist())}, "
+                             f"not the swept {lengths}")
     z = float(stats.norm.ppf(0.5 + confidence / 2))
-    t["se"] = np.sqrt(t["ratio"] * (1 - t["ratio"]) / t["n_effective"])
-    base = t[t["n"] == ref].set_index("pair")
-    k_ref = int(base["k"].iloc[0])
-    rows, pairs = [], []
-    for n in (x for x in lengths if x != ref):
-        here = t[t["n"] == n].set_index("pair").join(base[["ratio", "se"]], rsuffix="_ref",
-                                                     how="inner")
-        diff = (here["ratio"] - here["ratio_ref"]).abs()
-        allowance = bound + z * np.sqrt(here["se"] ** 2 + here["se_ref"] ** 2)
-        moves = diff > allowance
-        edge = (diff - allowance).abs() <= np.sqrt(here["se"] ** 2 + here["se_ref"] ** 2)
-        k = int(here["k"].iloc[0])
-        worst = diff.idxmax()
-        rows.append({"n": n, "k": k, "pairs": len(here), "moving": int(moves.sum()),
-                     "mean": float(diff.mean()), "largest": float(diff.max()), "worst": worst,
-                     "similar": not moves.any(),
-                     "borderline": bool((moves.any() and (edge | ~moves).all())
-                                        or (not moves.any() and edge.any()))})
-        pairs.append(here.assign(n=n, k=k, change=diff, moves=moves)[
-            ["n", "k", "ratio", "ratio_ref", "change", "moves"]].reset_index())
-    cases = pd.DataFrame(rows)
+    k_ref = int(samples[0][samples[0]["n"] == ref]["k"].iloc[0])
+    cases, pairs = _lengths(samples[0], ref, bound, z)
+    others = [_lengths(t, ref, bound, z)[0] for t in samples[1:]]
+    failing = (~cases["similar"]).astype(int).to_numpy()
+    for other in others:
+        failing = failing + (~other["similar"]).astype(int).to_numpy()
+    n_samples = len(samples)
+    cases["failing"] = failing
+    cases["similar"] = 2 * failing <= n_samples
+    cases["borderline"] = cases["borderline"] | ((failing > 0) & (failing < n_samples))
     bad, edge = cases[~cases["similar"]], cases[cases["borderline"]]
+    of = f"; so in {{}} of {n_samples} samples" if n_samples > 1 else ""
     failures = [f"({x.n}, {x.k}): {x.moving} of {x.pairs} pairs move, most {x.worst} "
-                f"(by {x.largest:.3f})" for x in bad.itertuples()]
+                f"(by {x.largest:.3f})" + of.format(x.failing) for x in bad.itertuples()]
+    samples_said = (f"{n_samples} samples per length (the first one's pairs shown)"
+                    if n_samples > 1 else "one sample per length")
     findings = []
     if len(bad) and (ref, k_ref, bound, confidence) == (PAPER_N, PAPER_K, BOUND, CONFIDENCE):
         findings.append(claims.Finding(id="A-E160", evidence="\n".join(
             [f"(n, k) = ({x.n}, {x.k}): {x.moving} of {x.pairs} pairs of metrics move beyond "
              f"{bound:g} and sampling error, mean change {x.mean:.3f}, largest {x.largest:.3f} "
-             f"({x.worst})" for x in bad.itertuples()]
-            + [f"against n = {ref}, k = {k_ref}; one sample per length"]),
+             f"({x.worst})" + of.format(x.failing) for x in bad.itertuples()]
+            + [f"against n = {ref}, k = {k_ref}; {samples_said}"]),
             readings=[f"similar, pair by pair: within {bound:g} of the ratio at n = {ref}, "
                       f"beyond a {confidence:.0%} sampling allowance"]))
-    shown = cases.rename(columns={
-        "pairs": "pairs of metrics", "moving": "pairs that move", "mean": "mean change",
-        "largest": "largest change", "worst": "pair that moves most",
-        "similar": "similar at this length"})
-    moved = pd.concat(pairs, ignore_index=True)
-    moved = (moved[moved["moves"]].drop(columns="moves")
+    columns = {"pairs": "pairs of metrics", "moving": "pairs that move",
+               "mean": "mean change", "largest": "largest change",
+               "worst": "pair that moves most", "similar": "similar at this length"}
+    if n_samples > 1:
+        columns["failing"] = f"samples with a pair that moves (of {n_samples})"
+    shown = cases.drop(columns=[] if n_samples > 1 else ["failing"]).rename(
+        columns=columns)
+    moved = (pairs[pairs["moves"]].drop(columns="moves")
              .sort_values(["n", "change"], ascending=[True, False]))
     moved = moved.rename(columns={"ratio": "ratio at n", "ratio_ref": f"ratio at n = {ref}"})
+    edge_why = ("rests on pairs within one standard error of the allowance, or the samples "
+                "disagree" if n_samples > 1 else
+                "rests on pairs within one standard error of the allowance")
     return claims.Evidence(
         claim="A-F1-pairs", comparison="claim", published="similar results at other lengths n",
         reproduced=(f"{int(cases['similar'].sum())} of {claims.plural(len(cases), 'other length')}"
@@ -229,19 +280,19 @@ def check_lengths(intervals=None, *, reference: int | None = None, bound: float 
         matched=int(cases["similar"].sum()), total=len(cases),
         unit="lengths" if len(cases) > 1 else "length",
         failures=failures or None,
-        borderline="; ".join(f"({x.n}, {x.k}) rests on pairs within one standard error of "
-                             "the allowance" for x in edge.itertuples()),
+        borderline="; ".join(f"({x.n}, {x.k}) {edge_why}" for x in edge.itertuples()),
         reading=(f"similar, pair by pair: every pair's ratio within {bound:g} of its ratio at "
                  f"$n = {ref}$, $k = {k_ref}$, beyond a {confidence:.0%} sampling allowance"),
         detail=(f"cases written (n, k), k the same share of n; every pair of distinct metrics "
-                f"({int(cases['pairs'].iloc[0])}), one sample per length; Figure 1's page reads "
-                "the same sentence picture by picture"),
+                f"({int(cases['pairs'].iloc[0])}), {samples_said}, a length failing when it "
+                "fails in more than half of them; Figure 1's page reads the same sentence "
+                "picture by picture"),
         findings=findings, tables={"lengths": shown, "moved": moved},
-        values={"reference": (ref, k_ref), "z": z})
+        values={"reference": (ref, k_ref), "z": z, "samples": n_samples})
 
 
 #: The mutation protocol of the claim of this page (tests/test_claims.py).
-_SMOKE = {"ns": (8, 12), "k_share": 0.3, "n_pairs": 60, "seed": 0}
+_SMOKE = {"ns": (8, 12), "k_share": 0.3, "n_pairs": 60, "seed": 0, "n_seeds": 3}
 CHECKS = {
     "A-F1-pairs": claims.Check(check_lengths, smoke=_SMOKE, mutants={
         "a bound that accepts any change (every pair keeps its ratio)": {"bound": 1.0},

@@ -560,3 +560,18 @@ def test_explicit_order_is_scored_as_given_under_every_profile():
                                            "rank": [1, 1]}))
     with pytest.raises(ValueError, match="order='sideways' is not valid"):
         repro.reproduce(given, None, given, None, qrels, order="sideways")
+
+
+def test_an_effect_ratio_without_original_improvement_is_said_undefined():
+    """The original advanced run equals the baseline: ER divides by 0. The table keeps the
+    division's inf or nan (as repro_eval), and the text report says why, not ``inf``."""
+    qrels, _, (ob, _, rb, ra), _ = _quadruple(5)
+    res = repro.reproduce(ob, ob, rb, ra, qrels, measures="AP", n_resamples=100)
+    er = _agg(res, "advanced vs baseline", "AP", "ER")
+    assert not np.isfinite(er.value)
+    text = res.report()
+    assert "undefined (the original runs have the same mean: no improvement to reproduce)" in text
+    assert " inf " not in text and " nan " not in text
+    fine = repro.reproduce(ob, ra, rb, ra, qrels, measures="AP", n_resamples=100)
+    assert np.isfinite(_agg(fine, "advanced vs baseline", "AP", "ER").value)
+    assert "undefined (the original" not in fine.report()

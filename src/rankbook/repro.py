@@ -651,6 +651,14 @@ def nrmse(orig, rep) -> float:
     return float(np.sqrt(np.mean((o - r) ** 2)) / den) if den > 0 else float("nan")
 
 
+#: What the text report prints for a statistic that is not a number (the tables keep the
+#: ``inf`` or ``nan`` of the division, as repro_eval gives it).
+_UNDEFINED = {
+    "ER": "undefined (the original runs have the same mean: no improvement to reproduce)",
+    "ΔRI": "undefined (a baseline with mean 0)",
+}
+
+
 def _ratio(num, den):
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(num, dtype=np.float64) / np.asarray(den, dtype=np.float64)
@@ -1114,7 +1122,9 @@ class Reproduction:
             else:
                 ci = f"[{f(r.low)}, {f(r.high)}]"
             p = "" if np.isnan(r.p_value) else f"p = {f(r.p_value)} ({r.test})"
-            rows.append((r.level, r.system, r.measure, r.statistic, f(r.value), ci, p))
+            value = f(r.value) if np.isfinite(r.value) else _UNDEFINED.get(
+                r.statistic, "undefined (division by 0)")
+            rows.append((r.level, r.system, r.measure, r.statistic, value, ci, p))
         widths = [max(len(str(x[i])) for x in rows + [("level", "system", "measure",
                                                        "statistic", "value", "interval", "test")])
                   for i in range(7)]

@@ -87,7 +87,7 @@ def test_the_verdict_rests_on_the_majority_of_several_samples():
     # two of three move: false, named with its count of samples; still borderline
     ev = S.check_lengths(t_moved, replicates=[t_moved, t_same])
     assert ev.status == "false" and ev.failures == [
-        "(10, 3): 1 of 3 pairs move, most A / C (by 0.200); so in 2 of 3 samples"]
+        "(10, 3): 1 of 3 pairs move, most A / C (by 0.200); it fails in 2 of 3 samples"]
     assert "(10, 3)" in ev.borderline
     # all three move: false and not borderline
     ev = S.check_lengths(t_moved, replicates=[t_moved, t_moved])

@@ -246,7 +246,7 @@ def check_lengths(intervals=None, *, replicates=(), reference: int | None = None
     cases["similar"] = 2 * failing <= n_samples
     cases["borderline"] = cases["borderline"] | ((failing > 0) & (failing < n_samples))
     bad, edge = cases[~cases["similar"]], cases[cases["borderline"]]
-    of = f"; so in {{}} of {n_samples} samples" if n_samples > 1 else ""
+    of = f"; it fails in {{}} of {n_samples} samples" if n_samples > 1 else ""
     failures = [f"({x.n}, {x.k}): {x.moving} of {x.pairs} pairs move, most {x.worst} "
                 f"(by {x.largest:.3f})" + of.format(x.failing) for x in bad.itertuples()]
     samples_said = (f"{n_samples} samples per length (the first one's pairs shown)"

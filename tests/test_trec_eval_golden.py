@@ -21,7 +21,9 @@ to be exactly what the files print besides the compared measures, so it cannot g
 from __future__ import annotations
 
 import functools
+import math
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -205,6 +207,74 @@ def test_inputs_are_the_judgements_the_outputs_count():
         assert len(got) == int(printed[("num_ret", q)])
 
 
+# ---- which build printed each golden -------------------------------------------------------------
+#
+# iprec_at_recall_x (rankbook does not offer it) turns the recall level x into a number of relevant
+# documents c. trec_eval 9 computes (long)(x * R + 0.9) in double (m_iprec_at_recall.c, stored at
+# dc0c991c80bae2087de774ed76278e11d9d9f4c6); 0.3 * 77 + 0.9 is 23.999999999999996 there, but 24
+# when the multiply-add is fused (one rounding), which is why the later source (stored at
+# 2a9e21431ebd7666dd286dc503b296413d10c109) calls the rule "not platform-safe" and uses
+# lround(x * R). The printed values tell the three apart (query 302 has R = 77).
+
+CUTOFF_RULES = {
+    "x*R+0.9 in double (9.x source)": lambda x, r: int(x * r + 0.9),
+    "x*R+0.9 fused (one rounding)": lambda x, r: int(float(Fraction(x) * r + Fraction(0.9))),
+    "lround(x*R) (later 10.0 source)": lambda x, r: math.floor(x * r + 0.5),
+}
+
+
+def iprec_at_recall(rule, levels):
+    """{(query, level): interpolated precision} of the golden run, ordered as trec_eval orders it
+    (score descending, then document id descending), with the relevant-document cut-offs of rule."""
+    run, qrels = trec_format.read_run(RUN), trec_format.read_qrels(QRELS)
+    relevant = {(str(q), d) for q, d, v in qrels[["query_id", "doc_id", "relevance"]]
+                .itertuples(index=False) if v > 0}
+    out = {}
+    for q, docs in run.groupby("query_id"):
+        q = str(q)
+        docs = docs.sort_values(["score", "doc_id"], ascending=[False, False])["doc_id"]
+        hit = np.array([(q, d) in relevant for d in docs])
+        precision = np.cumsum(hit) / np.arange(1, hit.size + 1)
+        ranks = np.flatnonzero(hit)
+        n_rel = sum(1 for k in relevant if k[0] == q)
+        for x in levels:
+            c = max(CUTOFF_RULES[rule](x, n_rel), 1)
+            out[(q, x)] = precision[ranks[c - 1]:].max() if c <= ranks.size else 0.0
+    return out
+
+
+def rules_that_print(golden):
+    """The cut-off rules under which every iprec_at_recall line of a golden holds (4 decimals)."""
+    rows = [(float(n.rsplit("_", 1)[1]), q, float(v)) for n, q, v in read_out(DATA / golden)
+            if n.startswith("iprec_at_recall_")]
+    levels = sorted({x for x, _, _ in rows})
+    fits = []
+    for rule in CUTOFF_RULES:
+        values = iprec_at_recall(rule, levels)
+        computed = {(q, x): v for (q, x), v in values.items()}
+        for x in levels:
+            computed[("all", x)] = np.mean([v for (q, y), v in values.items() if y == x])
+        if all(abs(computed[(q, x)] - v) <= 0.5e-4 + 1e-12 for x, q, v in rows):
+            fits.append(rule)
+    return fits
+
+
+def test_which_build_printed_each_golden():
+    """The 9.x files print what the 9.x rule gives; the 10.0-line files what the same rule gives
+    with a fused multiply-add (the build that printed them); neither what the later lround
+    source gives, so the 10.0 release's own test outputs are not among the stored files. The
+    measures rankbook offers do not depend on this."""
+    assert {f: rules_that_print(f) for f in GOLDEN} == {
+        "trec_eval_10/out.test": ["x*R+0.9 fused (one rounding)"],
+        "trec_eval_10/out.test.a": ["x*R+0.9 fused (one rounding)"],
+        "trec_eval_9/out.test.aq": ["x*R+0.9 in double (9.x source)"],
+        # its levels (0.1, 0.2, 0.25, 0.5, 0.75) do not tell the two +0.9 rules apart: its
+        # version is that of out.test.aq, stored at the same commit
+        "trec_eval_9/out.test.meas_params": ["x*R+0.9 in double (9.x source)",
+                                             "x*R+0.9 fused (one rounding)"],
+    }
+
+
 # ---- mutation checks: the comparison fails when a golden value or a score changes --------------
 
 
@@ -226,7 +296,8 @@ def test_a_perturbed_run_score_fails():
     run = trec_format.read_run(RUN)
     qrels = trec_format.read_qrels(QRELS)
     in301 = run["query_id"].astype(str) == "301"
-    rel = set(qrels.loc[(qrels["query_id"].astype(str) == "301") & (qrels["relevance"] > 0), "doc_id"])
+    judged301 = qrels[qrels["query_id"].astype(str) == "301"]
+    rel = set(judged301.loc[judged301["relevance"] > 0, "doc_id"])
     first = next(d for d in run[in301].sort_values("score", ascending=False)["doc_id"] if d in rel)
     assert list(run[in301].sort_values("score", ascending=False)["doc_id"]).index(first) == 5
     run.loc[in301 & (run["doc_id"] == first), "score"] = 10.0

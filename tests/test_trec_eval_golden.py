@@ -16,6 +16,9 @@ profile. Every value trec_eval prints for a measure rankbook offers is compared 
 precision (4 decimals: a difference of at most 0.5e-4, plus 1e-12 for the last bit of a double);
 the measures rankbook does not offer are listed in ``NOT_OFFERED``, and a test requires that list
 to be exactly what the files print besides the compared measures, so it cannot grow unnoticed.
+Mutation checks show the comparison fails when a golden value or a run score changes. Two limits
+are recorded as tests: which build printed each file (read from ``iprec_at_recall``), and that the
+goldens do not decide the tie rule.
 """
 
 from __future__ import annotations

@@ -429,3 +429,31 @@ def test_tied_set_is_the_best_alone_when_all_differ():
     res = S.compare(df, measures="m", test="t")
     assert res.tied_with_best() == {"m": ["a"]}
     assert "Holm-corrected over those 2 tests" in res.tied_statement()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_compare_intervals_equal_scipy_on_few_queries_with_resamples_tied_to_the_estimate(seed):
+    """Six queries with few distinct values: many resamples have a mean equal to the
+    estimate, and BCa counts them half below it. compare's intervals (system means and
+    paired differences) equal scipy.stats.bootstrap's to 1e-12 only when those resample means
+    are computed in scipy's arithmetic (they differed by up to 5e-3 before)."""
+    import scipy.stats as ss
+
+    rng = np.random.default_rng(seed)
+    wide = pd.DataFrame(np.round(rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=(4, 6)), 2),
+                        index=["b", "s1", "s2", "s3"], columns=[f"q{i}" for i in range(6)])
+    res = S.compare(wide, baseline="b", n_resamples=10000, seed=seed)
+    t = res.table.set_index("system")
+    for s in wide.index:
+        x = wide.loc[s].to_numpy()
+        if np.ptp(x) == 0:
+            continue
+        r = ss.bootstrap((x,), np.mean, n_resamples=10000, rng=seed, method="bca")
+        assert (t.loc[s, "ci_low"], t.loc[s, "ci_high"]) == pytest.approx(
+            tuple(r.confidence_interval), abs=1e-12)
+        d = x - wide.loc["b"].to_numpy()
+        if s == "b" or np.ptp(d) == 0:
+            continue
+        r = ss.bootstrap((d,), np.mean, n_resamples=10000, rng=seed, method="bca")
+        assert (t.loc[s, "diff_low"], t.loc[s, "diff_high"]) == pytest.approx(
+            tuple(r.confidence_interval), abs=1e-12)

@@ -39,6 +39,7 @@ there, which is the single value.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Optional, Sequence
@@ -295,6 +296,42 @@ def _accel_of_mean(X: np.ndarray) -> np.ndarray:
     C2 = C * C
     with np.errstate(invalid="ignore", divide="ignore"):
         return (C2 * C).sum(axis=1) / (6.0 * C2.sum(axis=1) ** 1.5)
+
+
+def _accel_mean(X: np.ndarray) -> np.ndarray:
+    """BCa acceleration of the mean of each row as :func:`bootstrap_ci` computes it: scipy's
+    leave-one-out means, or the closed form above :data:`_EXACT_JACKKNIFE_CELLS`."""
+    if X.shape[0] * X.shape[1] ** 2 > _EXACT_JACKKNIFE_CELLS:
+        return _accel_of_mean(X)
+    return _accel_from_jackknife(_jackknife(X, np.mean, exact=True))
+
+
+def _exact_near_ties(theta_b: np.ndarray, theta_hat: np.ndarray, rows, q: int, rng) -> None:
+    """Recompute in place, in scipy's arithmetic, the bootstrap means of ``theta_b`` (rows,
+    resamples) that lie within :data:`_TIE_RTOL` of ``theta_hat``: ``rows(ks)`` gives the data
+    rows ``ks`` (len(ks), q) whose resample means ``theta_b`` holds, drawn as
+    :func:`_resample_means` draws them from ``rng`` (a generator in the state it had before
+    those draws: the index blocks are drawn again).
+    Used where ``theta_b`` was not computed from the rows themselves (a difference of two
+    systems' resample means), so that BCa counts the resamples tied with the estimate as
+    ``scipy.stats.bootstrap`` of those rows does."""
+    tol = _TIE_RTOL * np.maximum(1.0, np.abs(theta_hat))[:, None]
+    near = np.abs(theta_b - theta_hat[:, None]) <= tol
+    if not near.any():
+        return
+    n_resamples = theta_b.shape[1]
+    block = max(1, _BLOCK_CELLS // q)
+    for start in range(0, n_resamples, block):
+        b = min(block, n_resamples - start)
+        idx = rng.integers(0, q, size=(b, q))
+        sub = near[:, start:start + b]
+        ks = np.flatnonzero(sub.any(axis=1))
+        if not ks.size:
+            continue
+        X = rows(ks)
+        for j, k in enumerate(ks):
+            cols = np.flatnonzero(sub[k])
+            theta_b[k, start + cols] = np.mean(X[j][idx[cols]], axis=-1)
 
 
 def _interval_from_distribution(theta_hat, theta_b, a_hat, confidence, method):
@@ -1278,9 +1315,11 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
         S, q = M.shape
         letters = _letters(S)
         rng = _bootstrap_rng(seed)
-        theta_b = _resample_means(M, n_resamples, rng)
+        again = copy.deepcopy(rng)  # the same draws once more, for the differences' near ties
         means = M.mean(axis=1)
-        accel = _accel_of_mean(M) if ci_method == "bca" else None
+        bca = ci_method == "bca"  # BCa counts the resamples tied with the estimate: in
+        theta_b = _resample_means(M, n_resamples, rng, means if bca else None)  # scipy's
+        accel = _accel_mean(M) if bca else None  # arithmetic, as bootstrap_ci does
         lo, hi, _ = _interval_from_distribution(means, theta_b, accel, confidence, ci_method)
         if baseline is not None:
             b = systems.index(baseline)
@@ -1300,15 +1339,17 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
             diff[sl] = sums[sl] / q
             absd[sl] = np.abs(D).sum(axis=1)
             eff[sl] = cohens_dz(D)
-            if ci_method == "bca":
-                daccel[sl] = _accel_of_mean(D)
+            if bca:
+                daccel[sl] = _accel_mean(D)
             if test == "t":
                 p[sl] = _p_t(D, "two-sided")[1]
             elif test == "wilcoxon":
                 p[sl] = _p_wilcoxon(D, "two-sided")[1]
         dboot = theta_b[pa] - theta_b[pb]
-        dlo, dhi, _ = _interval_from_distribution(diff, dboot, daccel if ci_method == "bca" else None,
-                                               confidence, ci_method)
+        if bca:  # the interval of a difference is scipy's bootstrap of the paired differences
+            _exact_near_ties(dboot, diff, lambda ks: M[pa[ks]] - M[pb[ks]], q, again)
+        dlo, dhi, _ = _interval_from_distribution(diff, dboot, daccel if bca else None,
+                                                  confidence, ci_method)
         if test == "randomization":
             _, p, h = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed,
                                        max_exact, T=sums, absd=absd)

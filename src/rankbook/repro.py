@@ -1056,7 +1056,12 @@ def effect_ci(orig_baseline, orig_advanced, rep_baseline, rep_advanced, *, paire
 
     ``paired=True`` (reproducibility: the same topics in both experiments, in the same order)
     resamples the topics once for all four runs, with :func:`rankbook.stats.bootstrap_ci` (BCa;
-    the statistic looks the four score series up by the resampled topic indices).
+    the statistic looks the four score series up by the resampled topic indices). A resample
+    within 1e-9 (relative) of the estimate counts as tied with it, so that BCa's bias
+    correction does not depend on rounding: the interval equals ``scipy.stats.bootstrap``'s
+    (``paired=True``, the same seed) for a statistic that counts ties that way; without it,
+    scipy's own interval depends on how the statistic is written (on six topics with many
+    tied resamples, by up to 0.02).
     ``paired=False`` (replicability: other topics) resamples the original and the reproduced
     topics independently, with scipy's two-sample bootstrap (BCa; percentile where BCa is
     undefined). An endpoint is ``nan`` when resamples give 0/0 (no original improvement).

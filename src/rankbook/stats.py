@@ -574,8 +574,31 @@ def _bootstrap_ci_of_means(q: int, cases, confidence: float = 0.95, method: str 
                 jack[i][:, start:stop] = fn(d @ w)
     a_hats = ([_accel_from_jackknife(j) for j in jack] if method == "bca"
               else [None] * len(cases))
+    if method == "bca":  # exact ties: BCa counts them half below the estimate
+        for t, o in zip(thetas, out):
+            _snap_ties(o, t)
     return [_finish_ci(t, o, a, (len(t),), confidence, method, n_resamples)
             for t, o, a in zip(thetas, out, a_hats)]
+
+
+def _snap_ties(theta_b: np.ndarray, theta_hat: np.ndarray) -> None:
+    """Set to the estimate, in place, the resample values within :data:`_TIE_RTOL` of it.
+
+    A statistic of topic means taken through the count matrix (a ratio of differences of
+    means, a root of a mean) rounds differently from the same statistic written over the
+    resampled arrays, and differently again for another way of writing it: a resample that
+    equals the estimate exactly (common with few topics) lands on either side of it by one
+    bit, and BCa's bias correction counts it fully below or above instead of half. On the
+    six-topic example of ``rankbook reproduce``, 166 of 9,999 resamples tie the ER estimate
+    exactly; ``mean(ra - rb) / mean(oa - ob)`` in floating point keeps all 166,
+    ``(mean(ra) - mean(rb)) / (mean(oa) - mean(ob))`` 121 and the count matrix none, and the
+    BCa intervals differ by up to 0.02. Snapping gives the exact-arithmetic count whatever
+    the rounding (the interval of ``scipy.stats.bootstrap`` with a statistic that snaps the
+    same way, checked in the tests)."""
+    with np.errstate(invalid="ignore"):
+        tol = _TIE_RTOL * np.maximum(1.0, np.abs(theta_hat))[:, None]
+        near = np.abs(theta_b - theta_hat[:, None]) <= tol
+    np.copyto(theta_b, np.broadcast_to(theta_hat[:, None], theta_b.shape), where=near)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -306,9 +306,12 @@ def test_compare_order_rank_and_trec_eval_9(tmp_path):
     by_rank = compare_cmd.compare_runs(q, runs, "RR", order="rank", resamples=100)
     means = by_rank.table.set_index("system")["mean"]
     assert means["good"] == 1.0 and means["bad"] == 0.5  # the relevant document second, each time
+    assert "each run an explicit order (its rank column, no tie rule)" in by_rank.summary
+    assert by_rank.comparison.settings["order"] == "rank"
     by_score = compare_cmd.compare_runs(q, runs, "RR", convention="trec_eval_9", resamples=100)
     s = by_score.table.set_index("system")["mean"]
     assert s["good"] == s["bad"]  # ties broken by document id: the same order for both runs
+    assert "explicit order" not in by_score.summary
     with pytest.raises(compare_cmd.CompareError, match="--order must be one of score, rank"):
         compare_cmd.compare_runs(q, runs, "RR", order="ranks")
 

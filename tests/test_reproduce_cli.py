@@ -225,3 +225,15 @@ def test_order_rank_refuses_a_rank_given_twice_in_a_topic(ex, capsys):
     assert "appears twice for query" in err and "orig_advanced.txt (--orig-advanced)" in err
     assert not (ex / "out.csv").exists()
     assert cli.main(_argv(ex)) == 0  # by score the same file is fine
+
+
+@pytest.mark.parametrize("name", ["plane.txt", "plane.jpg", "plane"])
+def test_a_plot_file_in_no_plot_format_is_refused_before_any_work(ex, capsys, name):
+    """matplotlib refused '.txt' only after the tables were written (exit 1, "internal
+    error"); '.jpg' and no extension were written silently though the help names three
+    formats."""
+    err = _refused(capsys, _argv(ex) + ["--plot", str(ex / name)], "--plot",
+                   "is not a plot format", ".png, .svg, .pdf")
+    assert not (ex / "out.csv").exists() and not (ex / name).exists(), err
+    assert cli.main(_argv(ex) + ["--plot", str(ex / "plane.SVG")]) == 0
+    assert (ex / "plane.SVG").read_bytes().lstrip().startswith(b"<?xml")

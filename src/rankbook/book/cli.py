@@ -320,6 +320,8 @@ def _cmd_reproduce(args) -> int:
     try:
         with pipeline.interruptible():
             reproduce_cmd.check_outputs(outputs, inputs, args.force)
+            if args.plot:
+                reproduce_cmd.check_plot(args.plot)
             res = reproduce_cmd.reproduce_runs(
                 paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
                 convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,

@@ -512,8 +512,11 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
     files = {s: p for s, (p, _) in scored.items()}
     table.insert(1, "run_file", table["system"].map(files))
     n_queries = sorted(set(table["n_queries"]))
+    as_given = (", each run an explicit order (its rank column, no tie rule)"
+                if order == "rank" else "")
     summary = (f"{len(run_paths)} runs scored against {qrels_shown} under {conv.name}'s "
-               f"conventions, compared on {' or '.join(map(str, n_queries))} queries")
+               f"conventions{as_given}, compared on {' or '.join(map(str, n_queries))} queries")
+    comparison.settings["order"] = order
     return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary)
 
 

@@ -320,6 +320,20 @@ def table_csv(table: pd.DataFrame) -> str:
     return table.to_csv(index=False, lineterminator="\n")
 
 
+#: The formats ``--plot`` writes, by file extension.
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def check_plot(path) -> None:
+    """Refuse, before any work, a ``--plot`` file whose extension is not a format the plot is
+    written in (matplotlib would fail only after the tables were written)."""
+    ext = Path(str(path)).suffix.lower().lstrip(".")
+    if ext not in PLOT_FORMATS:
+        shown = f"'.{ext}'" if ext else "no extension"
+        raise ReproduceError(f"--plot {path}: {shown} is not a plot format; give a file "
+                             f"ending in {', '.join('.' + f for f in PLOT_FORMATS)}")
+
+
 def plot_plane(res: _repro.Reproduction, path) -> None:
     """The ER–ΔRI plane: one point per measure with both intervals (matplotlib, imported here).
 

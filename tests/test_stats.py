@@ -457,3 +457,19 @@ def test_compare_intervals_equal_scipy_on_few_queries_with_resamples_tied_to_the
         r = ss.bootstrap((d,), np.mean, n_resamples=10000, rng=seed, method="bca")
         assert (t.loc[s, "diff_low"], t.loc[s, "diff_high"]) == pytest.approx(
             tuple(r.confidence_interval), abs=1e-12)
+
+
+def test_the_tied_statement_and_footer_read_right_for_two_systems_and_no_mark():
+    """A new user read "each of the 1 other systems ... over those 1 tests", a footer
+    explaining superscripts that were not there, and "(r1, highest mean)" when r2 had the
+    same mean."""
+    wide = pd.DataFrame([[0.5, 0.5, 1.0, 0.0], [1.0, 0.0, 0.5, 0.5]], index=["r1", "r2"],
+                        columns=["q1", "q2", "q3", "q4"])
+    res = S.compare(wide, n_resamples=200, seed=0)
+    text = res.tied_statement()
+    assert "against the other system," in text and "1 other systems" not in text
+    assert "over those" not in text and "highest mean, shared with r2" in text
+    assert res.footer().startswith("No superscripts: no difference is significant (")
+    marked = S.compare(pd.DataFrame([[0.9] * 8, [0.1] * 8], index=["a", "b"],
+                                    columns=range(8)), n_resamples=200, seed=0)
+    assert marked.footer().startswith("Superscripts: significantly better than that system")

@@ -1056,10 +1056,20 @@ class Comparison:
         for m, g in self.best.groupby("measure", sort=False):
             best = g["best"].iloc[0]
             tied = list(g.loc[g.tied, "system"])
-            out.append(f"{m}: tied with the best ({best}, highest mean): {', '.join(tied)} "
+            others = len(g) - 1
+            if others == 0:
+                out.append(f"{m}: {best} is the only system")
+                continue
+            same = list(g.loc[(g.system != best) & (g["diff"] == 0.0), "system"])
+            head = (f"highest mean, shared with {', '.join(same)}; the first listed is taken"
+                    if same else "highest mean")
+            against = ("against the other system" if others == 1 else
+                       f"against each of the {others} other systems")
+            over = "" if others == 1 else f" over those {others} tests"
+            out.append(f"{m}: tied with the best ({best}, {head}): {', '.join(tied)} "
                        f"(difference from {best} not significant: {s['test']} test of {best} "
-                       f"against each of the {len(g) - 1} other systems, {corr[s['correction']]} "
-                       f"over those {len(g) - 1} tests, p >= {s['alpha']:g})")
+                       f"{against}, {corr[s['correction']]}{over}, p >= {s['alpha']:g}; "
+                       "these tests are a family of their own, apart from the table's marks)")
         return "\n".join(out)
 
     def wide(self, decimals: int = 4) -> pd.DataFrame:
@@ -1089,10 +1099,14 @@ class Comparison:
                 "bh": "Benjamini-Hochberg-corrected", "by": "Benjamini-Yekutieli-corrected"}
         against = (f"against the baseline {s['baseline']!r}" if s.get("baseline") is not None
                    else "between every pair of systems")
-        return (f"Superscripts: significantly better than that system ({s['test']} test "
-                f"{against}, {corr[s['correction']]} p < {s['alpha']:g} within each "
-                f"{s['family']}; {s['resamples']}). Intervals: {s['confidence']:.0%} "
-                f"{s['ci_method']} bootstrap, {s['n_resamples']} resamples, seed {s['seed']}.")
+        marked = bool((self.table["mark"] != "").any()) if "mark" in self.table else True
+        how = (f"({s['test']} test {against}, {corr[s['correction']]} p < {s['alpha']:g} "
+               f"within each {s['family']}; {s['resamples']})")
+        head = (f"Superscripts: significantly better than that system {how}." if marked else
+                f"No superscripts: no difference is significant {how}.")
+        return (f"{head} Intervals (in the table's ci and diff columns): "
+                f"{s['confidence']:.0%} {s['ci_method']} bootstrap, {s['n_resamples']} "
+                f"resamples, seed {s['seed']}.")
 
     def report(self, decimals: int = 4) -> str:
         """The table as text, laid out like ranx's report, with a footer saying how."""
@@ -1315,7 +1329,8 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     >>> print(res.tied_statement())  # doctest: +NORMALIZE_WHITESPACE
     nDCG@10: tied with the best (dense, highest mean): bm25, dense (difference from dense not
     significant: randomization test of dense against each of the 2 other systems, uncorrected
-    over those 2 tests, p >= 0.05)
+    over those 2 tests, p >= 0.05; these tests are a family of their own, apart from the
+    table's marks)
     """
     test = _TEST_ALIASES.get(test, test)
     _check_choice(test, TESTS, "test")

@@ -338,8 +338,15 @@ def test_kendall_w_f_statistic_is_the_anova_on_ranks():
         assert np.isclose(r.chi2, sps.friedmanchisquare(*R.T).statistic)
         d1 = n - 1 - 2 / m
         assert np.isclose(r.f_pvalue, sps.f.sf(f_anova, d1, (m - 1) * d1))
+    # perfect agreement: the limit of the test (F -> inf, p -> 0), not an undefined value;
+    # an almost perfect agreement already has a tiny p
     perfect = consensus.kendall_w_scores([[1, 2, 3], [1, 2, 3]])
-    assert perfect.w == 1 and np.isnan(perfect.f) and np.isnan(perfect.f_pvalue)
+    assert perfect.w == 1 and perfect.f == np.inf and perfect.f_pvalue == 0.0
+    near = consensus.kendall_w_scores([list(range(1, 9))] * 9 + [[2, 1, 3, 4, 5, 6, 7, 8]])
+    assert near.w < 1 and near.f_pvalue < 1e-12
+    # no degrees of freedom (n - 1 <= 2/m): undefined
+    none = consensus.kendall_w_scores([[1, 2], [1, 2]])
+    assert none.w == 1 and np.isnan(none.f) and np.isnan(none.f_pvalue)
 
 
 @pytest.mark.parametrize("measure,ref", [

@@ -1234,7 +1234,8 @@ class KendallW(NamedTuple):
     ``m`` (judges), ``n`` (items), ``tie_corrected``, and the F test of Kendall and Babington
     Smith, better for few judges: ``f`` :math:`= (m-1)W/(1-W)` on ``f_df`` :math:`=
     (n - 1 - 2/m,\ (m-1)(n - 1 - 2/m))` degrees of freedom with upper-tail ``f_pvalue``
-    (``nan`` when W = 1 or m < 2)."""
+    (``inf`` and 0 when W = 1, the limit of the test; ``nan`` when the degrees of freedom are
+    not positive, m < 2 or n - 1 <= 2/m)."""
 
     w: float
     chi2: float
@@ -1342,7 +1343,9 @@ def _kendall_w_of_ranks(R: np.ndarray, ties: bool) -> KendallW:
     p = float(sps.chi2.sf(chi2, n - 1)) if np.isfinite(chi2) else float("nan")
     d1 = (n - 1) - 2.0 / m
     d2 = (m - 1) * d1
-    if np.isfinite(w) and w < 1 and d1 > 0 and d2 > 0:
+    if np.isfinite(w) and 1 - w <= 1e-12 and d1 > 0 and d2 > 0:
+        f, pf = float("inf"), 0.0  # perfect agreement: the limit of the test as W -> 1
+    elif np.isfinite(w) and d1 > 0 and d2 > 0:
         f = (m - 1) * w / (1 - w)
         pf = float(sps.f.sf(f, d1, d2))
     else:

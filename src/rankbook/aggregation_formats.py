@@ -124,11 +124,13 @@ def _from_positions(pos: Mapping) -> list:
     return [g[0] if len(g) == 1 else frozenset(g) for _, g in sorted(groups.items())]
 
 
-def same_rankings(a, b) -> bool:
+def same_rankings(a, b, *, as_text: bool = False) -> bool:
     """Whether two collections of rankings hold the same rankings (ties compared as sets).
 
     ``a`` and ``b`` are sequences or mappings name -> ranking; mappings compare their names
-    too.
+    too. Labels compare as they are (the item ``1`` is not the item ``"1"``); every format of
+    this module but corankco stores labels as text, so rankings of numbers written and read
+    back hold their labels as text: ``as_text=True`` compares ``str`` of each label and name.
 
     Examples
     --------
@@ -136,13 +138,24 @@ def same_rankings(a, b) -> bool:
     True
     >>> same_rankings({"j1": "ab"}, {"j2": "ab"})
     False
+    >>> same_rankings({"j1": [3, 1, 2]}, {"j1": ["3", "1", "2"]}, as_text=True)
+    True
     """
     if isinstance(a, Mapping) != isinstance(b, Mapping):
         return False
+
+    def form(r):
+        c = canonical(r)
+        if not as_text:
+            return c
+        return [frozenset(map(str, x)) if isinstance(x, frozenset) else str(x) for x in c]
+
     if isinstance(a, Mapping):
-        return list(a) == list(b) and all(canonical(a[k]) == canonical(b[k]) for k in a)
+        names = (lambda m: [str(k) for k in m]) if as_text else list
+        return names(a) == names(b) and all(form(x) == form(y)
+                                            for x, y in zip(a.values(), b.values()))
     a, b = list(a), list(b)
-    return len(a) == len(b) and all(canonical(x) == canonical(y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(form(x) == form(y) for x, y in zip(a, b))
 
 
 def _named(rankings, what: str = "rankings") -> dict:
@@ -839,7 +852,9 @@ def write_pyflagr(rankings, path=None, *, query: str = "1", dataset: str = "rank
         groups = {str(query): _named(rankings)}
     rows = []
     for q, named in groups.items():
-        _check_text_labels([q, dataset] + list(named) + _labels_in_order(named), "PyFLAGR")
+        # FLAGR's reader splits each line at every comma and knows no quoting
+        _check_text_labels([q, dataset] + list(named) + _labels_in_order(named), "PyFLAGR",
+                           ',"')
         for v, r in named.items():
             for b, bucket in enumerate(r):
                 for x in (sorted(bucket, key=lambda y: (str(type(y)), str(y)))

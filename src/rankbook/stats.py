@@ -99,6 +99,9 @@ _STATSMODELS_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"
 _TEST_ALIASES = {"randomization": "randomization", "randomisation": "randomization",
                  "permutation": "randomization", "t": "t", "ttest": "t", "t-test": "t",
                  "wilcoxon": "wilcoxon"}
+#: The tests and their other spellings, as messages and help texts name them.
+TESTS_TEXT = (", ".join(TESTS) + " (also spelled "
+              + ", ".join(a for a, t in _TEST_ALIASES.items() if a != t) + ")")
 _BLOCK_CELLS = 1 << 22  # cells of one block of resamples (about 32 MB of float64)
 _SUPERSCRIPTS = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
 
@@ -111,6 +114,14 @@ def _check_choice(value, choices, what):
     if value not in choices:
         raise ValueError(f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value
+
+
+def _check_test(test) -> str:
+    """The test's name, its other spellings (``ttest``, ``permutation``, ...) mapped to it."""
+    name = _TEST_ALIASES.get(test, test) if isinstance(test, str) else test
+    if name not in TESTS:
+        raise ValueError(f"test must be one of {TESTS_TEXT}; got {test!r}")
+    return name
 
 
 def _check_confidence(confidence) -> float:
@@ -886,8 +897,7 @@ def paired_test(x, y, test: str = "randomization", *, alternative: str = "two-si
     >>> round(paired_test(x, y, "t").pvalue, 4)  # scipy.stats.ttest_rel(x, y)
     0.0467
     """
-    test = _TEST_ALIASES.get(test, test)
-    _check_choice(test, TESTS, "test")
+    test = _check_test(test)
     _check_choice(alternative, ALTERNATIVES, "alternative")
     xs, ys = _scores(x, "x"), _scores(y, "y")
     if xs.shape[-1] != ys.shape[-1]:
@@ -1332,8 +1342,7 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     over those 2 tests, p >= 0.05; these tests are a family of their own, apart from the
     table's marks)
     """
-    test = _TEST_ALIASES.get(test, test)
-    _check_choice(test, TESTS, "test")
+    test = _check_test(test)
     _check_choice(correction, CORRECTIONS, "correction")
     _check_choice(ci_method, CI_METHODS, "ci_method")
     _check_choice(missing, ("error", "zero", "drop"), "missing")
@@ -1579,8 +1588,7 @@ def decision_rates(effects: Sequence[float], n_queries: int = 50, n_repeats: int
         raise ValueError("decision_rates needs an integer seed (one benchmark per seed)")
     null = np.array([e == effects[0] for e in effects[1:]])
     sign = np.sign(np.array(effects[1:]) - effects[0])
-    test = _TEST_ALIASES.get(test, test)
-    _check_choice(test, TESTS, "test")
+    test = _check_test(test)
     pv, dirs = [], []
     pa = np.arange(1, len(effects))
     pb = np.zeros(pa.size, dtype=np.int64)

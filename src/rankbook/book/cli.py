@@ -447,7 +447,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="test every pair of systems instead of each against the baseline")
     c.add_argument("--test", default="randomization",
                    help="paired test: randomization (default; exact up to 20 queries), t or "
-                        "wilcoxon")
+                        "wilcoxon (also spelled randomisation, permutation, ttest, t-test)")
     c.add_argument("--correction", default="holm",
                    help="multiple-comparison correction within each measure: holm (default), "
                         "bonferroni, bh, by or none")

@@ -354,7 +354,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         raise CompareError(f"--convention {convention!r} is not one of "
                            f"{', '.join(_conv.CONVENTIONS)}")
     if _stats._TEST_ALIASES.get(test, test) not in _stats.TESTS:
-        raise CompareError(f"--test {test!r} is not one of {', '.join(_stats.TESTS)}")
+        raise CompareError(f"--test {test!r} is not one of {_stats.TESTS_TEXT}")
     if correction not in _stats.CORRECTIONS:
         raise CompareError(f"--correction {correction!r} is not one of "
                            f"{', '.join(_stats.CORRECTIONS)}")

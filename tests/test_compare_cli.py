@@ -319,3 +319,28 @@ def test_the_installed_command(collection, tmp_path):
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
     assert again.returncode == 2 and "exists; pass --force" in again.stderr
     assert "Traceback" not in again.stderr
+
+
+def test_names_of_compressed_runs_and_of_pipes(capsys, collection, tmp_path):
+    """``bm25.run.gz`` is bm25 (it was "bm25.run"); a run read from a pipe (``<(cat x)``,
+    /dev/fd/63) is named by its position (it was "63")."""
+    import gzip
+    import os
+    import threading
+
+    qrels, runs = collection
+    gz = tmp_path / "bm25.run.gz"
+    gz.write_bytes(gzip.compress(runs[0].read_bytes()))
+    read_end, write_end = os.pipe()
+    text = runs[1].read_bytes()
+
+    def feed():
+        with os.fdopen(write_end, "wb") as fh:
+            fh.write(text)
+
+    threading.Thread(target=feed, daemon=True).start()
+    status, _, err = _run(capsys, [gz, f"/dev/fd/{read_end}", "--qrels", qrels, "--measures",
+                                   "AP", "--out", "n.csv", "--resamples", "200"])
+    os.close(read_end)
+    assert status == 0, err
+    assert pd.read_csv(tmp_path / "n.csv")["system"].tolist() == ["bm25", "run2"]

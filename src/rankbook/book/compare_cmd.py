@@ -45,8 +45,9 @@ from .. import stats as _stats
 from .. import trec_format as _tf
 from ..trec_format import display_name
 
-#: Where a system's name comes from: the run file's name without its last suffix, or the run
-#: tag (sixth column of the file's first line, as trec_eval reports it).
+#: Where a system's name comes from: the run file's name without its last suffix (and a
+#: compression suffix: :func:`run_name`), or the run tag (sixth column of the file's first
+#: line, as trec_eval reports it).
 NAME_SOURCES = ("stem", "tag")
 #: What to do with a query one run was scored on and another was not.
 MISSING = ("error", "zero", "drop")
@@ -107,6 +108,29 @@ def split_measures(text: str) -> list[str]:
         raise CompareError(f"--measures {text!r} has an empty name; separate names with single "
                            "commas, e.g. nDCG@10,AP")
     return parts
+
+
+#: Compressed files are named without their compression suffix (``bm25.run.gz`` is bm25).
+_COMPRESSED = (".gz", ".bz2", ".xz")
+
+
+def run_name(path, i: int) -> str:
+    """A system's name from its run file: the file name without its suffix, a compression
+    suffix first (``bm25.run.gz`` -> ``bm25``); a pipe or process substitution
+    (``<(zcat bm25.run.gz)``, read as ``/dev/fd/63``) has no name of its own and is ``run``
+    and its position, from 1.
+
+    >>> run_name("runs/bm25.run.gz", 0), run_name("/dev/fd/63", 1), run_name("-", 2)
+    ('bm25', 'run2', 'run3')
+    """
+    text = str(path)
+    p = Path(text)
+    if text == "-" or p.parent.as_posix() in ("/dev/fd", "/proc/self/fd", "/dev") \
+            or text.startswith("/proc/") and "/fd/" in text:
+        return f"run{i + 1}"
+    if p.suffix.lower() in _COMPRESSED:
+        p = p.with_suffix("")
+    return display_name(p.stem)
 
 
 def unique_names(names: Sequence[str]) -> list[str]:
@@ -402,7 +426,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                  n_systems=len(run_paths), all_pairs=all_pairs)
 
     # names from the file names are known now: a bad --baseline is refused before any reading
-    stems = [display_name(Path(p).stem) or s for p, s in zip(run_paths, shown)]
+    stems = [run_name(p, i) or s for i, (p, s) in enumerate(zip(run_paths, shown))]
     if names == "stem":
         _baseline_index(baseline, unique_names(stems), run_paths, shown, names)
 

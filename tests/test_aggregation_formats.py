@@ -363,3 +363,13 @@ def test_numbers_as_labels_come_back_as_text(tmp_path, fmt):
             "pyflagr": lambda p: af.read_pyflagr(p)["1"]}[fmt](path)
     assert af.same_rankings(rankings, read, as_text=True)
     assert not af.same_rankings(rankings, read)
+
+
+def test_ranky_refusals_name_the_file_and_the_readings(tmp_path):
+    path = tmp_path / "m.ranky.csv"
+    path.write_text("index,j1,j2\nc1,0.4,0.8\nc2,0.8,0.7\n")
+    with pytest.raises(ValueError, match=r"m\.ranky\.csv: a ranky matrix needs kind"):
+        af.read_ranky(path, judges_axis=1)
+    with pytest.raises(ValueError, match=r"m\.ranky-scores\.csv: the name says ranky but not how "
+                                          r"to read the matrix.*ranky-scores-judges-columns"):
+        af.format_of(tmp_path / "m.ranky-scores.csv")

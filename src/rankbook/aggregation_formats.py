@@ -667,8 +667,9 @@ def read_ranky(path, kind: str | None = None, judges_axis: int | None = None) ->
     ValueError: ...needs judges_axis: the matrix reads two ways: judges in columns (judges_axis=1...) or judges in rows (judges_axis=0...
     """
     if kind is None:
-        raise ValueError("a ranky matrix needs kind: its values read two ways: kind='scores' "
-                         "(higher is better, ranky's default) or kind='ranks' (1 is best)")
+        raise ValueError(f"{path}: a ranky matrix needs kind: its values read two ways: "
+                         "kind='scores' (higher is better, ranky's default) or kind='ranks' "
+                         "(1 is best)")
     _check_kind(kind, "ranky", ("scores", "ranks"),
                 {"scores": "scores, higher better", "ranks": "ranks, 1 best",
                  "ordering": "orderings (use read_rankaggreg)"})
@@ -895,6 +896,11 @@ def format_of(path, rankings_format: str = "auto") -> str:
     for suffix, fmt in _SUFFIXES.items():
         if name.endswith(suffix):
             return fmt
+    if ".ranky" in name:  # e.g. m.ranky-scores.csv: ranky, but not which of its readings
+        choices = [c for c in FORMAT_CHOICES if c.startswith("ranky-")]
+        raise ValueError(f"{path}: the name says ranky but not how to read the matrix; name it "
+                         f"x.<choice>.csv with <choice> one of {choices} (its kind and the "
+                         "axis of its judges), or give rankings_format")
     return "rankbook"
 
 

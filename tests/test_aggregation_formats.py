@@ -373,3 +373,8 @@ def test_ranky_refusals_name_the_file_and_the_readings(tmp_path):
     with pytest.raises(ValueError, match=r"m\.ranky-scores\.csv: the name says ranky but not how "
                                           r"to read the matrix.*ranky-scores-judges-columns"):
         af.format_of(tmp_path / "m.ranky-scores.csv")
+
+
+def test_an_aggregate_with_items_no_input_ranks_is_refused():
+    with pytest.raises(ValueError, match="the aggregate ranks 1 item that no input ranks: 'X'"):
+        af.aggregate_scores({"j1": "abc", "j2": "bac"}, "abX")

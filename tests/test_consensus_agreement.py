@@ -66,8 +66,11 @@ def test_kendall_w_without_ties_and_the_spearman_relation():
 def test_kendall_w_refuses_bad_input():
     with pytest.raises(ValueError, match="items must be one of"):
         consensus.kendall_w(["ab", "ba"], items="all")
-    with pytest.raises(ValueError, match="at least 2 judges and 2 items"):
+    with pytest.raises(ValueError, match="at least 2 items that every ranking holds; these "
+                                         "rankings share 0 .items='common'.; items='union'"):
         consensus.kendall_w(["ab", "cd"])  # no common item
+    with pytest.raises(ValueError, match="at least 2 judges and 2 items"):
+        consensus.kendall_w(["ab"])
     with pytest.raises(ValueError, match="2-d"):
         consensus.kendall_w_scores([1, 2, 3])
     assert np.isnan(consensus.kendall_w_scores([[1, 1, 1], [2, 2, 2]]).w)

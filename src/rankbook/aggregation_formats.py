@@ -1014,6 +1014,13 @@ def aggregate_scores(inputs, aggregate, *, items: str = "union", gamma: float = 
 
     named = _named(inputs, "inputs")
     agg = canonical(aggregate)
+    held = set(_labels_in_order(named))
+    extra = [x for x in _labels_in_order({"aggregate": agg}) if x not in held]
+    if extra:
+        what = "item" if len(extra) == 1 else "items"
+        raise ValueError(f"the aggregate ranks {len(extra)} {what} that no input ranks: "
+                         f"{', '.join(map(repr, extra[:5]))}{', ...' if len(extra) > 5 else ''}; "
+                         "an aggregate orders the items of its inputs")
     rows = []
     for name, r in named.items():
         _, R = rank_matrix([r, agg], items)

@@ -1414,6 +1414,10 @@ def kendall_w(rankings, ties: bool = True, *, items: str = "common") -> KendallW
     (2.0, 2, 0.0833)
     """
     _, R = rank_matrix(rankings, items)
+    if items == "common" and R.shape[0] >= 2 and R.shape[1] < 2:
+        raise ValueError(f"Kendall's W needs at least 2 items that every ranking holds; these "
+                         f"rankings share {R.shape[1]} (items='common'); items='union' ranks "
+                         "every item, one a ranking lacks tied after its own")
     return _kendall_w_of_ranks(R, ties)
 
 

@@ -654,8 +654,8 @@ def nrmse(orig, rep) -> float:
 #: What the text report prints for a statistic that is not a number (the tables keep the
 #: ``inf`` or ``nan`` of the division, as repro_eval gives it).
 _UNDEFINED = {
-    "ER": "undefined (the original runs have the same mean: no improvement to reproduce)",
-    "ΔRI": "undefined (a baseline with mean 0)",
+    "ER": "undefined (no original improvement)",
+    "ΔRI": "undefined (a baseline mean of 0)",
 }
 
 
@@ -1296,7 +1296,8 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
         agg_rows.append(dict(level=level, system=system, measure=measure, statistic=statistic,
                              value=float(ci.estimate), low=float(ci.low), high=float(ci.high),
                              standard_error=float(ci.standard_error), n_topics=n, p_value=p,
-                             test=test, interval=ci.method))
+                             test=test, interval=(ci.method if np.isfinite(ci.low)
+                                                  or np.isfinite(ci.high) else "none")))
 
     # order of documents (reproducibility only: the same topics)
     if paired:

@@ -272,11 +272,57 @@ def _field_count(block: bytes, n_lines: int) -> int:
     return int(np.count_nonzero(~blank[1:] & blank[:-1])) + int(arr.size > 0 and not blank[0])
 
 
+#: Bytes that :func:`_split_block` leaves to the other readers: line breaks other than ``\n``,
+#: the blanks that ``str.split`` would take for separators and the careful reader would not,
+#: and NUL (its line-end marker).
+_SPLIT_UNSAFE = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00")
+_COMMENT_TEXT = re.compile(r"(?:^|\n)[ \t]*#")
+
+
+def _split_block(block: bytes, what: str):
+    """The columns of a plain block, split in one call, or None: every line ASCII with exactly
+    the layout's columns separated by spaces or tabs, no comment, no blank line, every value a
+    finite number. Anything else (None) goes to the pandas reader and, if need be, the careful
+    line-by-line reading, so what is refused and how it is named does not change.
+
+    Each line end becomes a NUL field (a byte no such block holds), so a single ``split`` gives
+    every field and the check that each line has exactly its columns: the NUL fields must fall
+    at every (columns + 1)-th place, and nowhere else."""
+    if not block.isascii() or any(c in block for c in _SPLIT_UNSAFE):
+        return None
+    n_cols, value_col, _ = _LAYOUT[what]
+    text = block.decode("ascii")
+    if not text.endswith("\n"):
+        text += "\n"
+    n_lines = text.count("\n")
+    if "#" in text and _COMMENT_TEXT.search(text):
+        return None
+    fields = text.replace("\n", " \x00 ").split()
+    del text
+    stride = n_cols + 1
+    if len(fields) != stride * n_lines or fields[n_cols::stride].count("\x00") != n_lines:
+        return None
+    try:  # float() as the careful reader parses values
+        v = np.fromiter(map(float, fields[value_col::stride]), dtype=np.float64, count=n_lines)
+    except ValueError:
+        return None
+    if not np.isfinite(v).all():
+        return None
+    q = np.array(fields[0::stride], dtype=object)
+    d = np.array(fields[2::stride], dtype=object)
+    tag = fields[n_cols - 1] if what != "qrels" and n_lines else None
+    return q, d, v, None, tag, n_lines
+
+
 def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
     """(queries, documents, values, line numbers or None, first tag, lines in the block) of one
-    block, read column by column with pandas' C reader (line numbers None: every line is a data
-    line). A block it cannot take exactly as it is (comments, blank lines, any bad line) is read
-    line by line instead (:func:`_scan_text`), which names the first bad line."""
+    block: split at once when the block is plain (:func:`_split_block`), else read column by
+    column with pandas' C reader (line numbers None: every line is a data line). A block
+    neither can take exactly as it is (comments, blank lines, any bad line) is read line by
+    line instead (:func:`_scan_text`), which names the first bad line."""
+    plain = _split_block(block, what)
+    if plain is not None:
+        return plain
     try:
         text = block.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -319,8 +365,8 @@ def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
 def _canonical_ints(ids: np.ndarray):
     """``ids`` (text) as int64 when every one is a non-negative integer written canonically
     (no sign, no leading zero, at most 18 digits), so that ``str(int(x)) == x``; else None."""
-    if ids.size == 0:
-        return None
+    if ids.size == 0 or not (isinstance(ids[0], str) and ids[0].isdigit()):
+        return None  # the first id tells most text ids apart without converting any
     try:
         b = ids.astype("S")
     except (UnicodeEncodeError, ValueError):
@@ -343,6 +389,17 @@ def _canonical_ints(ids: np.ndarray):
     return out
 
 
+def _factorize_runs(ids: np.ndarray):
+    """``pd.factorize(ids)``, hashing only the first id of each run of equal ids when the ids
+    come in runs (a file's query ids: a query's lines are together); the same codes."""
+    if ids.size > 1:
+        starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+        if starts.size * 4 <= ids.size:
+            codes, uniq = pd.factorize(ids[starts])
+            return np.repeat(codes, np.diff(np.append(starts, ids.size))), uniq
+    return pd.factorize(ids)
+
+
 class _Ids:
     """Ids of a whole file built block by block: factorized per block, merged at the end."""
 
@@ -357,7 +414,7 @@ class _Ids:
                 self.parts.append(as_int)
                 return
             self.ints = False
-        codes, uniq = pd.factorize(ids)
+        codes, uniq = _factorize_runs(ids)
         self.parts.append((codes.astype(np.int32), np.asarray(uniq, dtype=object)))
 
     def finish(self):

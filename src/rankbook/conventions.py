@@ -728,6 +728,9 @@ class _Inputs(NamedTuple):
     qnames: np.ndarray
     dnames: np.ndarray
     explicit: bool = False  # rv holds ranks of an explicit order
+    # the join already made (dicts of dicts): the relevance of each run row, NaN where the
+    # document is not judged; document codes are then rows (no query holds a document twice)
+    run_rel: np.ndarray | None = None
 
 
 def _numbers(values, qcodes, dcodes, qnames, dnames, value_name, what):
@@ -806,7 +809,59 @@ def _dict_doc_codes(qrels, run, d1, d2):
     return qd.astype(np.int64), rd, np.concatenate([ua, d2[miss]])
 
 
+def _plain_numbers(values) -> np.ndarray | None:
+    """Values that are all plain ints and floats, finite, as float64; else None."""
+    if not set(map(type, values)) <= trec_format._PLAIN_NUMBERS:
+        return None
+    try:
+        out = np.array(values, dtype=np.float64)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    return out if out.ndim == 1 and np.isfinite(out).all() else None
+
+
+def _dict_inputs(qrels, run) -> _Inputs | None:
+    """The inputs of two dicts of dicts whose ids are all text and whose values are all finite
+    plain numbers, joined in one pass: each run row looks its document up in its own query's
+    judgements (a dict holds a document once, and equal text is an equal key). Document
+    codes are rows (qrels rows, then run rows), so no id is hashed twice. None for anything
+    else: the general reading then gives its messages."""
+    inner = [*qrels.values(), *run.values()]
+    if not (all(isinstance(x, dict) for x in inner)
+            and all(type(q) is str for q in itertools.chain(qrels, run))):
+        return None
+    chain = itertools.chain.from_iterable
+    n1, n2 = sum(map(len, qrels.values())), sum(map(len, run.values()))
+    if not (n1 and n2 and all(map(len, inner))):  # a query without documents: as the general
+        return None
+    d1 = np.fromiter(chain(qrels.values()), dtype=object, count=n1)
+    d2 = np.fromiter(chain(run.values()), dtype=object, count=n2)
+    if not (_text(d1) and _text(d2)):
+        return None
+    qv = _plain_numbers(list(chain(map(dict.values, qrels.values()))))
+    rv = _plain_numbers(list(chain(map(dict.values, run.values()))))
+    if qv is None or rv is None:
+        return None
+    names = dict.fromkeys(qrels)
+    names.update(dict.fromkeys(run))
+    index = dict(zip(names, range(len(names))))
+    qq = np.repeat(np.arange(len(qrels)), np.fromiter(map(len, qrels.values()), np.int64, len(qrels)))
+    rq = np.repeat(np.fromiter(map(index.__getitem__, run), np.int64, len(run)),
+                   np.fromiter(map(len, run.values()), np.int64, len(run)))
+    empty, nan = {}, itertools.repeat(np.nan)
+    rel = np.fromiter(chain(map(qrels.get(q, empty).get, docs, nan) for q, docs in run.items()),
+                      dtype=np.float64, count=n2)
+    return _Inputs(qq, np.arange(n1), qv, rq, n1 + np.arange(n2), rv,
+                   np.fromiter(names, dtype=object, count=len(names)),
+                   np.concatenate([d1, d2]), run_rel=rel)
+
+
 def _load(qrels, run, order=None) -> _Inputs:
+    if (order != "rank" and type(qrels) is dict and type(run) is dict
+            and not any(_is_list(v) for v in run.values())):
+        fast = _dict_inputs(qrels, run)
+        if fast is not None:
+            return fast
     q1, d1, v1 = _raw_table(qrels, "relevance", "qrels")
     q2, d2, v2, explicit = _run_columns(run, order)
     qq, rq, qnames = _codes(q1, q2)
@@ -980,11 +1035,9 @@ class _Batch:
     def _strings_rank(self, codes):
         """Rank of each code's document id as text, among the codes given (for id tie-breaks)."""
         uniq, inv = np.unique(codes, return_inverse=True)
-        text = self.dnames[uniq].astype(str)
-        order = np.argsort(text, kind="stable")
-        rank = np.empty(order.size, dtype=np.int64)
-        rank[order] = np.arange(order.size)
-        return rank[inv].reshape(codes.shape)
+        # a dense rank: two codes with the same text (rows of dicts) rank alike
+        _, rank = np.unique(self.dnames[uniq].astype(str), return_inverse=True)
+        return rank.astype(np.int64)[inv].reshape(codes.shape)
 
     def order(self, rule):
         """Column order of each row from best to worst under a tie rule (None: as stored)."""
@@ -1236,6 +1289,23 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
 # evaluate_run
 
 
+def _join_labels(doc_m, a, qindex, seen, nd, qv):
+    """(judged, relevance) of each document of a padded block whose first query is ``a``: its
+    (query, document) key looked up among the judgements' keys (``qindex``); only documents
+    judged for some query (``seen``) are looked up."""
+    pos = np.full(doc_m.shape, -1, dtype=np.int64)
+    if qindex is not None:
+        probe = seen[doc_m] if seen is not None else doc_m >= 0
+        r_, c_ = np.nonzero(probe)
+        del probe
+        rkey = (r_ + a).astype(np.int64) * nd + doc_m[r_, c_]
+        pos[r_, c_] = qindex.get_indexer(rkey)
+        del r_, c_, rkey
+    judged_m = (pos >= 0) & (doc_m >= 0)
+    label_m = np.where(judged_m, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
+    return judged_m, label_m
+
+
 class RunEvaluation(NamedTuple):
     """What :func:`evaluate_run` returns: ``per_query`` and ``aggregate``.
 
@@ -1442,6 +1512,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     keep = evaluated[data.rq]
     everything = bool(keep.all())
     rq, rd, rv = (data.rq, data.rd, data.rv) if everything else (data.rq[keep], data.rd[keep], data.rv[keep])
+    rrel = data.run_rel if data.run_rel is None or everything else data.run_rel[keep]
+    rows_are_codes = data.run_rel is not None  # no document twice in a query: nothing to check
     eval_ids = np.flatnonzero(evaluated)
     new_code = np.full(nq, -1, dtype=np.int32 if nq < 2**31 else np.int64)
     new_code[eval_ids] = np.arange(eval_ids.size)
@@ -1454,7 +1526,7 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     qgroups = _Groups(qq, m_q)
     qdoc_m = qgroups.pad(qd, -1, dtype=np.int64)
     qvalid = qgroups.valid()
-    dup = _first_duplicate(qdoc_m, qvalid)
+    dup = None if rows_are_codes else _first_duplicate(qdoc_m, qvalid)
     if dup is not None:
         raise _duplicate_error("qrels", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
 
@@ -1483,9 +1555,9 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     pooled = conv.averaging == "pooled"
     nd = np.int64(max(len(data.dnames), 1))
     qkey = qq.astype(np.int64) * nd + qd
-    qindex = pd.Index(qkey) if qkey.size else None
+    qindex = pd.Index(qkey) if qkey.size and rrel is None else None
     seen = None
-    if qkey.size and nd <= 2**27:  # only documents judged for some query can be judged here
+    if qindex is not None and nd <= 2**27:  # only documents judged for some query can be judged here
         seen = np.zeros(int(nd) + 1, dtype=bool)
         seen[qd] = True
     starts = np.concatenate([[0], np.cumsum(counts)])
@@ -1501,8 +1573,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
                  else groups.order[int(starts[a]):int(starts[b])])
         block = _Groups(rq[rows_] - a, b - a, width=width)
         doc_m = block.pad(rd[rows_], -1, dtype=np.int64)
-        dup = _first_duplicate(doc_m, block.valid() if not block.full
-                               else np.ones(doc_m.shape, bool))
+        dup = None if rows_are_codes else _first_duplicate(
+            doc_m, block.valid() if not block.full else np.ones(doc_m.shape, bool))
         if dup is not None:  # the first check of all: no earlier block had one
             raise _duplicate_error("run", data.qnames[eval_ids[a + dup[0]]], data.dnames[dup[1]])
         score_m = block.pad(rv[rows_], -np.inf)
@@ -1522,19 +1594,16 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
             del rank_m, srt, same
 
         # relevance of every retrieved document (0 and not judged if absent from the qrels)
-        pos = np.full(doc_m.shape, -1, dtype=np.int64)
-        if qindex is not None:
-            probe = seen[doc_m] if seen is not None else doc_m >= 0
-            r_, c_ = np.nonzero(probe)
-            del probe
-            rkey = (r_ + a).astype(np.int64) * nd + doc_m[r_, c_]
-            pos[r_, c_] = qindex.get_indexer(rkey)
-            del r_, c_, rkey
-        judged_m = (pos >= 0) & (doc_m >= 0)
-        label_m = np.where(judged_m, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
-        del pos
+        if rrel is not None:  # joined as the inputs were read
+            rel_m = block.pad(rrel[rows_], np.nan)
+            judged_m = ~np.isnan(rel_m)
+            label_m = np.where(judged_m, rel_m, 0.0)
+            del rel_m
+        else:
+            judged_m, label_m = _join_labels(doc_m, a, qindex, seen, nd, qv)
 
-        if (conv.nonnegative_ndcg_labels and any(p.family == "nDCG" for p in parsed)
+        if (conv.nonnegative_ndcg_labels
+ and any(p.family == "nDCG" for p in parsed)
                 and "negative" not in found and np.any(label_m < 0)):
             r, c = np.argwhere(label_m < 0)[0]
             found["negative"] = (

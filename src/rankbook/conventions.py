@@ -856,7 +856,82 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
                    np.concatenate([d1, d2]), run_rel=rel)
 
 
+class _ByteNames:
+    """Document ids kept as ASCII bytes (a fixed-width ``S`` array), given as text when asked
+    for: only the few that a tie or a message needs are ever decoded."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __len__(self):
+        return self.raw.size
+
+    def __getitem__(self, idx):
+        out = self.raw[idx]
+        if isinstance(out, bytes):
+            return out.decode("ascii")
+        return out.astype("U").astype(object)
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _hash_keys(qcodes, docs, width):
+    """A 64-bit hash of each (query code, document bytes) pair; ``width`` (a multiple of 8, at
+    least the widest document) makes equal ids hash alike in arrays of different widths."""
+    n = docs.size
+    mat = np.zeros((n, width), dtype=np.uint8)
+    w = docs.dtype.itemsize
+    mat[:, :w] = docs.view(np.uint8).reshape(n, w)
+    with np.errstate(over="ignore"):
+        h = qcodes.astype(np.uint64) * _MIX
+        for word in mat.view(np.uint64).T:  # a multiply-xorshift round per 8 bytes
+            h ^= word
+            h *= _MIX
+            h ^= h >> np.uint64(29)
+    return h
+
+
+def _file_inputs(qrels, run) -> _Inputs | None:
+    """The inputs of two plain TREC files (:func:`trec_format.plain_columns`), joined without
+    text: each (query, document) pair is hashed from its bytes, the run's pairs looked up among
+    the judgements' and every match compared byte for byte. Document codes are rows (qrels,
+    then run). None for any other file, a document listed twice (or a hash collision): the
+    general reading then names the line."""
+    a = trec_format.plain_columns(qrels, "qrels")
+    if a is None:
+        return None
+    b = trec_format.plain_columns(run, "run")
+    if b is None or not (a.values.size and b.values.size):
+        return None
+    names = dict.fromkeys(a.qnames)
+    names.update(dict.fromkeys(b.qnames))
+    index = dict(zip(names, range(len(names))))
+    qq = np.fromiter(map(index.__getitem__, a.qnames), np.int64, a.qnames.size)[a.qcodes]
+    rq = np.fromiter(map(index.__getitem__, b.qnames), np.int64, b.qnames.size)[b.qcodes]
+    width = -(-max(a.docs.dtype.itemsize, b.docs.dtype.itemsize) // 8) * 8
+    judged = pd.Index(_hash_keys(qq, a.docs, width))
+    ran = pd.Index(_hash_keys(rq, b.docs, width))
+    if not (judged.is_unique and ran.is_unique):
+        return None
+    pos = judged.get_indexer(ran)
+    hit = np.flatnonzero(pos >= 0)
+    if not np.all(a.docs[pos[hit]] == b.docs[hit]) or not np.all(qq[pos[hit]] == rq[hit]):
+        return None
+    rel = np.full(b.values.size, np.nan)
+    rel[hit] = a.values[pos[hit]]
+    n1, n2 = a.values.size, b.values.size
+    return _Inputs(qq, np.arange(n1), a.values, rq, n1 + np.arange(n2), b.values,
+                   np.fromiter(names, dtype=object, count=len(names)),
+                   _ByteNames(np.concatenate([a.docs, b.docs])), run_rel=rel)
+
+
 def _load(qrels, run, order=None) -> _Inputs:
+    if (order != "rank" and isinstance(qrels, (str, os.PathLike))
+            and isinstance(run, (str, os.PathLike))):
+        fast = _file_inputs(qrels, run)
+        if fast is not None:
+            return fast
     if (order != "rank" and type(qrels) is dict and type(run) is dict
             and not any(_is_list(v) for v in run.values())):
         fast = _dict_inputs(qrels, run)

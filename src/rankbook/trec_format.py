@@ -31,10 +31,11 @@ import os
 import re
 import warnings
 import zlib
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["read_qrels", "read_run", "read_table", "as_qrels", "as_run", "QRELS_COLUMNS",
            "RUN_COLUMNS", "TrecTable", "InputNote", "InputTooLarge", "display_name", "id_text"]
@@ -312,6 +313,92 @@ def _split_block(block: bytes, what: str):
     d = np.array(fields[2::stride], dtype=object)
     tag = fields[n_cols - 1] if what != "qrels" and n_lines else None
     return q, d, v, None, tag, n_lines
+
+
+#: Largest file :func:`plain_columns` reads whole (bytes of text): its arrays take some four
+#: times the file's size for a moment; a larger file is read in blocks by :func:`read_table`.
+PLAIN_FILE_BYTES = 32 << 20
+_COMMENT_BYTES = re.compile(rb"(?:^|\n)[ \t]*#")
+
+
+class PlainColumns(NamedTuple):
+    """The columns of a plain TREC file as :func:`plain_columns` reads them: query codes
+    (int64) into ``qnames`` (text, in order of first appearance), document ids as bytes (a
+    fixed-width ``S`` array, ASCII) and the values (float64)."""
+
+    qcodes: np.ndarray
+    qnames: np.ndarray
+    docs: np.ndarray
+    values: np.ndarray
+
+
+def _byte_column(arr: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The fields ``arr[starts[i]:ends[i]]`` as one fixed-width ``S`` array (``arr`` ends with
+    at least the widest field's length of spare bytes)."""
+    width = max(int((ends - starts).max()) if starts.size else 1, 1)
+    mat = sliding_window_view(arr, width)[starts]  # one copy of n x width bytes
+    mat[np.arange(width) >= (ends - starts)[:, None]] = 0
+    return mat.view(f"S{width}").ravel()
+
+
+def plain_columns(source, what: str) -> PlainColumns | None:
+    """The query, document and value columns of a plain TREC file, read whole with numpy, or
+    None for any other file (the caller then reads it with :func:`read_table`, whose messages
+    name what is wrong).
+
+    Plain: a path to an uncompressed file of at most :data:`PLAIN_FILE_BYTES` bytes of ASCII
+    without a byte-order mark, lines ended by ``\n`` (the last may not be), every line the
+    layout's columns separated by spaces or tabs, no comment or blank line, no byte that the
+    careful reader would read differently (:data:`_SPLIT_UNSAFE`), every value a finite
+    number as ``float()`` reads it. Duplicates are not checked here.
+
+    The fields are found from the blanks (a field starts where a blank ends); each line has
+    exactly its columns when the line ends fall between the last field of one line and the
+    first of the next."""
+    if what not in _LAYOUT or not isinstance(source, (str, os.PathLike)):
+        return None
+    try:
+        if not os.path.isfile(source) or os.path.getsize(source) > PLAIN_FILE_BYTES:
+            return None
+        with open(source, "rb") as fh:
+            data = fh.read(PLAIN_FILE_BYTES + 1)
+    except OSError:
+        return None
+    if (not data or len(data) > PLAIN_FILE_BYTES or data.startswith((_GZIP_MAGIC, _BOM))
+            or not data.isascii() or any(c in data for c in _SPLIT_UNSAFE)
+            or (b"#" in data and _COMMENT_BYTES.search(data))):
+        return None
+    n_cols, value_col, _ = _LAYOUT[what]
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    arr = np.frombuffer(data, dtype=np.uint8)
+    newline = arr == 10
+    blank = newline | (arr == 32) | (arr == 9)
+    edges = np.flatnonzero(blank[1:] != blank[:-1]) + 1
+    if not blank[0]:
+        edges = np.concatenate([[0], edges])
+    starts, ends = edges[0::2], edges[1::2]  # the text ends with a blank: as many ends
+    del edges, blank
+    lines = np.flatnonzero(newline)
+    del newline
+    n = lines.size
+    if (starts.size != n * n_cols or not np.all(ends[n_cols - 1::n_cols] <= lines)
+            or not np.all(starts[n_cols::n_cols] > lines[:-1])):
+        return None
+    spare = int((ends - starts).max())
+    arr = np.concatenate([arr, np.zeros(spare, dtype=np.uint8)])
+    try:  # numpy reads bytes as float() does
+        values = _byte_column(arr, starts[value_col::n_cols], ends[value_col::n_cols]).astype(np.float64)
+    except ValueError:
+        return None
+    if not np.isfinite(values).all():
+        return None
+    queries = _byte_column(arr, starts[0::n_cols], ends[0::n_cols])
+    docs = _byte_column(arr, starts[2::n_cols], ends[2::n_cols])
+    heads = np.flatnonzero(np.concatenate([[True], queries[1:] != queries[:-1]]))
+    codes, qnames = pd.factorize(queries[heads].astype("U").astype(object))
+    qcodes = np.repeat(codes.astype(np.int64), np.diff(np.append(heads, n)))
+    return PlainColumns(qcodes, np.asarray(qnames, dtype=object), docs, values)
 
 
 def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):

@@ -127,3 +127,23 @@ def test_split_block_reads_as_the_careful_reader(seed):
     assert tf._split_block(block.replace(b"\n", b"\r\n"), "run") is None
     assert tf._split_block(b"# c\n" + block, "run") is None
     assert tf._split_block(block + b"\n", "run") is None  # a blank line
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_ties_of_a_run_in_rank_order_move_as_a_full_sort(seed):
+    """A run written in rank order only moves its tied documents (by id); the same run in
+    another input order is sorted whole. Both give the same values under the id tie rules."""
+    rng = np.random.default_rng(seed)
+    qrels, ranked, shuffled = {}, {}, {}
+    for q in range(5):
+        docs = [f"d{int(x)}" for x in rng.choice(60, size=int(rng.integers(1, 30)), replace=False)]
+        scores = np.sort(rng.integers(0, 6, len(docs)))[::-1] / 2  # many ties, rank order
+        ranked[f"q{q}"] = {d: float(s) for d, s in zip(docs, scores)}
+        perm = rng.permutation(len(docs))
+        shuffled[f"q{q}"] = {docs[i]: float(scores[i]) for i in perm}
+        qrels[f"q{q}"] = {d: int(r) for d, r in zip(docs, rng.integers(0, 3, len(docs)))}
+    for conv in ("trec_eval", "trec_eval_9", "ir_measures"):
+        ms = MEASURES + (["RR@3", "Judged@5"] if conv == "ir_measures" else [])
+        a = c.evaluate_run(qrels, ranked, ms, conv)
+        b = c.evaluate_run(qrels, shuffled, ms, conv)
+        pd.testing.assert_frame_equal(_frame(a), _frame(b), check_exact=True)

@@ -1074,6 +1074,19 @@ def _numba_quicksort(keys: np.ndarray) -> np.ndarray:
     return np.array(r, dtype=np.int64)
 
 
+class _Moves(NamedTuple):
+    """A reordering that moves a few cells of a matrix: cell ``to[i]`` (flat) takes the value
+    of cell ``frm[i]``; every other cell stays."""
+
+    to: np.ndarray
+    frm: np.ndarray
+
+    def apply(self, mat):
+        out = mat.copy()
+        out.ravel()[self.to] = mat.ravel()[self.frm]
+        return out
+
+
 class _Batch:
     """The documents of each query in input order, padded: scores, labels, judged, doc codes.
 
@@ -1129,6 +1142,8 @@ class _Batch:
         rows = np.flatnonzero(eq.any(axis=1))
         if not rows.size:
             return perm
+        if perm is None and rule in ("docno_desc", "docno_asc"):
+            return self._tie_moves(eq, rule)
         perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
         if rule in ("docno_desc", "docno_asc"):
             # only tied documents need the rank of their id as text: the second key decides
@@ -1156,6 +1171,21 @@ class _Batch:
             raise ValueError(f"unknown tie rule {rule!r}")
         return perm
 
+    def _tie_moves(self, eq, rule):
+        """Rows already in score order (a run written in rank order): only the documents of
+        each run of equal scores move, put in document id order. Returns (to, from): flat
+        positions of the tied documents and the flat position each takes its document from
+        (the same order as a sort of each whole row by score, then id)."""
+        q, w = self.score.shape
+        left = np.zeros((q, w), dtype=bool)
+        left[:, 1:] = eq  # tied with the document before it
+        right = np.zeros((q, w), dtype=bool)
+        right[:, :-1] = eq
+        to = np.flatnonzero(left | right)  # row-major: each tied run is contiguous
+        group = np.cumsum(~left.ravel()[to])
+        sub = self._strings_rank(self.doc.ravel()[to])
+        return _Moves(to, to[np.lexsort((-sub if rule == "docno_desc" else sub, group))])
+
     def single(self):
         """The same batch with scores rounded to single precision (trec_eval's C float)."""
         if self._single is None:
@@ -1173,6 +1203,8 @@ class _Batch:
             score = self.score if not self.padded else np.where(self.valid, self.score, -np.inf)
             if perm is None:
                 self._ranked[key] = (self.label, self.judged, score)
+            elif isinstance(perm, _Moves):
+                self._ranked[key] = tuple(perm.apply(x) for x in (self.label, self.judged, score))
             else:
                 self._ranked[key] = (np.take_along_axis(self.label, perm, axis=1),
                                      np.take_along_axis(self.judged, perm, axis=1),

@@ -147,3 +147,29 @@ def test_ties_of_a_run_in_rank_order_move_as_a_full_sort(seed):
         a = c.evaluate_run(qrels, ranked, ms, conv)
         b = c.evaluate_run(qrels, shuffled, ms, conv)
         pd.testing.assert_frame_equal(_frame(a), _frame(b), check_exact=True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_plain_files_with_ids_of_many_widths(seed, tmp_path):
+    """Ids of different widths, some a prefix of another ("d1", "d10"), read whole from plain
+    files, score as the same data given as DataFrames (the general reading)."""
+    rng = np.random.default_rng(seed)
+    qrows, rrows = [], []
+    for q in range(12):
+        docs = [f"d{int(x)}" for x in rng.choice(150, size=int(rng.integers(1, 40)), replace=False)]
+        scores = np.round(rng.random(len(docs)) * 3, 1)  # ties
+        rrows += [(str(q), d, float(s)) for d, s in zip(docs, scores)]
+        judged = [f"d{int(x)}" for x in rng.choice(150, size=int(rng.integers(1, 20)), replace=False)]
+        qrows += [(str(q), d, int(r)) for d, r in zip(judged, rng.integers(0, 3, len(judged)))]
+    qf = pd.DataFrame(qrows, columns=["query_id", "doc_id", "relevance"])
+    rf = pd.DataFrame(rrows, columns=["query_id", "doc_id", "score"])
+    sep = "\t" if seed % 2 else " "
+    qp = _write(tmp_path, "q", "".join(f"{q}{sep}0{sep}{d}{sep}{r}\n" for q, d, r in qrows))
+    rp = _write(tmp_path, "r", "".join(f"{q}{sep}Q0{sep}{d}{sep}1{sep}{s!r}{sep}t\n"
+                                        for q, d, s in rrows))
+    assert c._file_inputs(qp, rp) is not None
+    for conv in (c.profile("trec_eval", complete=True), c.profile("trec_eval_9"),
+                 c.profile("ir_measures"), c.profile("ranx", make_comparable=True)):
+        pd.testing.assert_frame_equal(_frame(c.evaluate_run(qp, rp, MEASURES, conv)),
+                                      _frame(c.evaluate_run(qf, rf, MEASURES, conv)),
+                                      check_exact=True, obj=conv.name)

@@ -809,15 +809,18 @@ def _dict_doc_codes(qrels, run, d1, d2):
     return qd.astype(np.int64), rd, np.concatenate([ua, d2[miss]])
 
 
-def _plain_numbers(values) -> np.ndarray | None:
-    """Values that are all plain ints and floats, finite, as float64; else None."""
+def _plain_numbers(dicts, n) -> np.ndarray | None:
+    """The ``n`` values of some dicts, when all are plain ints and floats and finite, as
+    float64; else None."""
+    values = itertools.chain.from_iterable(map(dict.values, dicts))
     if not set(map(type, values)) <= trec_format._PLAIN_NUMBERS:
         return None
     try:
-        out = np.array(values, dtype=np.float64)
+        out = np.fromiter(itertools.chain.from_iterable(map(dict.values, dicts)),
+                          dtype=np.float64, count=n)
     except (OverflowError, TypeError, ValueError):
         return None
-    return out if out.ndim == 1 and np.isfinite(out).all() else None
+    return out if np.isfinite(out).all() else None
 
 
 def _dict_inputs(qrels, run) -> _Inputs | None:
@@ -838,8 +841,8 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     d2 = np.fromiter(chain(run.values()), dtype=object, count=n2)
     if not (_text(d1) and _text(d2)):
         return None
-    qv = _plain_numbers(list(chain(map(dict.values, qrels.values()))))
-    rv = _plain_numbers(list(chain(map(dict.values, run.values()))))
+    qv = _plain_numbers(qrels.values(), n1)
+    rv = _plain_numbers(run.values(), n2)
     if qv is None or rv is None:
         return None
     names = dict.fromkeys(qrels)
@@ -978,7 +981,7 @@ class _Groups:
             width = int(self.counts.max()) if n_groups and codes.size else 0
         self.width = width
         self.full = bool(n_groups and np.all(self.counts == self.width))
-        self._flat = None
+        self._valid = None
 
     def pad(self, values, fill, dtype=float):
         values = np.asarray(values)
@@ -987,16 +990,14 @@ class _Groups:
         n_g = self.counts.shape[0]
         if self.full:
             return values.astype(dtype, copy=False).reshape(n_g, self.width)
-        if self._flat is None:
-            starts = np.cumsum(self.counts) - self.counts
-            rows = np.repeat(np.arange(n_g, dtype=np.int64), self.counts)
-            self._flat = rows * self.width + (np.arange(values.size) - np.repeat(starts, self.counts))
-        out = np.full(n_g * self.width, fill, dtype=dtype)
-        out[self._flat] = values
-        return out.reshape(n_g, self.width)
+        out = np.full((n_g, self.width), fill, dtype=dtype)
+        out[self.valid()] = values  # row by row, in order: each group's values, then padding
+        return out
 
     def valid(self):
-        return np.arange(self.width)[None, :] < self.counts[:, None]
+        if self._valid is None:
+            self._valid = np.arange(self.width)[None, :] < self.counts[:, None]
+        return self._valid
 
 
 def _first_duplicate(doc_m, valid):

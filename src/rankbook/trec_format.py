@@ -335,9 +335,11 @@ class PlainColumns(NamedTuple):
 def _byte_column(arr: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The fields ``arr[starts[i]:ends[i]]`` as one fixed-width ``S`` array (``arr`` ends with
     at least the widest field's length of spare bytes)."""
-    width = max(int((ends - starts).max()) if starts.size else 1, 1)
+    lengths = ends - starts
+    width = max(int(lengths.max()) if starts.size else 1, 1)
     mat = sliding_window_view(arr, width)[starts]  # one copy of n x width bytes
-    mat[np.arange(width) >= (ends - starts)[:, None]] = 0
+    if not np.all(lengths == width):  # ids of one width (the usual) need no zeros
+        mat *= np.arange(width) < lengths[:, None]
     return mat.view(f"S{width}").ravel()
 
 
@@ -347,14 +349,15 @@ def plain_columns(source, what: str) -> PlainColumns | None:
     name what is wrong).
 
     Plain: a path to an uncompressed file of at most :data:`PLAIN_FILE_BYTES` bytes of ASCII
-    without a byte-order mark, lines ended by ``\n`` (the last may not be), every line the
-    layout's columns separated by spaces or tabs, no comment or blank line, no byte that the
-    careful reader would read differently (:data:`_SPLIT_UNSAFE`), every value a finite
+    without a byte-order mark, lines ended by ``\\n`` (the last may not be), every line the
+    layout's columns separated by spaces or tabs, no comment or blank line, no other control
+    byte (``\\r`` among them: the careful reader ends a line there), every value a finite
     number as ``float()`` reads it. Duplicates are not checked here.
 
-    The fields are found from the blanks (a field starts where a blank ends); each line has
-    exactly its columns when the line ends fall between the last field of one line and the
-    first of the next."""
+    The fields are found from the blanks: with one blank between fields, a field ends at each
+    blank and every line has its columns when every (columns)-th blank is a line end; else a
+    field starts where a run of blanks ends, and every line has its columns when the line ends
+    fall between the last field of one line and the first of the next."""
     if what not in _LAYOUT or not isinstance(source, (str, os.PathLike)):
         return None
     try:
@@ -365,26 +368,35 @@ def plain_columns(source, what: str) -> PlainColumns | None:
     except OSError:
         return None
     if (not data or len(data) > PLAIN_FILE_BYTES or data.startswith((_GZIP_MAGIC, _BOM))
-            or not data.isascii() or any(c in data for c in _SPLIT_UNSAFE)
-            or (b"#" in data and _COMMENT_BYTES.search(data))):
+            or not data.isascii() or (b"#" in data and _COMMENT_BYTES.search(data))):
         return None
     n_cols, value_col, _ = _LAYOUT[what]
     if not data.endswith(b"\n"):
         data += b"\n"
     arr = np.frombuffer(data, dtype=np.uint8)
-    newline = arr == 10
-    blank = newline | (arr == 32) | (arr == 9)
-    edges = np.flatnonzero(blank[1:] != blank[:-1]) + 1
-    if not blank[0]:
-        edges = np.concatenate([[0], edges])
-    starts, ends = edges[0::2], edges[1::2]  # the text ends with a blank: as many ends
-    del edges, blank
-    lines = np.flatnonzero(newline)
-    del newline
-    n = lines.size
-    if (starts.size != n * n_cols or not np.all(ends[n_cols - 1::n_cols] <= lines)
-            or not np.all(starts[n_cols::n_cols] > lines[:-1])):
-        return None
+    blank = arr < 33
+    seps = np.flatnonzero(blank)
+    kinds = np.bincount(arr[seps], minlength=33)
+    if kinds[9] + kinds[10] + kinds[32] != seps.size:
+        return None  # another control byte: the careful reader's business
+    n = int(kinds[10])
+    if seps.size == n * n_cols and seps[0] > 0 and np.all(seps[1:] - seps[:-1] > 1):
+        # one blank between fields (the usual file): each field ends at a blank, and each
+        # line has its columns when every n_cols-th blank is a line end
+        starts, ends = np.concatenate([[0], seps[:-1] + 1]), seps
+        if not np.all(arr[ends[n_cols - 1::n_cols]] == 10):
+            return None
+    else:  # runs of blanks: a field starts where a run ends
+        edges = np.flatnonzero(blank[1:] != blank[:-1]) + 1
+        if not blank[0]:
+            edges = np.concatenate([[0], edges])
+        starts, ends = edges[0::2], edges[1::2]  # the text ends with a blank: as many ends
+        del edges
+        lines = np.flatnonzero(arr == 10)
+        if (starts.size != n * n_cols or not np.all(ends[n_cols - 1::n_cols] <= lines)
+                or not np.all(starts[n_cols::n_cols] > lines[:-1])):
+            return None
+    del blank, seps
     spare = int((ends - starts).max())
     arr = np.concatenate([arr, np.zeros(spare, dtype=np.uint8)])
     try:  # numpy reads bytes as float() does

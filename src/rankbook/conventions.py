@@ -1249,9 +1249,11 @@ def _dcg_ranked(gains, k):
     cumulative sum, as trec_eval adds them), so that a query's value does not depend on the
     other rows computed with it (a matrix product's rounding depends on the batch's shape)."""
     g = _cut(gains, k)
-    if not g.shape[1]:
+    used = np.flatnonzero(g.any(axis=0))  # columns after the last gain add nothing
+    if not used.size:
         return np.zeros(g.shape[0])
-    return np.cumsum(g * _discount(g.shape[1]), axis=1)[:, -1].copy()
+    w = int(used[-1]) + 1
+    return np.cumsum(g[:, :w] * _discount(w), axis=1)[:, -1].copy()
 
 
 def _dcg_tie_average(gains_ranked, scores_ranked, n, k):

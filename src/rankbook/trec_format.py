@@ -315,9 +315,10 @@ def _split_block(block: bytes, what: str):
     return q, d, v, None, tag, n_lines
 
 
-#: Largest file :func:`plain_columns` reads whole (bytes of text): its arrays take some four
-#: times the file's size for a moment; a larger file is read in blocks by :func:`read_table`.
-PLAIN_FILE_BYTES = 32 << 20
+#: Largest file :func:`plain_columns` reads whole (bytes of text): its arrays take some five
+#: times the file's size for a moment (80 MB); a larger file is read in blocks by
+#: :func:`read_table`, whose memory does not grow with the file.
+PLAIN_FILE_BYTES = 16 << 20
 _COMMENT_BYTES = re.compile(rb"(?:^|\n)[ \t]*#")
 
 

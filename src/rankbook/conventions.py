@@ -837,9 +837,9 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     n1, n2 = sum(map(len, qrels.values())), sum(map(len, run.values()))
     if not (n1 and n2 and all(map(len, inner))):  # a query without documents: as the general
         return None
-    d1 = np.fromiter(chain(qrels.values()), dtype=object, count=n1)
-    d2 = np.fromiter(chain(run.values()), dtype=object, count=n2)
-    if not (_text(d1) and _text(d2)):
+    docs = np.fromiter(chain(itertools.chain(qrels.values(), run.values())), dtype=object,
+                       count=n1 + n2)  # the qrels' documents, then the run's: codes are rows
+    if not _text(docs):
         return None
     qv = _plain_numbers(qrels.values(), n1)
     rv = _plain_numbers(run.values(), n2)
@@ -855,8 +855,7 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     rel = np.fromiter(chain(map(qrels.get(q, empty).get, docs, nan) for q, docs in run.items()),
                       dtype=np.float64, count=n2)
     return _Inputs(qq, np.arange(n1), qv, rq, n1 + np.arange(n2), rv,
-                   np.fromiter(names, dtype=object, count=len(names)),
-                   np.concatenate([d1, d2]), run_rel=rel)
+                   np.fromiter(names, dtype=object, count=len(names)), docs, run_rel=rel)
 
 
 class _ByteNames:

@@ -5,6 +5,8 @@ general reading, whose values and messages are those of the plain input."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -173,3 +175,43 @@ def test_plain_files_with_ids_of_many_widths(seed, tmp_path):
         pd.testing.assert_frame_equal(_frame(c.evaluate_run(qp, rp, MEASURES, conv)),
                                       _frame(c.evaluate_run(qf, rf, MEASURES, conv)),
                                       check_exact=True, obj=conv.name)
+
+
+def _outcome(qrels, run):
+    try:
+        return _frame(c.evaluate_run(qrels, run, MEASURES, "trec_eval_9"))
+    except ValueError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_damaged_files_read_as_the_general_reader(seed, tmp_path):
+    """A plain pair of files with one random change (a stray byte, a line break, a blank line,
+    an extra or missing column, a non-ASCII blank, a long id...) scores, or is refused, exactly
+    as the same files read by read_qrels and read_run."""
+    rng = np.random.default_rng(seed)
+    stray = ["\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x00", "\x7f", "\xa0", "\u2028", "\x85",
+             " ", "\t", "\n", "\n\n", "#", " x", "é", "d" * 40, "1e400", "nan"]
+    run = RUN.replace("d-x", "d-xx")
+    texts = {"q": QRELS, "r": run}
+    which = "qr"[seed % 2]
+    text = texts[which]
+    at = int(rng.integers(0, len(text) + 1))
+    texts[which] = text[:at] + stray[seed % len(stray)] + text[at:]
+    qp = tmp_path / "q"
+    rp = tmp_path / "r"
+    qp.write_bytes(texts["q"].encode("utf-8"))
+    rp.write_bytes(texts["r"].encode("utf-8"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = _outcome(qp, rp)
+        try:
+            frames = (c.read_qrels(qp), c.read_run(rp))
+        except ValueError as exc:
+            want = str(exc)
+        else:
+            want = _outcome(*frames)
+    if isinstance(want, str) or isinstance(got, str):
+        assert got == want
+    else:
+        pd.testing.assert_frame_equal(got, want, check_exact=True)

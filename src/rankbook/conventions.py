@@ -728,8 +728,9 @@ class _Inputs(NamedTuple):
     qnames: np.ndarray
     dnames: np.ndarray
     explicit: bool = False  # rv holds ranks of an explicit order
-    # the join already made (dicts of dicts): the relevance of each run row, NaN where the
-    # document is not judged; document codes are then rows (no query holds a document twice)
+    # the join already made (plain dicts or files): the relevance of each run row, NaN where
+    # the document is not judged; document codes are then rows (no query holds a document
+    # twice: a dict holds a key once, and a file's pairs were found distinct)
     run_rel: np.ndarray | None = None
 
 
@@ -1633,9 +1634,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     qkeep = evaluated[data.qq]
     qq, qd, qv = new_code[data.qq[qkeep]], data.qd[qkeep], data.qv[qkeep]
     qgroups = _Groups(qq, m_q)
-    qdoc_m = qgroups.pad(qd, -1, dtype=np.int64)
     qvalid = qgroups.valid()
-    dup = None if rows_are_codes else _first_duplicate(qdoc_m, qvalid)
+    dup = None if rows_are_codes else _first_duplicate(qgroups.pad(qd, -1, dtype=np.int64), qvalid)
     if dup is not None:
         raise _duplicate_error("qrels", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
 
@@ -1711,8 +1711,7 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         else:
             judged_m, label_m = _join_labels(doc_m, a, qindex, seen, nd, qv)
 
-        if (conv.nonnegative_ndcg_labels
- and any(p.family == "nDCG" for p in parsed)
+        if (conv.nonnegative_ndcg_labels and any(p.family == "nDCG" for p in parsed)
                 and "negative" not in found and np.any(label_m < 0)):
             r, c = np.argwhere(label_m < 0)[0]
             found["negative"] = (

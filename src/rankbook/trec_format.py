@@ -503,8 +503,9 @@ def _factorize_runs(ids: np.ndarray):
 class _Ids:
     """Ids of a whole file built block by block: factorized per block, merged at the end."""
 
-    def __init__(self, try_ints: bool):
+    def __init__(self, try_ints: bool, in_runs: bool = False):
         self.ints = try_ints
+        self.in_runs = in_runs  # ids that come in runs of equal ids (a file's query ids)
         self.parts = []  # int64 arrays, or (codes, uniques)
 
     def add(self, ids: np.ndarray):
@@ -514,7 +515,7 @@ class _Ids:
                 self.parts.append(as_int)
                 return
             self.ints = False
-        codes, uniq = _factorize_runs(ids)
+        codes, uniq = _factorize_runs(ids) if self.in_runs else pd.factorize(ids)
         self.parts.append((codes.astype(np.int32), np.asarray(uniq, dtype=object)))
 
     def finish(self):
@@ -620,7 +621,7 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
             raise ValueError("order='rank' reads the rank column of a run; a qrels file has none")
         what = "run_rank"
     name = _source_name(source)
-    qids, dids = _Ids(try_ints=False), _Ids(try_ints=True)
+    qids, dids = _Ids(try_ints=False, in_runs=True), _Ids(try_ints=True)
     values, line_map, tag = [], [], None
     line0, offset, rows = 1, 0, 0
     for block in _blocks(source, name, max_bytes, chunk_bytes):

@@ -384,30 +384,32 @@ def plain_columns(source, what: str) -> PlainColumns | None:
     if seps.size == n * n_cols and seps[0] > 0 and np.all(seps[1:] - seps[:-1] > 1):
         # one blank between fields (the usual file): each field ends at a blank, and each
         # line has its columns when every n_cols-th blank is a line end
-        starts, ends = np.concatenate([[0], seps[:-1] + 1]), seps
-        if not np.all(arr[ends[n_cols - 1::n_cols]] == 10):
+        if not np.all(arr[seps[n_cols - 1::n_cols]] == 10):
             return None
+        line_starts = np.concatenate([[0], seps[n_cols - 1:-1:n_cols] + 1])
+        fields = {c: (seps[c - 1::n_cols] + 1 if c else line_starts, seps[c::n_cols])
+                  for c in (0, 2, value_col)}
     else:  # runs of blanks: a field starts where a run ends
         edges = np.flatnonzero(blank[1:] != blank[:-1]) + 1
         if not blank[0]:
             edges = np.concatenate([[0], edges])
         starts, ends = edges[0::2], edges[1::2]  # the text ends with a blank: as many ends
-        del edges
         lines = np.flatnonzero(arr == 10)
         if (starts.size != n * n_cols or not np.all(ends[n_cols - 1::n_cols] <= lines)
                 or not np.all(starts[n_cols::n_cols] > lines[:-1])):
             return None
+        fields = {c: (starts[c::n_cols], ends[c::n_cols]) for c in (0, 2, value_col)}
     del blank, seps
-    spare = int((ends - starts).max())
+    spare = max(int((e - s).max()) for s, e in fields.values())
     arr = np.concatenate([arr, np.zeros(spare, dtype=np.uint8)])
     try:  # numpy reads bytes as float() does
-        values = _byte_column(arr, starts[value_col::n_cols], ends[value_col::n_cols]).astype(np.float64)
+        values = _byte_column(arr, *fields[value_col]).astype(np.float64)
     except ValueError:
         return None
     if not np.isfinite(values).all():
         return None
-    queries = _byte_column(arr, starts[0::n_cols], ends[0::n_cols])
-    docs = _byte_column(arr, starts[2::n_cols], ends[2::n_cols])
+    queries = _byte_column(arr, *fields[0])
+    docs = _byte_column(arr, *fields[2])
     heads = np.flatnonzero(np.concatenate([[True], queries[1:] != queries[:-1]]))
     codes, qnames = pd.factorize(queries[heads].astype("U").astype(object))
     qcodes = np.repeat(codes.astype(np.int64), np.diff(np.append(heads, n)))

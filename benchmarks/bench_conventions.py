@@ -21,7 +21,10 @@ A second part (``child_realistic``) scores a realistic run with string ids (Clue
 document ids such as ``clueweb12-0000tw-05-12114``, query ids such as ``wt-201``; 300 queries,
 about 530 documents each, 10 measures) with rankbook, pytrec_eval, ranx (its first call, cold,
 and the calls after it, warm) and ir_measures in one process, each from the same dicts and from
-the same TREC files read by its own reader, wall and CPU time.
+the same TREC files read by its own reader, wall and CPU time. rankbook joins two dicts of dicts
+with text ids as it reads them (each run row looked up in its query's judgements) and reads two
+plain TREC files (ASCII, one layout, at most ``trec_format.PLAIN_FILE_BYTES``) whole with numpy,
+joining (query, document) pairs by a hash of their bytes; other input takes its general reader.
 
 The five means of the three libraries are compared (``check``: largest absolute difference).
 Wall clock and the process CPU time of the call are both kept: the machine is shared, and CPU
@@ -183,8 +186,9 @@ def run(quick: bool = False) -> dict:
             "realistic: a Web-track-like run (300 queries with ids like wt-201, about 530 "
             "ClueWeb12 document ids per query, 10 measures), every library in one process, from "
             "the same dicts and the same TREC files, each library converting or reading inside "
-            "its timing; first_s is the first call (ranx: numba compile or cache load), "
-            "median_s and cpu_s the median of the calls after it."),
+            "its timing (rankbook: dicts joined as read, plain files read whole with numpy and "
+            "joined by a hash of the ids' bytes); first_s is the first call (ranx: numba "
+            "compile or cache load), median_s and cpu_s the median of the calls after it."),
     }
     return out
 

@@ -727,6 +727,10 @@ class _Inputs(NamedTuple):
     qnames: np.ndarray
     dnames: np.ndarray
     explicit: bool = False  # rv holds ranks of an explicit order
+    # the join already made (plain dicts or files): the relevance of each run row, NaN where
+    # the document is not judged; document codes are then rows (no query holds a document
+    # twice: a dict holds a key once, and a file's pairs were found distinct)
+    run_rel: np.ndarray | None = None
 
 
 def _numbers(values, qcodes, dcodes, qnames, dnames, value_name, what):
@@ -805,7 +809,136 @@ def _dict_doc_codes(qrels, run, d1, d2):
     return qd.astype(np.int64), rd, np.concatenate([ua, d2[miss]])
 
 
+def _plain_numbers(dicts, n) -> np.ndarray | None:
+    """The ``n`` values of some dicts, when all are plain ints and floats and finite, as
+    float64; else None."""
+    values = itertools.chain.from_iterable(map(dict.values, dicts))
+    if not set(map(type, values)) <= trec_format._PLAIN_NUMBERS:
+        return None
+    try:
+        out = np.fromiter(itertools.chain.from_iterable(map(dict.values, dicts)),
+                          dtype=np.float64, count=n)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    return out if np.isfinite(out).all() else None
+
+
+def _dict_inputs(qrels, run) -> _Inputs | None:
+    """The inputs of two dicts of dicts whose ids are all text and whose values are all finite
+    plain numbers, joined in one pass: each run row looks its document up in its own query's
+    judgements (a dict holds a document once, and equal text is an equal key). Document
+    codes are rows (qrels rows, then run rows), so no id is hashed twice. None for anything
+    else: the general reading then gives its messages."""
+    inner = [*qrels.values(), *run.values()]
+    if not (all(isinstance(x, dict) for x in inner)
+            and all(type(q) is str for q in itertools.chain(qrels, run))):
+        return None
+    chain = itertools.chain.from_iterable
+    n1, n2 = sum(map(len, qrels.values())), sum(map(len, run.values()))
+    if not (n1 and n2 and all(map(len, inner))):  # a query without documents: as the general
+        return None
+    docs = np.fromiter(chain(itertools.chain(qrels.values(), run.values())), dtype=object,
+                       count=n1 + n2)  # the qrels' documents, then the run's: codes are rows
+    if not _text(docs):
+        return None
+    qv = _plain_numbers(qrels.values(), n1)
+    rv = _plain_numbers(run.values(), n2)
+    if qv is None or rv is None:
+        return None
+    names = dict.fromkeys(qrels)
+    names.update(dict.fromkeys(run))
+    index = dict(zip(names, range(len(names))))
+    qq = np.repeat(np.arange(len(qrels)), np.fromiter(map(len, qrels.values()), np.int64, len(qrels)))
+    rq = np.repeat(np.fromiter(map(index.__getitem__, run), np.int64, len(run)),
+                   np.fromiter(map(len, run.values()), np.int64, len(run)))
+    empty, nan = {}, itertools.repeat(np.nan)
+    rel = np.fromiter(chain(map(qrels.get(q, empty).get, docs, nan) for q, docs in run.items()),
+                      dtype=np.float64, count=n2)
+    return _Inputs(qq, np.arange(n1), qv, rq, n1 + np.arange(n2), rv,
+                   np.fromiter(names, dtype=object, count=len(names)), docs, run_rel=rel)
+
+
+class _ByteNames:
+    """Document ids kept as ASCII bytes (a fixed-width ``S`` array), given as text when asked
+    for: only the few that a tie or a message needs are ever decoded."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __len__(self):
+        return self.raw.size
+
+    def __getitem__(self, idx):
+        out = self.raw[idx]
+        if isinstance(out, bytes):
+            return out.decode("ascii")
+        return out.astype("U").astype(object)
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _hash_keys(qcodes, docs, width):
+    """A 64-bit hash of each (query code, document bytes) pair; ``width`` (a multiple of 8, at
+    least the widest document) makes equal ids hash alike in arrays of different widths."""
+    n = docs.size
+    mat = np.zeros((n, width), dtype=np.uint8)
+    w = docs.dtype.itemsize
+    mat[:, :w] = docs.view(np.uint8).reshape(n, w)
+    with np.errstate(over="ignore"):
+        h = qcodes.astype(np.uint64) * _MIX
+        for word in mat.view(np.uint64).T:  # a multiply-xorshift round per 8 bytes
+            h ^= word
+            h *= _MIX
+            h ^= h >> np.uint64(29)
+    return h
+
+
+def _file_inputs(qrels, run) -> _Inputs | None:
+    """The inputs of two plain TREC files (:func:`trec_format.plain_columns`), joined without
+    text: each (query, document) pair is hashed from its bytes, the run's pairs looked up among
+    the judgements' and every match compared byte for byte. Document codes are rows (qrels,
+    then run). None for any other file, a document listed twice (or a hash collision): the
+    general reading then names the line."""
+    a = trec_format.plain_columns(qrels, "qrels")
+    if a is None:
+        return None
+    b = trec_format.plain_columns(run, "run")
+    if b is None or not (a.values.size and b.values.size):
+        return None
+    names = dict.fromkeys(a.qnames)
+    names.update(dict.fromkeys(b.qnames))
+    index = dict(zip(names, range(len(names))))
+    qq = np.fromiter(map(index.__getitem__, a.qnames), np.int64, a.qnames.size)[a.qcodes]
+    rq = np.fromiter(map(index.__getitem__, b.qnames), np.int64, b.qnames.size)[b.qcodes]
+    width = -(-max(a.docs.dtype.itemsize, b.docs.dtype.itemsize) // 8) * 8
+    judged = pd.Index(_hash_keys(qq, a.docs, width))
+    ran = pd.Index(_hash_keys(rq, b.docs, width))
+    if not (judged.is_unique and ran.is_unique):
+        return None
+    pos = judged.get_indexer(ran)
+    hit = np.flatnonzero(pos >= 0)
+    if not np.all(a.docs[pos[hit]] == b.docs[hit]) or not np.all(qq[pos[hit]] == rq[hit]):
+        return None
+    rel = np.full(b.values.size, np.nan)
+    rel[hit] = a.values[pos[hit]]
+    n1, n2 = a.values.size, b.values.size
+    return _Inputs(qq, np.arange(n1), a.values, rq, n1 + np.arange(n2), b.values,
+                   np.fromiter(names, dtype=object, count=len(names)),
+                   _ByteNames(np.concatenate([a.docs, b.docs])), run_rel=rel)
+
+
 def _load(qrels, run, order=None) -> _Inputs:
+    if (order != "rank" and isinstance(qrels, (str, os.PathLike))
+            and isinstance(run, (str, os.PathLike))):
+        fast = _file_inputs(qrels, run)
+        if fast is not None:
+            return fast
+    if (order != "rank" and type(qrels) is dict and type(run) is dict
+            and not any(_is_list(v) for v in run.values())):
+        fast = _dict_inputs(qrels, run)
+        if fast is not None:
+            return fast
     q1, d1, v1 = _raw_table(qrels, "relevance", "qrels")
     q2, d2, v2, explicit = _run_columns(run, order)
     qq, rq, qnames = _codes(q1, q2)
@@ -847,7 +980,7 @@ class _Groups:
             width = int(self.counts.max()) if n_groups and codes.size else 0
         self.width = width
         self.full = bool(n_groups and np.all(self.counts == self.width))
-        self._flat = None
+        self._valid = None
 
     def pad(self, values, fill, dtype=float):
         values = np.asarray(values)
@@ -856,16 +989,14 @@ class _Groups:
         n_g = self.counts.shape[0]
         if self.full:
             return values.astype(dtype, copy=False).reshape(n_g, self.width)
-        if self._flat is None:
-            starts = np.cumsum(self.counts) - self.counts
-            rows = np.repeat(np.arange(n_g, dtype=np.int64), self.counts)
-            self._flat = rows * self.width + (np.arange(values.size) - np.repeat(starts, self.counts))
-        out = np.full(n_g * self.width, fill, dtype=dtype)
-        out[self._flat] = values
-        return out.reshape(n_g, self.width)
+        out = np.full((n_g, self.width), fill, dtype=dtype)
+        out[self.valid()] = values  # row by row, in order: each group's values, then padding
+        return out
 
     def valid(self):
-        return np.arange(self.width)[None, :] < self.counts[:, None]
+        if self._valid is None:
+            self._valid = np.arange(self.width)[None, :] < self.counts[:, None]
+        return self._valid
 
 
 def _first_duplicate(doc_m, valid):
@@ -943,6 +1074,19 @@ def _numba_quicksort(keys: np.ndarray) -> np.ndarray:
     return np.array(r, dtype=np.int64)
 
 
+class _Moves(NamedTuple):
+    """A reordering that moves a few cells of a matrix: cell ``to[i]`` (flat) takes the value
+    of cell ``frm[i]``; every other cell stays."""
+
+    to: np.ndarray
+    frm: np.ndarray
+
+    def apply(self, mat):
+        out = mat.copy()
+        out.ravel()[self.to] = mat.ravel()[self.frm]
+        return out
+
+
 class _Batch:
     """The documents of each query in input order, padded: scores, labels, judged, doc codes.
 
@@ -979,11 +1123,9 @@ class _Batch:
     def _strings_rank(self, codes):
         """Rank of each code's document id as text, among the codes given (for id tie-breaks)."""
         uniq, inv = np.unique(codes, return_inverse=True)
-        text = self.dnames[uniq].astype(str)
-        order = np.argsort(text, kind="stable")
-        rank = np.empty(order.size, dtype=np.int64)
-        rank[order] = np.arange(order.size)
-        return rank[inv].reshape(codes.shape)
+        # a dense rank: two codes with the same text (rows of dicts) rank alike
+        _, rank = np.unique(self.dnames[uniq].astype(str), return_inverse=True)
+        return rank.astype(np.int64)[inv].reshape(codes.shape)
 
     def order(self, rule):
         """Column order of each row from best to worst under a tie rule (None: as stored)."""
@@ -1000,6 +1142,8 @@ class _Batch:
         rows = np.flatnonzero(eq.any(axis=1))
         if not rows.size:
             return perm
+        if perm is None and rule in ("docno_desc", "docno_asc"):
+            return self._tie_moves(eq, rule)
         perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
         if rule in ("docno_desc", "docno_asc"):
             # only tied documents need the rank of their id as text: the second key decides
@@ -1027,6 +1171,21 @@ class _Batch:
             raise ValueError(f"unknown tie rule {rule!r}")
         return perm
 
+    def _tie_moves(self, eq, rule):
+        """Rows already in score order (a run written in rank order): only the documents of
+        each run of equal scores move, put in document id order. Returns (to, from): flat
+        positions of the tied documents and the flat position each takes its document from
+        (the same order as a sort of each whole row by score, then id)."""
+        q, w = self.score.shape
+        left = np.zeros((q, w), dtype=bool)
+        left[:, 1:] = eq  # tied with the document before it
+        right = np.zeros((q, w), dtype=bool)
+        right[:, :-1] = eq
+        to = np.flatnonzero(left | right)  # row-major: each tied run is contiguous
+        group = np.cumsum(~left.ravel()[to])
+        sub = self._strings_rank(self.doc.ravel()[to])
+        return _Moves(to, to[np.lexsort((-sub if rule == "docno_desc" else sub, group))])
+
     def single(self):
         """The same batch with scores rounded to single precision (trec_eval's C float)."""
         if self._single is None:
@@ -1044,6 +1203,8 @@ class _Batch:
             score = self.score if not self.padded else np.where(self.valid, self.score, -np.inf)
             if perm is None:
                 self._ranked[key] = (self.label, self.judged, score)
+            elif isinstance(perm, _Moves):
+                self._ranked[key] = tuple(perm.apply(x) for x in (self.label, self.judged, score))
             else:
                 self._ranked[key] = (np.take_along_axis(self.label, perm, axis=1),
                                      np.take_along_axis(self.judged, perm, axis=1),
@@ -1087,9 +1248,11 @@ def _dcg_ranked(gains, k):
     cumulative sum, as trec_eval adds them), so that a query's value does not depend on the
     other rows computed with it (a matrix product's rounding depends on the batch's shape)."""
     g = _cut(gains, k)
-    if not g.shape[1]:
+    used = np.flatnonzero(g.any(axis=0))  # columns after the last gain add nothing
+    if not used.size:
         return np.zeros(g.shape[0])
-    return np.cumsum(g * _discount(g.shape[1]), axis=1)[:, -1].copy()
+    w = int(used[-1]) + 1
+    return np.cumsum(g[:, :w] * _discount(w), axis=1)[:, -1].copy()
 
 
 def _dcg_tie_average(gains_ranked, scores_ranked, n, k):
@@ -1233,6 +1396,23 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
 
 # --------------------------------------------------------------------------------------------
 # evaluate_run
+
+
+def _join_labels(doc_m, a, qindex, seen, nd, qv):
+    """(judged, relevance) of each document of a padded block whose first query is ``a``: its
+    (query, document) key looked up among the judgements' keys (``qindex``); only documents
+    judged for some query (``seen``) are looked up."""
+    pos = np.full(doc_m.shape, -1, dtype=np.int64)
+    if qindex is not None:
+        probe = seen[doc_m] if seen is not None else doc_m >= 0
+        r_, c_ = np.nonzero(probe)
+        del probe
+        rkey = (r_ + a).astype(np.int64) * nd + doc_m[r_, c_]
+        pos[r_, c_] = qindex.get_indexer(rkey)
+        del r_, c_, rkey
+    judged_m = (pos >= 0) & (doc_m >= 0)
+    label_m = np.where(judged_m, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
+    return judged_m, label_m
 
 
 class RunEvaluation(NamedTuple):
@@ -1441,6 +1621,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     keep = evaluated[data.rq]
     everything = bool(keep.all())
     rq, rd, rv = (data.rq, data.rd, data.rv) if everything else (data.rq[keep], data.rd[keep], data.rv[keep])
+    rrel = data.run_rel if data.run_rel is None or everything else data.run_rel[keep]
+    rows_are_codes = data.run_rel is not None  # no document twice in a query: nothing to check
     eval_ids = np.flatnonzero(evaluated)
     new_code = np.full(nq, -1, dtype=np.int32 if nq < 2**31 else np.int64)
     new_code[eval_ids] = np.arange(eval_ids.size)
@@ -1451,9 +1633,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     qkeep = evaluated[data.qq]
     qq, qd, qv = new_code[data.qq[qkeep]], data.qd[qkeep], data.qv[qkeep]
     qgroups = _Groups(qq, m_q)
-    qdoc_m = qgroups.pad(qd, -1, dtype=np.int64)
     qvalid = qgroups.valid()
-    dup = _first_duplicate(qdoc_m, qvalid)
+    dup = None if rows_are_codes else _first_duplicate(qgroups.pad(qd, -1, dtype=np.int64), qvalid)
     if dup is not None:
         raise _duplicate_error("qrels", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
 
@@ -1482,9 +1663,9 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     pooled = conv.averaging == "pooled"
     nd = np.int64(max(len(data.dnames), 1))
     qkey = qq.astype(np.int64) * nd + qd
-    qindex = pd.Index(qkey) if qkey.size else None
+    qindex = pd.Index(qkey) if qkey.size and rrel is None else None
     seen = None
-    if qkey.size and nd <= 2**27:  # only documents judged for some query can be judged here
+    if qindex is not None and nd <= 2**27:  # only documents judged for some query can be judged here
         seen = np.zeros(int(nd) + 1, dtype=bool)
         seen[qd] = True
     starts = np.concatenate([[0], np.cumsum(counts)])
@@ -1500,8 +1681,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
                  else groups.order[int(starts[a]):int(starts[b])])
         block = _Groups(rq[rows_] - a, b - a, width=width)
         doc_m = block.pad(rd[rows_], -1, dtype=np.int64)
-        dup = _first_duplicate(doc_m, block.valid() if not block.full
-                               else np.ones(doc_m.shape, bool))
+        dup = None if rows_are_codes else _first_duplicate(
+            doc_m, block.valid() if not block.full else np.ones(doc_m.shape, bool))
         if dup is not None:  # the first check of all: no earlier block had one
             raise _duplicate_error("run", data.qnames[eval_ids[a + dup[0]]], data.dnames[dup[1]])
         score_m = block.pad(rv[rows_], -np.inf)
@@ -1521,17 +1702,13 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
             del rank_m, srt, same
 
         # relevance of every retrieved document (0 and not judged if absent from the qrels)
-        pos = np.full(doc_m.shape, -1, dtype=np.int64)
-        if qindex is not None:
-            probe = seen[doc_m] if seen is not None else doc_m >= 0
-            r_, c_ = np.nonzero(probe)
-            del probe
-            rkey = (r_ + a).astype(np.int64) * nd + doc_m[r_, c_]
-            pos[r_, c_] = qindex.get_indexer(rkey)
-            del r_, c_, rkey
-        judged_m = (pos >= 0) & (doc_m >= 0)
-        label_m = np.where(judged_m, qv[np.maximum(pos, 0)] if qv.size else 0.0, 0.0)
-        del pos
+        if rrel is not None:  # joined as the inputs were read
+            rel_m = block.pad(rrel[rows_], np.nan)
+            judged_m = ~np.isnan(rel_m)
+            label_m = np.where(judged_m, rel_m, 0.0)
+            del rel_m
+        else:
+            judged_m, label_m = _join_labels(doc_m, a, qindex, seen, nd, qv)
 
         if (conv.nonnegative_ndcg_labels and any(p.family == "nDCG" for p in parsed)
                 and "negative" not in found and np.any(label_m < 0)):

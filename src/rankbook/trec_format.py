@@ -31,10 +31,11 @@ import os
 import re
 import warnings
 import zlib
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["read_qrels", "read_run", "read_table", "as_qrels", "as_run", "QRELS_COLUMNS",
            "RUN_COLUMNS", "TrecTable", "InputNote", "InputTooLarge", "display_name", "id_text"]
@@ -272,11 +273,158 @@ def _field_count(block: bytes, n_lines: int) -> int:
     return int(np.count_nonzero(~blank[1:] & blank[:-1])) + int(arr.size > 0 and not blank[0])
 
 
+#: Bytes that :func:`_split_block` leaves to the other readers: line breaks other than ``\n``,
+#: the blanks that ``str.split`` would take for separators and the careful reader would not,
+#: and NUL (its line-end marker).
+_SPLIT_UNSAFE = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00")
+_COMMENT_TEXT = re.compile(r"(?:^|\n)[ \t]*#")
+
+
+def _split_block(block: bytes, what: str):
+    """The columns of a plain block, split in one call, or None: every line ASCII with exactly
+    the layout's columns separated by spaces or tabs, no comment, no blank line, every value a
+    finite number. Anything else (None) goes to the pandas reader and, if need be, the careful
+    line-by-line reading, so what is refused and how it is named does not change.
+
+    Each line end becomes a NUL field (a byte no such block holds), so a single ``split`` gives
+    every field and the check that each line has exactly its columns: the NUL fields must fall
+    at every (columns + 1)-th place, and nowhere else."""
+    if not block.isascii() or any(c in block for c in _SPLIT_UNSAFE):
+        return None
+    n_cols, value_col, _ = _LAYOUT[what]
+    text = block.decode("ascii")
+    if not text.endswith("\n"):
+        text += "\n"
+    n_lines = text.count("\n")
+    if "#" in text and _COMMENT_TEXT.search(text):
+        return None
+    fields = text.replace("\n", " \x00 ").split()
+    del text
+    stride = n_cols + 1
+    if len(fields) != stride * n_lines or fields[n_cols::stride].count("\x00") != n_lines:
+        return None
+    try:  # float() as the careful reader parses values
+        v = np.fromiter(map(float, fields[value_col::stride]), dtype=np.float64, count=n_lines)
+    except ValueError:
+        return None
+    if not np.isfinite(v).all():
+        return None
+    q = np.array(fields[0::stride], dtype=object)
+    d = np.array(fields[2::stride], dtype=object)
+    tag = fields[n_cols - 1] if what != "qrels" and n_lines else None
+    return q, d, v, None, tag, n_lines
+
+
+#: Largest file :func:`plain_columns` reads whole (bytes of text): its arrays take some five
+#: times the file's size for a moment (80 MB); a larger file is read in blocks by
+#: :func:`read_table`, whose memory does not grow with the file.
+PLAIN_FILE_BYTES = 16 << 20
+_COMMENT_BYTES = re.compile(rb"(?:^|\n)[ \t]*#")
+
+
+class PlainColumns(NamedTuple):
+    """The columns of a plain TREC file as :func:`plain_columns` reads them: query codes
+    (int64) into ``qnames`` (text, in order of first appearance), document ids as bytes (a
+    fixed-width ``S`` array, ASCII) and the values (float64)."""
+
+    qcodes: np.ndarray
+    qnames: np.ndarray
+    docs: np.ndarray
+    values: np.ndarray
+
+
+def _byte_column(arr: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The fields ``arr[starts[i]:ends[i]]`` as one fixed-width ``S`` array (``arr`` ends with
+    at least the widest field's length of spare bytes)."""
+    lengths = ends - starts
+    width = max(int(lengths.max()) if starts.size else 1, 1)
+    mat = sliding_window_view(arr, width)[starts]  # one copy of n x width bytes
+    if not np.all(lengths == width):  # ids of one width (the usual) need no zeros
+        mat *= np.arange(width) < lengths[:, None]
+    return mat.view(f"S{width}").ravel()
+
+
+def plain_columns(source, what: str) -> PlainColumns | None:
+    """The query, document and value columns of a plain TREC file, read whole with numpy, or
+    None for any other file (the caller then reads it with :func:`read_table`, whose messages
+    name what is wrong).
+
+    Plain: a path to an uncompressed file of at most :data:`PLAIN_FILE_BYTES` bytes of ASCII
+    without a byte-order mark, lines ended by ``\\n`` (the last may not be), every line the
+    layout's columns separated by spaces or tabs, no comment or blank line, no other control
+    byte (``\\r`` among them: the careful reader ends a line there), every value a finite
+    number as ``float()`` reads it. Duplicates are not checked here.
+
+    The fields are found from the blanks: with one blank between fields, a field ends at each
+    blank and every line has its columns when every (columns)-th blank is a line end; else a
+    field starts where a run of blanks ends, and every line has its columns when the line ends
+    fall between the last field of one line and the first of the next."""
+    if what not in _LAYOUT or not isinstance(source, (str, os.PathLike)):
+        return None
+    try:
+        if not os.path.isfile(source) or os.path.getsize(source) > PLAIN_FILE_BYTES:
+            return None
+        with open(source, "rb") as fh:
+            data = fh.read(PLAIN_FILE_BYTES + 1)
+    except OSError:
+        return None
+    if (not data or len(data) > PLAIN_FILE_BYTES or data.startswith((_GZIP_MAGIC, _BOM))
+            or not data.isascii() or (b"#" in data and _COMMENT_BYTES.search(data))):
+        return None
+    n_cols, value_col, _ = _LAYOUT[what]
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    arr = np.frombuffer(data, dtype=np.uint8)
+    blank = arr < 33
+    seps = np.flatnonzero(blank)
+    kinds = np.bincount(arr[seps], minlength=33)
+    if kinds[9] + kinds[10] + kinds[32] != seps.size:
+        return None  # another control byte: the careful reader's business
+    n = int(kinds[10])
+    if seps.size == n * n_cols and seps[0] > 0 and np.all(seps[1:] - seps[:-1] > 1):
+        # one blank between fields (the usual file): each field ends at a blank, and each
+        # line has its columns when every n_cols-th blank is a line end
+        if not np.all(arr[seps[n_cols - 1::n_cols]] == 10):
+            return None
+        line_starts = np.concatenate([[0], seps[n_cols - 1:-1:n_cols] + 1])
+        fields = {c: (seps[c - 1::n_cols] + 1 if c else line_starts, seps[c::n_cols])
+                  for c in (0, 2, value_col)}
+    else:  # runs of blanks: a field starts where a run ends
+        edges = np.flatnonzero(blank[1:] != blank[:-1]) + 1
+        if not blank[0]:
+            edges = np.concatenate([[0], edges])
+        starts, ends = edges[0::2], edges[1::2]  # the text ends with a blank: as many ends
+        lines = np.flatnonzero(arr == 10)
+        if (starts.size != n * n_cols or not np.all(ends[n_cols - 1::n_cols] <= lines)
+                or not np.all(starts[n_cols::n_cols] > lines[:-1])):
+            return None
+        fields = {c: (starts[c::n_cols], ends[c::n_cols]) for c in (0, 2, value_col)}
+    del blank, seps
+    spare = max(int((e - s).max()) for s, e in fields.values())
+    arr = np.concatenate([arr, np.zeros(spare, dtype=np.uint8)])
+    try:  # numpy reads bytes as float() does
+        values = _byte_column(arr, *fields[value_col]).astype(np.float64)
+    except ValueError:
+        return None
+    if not np.isfinite(values).all():
+        return None
+    queries = _byte_column(arr, *fields[0])
+    docs = _byte_column(arr, *fields[2])
+    heads = np.flatnonzero(np.concatenate([[True], queries[1:] != queries[:-1]]))
+    codes, qnames = pd.factorize(queries[heads].astype("U").astype(object))
+    qcodes = np.repeat(codes.astype(np.int64), np.diff(np.append(heads, n)))
+    return PlainColumns(qcodes, np.asarray(qnames, dtype=object), docs, values)
+
+
 def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
     """(queries, documents, values, line numbers or None, first tag, lines in the block) of one
-    block, read column by column with pandas' C reader (line numbers None: every line is a data
-    line). A block it cannot take exactly as it is (comments, blank lines, any bad line) is read
-    line by line instead (:func:`_scan_text`), which names the first bad line."""
+    block: split at once when the block is plain (:func:`_split_block`), else read column by
+    column with pandas' C reader (line numbers None: every line is a data line). A block
+    neither can take exactly as it is (comments, blank lines, any bad line) is read line by
+    line instead (:func:`_scan_text`), which names the first bad line."""
+    plain = _split_block(block, what)
+    if plain is not None:
+        return plain
     try:
         text = block.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -319,8 +467,8 @@ def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
 def _canonical_ints(ids: np.ndarray):
     """``ids`` (text) as int64 when every one is a non-negative integer written canonically
     (no sign, no leading zero, at most 18 digits), so that ``str(int(x)) == x``; else None."""
-    if ids.size == 0:
-        return None
+    if ids.size == 0 or not (isinstance(ids[0], str) and ids[0].isdigit()):
+        return None  # the first id tells most text ids apart without converting any
     try:
         b = ids.astype("S")
     except (UnicodeEncodeError, ValueError):
@@ -343,11 +491,23 @@ def _canonical_ints(ids: np.ndarray):
     return out
 
 
+def _factorize_runs(ids: np.ndarray):
+    """``pd.factorize(ids)``, hashing only the first id of each run of equal ids when the ids
+    come in runs (a file's query ids: a query's lines are together); the same codes."""
+    if ids.size > 1:
+        starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+        if starts.size * 4 <= ids.size:
+            codes, uniq = pd.factorize(ids[starts])
+            return np.repeat(codes, np.diff(np.append(starts, ids.size))), uniq
+    return pd.factorize(ids)
+
+
 class _Ids:
     """Ids of a whole file built block by block: factorized per block, merged at the end."""
 
-    def __init__(self, try_ints: bool):
+    def __init__(self, try_ints: bool, in_runs: bool = False):
         self.ints = try_ints
+        self.in_runs = in_runs  # ids that come in runs of equal ids (a file's query ids)
         self.parts = []  # int64 arrays, or (codes, uniques)
 
     def add(self, ids: np.ndarray):
@@ -357,7 +517,7 @@ class _Ids:
                 self.parts.append(as_int)
                 return
             self.ints = False
-        codes, uniq = pd.factorize(ids)
+        codes, uniq = _factorize_runs(ids) if self.in_runs else pd.factorize(ids)
         self.parts.append((codes.astype(np.int32), np.asarray(uniq, dtype=object)))
 
     def finish(self):
@@ -463,7 +623,7 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
             raise ValueError("order='rank' reads the rank column of a run; a qrels file has none")
         what = "run_rank"
     name = _source_name(source)
-    qids, dids = _Ids(try_ints=False), _Ids(try_ints=True)
+    qids, dids = _Ids(try_ints=False, in_runs=True), _Ids(try_ints=True)
     values, line_map, tag = [], [], None
     line0, offset, rows = 1, 0, 0
     for block in _blocks(source, name, max_bytes, chunk_bytes):

@@ -124,6 +124,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import re
 import warnings
 from collections.abc import Mapping

@@ -291,7 +291,7 @@ def check_duplicates(rankings=EXAMPLE_1, gamma: float = 0.9, lam: float = 0.9, *
                                             if not np.isclose(x, y)) or "the longest length differs"],
         reading="the plain counts ($\\gamma = \\lambda = 1$), as in the example" if plain else
                 f"weighted, γ = {reading[0]:g}, λ = {reading[1]:g}",
-        alternatives={f"weighted, γ = {gamma:g}, λ = {lam:g}": int(w_same)} if (gamma < 1 or lam < 1) else None,
+        alternatives={f"weighted, γ = {gamma:g}, λ = {lam:g}": w_same} if (gamma < 1 or lam < 1) else None,
         detail="copies add no constraint, so the counts cannot change; the weights average positions over all "
                "rankings, copies included")
     if plain and same and not w_same:

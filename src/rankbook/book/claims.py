@@ -96,6 +96,19 @@ COUNTING_RULE = (
     "never milder than the erratum's severity."
 )
 
+#: Which reading decides a verdict (landing page, CONVENTIONS.md): one rule for every claim.
+READING_RULE = (
+    "A *reading* is one way to take what a source leaves open (a convention it does not state, "
+    "a formula it prints two ways). A verdict is graded under the reading the source itself "
+    "states: its printed formulas and inputs, taken as the measures it names. Where the source "
+    "states none, or contradicts itself, the ledger fixes the reading from the source alone "
+    "before any result: the version it prints most often, the measure it names over a printed "
+    "formula that is not that measure, or the reading another of its tables needs; the claim's "
+    "rule says which. A reading found by fitting the very values being graded never decides: "
+    "the counts under the *other readings* stand beside the status, so a reader sees when "
+    "another reading would change it."
+)
+
 _CLAIM_ID = re.compile(r"^(A|B|N|R|L|T)-[A-Za-z0-9][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*$")
 _ERRATUM_ID = re.compile(r"^(A|B|N|R|L|T)-E[0-9]+$")
 

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from rankbook.book import claims
+from rankbook.book.names import evidence_text
 from rankbook.papers.paper_a import tables as T
 from rankbook.papers.paper_a.figure1 import GROUPS, Part, label
 from rankbook.papers.paper_a.figure1 import span as _span
@@ -256,7 +257,7 @@ def swap_properties(n: int = 10, k: int = 3, *, sensitivity: Callable | None = N
                      "sensitivity published": bool(published["sensitivity"][m]),
                      "sensitive (some pair)": bool(s.exists),
                      "sensitive (every pair)": bool(s.forall),
-                     "example": "" if w.evidence is None else str(w.evidence).split("; ")[-1]})
+                     "example": evidence_text(w.evidence).split("; ")[-1]})
     return pd.DataFrame(rows)
 
 

@@ -29,7 +29,7 @@ import pandas as pd
 
 from rankbook import metrics, robustness
 from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.book.names import display, evidence_text
 
 from . import tables as T
 
@@ -715,7 +715,7 @@ def property_rows(names: Sequence[str], *, prop_n: int, ioi_n: int, swap_n: int,
                      "is_distance": f", {res.note}" if res.note else "",
                      "width_swap_dependency": ", reference identity"}.get(prop, "")
             k_text = f", k = {res.k}" if res.k is not None and metrics.REGISTRY[m].needs_k else ""
-            ev = "" if res.evidence is None else str(res.evidence)
+            ev = evidence_text(res.evidence)
             rows.append({"metric": m, "property": prop, "reproduced": bool(res.holds),
                          "method": res.method_detail + k_text + extra, "how": res.method_detail,
                          "evidence": ev if len(ev) <= 600 else ev[:600] + " ..."})
@@ -782,7 +782,7 @@ def check_property_row(prop: str, props: pd.DataFrame | None = None, *,
         for m in names:
             kw = {"k": k} if metrics.REGISTRY[m].needs_k and prop == "width_swap_dependency" else {}
             res = getattr(properties, prop)(m, n, **kw)
-            ev = "" if res.evidence is None else str(res.evidence)[:600]
+            ev = evidence_text(res.evidence)[:600]
             rows.append({"metric": m, "property": prop, "published": bool(printed[m]),
                          "reproduced": bool(res.holds), "method": res.method_detail,
                          "how": res.method_detail, "evidence": ev})

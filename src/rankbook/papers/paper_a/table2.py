@@ -627,10 +627,9 @@ def check_robustness(published: pd.DataFrame | None = None, *, names: Sequence[s
     how = ("k given" if k_fixed else
            f"k fitted by the median distance to the printed cells, in units of the rounding "
            f"{ROUNDING:g}, on {claims.plural(len(fit_list), 'held-out seed')}")
-    detail = (f"{how}: {kfit.phrase(ns)}; "
-              + (f"with k = n/4 ({quarter}) and nothing fitted the median count is "
-                 f"{alternatives[f'k = n/4 ({quarter}), nothing fitted']} of {len(robust)}; "
-                 if "k" in run.per_seed else "")
+    # The fitted k and the count under k = n/4 are in the status line (reading, other
+    # readings); the Why column says how, not again what.
+    detail = (f"{how}, disjoint from the "
               + f"{claims.plural(len(score_seeds), 'scoring seed')} of {n_runs} runs of {n_pairs} "
               f"pairs; a cell matches within {abs_tol:g} + {n_sd:g} sd; "
               f"{len(run.violations.drop_duplicates('detail'))} identity violations inside the "

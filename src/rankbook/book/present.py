@@ -495,10 +495,18 @@ def rerun_markdown(spec, duration: float | None = None, root: Path | None = None
     if example:
         cmd = command_for(spec.name, example, prefix=".venv/bin/rankbook")
         changed = ", ".join(f"`{k}` = {_code_cell(cli_value(v))}" for k, v in example.items())
-        lines += ["```bash", cmd, "```", "",
-                  f"This example sets {changed} (small values, so it runs in seconds); every "
-                  "other parameter keeps its default. Change the values, or drop a `-p`, to "
-                  "get the paper's setting back. "]
+        files = [k for k in example if k in spec.parameters and spec.parameters[k].constraint.get("file")]
+        if files and len(files) == len(example):
+            # only input files change: "small values" and "the paper's setting" do not apply
+            lines += ["```bash", cmd, "```", "",
+                      f"This example reads another input file, {changed} (a small one, so it runs "
+                      "in seconds); every other parameter keeps its default. Drop the `-p` to read "
+                      "the default file again, or give the path of a file of your own. "]
+        else:
+            lines += ["```bash", cmd, "```", "",
+                      f"This example sets {changed} (small values, so it runs in seconds); every "
+                      "other parameter keeps its default. Change the values, or drop a `-p`, to "
+                      "get the paper's setting back. "]
     else:
         lines += ["```bash", f".venv/bin/rankbook run {spec.name}", "```", ""]
     lines[-1] += (f"The command writes this page's tables (CSV) and figures (PNG and SVG) into "

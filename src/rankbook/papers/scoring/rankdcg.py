@@ -42,8 +42,8 @@ MEASURE_NAMES = {"ndcg_linear": "nDCG, linear gain", "ndcg_exponential": "nDCG, 
 READINGS = {
     "printed": "the formulas as printed (τ_a, AP as the sum of P(k)ΔR(k), nDCG = DCG/IDCG, the printed "
                "rankDCG normalisation), lists as aligned scores",
-    "reproducing": "τ_b, the positional AveP, the list's DCG over the reference's, the corrected "
-                   "rankDCG normalisation, values cut to the printed decimals",
+    "reproducing": "the reading that reproduces the table (τ_b, the positional AveP, the list's DCG "
+                   "over the reference's, the corrected rankDCG normalisation, values cut)",
 }
 
 
@@ -108,7 +108,7 @@ def check_test_table(published=None, reading: str = "printed", ties: str = "pess
     total = match.size
     other = "reproducing" if reading == "printed" else "printed"
     alternatives = {READINGS[other]: int(counts[other].sum()),
-                    "the reproducing reading, rounded instead of cut": int(rounded.sum())}
+                    "that reading, rounded instead of cut": int(rounded.sum())}
     findings = _test_table_findings(pub, reference, hypotheses, ours, printed, counts, rounded, ties,
                                     decimals) if reading == "printed" else []
     lists = pub["list"].tolist()

@@ -108,7 +108,7 @@ def check_test_table(published=None, reading: str = "printed", ties: str = "pess
     total = match.size
     other = "reproducing" if reading == "printed" else "printed"
     alternatives = {READINGS[other]: int(counts[other].sum()),
-                    "that reading, rounded instead of cut": int(rounded.sum())}
+                    "the reading that reproduces the table, rounded instead of cut": int(rounded.sum())}
     findings = _test_table_findings(pub, reference, hypotheses, ours, printed, counts, rounded, ties,
                                     decimals) if reading == "printed" else []
     lists = pub["list"].tolist()

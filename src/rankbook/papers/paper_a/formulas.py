@@ -176,7 +176,7 @@ def check_f_mcc(n: int = 5, k: int = 2, *, printed_f: Callable | None = None,
         failures.append("MCC lacks its square root")
         findings.append(claims.Finding(
             id="A-E13", evidence=f"all pairs of S{_sub(n)}, k = {k}: MCC(σ, σ) as printed = "
-            f"{', '.join(f'{x:.6g}' for x in self_mcc)}, 1/(k(n − k)) = {1 / (k * (n - k)):.6g}; "
+            f"{', '.join(f'{x:.4g}' for x in self_mcc)}, 1/(k(n − k)) = {1 / (k * (n - k)):.4g}; "
             f"standard / printed = {', '.join(f'{x:g}' for x in ratios)} on every pair where "
             "both are non-zero"))
     return claims.Evidence(
@@ -316,7 +316,7 @@ def check_agreement_positive(n: int = 5, k: int = 2, *, names: Sequence[str] | N
             r = both.iloc[0]
             lines.append(f"maximal agreement without positive definiteness on S{_sub(n)}: "
                          f"{', '.join(display(m) for m in both.metric)}; e.g. {display(r.metric)} "
-                         f"has mₘₐₓ = {r.m_max:g} and reaches {r['smallest value']:g}")
+                         f"has mₘₐₓ = {r.m_max:.4g} and reaches {r['smallest value']:.4g}")
         if len(other):
             r = other.iloc[0]
             lines.append(f"positive definite without maximal agreement: "

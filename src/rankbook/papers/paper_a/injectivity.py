@@ -166,8 +166,8 @@ def check_prop_6_1(n_max: int = 9, n_min: int = 2, n_examples: int = 4, n_metric
             f"e.g. {p1.tolist()} and {p2.tolist()}: {properties.dcg_exact_compare(p1, p2)[1]}")),
         claims.Finding(id="A-E3", evidence=(
             f"first collision: {p1.tolist()} and {p2.tolist()}, neither is the identity\n"
-            f"DCG(id) = {float(properties.dcg_single(permutations.identity(n_first))):.6f} is "
-            f"smaller than both ({float(properties.dcg_single(p1)):.6f})")),
+            f"DCG(id) = {float(properties.dcg_single(permutations.identity(n_first))):.4f} is "
+            f"smaller than both ({float(properties.dcg_single(p1)):.4f})")),
     ]
     return claims.Evidence(
         claim="A-P6.1", comparison="claim", published="true for every n",

@@ -218,8 +218,8 @@ def check_feature_weights(rankings=EXAMPLE_1, lam: float = 0.7, gammas=(0.9, 0.5
             + "\nthe product does not change with γ"))
     if not paths.holds.all():
         ev.findings.append(claims.Finding(id="B-E11", evidence=f"Example 1 (N = {N}), λ = {lam:g}: " + "; ".join(
-            f"p = {int(r['p'])}: Theorem 1 {r['Theorem 1']:.6f}, Eq. (7) as printed "
-            f"{r['Eq. (7) with the printed f_r']:.6f}" for r in paths.to_dict("records"))))
+            f"p = {int(r['p'])}: Theorem 1 {r['Theorem 1']:.4g}, Eq. (7) as printed "
+            f"{r['Eq. (7) with the printed f_r']:.4g}" for r in paths.to_dict("records"))))
     return ev
 
 

@@ -57,11 +57,15 @@ def freshness(doc: dict, root) -> str:
         return (f":::{{warning}}\n{line} The book is built from commit `{head}`, and that "
                 "measurement commit is not in this checkout's history: rerun `make bench`.\n:::\n")
     files = [f for f in (changed or "").splitlines() if f.endswith(".py")]
-    what = (f"{len(files)} file(s) of the timed code or the benchmark changed since, so some "
-            "numbers may be out of date: rerun `make bench` to refresh them"
+    n_files = len(files)
+    what = (f"since then {n_files} {'file' if n_files == 1 else 'files'} of the timed code or of the "
+            "benchmarks changed, so some numbers may describe older code. `make bench` measures "
+            "them again (it takes several minutes, so the book does not run it)"
             if files else "no timed code changed since, so the numbers still describe this code")
     kind = "warning" if files else "note"
-    return (f":::{{admonition}} Measured {behind} commit(s) before this book\n:class: {kind}\n\n"
+    n_behind = int(behind) if str(behind).isdigit() else behind
+    ago = f"{n_behind} {'commit' if n_behind == 1 else 'commits'}"
+    return (f":::{{admonition}} Measured {ago} before this book\n:class: {kind}\n\n"
             f"{line} The book is built from commit `{head}`; {what}.\n:::\n")
 
 
@@ -212,7 +216,7 @@ def targets_frame(doc: dict):
         else:
             meas = f"{t['measured']:,.1f}x"
         limit = (fmt_s(t["threshold"]) if t["unit"] == "s" else
-                 f"{t['threshold']:.0f} MB" if t["unit"] == "MB" else f"{t['threshold']:,.0f}x")
+                 f"{t['threshold']:.0f} MB" if t["unit"] == "MB" else f"{t['threshold']:,g}x")
         status = "not evaluated (quick run)" if t["met"] is None else ("met" if t["met"] else "MISSED")
         rows.append({"target": t["description"], "limit": limit, "measured": meas,
                      "status": status, "missed by": t.get("miss_by", ""),

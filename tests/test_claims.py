@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,39 @@ def test_consistency_rules_catch_each_disagreement():
         book, ok + [{"id": "A-P9", "status": "holds", "notebook": "nb"}], errata)[0]
 
 
+def _assert_renders(evidence):
+    """The verdict box of the evidence (the page's, the dashboard's words) prints no raw Python
+    value: no "of None" count, no None, nan or True/False where a reader expects words."""
+    from rankbook.book.present import verdict_markdown
+
+    record = claims.record_of(evidence, ROOT)
+    text = verdict_markdown([record])
+    for raw in ("of None", "None", "True", "False"):
+        assert not re.search(rf"(?<![\w$]){raw}(?![\w$])", text), (
+            f"{evidence.claim}: the verdict text shows a raw {raw!r}: {text}")
+    for finding in evidence.findings:
+        assert not re.search(r"(?<!\w)(None|True|False)(?!\w)", finding.evidence), (
+            f"{finding.id}: raw Python value in its evidence: {finding.evidence}")
+
+
+def test_alternatives_refuse_counts_without_a_total():
+    """A single statement (no count) under another reading takes a verdict, not a count, so that
+    no page can print "0 of None" (reader report, item 1)."""
+    ev = claims.Evidence(claim="B-IVD2", comparison="claim", holds=True, unit="statements",
+                         published="p", reproduced="r", reading="plain",
+                         alternatives={"weighted": 0})
+    with pytest.raises(ValueError, match="total=None"):
+        claims.record_of(ev, ROOT)
+    ev.alternatives = {"weighted": False}
+    from rankbook.book.present import status_details
+
+    assert "weighted: fails" in " ".join(status_details(claims.record_of(ev, ROOT)))
+    ev = claims.Evidence(claim="A-T1", comparison="exact", matched=3, total=4, unit="cells",
+                         published="p", reproduced="r", reading="a", alternatives={"b": 5})
+    with pytest.raises(ValueError, match="0..4"):
+        claims.record_of(ev, ROOT)
+
+
 @pytest.mark.parametrize("claim", CHECKED, ids=[c.id for c in CHECKED])
 def test_every_check_can_fail(claim):
     """The mutation test of issue 27, item 5: run the check, then each registered fault, and
@@ -98,6 +132,7 @@ def test_every_check_can_fail(claim):
     assert spec.function is function, f"{claim.id}: CHECKS names another function than the ledger"
     evidence = function(**spec.smoke)
     assert evidence.claim == claim.id
+    _assert_renders(evidence)
     if evidence.comparison in _NO_MUTANT:
         assert not spec.mutants or evidence.comparison == "definition"
         return

@@ -101,3 +101,56 @@ def test_benchmarks_page_without_and_with_a_results_file(tmp_path):
         agreement, title = benchmarks_page.agreement_table(doc, report)
         assert "by construction" in " ".join(agreement["quantity"])
     assert len(benchmarks_page.headline(doc, report)) == 2
+
+
+def test_benchmarks_page_opens_with_a_verdict_box_and_one_value_per_target():
+    """Reader report item 16: the count of targets met sits in a verdict box at the top; a
+    target's limit reads as its description states it (1.7x, not 2x); no raw True; the rerun
+    help of a page whose example only changes an input file does not speak of small values or
+    the paper's setting."""
+    from rankbook.book import present, specs
+
+    report, doc, path = benchmarks_page.load("benchmarks/results.json")
+    box = benchmarks_page.headline(doc, report)[0]
+    assert box.startswith(":::{admonition} Verdict") and "speed targets met" in box
+    frame = report.targets_frame(doc)
+    for t, limit in zip(doc["targets"], frame["limit"]):
+        if t["unit"] == "x":
+            assert limit == f"{t['threshold']:,g}x"
+    sweep = [t for t in doc["targets"] if t["id"] == "sweep_speedup"]
+    if sweep:
+        assert f"{sweep[0]['threshold']:g}x" in sweep[0]["description"]
+    if "agreement" in doc["cases"]:
+        values = benchmarks_page.agreement_table(doc, report)[0]["value"].tolist()
+        assert "True" not in values and "False" not in values
+    spec = next(s for s in specs.discover() if s.name == "benchmarks")
+    rerun = present.rerun_markdown(spec)
+    assert "another input file" in rerun and "paper's setting" not in rerun
+
+
+def test_a_page_without_records_keeps_its_own_verdict_box_above_the_lead_figure():
+    """The benchmarks page writes its own verdict box (no ledger records); the lead figure,
+    moved up by the presentation, goes after it, not before (reader report item 16)."""
+    import nbformat
+
+    from rankbook.book import present
+
+    def code(outputs=(), tags=()):
+        c = nbformat.v4.new_code_cell("x = 1")
+        c.outputs = [nbformat.v4.new_output("display_data", data=d) for d in outputs]
+        c.metadata["tags"] = list(tags)
+        return c
+
+    verdict = {"text/markdown": ":::{admonition} Verdict\n:class: verdict\n\n**3 of 4 met**\n:::\n"}
+    figure = code([{"text/plain": "<Figure>"}], tags=["rankbook-figure"])
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\nFraming."), code(tags=["parameters"]),
+                code([verdict]), nbformat.v4.new_markdown_cell("## A"), code(), code(),
+                nbformat.v4.new_markdown_cell("## B"), code(), figure]
+    out = present.present(nb)
+    where = {id(c): i for i, c in enumerate(out.cells)}
+    box = next(i for i, c in enumerate(out.cells) if any(
+        ":class: verdict" in str(o.get("data", {})) for o in c.get("outputs", [])))
+    fig = next(i for i, c in enumerate(out.cells) if "rankbook-figure" in c.metadata.get("tags", []))
+    assert box < fig < where.get(id(out.cells[-1]), len(out.cells))
+    assert fig == box + 1

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .outputs import escape_markdown
 from .paths import project_root
 
 __all__ = ["report_module", "load", "run_table", "headline", "agreement_table", "rbo_table"]
@@ -79,18 +80,27 @@ def run_table(doc, results_path) -> pd.DataFrame:
 
 
 def headline(doc, report, root: Path | None = None) -> list[str]:
-    """The Markdown lines above the tables: how many speed targets were met, and whether the
-    results are fresh against the code they measured."""
+    """The Markdown blocks at the top of the page: a verdict box with how many speed targets
+    were met and which were missed (by how much), then whether the results are fresh against
+    the code they measured."""
     if doc is None:
         return []
     targets = doc.get("targets", [])
     met = sum(t["met"] is True for t in targets)
     judged = sum(t["met"] is not None for t in targets)
-    first = (f"**{met} of {judged} speed targets met**"
-             + (f" ({len(targets) - judged} not evaluated in a quick run)" if judged < len(targets) else "")
-             + "; every comparison also checks that rankbook and the peer give the same values."
-             if targets else "No target was evaluated in this run.")
-    return [first, report.freshness(doc, Path(root or project_root()))]
+    missed = [t for t in targets if t["met"] is False]
+    if targets:
+        body = (f"**{met} of {judged} speed targets met**"
+                + (f" ({len(targets) - judged} not evaluated in a quick run)" if judged < len(targets) else "")
+                + ". Every comparison also checks that rankbook and the peer give the same values.")
+        if missed:
+            body += "\n\nMissed: " + "; ".join(
+                escape_markdown(t["description"]) + (f" ({escape_markdown(t['miss_by'])})" if t.get("miss_by") else "")
+                for t in missed) + ". The table of targets below gives the measured reason."
+    else:
+        body = "No target was evaluated in this run."
+    box = f":::{{admonition}} Verdict\n:class: verdict\n\n{body}\n:::\n"
+    return [box, report.freshness(doc, Path(root or project_root()))]
 
 
 def agreement_table(doc, report) -> tuple[pd.DataFrame, str]:
@@ -106,7 +116,7 @@ def agreement_table(doc, report) -> tuple[pd.DataFrame, str]:
          "value": report.fmt_s(ag["bruteforce_s"])},
         {"quantity": "largest difference between the two on the subsamples",
          "value": f"{check['max_abs_diff_bruteforce_vs_rankbook']:.1e}"},
-        {"quantity": "matrix symmetric", "value": str(check["symmetric"])},
+        {"quantity": "matrix symmetric", "value": "yes" if check["symmetric"] else "no"},
         {"quantity": "DCG–nDCG and MSE–RMSE ratios (1 by construction: each pair orders every ranking "
                      "alike, so these only confirm the matrix was filled)",
          "value": f"{check['dcg_ndcg']:.3f}; {check['mse_rmse']:.3f}"},

@@ -21,6 +21,7 @@ milder than its gravest erratum, and a claim that fails has an erratum that says
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import re
 import tomllib
@@ -93,6 +94,19 @@ COUNTING_RULE = (
     "Each stated result of the sources is one claim, counted once under its status; each "
     "erratum is one discrepancy found in a source and belongs to one claim, whose status is "
     "never milder than the erratum's severity."
+)
+
+#: Which reading decides a verdict (landing page, CONVENTIONS.md): one rule for every claim.
+READING_RULE = (
+    "A *reading* is one way to take what a source leaves open (a convention it does not state, "
+    "a formula it prints two ways). A verdict is graded under the reading the source itself "
+    "states: its printed formulas and inputs, taken as the measures it names. Where the source "
+    "states none, or contradicts itself, the ledger fixes the reading from the source alone "
+    "before any result: the version it prints most often, the measure it names over a printed "
+    "formula that is not that measure, or the reading another of its tables needs; the claim's "
+    "rule says which. A reading found by fitting the very values being graded never decides: "
+    "the counts under the *other readings* stand beside the status, so a reader sees when "
+    "another reading would change it."
 )
 
 _CLAIM_ID = re.compile(r"^(A|B|N|R|L|T)-[A-Za-z0-9][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*$")
@@ -500,6 +514,27 @@ def _check_record_shape(key, comparison, unit, matched, total, status, failures,
                              f"{median_count(seeds)} of its seeds {seeds}")
 
 
+def _check_alternatives(key, alternatives, total) -> None:
+    """The counts under the other readings must be comparable with the record's own: a count
+    in 0..total when the record counts cases, a verdict (True: holds, False: fails) when it is
+    one statement with no count. Anything else would print as "0 of None"."""
+    if alternatives is None:
+        return
+    if not isinstance(alternatives, dict) or not alternatives or not all(
+            isinstance(k, str) and k.strip() for k in alternatives):
+        raise ValueError(f"record {key!r}: alternatives must map each other reading (a non-empty "
+                         f"string) to its result, got {alternatives!r}")
+    for k, v in alternatives.items():
+        if total is None:
+            if not isinstance(v, bool):
+                raise ValueError(
+                    f"record {key!r} counts no cases (total=None), so the other reading {k!r} "
+                    f"takes a verdict True (holds) or False (fails), not {v!r}")
+        elif isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v <= int(total):
+            raise ValueError(f"record {key!r}: the count under the other reading {k!r} must be "
+                             f"an integer in 0..{total}, got {v!r}")
+
+
 def median_count(counts) -> int:
     """The median of per-seed counts: the middle one, the lower middle one for an even number.
 
@@ -545,6 +580,20 @@ def report(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = N
     ``adhoc`` is the claim of a project that keeps no ledger (a project of one's own, with no
     ``data/claims/``): its records carry that claim's words instead."""
     book = ledger(root)
+    record = record_of(evidence, root, adhoc)
+    _append_record(RESULTS_FILE, record)
+    for f in evidence.findings:
+        e = book.erratum(f.id)
+        if e.claim != record["id"]:
+            raise ValueError(f"erratum {f.id} belongs to claim {e.claim}, not {record['id']}")
+        _append_record(ERRATA_FILE, erratum_record(e, book.claim(record["id"]), f))
+    return record
+
+
+def record_of(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = None) -> dict:
+    """The record :func:`report` writes for ``evidence``, checked but not written (the tests
+    render it as the verdict box does)."""
+    book = ledger(root)
     claim = adhoc if (adhoc is not None and not book.claims) else book.claim(evidence.claim)
     status = evidence.status
     failures = None if evidence.failures is None else [str(f) for f in evidence.failures]
@@ -555,6 +604,7 @@ def report(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = N
         value = getattr(evidence, name)
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"evidence for {claim.id} needs a non-empty {name} string")
+    _check_alternatives(claim.id, evidence.alternatives, evidence.total)
     record = {
         "key": claim.id, "id": claim.id, "paper": claim.source, "artifact": claim.where,
         "claim": claim.claim, "section": claim.section or None,
@@ -564,16 +614,12 @@ def report(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = N
         "total": None if evidence.total is None else int(evidence.total),
         "unit": evidence.unit, "holds": None if evidence.holds is None else bool(evidence.holds),
         "detail": evidence.detail, "failures": failures, "per_seed": per_seed,
-        "reading": evidence.reading, "alternatives": evidence.alternatives,
+        "reading": evidence.reading,
+        "alternatives": None if evidence.alternatives is None else {
+            k: v if isinstance(v, bool) else int(v) for k, v in evidence.alternatives.items()},
         "borderline": evidence.borderline or "",
         "seeds_passed": list(evidence.seeds_passed) if evidence.seeds_passed else None,
     }
-    _append_record(RESULTS_FILE, record)
-    for f in evidence.findings:
-        e = book.erratum(f.id)
-        if e.claim != claim.id:
-            raise ValueError(f"erratum {f.id} belongs to claim {e.claim}, not {claim.id}")
-        _append_record(ERRATA_FILE, erratum_record(e, claim, f))
     return record
 
 

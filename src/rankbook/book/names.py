@@ -82,3 +82,76 @@ def display_markdown(name: str) -> str:
     if text in NAMES:
         return NAMES[text]
     return display(text)
+
+
+#: The ranking names of :class:`rankbook.properties.Evidence` in the reader's symbols.
+_RANKING_SYMBOLS = {"sigma": "σ", "nu": "ν", "tau": "τ", "mu": "μ", "pi": "π", "id-row": "π",
+                    "first": "π", "second": "π′", "ref": "ρ"}
+
+
+def symbols(text: str) -> str:
+    """ASCII names of rankings and operators in the reader's symbols: ``sigma`` → σ, ``nu`` → ν,
+    ``tau`` → τ, ``ref`` → ρ, the composition ``o`` → ∘, ``m_max`` → mₘₐₓ.
+
+    Examples
+    --------
+    >>> symbols("m(sigma, nu) and m(ref, ref o (3 4)); m_max")
+    'm(σ, ν) and m(ρ, ρ ∘ (3 4)); mₘₐₓ'
+    """
+    import re
+
+    text = re.sub(r"(?<=\S) o (?=\S)", " ∘ ", str(text))
+    text = text.replace("m_max", "mₘₐₓ")
+    return re.sub(r"(?<![\w-])(sigma|nu|tau|mu|ref|id-row)(?![\w-])",
+                  lambda m: _RANKING_SYMBOLS[m.group(1)], text)
+
+
+def number(value: float, digits: int = 4) -> str:
+    """A computed value as a page shows it: ``digits`` significant digits, integers whole, nan
+    as "undefined" (0/0: the metric is not defined there).
+
+    Examples
+    --------
+    >>> number(13.5765912437), number(22875.0), number(0.666666666667), number(1.0)
+    ('13.58', '22875', '0.6667', '1')
+    >>> number(float("nan")), number(float("inf"))
+    ('undefined', '∞')
+    """
+    v = float(value)
+    if v != v or v in (float("inf"), float("-inf")):
+        return {True: "undefined"}.get(v != v, "∞" if v > 0 else "−∞")
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return f"{v:.{digits}g}"
+
+
+def evidence_text(evidence, digits: int = 4) -> str:
+    """A counterexample of :mod:`rankbook.properties` (its ``Evidence``) as a page shows it:
+    Greek names for the rankings, ∘ for composition and each value to ``digits`` significant
+    digits (the library's own ``str`` keeps 12 for its users). ``""`` for no evidence.
+
+    Examples
+    --------
+    >>> from rankbook.properties import Evidence
+    >>> ev = Evidence.make("m(sigma, sigma) is not constant", {"id-row": [1, 2], "sigma": [2, 1]},
+    ...                    {"m(first, first)": 3.0, "m(sigma, sigma)": 2.0 / 3.0})
+    >>> evidence_text(ev)
+    'm(σ, σ) is not constant; π=[1, 2], σ=[2, 1]; m(π, π)=3, m(σ, σ)=0.6667'
+    """
+    if evidence is None:
+        return ""
+    parts = [symbols(evidence.what)]
+    if evidence.rankings:
+        parts.append(", ".join(f"{symbols(k)}={list(r)}" for k, r in evidence.rankings))
+    if evidence.values:
+        parts.append(", ".join(f"{_value_name(k)}={number(v, digits)}" for k, v in evidence.values))
+    if evidence.exact:
+        parts.append(f"exact: {symbols(evidence.exact)}")
+    return "; ".join(parts)
+
+
+def _value_name(key: str) -> str:
+    import re
+
+    return symbols(re.sub(r"(?<![\w-])(first|second)(?![\w-])",
+                          lambda m: _RANKING_SYMBOLS[m.group(1)], str(key)))

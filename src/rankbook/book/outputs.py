@@ -161,9 +161,21 @@ def count_phrase(record: dict) -> str:
 
 
 def alternatives_phrase(record: dict) -> str:
-    """The counts under the other readings of a record, e.g. ``uniform reading: 28 of 33``."""
+    """The counts under the other readings of a record, e.g. ``uniform reading: 28 of 33``; a
+    single statement (no count) reads ``holds`` or ``fails`` under each other reading.
+
+    Examples
+    --------
+    >>> alternatives_phrase({"total": 33, "alternatives": {"uniform reading": 28}})
+    'uniform reading: 28 of 33'
+    >>> alternatives_phrase({"total": None, "alternatives": {"weighted": False}})
+    'weighted: fails'
+    """
     alt = record.get("alternatives") or {}
     total = record.get("total")
+    if total is None:
+        return "; ".join(f"{k}: {'holds' if v else 'fails'}" if isinstance(v, bool)
+                         else f"{k}: {v}" for k, v in alt.items())
     return "; ".join(f"{k}: {v} of {total}" for k, v in alt.items())
 
 

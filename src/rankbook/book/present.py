@@ -284,6 +284,18 @@ def _lead_figure(cells: list) -> int | None:
 LEAD_FIGURE_SLACK = 2
 
 
+def _after_own_verdict(cells: list, at: int) -> int:
+    """A page with no ledger records may write its own verdict box (a Markdown output with the
+    class ``verdict``, e.g. the benchmarks page's count of targets met) in one of its first
+    cells: the lead figure then goes after that cell, so the verdict stays at the top."""
+    for j in range(at, min(len(cells), at + LEAD_FIGURE_SLACK + 1)):
+        if cells[j].cell_type == "code" and any(
+                ":class: verdict" in str(o.get("data", {}).get("text/markdown", ""))
+                for o in cells[j].get("outputs", [])):
+            return j + 1
+    return at
+
+
 def _move_lead_figure(cells: list, at: int) -> list:
     """Move the lead figure (and an explorer cell right after it) to position ``at``, leaving
     a one-line pointer where it was."""
@@ -364,7 +376,10 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
         new_cells.append((insert_at, box))
     for at, cell in reversed(new_cells):
         nb.cells.insert(at, cell)
-    nb.cells = _move_lead_figure(nb.cells, insert_at + len(new_cells))
+    at = insert_at + len(new_cells)
+    if not results:
+        at = _after_own_verdict(nb.cells, at)
+    nb.cells = _move_lead_figure(nb.cells, at)
     if provenance:
         box = nbformat.v4.new_markdown_cell(provenance)
         box.metadata["tags"] = ["rankbook-provenance"]
@@ -495,10 +510,18 @@ def rerun_markdown(spec, duration: float | None = None, root: Path | None = None
     if example:
         cmd = command_for(spec.name, example, prefix=".venv/bin/rankbook")
         changed = ", ".join(f"`{k}` = {_code_cell(cli_value(v))}" for k, v in example.items())
-        lines += ["```bash", cmd, "```", "",
-                  f"This example sets {changed} (small values, so it runs in seconds); every "
-                  "other parameter keeps its default. Change the values, or drop a `-p`, to "
-                  "get the paper's setting back. "]
+        files = [k for k in example if k in spec.parameters and spec.parameters[k].constraint.get("file")]
+        if files and len(files) == len(example):
+            # only input files change: "small values" and "the paper's setting" do not apply
+            lines += ["```bash", cmd, "```", "",
+                      f"This example reads another input file, {changed} (a small one, so it runs "
+                      "in seconds); every other parameter keeps its default. Drop the `-p` to read "
+                      "the default file again, or give the path of a file of your own. "]
+        else:
+            lines += ["```bash", cmd, "```", "",
+                      f"This example sets {changed} (small values, so it runs in seconds); every "
+                      "other parameter keeps its default. Change the values, or drop a `-p`, to "
+                      "get the paper's setting back. "]
     else:
         lines += ["```bash", f".venv/bin/rankbook run {spec.name}", "```", ""]
     lines[-1] += (f"The command writes this page's tables (CSV) and figures (PNG and SVG) into "

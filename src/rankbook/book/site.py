@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from . import claims as _claims
-from .claims import COUNTING_RULE, SEVERITIES, STATUSES, plural
+from .claims import COUNTING_RULE, READING_RULE, SEVERITIES, STATUSES, plural
 from .outputs import (
     ERRATA_FILE,
     PAPERS,
@@ -588,7 +588,7 @@ def write_generated_pages(root: Path) -> None:
                           summary_markdown(mine, lead="For this chapter's sources, the ledger holds",
                                            errata=theirs))
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))
-    _write_if_changed(gen / "status_rule.md", STATUS_RULE + "\n")
+    _write_if_changed(gen / "status_rule.md", STATUS_RULE + "\n\n" + READING_RULE + "\n")
     from .source_archive import write_source_archive
 
     _, commit = write_source_archive(root, gen)

@@ -56,6 +56,15 @@ _REVERSE = {"auto": "the second metric reversed where most pairs disagree (as th
 _TIES = {"def1": "ties as Definition 1", "def1_ordered": "ties as Definition 1, ordered pairs",
          "lenient": "ties not counted against the pair"}
 
+#: Why A-F1-other (the Figure 1 page) and A-F1-pairs (the sweep page) can disagree on one
+#: setting: both verdicts say it, in the same words.
+WHOLE_VS_PAIRS = (
+    "Why this can differ from the other page's verdict on the same setting: the Figure 1 page "
+    "judges the picture as a whole (the rank correlation of all ratios and their mean "
+    "difference), the sweep page each pair of metrics on its own; a picture can stay alike "
+    "while some pairs move, so a setting can pass as a picture and fail pair by pair."
+)
+
 
 @dataclass
 class Part:
@@ -300,8 +309,10 @@ def check_figure1(s: Sample | None = None, **sample_args) -> claims.Evidence:
     full = int(np.sum(m[iu] == 1.0))
     return claims.Evidence(
         claim="A-F1", comparison="none", published="a heat map with no printed numbers",
-        reproduced=f"all {len(iu[0])} ratios; {claims.plural(full, 'pair')} agree fully",
-        detail=(f"{s.n_pairs} rankings of length {s.n}, k = {s.k}; "
+        reproduced=(f"recomputed in full: all {len(iu[0])} ratios; "
+                    f"{claims.plural(full, 'pair')} agree fully"),
+        detail=(f"recomputed and drawn, but the figure prints no numbers to compare, so the status "
+                f"cannot be more than not checkable; {s.n_pairs} rankings of length {s.n}, k = {s.k}; "
                 f"{options_phrase(s.protocol, s.reverse, s.ties)}"))
 
 
@@ -960,7 +971,7 @@ def check_other(runs: Runs | None = None, grid: pd.DataFrame | None = None, *,
         detail=(f"cases written (n, k); n = {', '.join(map(str, grid_ns))} with k = "
                 + ", ".join(f"{s:.0%}" for s in grid_k_shares)
                 + f" of n, {grid_pairs} rankings per sample, {claims.plural(n_seeds, 'seed')}; "
-                f"the page's own setting is shown but not counted"),
+                f"the page's own setting is shown but not counted. " + WHOLE_VS_PAIRS),
         findings=findings, tables={"points": shown, "grid": grid},
         values={"points": points})
 

@@ -18,7 +18,6 @@ One check per claim, each returning :class:`rankbook.book.claims.Evidence`:
 
 from __future__ import annotations
 
-import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -26,7 +25,7 @@ import pandas as pd
 
 from rankbook import metrics, permutations, properties
 from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.book.names import display, evidence_text
 from rankbook.papers.paper_a import tables as paper_a_tables
 
 #: Values closer than this count as equal (float sums of the same terms).
@@ -44,12 +43,6 @@ def _pairs(n: int):
 
 def _sub(n) -> str:
     return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-
-
-def _plain(text: str) -> str:
-    """An evidence string in the reader's symbols (σ, ν, mₘₐₓ)."""
-    text = re.sub(r"\bsigma\b", "σ", re.sub(r"\bnu\b", "ν", text))
-    return text.replace("m_max", "mₘₐₓ")
 
 
 def _k_of(name: str, k: int):
@@ -183,7 +176,7 @@ def check_f_mcc(n: int = 5, k: int = 2, *, printed_f: Callable | None = None,
         failures.append("MCC lacks its square root")
         findings.append(claims.Finding(
             id="A-E13", evidence=f"all pairs of S{_sub(n)}, k = {k}: MCC(σ, σ) as printed = "
-            f"{', '.join(f'{x:.6g}' for x in self_mcc)}, 1/(k(n − k)) = {1 / (k * (n - k)):.6g}; "
+            f"{', '.join(f'{x:.4g}' for x in self_mcc)}, 1/(k(n − k)) = {1 / (k * (n - k)):.4g}; "
             f"standard / printed = {', '.join(f'{x:g}' for x in ratios)} on every pair where "
             "both are non-zero"))
     return claims.Evidence(
@@ -254,7 +247,7 @@ def check_error_symmetry(n: int = 5, *, names: Sequence[str] = ERROR_METRICS,
     rows, failures = [], []
     for name in names:
         r = properties.symmetry(impl.get(name, name), n)
-        ev = "" if r.evidence is None else str(r.evidence)
+        ev = evidence_text(r.evidence)
         rows.append({"metric": display(name), "symmetric": bool(r.holds), "counterexample": ev})
         if not r.holds:
             failures.append(display(name))
@@ -285,7 +278,7 @@ def _agreement_rows(n: int, k: int, names: Sequence[str]) -> pd.DataFrame:
         rows.append({"metric": name, "maximal agreement": bool(ma.holds),
                      "smallest value": low, "positive definite": bool(low >= -TOL),
                      "m_max": ma.bound, "counterexample": "" if ma.evidence is None
-                     else _plain(str(ma.evidence))})
+                     else evidence_text(ma.evidence)})
     return pd.DataFrame(rows)
 
 
@@ -323,7 +316,7 @@ def check_agreement_positive(n: int = 5, k: int = 2, *, names: Sequence[str] | N
             r = both.iloc[0]
             lines.append(f"maximal agreement without positive definiteness on S{_sub(n)}: "
                          f"{', '.join(display(m) for m in both.metric)}; e.g. {display(r.metric)} "
-                         f"has mₘₐₓ = {r.m_max:g} and reaches {r['smallest value']:g}")
+                         f"has mₘₐₓ = {r.m_max:.4g} and reaches {r['smallest value']:.4g}")
         if len(other):
             r = other.iloc[0]
             lines.append(f"positive definite without maximal agreement: "

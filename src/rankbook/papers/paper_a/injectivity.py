@@ -16,7 +16,6 @@ distance, and does the identity of indiscernibles give maximal agreement (page
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from math import factorial
 from typing import Callable, Sequence
@@ -26,7 +25,7 @@ import pandas as pd
 
 from rankbook import metrics, permutations, properties
 from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.book.names import display, evidence_text
 
 
 def reads_nu_only(sigma, nu):
@@ -42,12 +41,6 @@ def reads_nu_only(sigma, nu):
     v = np.asarray(nu, dtype=float)
     n = v.shape[-1]
     return (v * (n + 1.0) ** np.arange(n - 1, -1, -1)).sum(axis=-1)
-
-
-def _plain(text: str) -> str:
-    """An evidence string in the reader's symbols (σ, ν, mₘₐₓ)."""
-    text = re.sub(r"\bsigma\b", "σ", re.sub(r"\bnu\b", "ν", text))
-    return text.replace("m_max", "mₘₐₓ")
 
 
 def _float_collisions(score: Callable, n: int) -> list[tuple]:
@@ -173,8 +166,8 @@ def check_prop_6_1(n_max: int = 9, n_min: int = 2, n_examples: int = 4, n_metric
             f"e.g. {p1.tolist()} and {p2.tolist()}: {properties.dcg_exact_compare(p1, p2)[1]}")),
         claims.Finding(id="A-E3", evidence=(
             f"first collision: {p1.tolist()} and {p2.tolist()}, neither is the identity\n"
-            f"DCG(id) = {float(properties.dcg_single(permutations.identity(n_first))):.6f} is "
-            f"smaller than both ({float(properties.dcg_single(p1)):.6f})")),
+            f"DCG(id) = {float(properties.dcg_single(permutations.identity(n_first))):.4f} is "
+            f"smaller than both ({float(properties.dcg_single(p1)):.4f})")),
     ]
     return claims.Evidence(
         claim="A-P6.1", comparison="claim", published="true for every n",
@@ -217,7 +210,7 @@ def check_prop_6_4(n_distance: int = 6, n_max: int = 9, *,
                          "symmetric": r.symmetric, "triangle": r.triangle,
                          "method": r.method_detail})
             if g is absolute:
-                cases.append((n, bool(r.holds), "" if r.holds else str(r.evidence)))
+                cases.append((n, bool(r.holds), "" if r.holds else evidence_text(r.evidence)))
     pair = None
     for n in range(n_distance + 1, n_max + 1):
         if score is None:
@@ -262,6 +255,10 @@ def check_prop_6_4(n_distance: int = 6, n_max: int = 9, *,
         findings=findings, tables={"distance": pd.DataFrame(rows)})
 
 
+#: How a page names a metric this book built to test a statement (not one of the paper's).
+BUILT_HERE = "a test metric built here, not in the paper"
+
+
 def _candidates():
     return {"dcg": "dcg", "ndcg": "ndcg", "reads_nu_only": reads_nu_only}
 
@@ -294,14 +291,16 @@ def check_prop_7_2(n: int = 6, *, candidates: dict | None = None) -> claims.Evid
                          else "higher is closer",
                          "maximal agreement (Def. 15)": bool(ma.holds),
                          "m(σ, σ) constant": ma.constant_on_diagonal, "mₘₐₓ": ma.bound,
-                         "counterexample": "" if ma.evidence is None else _plain(str(ma.evidence))})
+                         "counterexample": evidence_text(ma.evidence)})
     rel = pd.DataFrame(rows)
     live = rel[rel["identity of indiscernibles (Def. 4)"]]
     broken = live[~live["maximal agreement (Def. 15)"]]
     findings = []
+    built = {display(name) for name, f in (candidates or _candidates()).items() if not isinstance(f, str)}
     if len(broken):
         findings.append(claims.Finding(id="A-E5", evidence="\n".join(
-            f"{r['metric']} on S_{n} ({r['orientation']}, exhaustive): identity of "
+            f"{r['metric']}{' (' + BUILT_HERE + ')' if r['metric'] in built else ''} on S_{n} "
+            f"({r['orientation']}, exhaustive): identity of "
             f"indiscernibles holds, maximal agreement fails: {r['counterexample']}"
             for _, r in broken.drop_duplicates("metric", keep="last").iterrows())))
     if live.empty:
@@ -310,12 +309,18 @@ def check_prop_7_2(n: int = 6, *, candidates: dict | None = None) -> claims.Evid
             reproduced="no candidate has the identity of indiscernibles", holds=True,
             detail=f"exhaustive on $S_{{{n}}}$; the implication holds vacuously",
             tables={"relation": rel})
+    built = {display(name) for name, f in (candidates or _candidates()).items() if not isinstance(f, str)}
+    ours = broken[broken["metric"].isin(built)]
+    theirs = broken[~broken["metric"].isin(built)]
+    said = lambda rows: ", ".join(f"{r['metric']} ({r['orientation']})" for _, r in rows.iterrows())
     return claims.Evidence(
         claim="A-P7.2", comparison="claim", published="true for every metric",
-        reproduced=f"{len(broken)} of {len(live)} cases with the identity of indiscernibles "
-                   "lack maximal agreement",
+        reproduced=("metrics of the paper: " + (f"{said(theirs)} lack" if len(theirs) else "none lacks")
+                    + " maximal agreement"
+                    + (f"; {BUILT_HERE}: {said(ours)} lacks it too" if len(ours) else "")),
         matched=len(live) - len(broken), total=len(live), unit="cases",
-        failures=[f"{r['metric']} ({r['orientation']})" for _, r in broken.iterrows()] or None,
+        failures=[f"{r['metric']} ({r['orientation']}" + (f"; {BUILT_HERE})" if r["metric"] in built else ")")
+                  for _, r in pd.concat([theirs, ours]).iterrows()] or None,
         detail=f"identity of indiscernibles against maximal agreement on $S_{{{n}}}$ (exhaustive)",
         findings=findings, tables={"relation": rel})
 
@@ -342,7 +347,7 @@ def check_converse_7_2(n: int = 5, k: int = 2, *, metric="precision") -> claims.
                     f"indiscernibles {'holds' if ioi.holds else 'fails'}"),
         holds=holds, failures=None if holds else [f"{name} on $S_{{{n}}}$"],
         detail=(f"exhaustive on $S_{{{n}}}$" + (f", k = {kk}" if kk else "")
-                + ("" if ioi.evidence is None else f"; two rankings with one value: {ioi.evidence}")),
+                + ("" if ioi.evidence is None else f"; two rankings with one value: {evidence_text(ioi.evidence)}")),
         tables={"converse": pd.DataFrame([{"metric": name, "n": n, "k": kk,
                                            "maximal agreement": bool(ma.holds),
                                            "identity of indiscernibles": bool(ioi.holds)}])})

@@ -214,7 +214,7 @@ def check_rob2_row(table: pd.DataFrame | None = None, *, n: int = 4, readings: R
             "every printed symbol agrees" if wrong["A"] and full else "")
     return claims.Evidence(
         claim="A-T2-rob2", borderline=edge, comparison="exact", published=f"{int(row.sum())} ✓ of {len(names)}",
-        reproduced=f"{len(right)} right-invariant", matched=len(names) - len(wrong["A"]),
+        reproduced=f"{len(right)} ✓ of {len(names)}", matched=len(names) - len(wrong["A"]),
         total=len(names), unit="symbols", reading=READINGS["A"],
         alternatives={READINGS[r]: len(names) - len(wrong[r]) for r in ("U", "B")},
         detail=f"symbols that disagree with the exhaustive check on S_{n}: "

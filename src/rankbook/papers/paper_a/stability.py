@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from rankbook.book import claims
+from rankbook.book.names import evidence_text
 from rankbook.papers.paper_a import tables as T
 from rankbook.papers.paper_a.figure1 import GROUPS, Part, label
 from rankbook.papers.paper_a.figure1 import span as _span
@@ -221,7 +222,7 @@ def check_stability(r: StabilityRuns | None = None, *, published: pd.Series | di
                    f"{label(a)} stable but {label(b)} not" for a, b in impossible[:4])
                    if impossible else "") + ".")
     return claims.Evidence(
-        claim="A-T2-stab", comparison="exact", published=f"{total} symbols",
+        claim="A-T2-stab", comparison="exact", published=f"{int(left.astype(bool).sum())} ✓ of {total}",
         reproduced=(f"{matched} of {total} agree under the text's reading (median over "
                     f"{claims.plural(len(counts), 'seed')})"),
         matched=matched, total=total, unit="symbols", per_seed=counts if len(counts) > 1 else None,
@@ -256,7 +257,7 @@ def swap_properties(n: int = 10, k: int = 3, *, sensitivity: Callable | None = N
                      "sensitivity published": bool(published["sensitivity"][m]),
                      "sensitive (some pair)": bool(s.exists),
                      "sensitive (every pair)": bool(s.forall),
-                     "example": "" if w.evidence is None else str(w.evidence).split("; ")[-1]})
+                     "example": evidence_text(w.evidence).split("; ")[-1]})
     return pd.DataFrame(rows)
 
 
@@ -288,15 +289,13 @@ def check_sensitivity(swaps: pd.DataFrame | None = None, *, n_sensitivity: int =
                f"width-swap dependency: {agree_wsd} of {total}. Sensitive when every pair must "
                f"differ: {', '.join(forall) or 'none'}.")
     return claims.Evidence(
-        claim="A-T2-sens", comparison="exact", published=f"{total} ✗",
-        reproduced=f"{agree_forall} of {total} agree when every pair of equal-width swaps must "
-                   "be weighed differently",
+        claim="A-T2-sens", comparison="exact", published=f"{int(pub.astype(bool).sum())} ✓ of {total}",
+        reproduced=f"{len(forall)} ✓ of {total}",
         matched=agree_forall, total=total, unit="symbols",
         reading=SENSITIVITY_READINGS["forall"] + " (the book's default)",
         alternatives={SENSITIVITY_READINGS["exists"]: agree_exists},
-        detail=(f"every transposition of $S_{{{n_sensitivity}}}$ against the identity: the "
-                f"printed all-✗ row matches {agree_exists} of {total} under the 'some pair' "
-                f"reading and {agree_forall} under the 'every pair' reading"),
+        detail=(f"every transposition of $S_{{{n_sensitivity}}}$ against the identity; sensitive "
+                f"when every pair must differ: {', '.join(forall) or 'none'}"),
         findings=findings, tables={"swaps": swaps}, values={"summary": summary})
 
 

@@ -285,8 +285,7 @@ def check_lengths(intervals=None, *, replicates=(), reference: int | None = None
                  f"$n = {ref}$, $k = {k_ref}$, beyond a {confidence:.0%} sampling allowance"),
         detail=(f"cases written (n, k), k the same share of n; every pair of distinct metrics "
                 f"({int(cases['pairs'].iloc[0])}), {samples_said}, a length failing when it "
-                "fails in more than half of them; Figure 1's page reads the same sentence "
-                "picture by picture"),
+                "fails in more than half of them. " + _figure1().WHOLE_VS_PAIRS),
         findings=findings, tables={"lengths": shown, "moved": moved},
         values={"reference": (ref, k_ref), "z": z, "samples": n_samples})
 
@@ -298,3 +297,9 @@ CHECKS = {
         "a bound that accepts any change (every pair keeps its ratio)": {"bound": 1.0},
     }),
 }
+
+
+def _figure1():
+    from rankbook.papers.paper_a import figure1
+
+    return figure1

@@ -29,7 +29,7 @@ import pandas as pd
 
 from rankbook import metrics, robustness
 from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.book.names import display, evidence_text
 
 from . import tables as T
 
@@ -627,10 +627,9 @@ def check_robustness(published: pd.DataFrame | None = None, *, names: Sequence[s
     how = ("k given" if k_fixed else
            f"k fitted by the median distance to the printed cells, in units of the rounding "
            f"{ROUNDING:g}, on {claims.plural(len(fit_list), 'held-out seed')}")
-    detail = (f"{how}: {kfit.phrase(ns)}; "
-              + (f"with k = n/4 ({quarter}) and nothing fitted the median count is "
-                 f"{alternatives[f'k = n/4 ({quarter}), nothing fitted']} of {len(robust)}; "
-                 if "k" in run.per_seed else "")
+    # The fitted k and the count under k = n/4 are in the status line (reading, other
+    # readings); the Why column says how, not again what.
+    detail = (f"{how}, disjoint from the "
               + f"{claims.plural(len(score_seeds), 'scoring seed')} of {n_runs} runs of {n_pairs} "
               f"pairs; a cell matches within {abs_tol:g} + {n_sd:g} sd; "
               f"{len(run.violations.drop_duplicates('detail'))} identity violations inside the "
@@ -715,7 +714,7 @@ def property_rows(names: Sequence[str], *, prop_n: int, ioi_n: int, swap_n: int,
                      "is_distance": f", {res.note}" if res.note else "",
                      "width_swap_dependency": ", reference identity"}.get(prop, "")
             k_text = f", k = {res.k}" if res.k is not None and metrics.REGISTRY[m].needs_k else ""
-            ev = "" if res.evidence is None else str(res.evidence)
+            ev = evidence_text(res.evidence)
             rows.append({"metric": m, "property": prop, "reproduced": bool(res.holds),
                          "method": res.method_detail + k_text + extra, "how": res.method_detail,
                          "evidence": ev if len(ev) <= 600 else ev[:600] + " ..."})
@@ -782,7 +781,7 @@ def check_property_row(prop: str, props: pd.DataFrame | None = None, *,
         for m in names:
             kw = {"k": k} if metrics.REGISTRY[m].needs_k and prop == "width_swap_dependency" else {}
             res = getattr(properties, prop)(m, n, **kw)
-            ev = "" if res.evidence is None else str(res.evidence)[:600]
+            ev = evidence_text(res.evidence)[:600]
             rows.append({"metric": m, "property": prop, "published": bool(printed[m]),
                          "reproduced": bool(res.holds), "method": res.method_detail,
                          "how": res.method_detail, "evidence": ev})

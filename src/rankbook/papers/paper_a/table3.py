@@ -73,7 +73,7 @@ def explain_differences(both: pd.DataFrame, columns: Sequence[str], *, n: int, r
             why = (f"top-{relevant} sets: {sorted(T.parse_cycle(sigma, n)[:relevant].tolist())} "
                    f"and {sorted(T.parse_cycle(row.tau, n)[:relevant].tolist())}; {row.note}")
         else:
-            why = (f"m(id, {sigma}) = {row.value_sigma:.6g}, m(id, {row.tau}) = {row.value_tau:.6g}: "
+            why = (f"m(id, {sigma}) = {row.value_sigma:.4g}, m(id, {row.tau}) = {row.value_tau:.4g}: "
                    + ("equal, so the metric cannot tell the rankings apart" if not row.distinguishes
                       else "different, so the metric does tell them apart"))
             if metrics.REGISTRY[row.metric].needs_k:

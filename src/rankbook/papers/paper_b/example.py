@@ -96,7 +96,7 @@ def check_matrices(rankings=EXAMPLE_1, *, published_matrices=None) -> claims.Evi
     ev = claims.Evidence(
         claim="B-Eq6", comparison="exact", matched=ok, total=n, unit="entries",
         published=f"{len(pub)} matrices of 0s, 1s and 2s, {n} entries",
-        reproduced="recomputed by rankbook.consensus from the four rankings",
+        reproduced=f"{ok} of {n} entries equal",
         reading="the rankings of Sections IV-B and IV-D2 ($r_3 = bcdeghijkf$, $r_4 = badefc$)",
         alternatives={"Section IV-A's $r_3 = bcdghijklf$": n_alt},
         detail=("Example 1's $r_4 = badeffc$ repeats $f$ and is no ranking; "
@@ -291,7 +291,7 @@ def check_duplicates(rankings=EXAMPLE_1, gamma: float = 0.9, lam: float = 0.9, *
                                             if not np.isclose(x, y)) or "the longest length differs"],
         reading="the plain counts ($\\gamma = \\lambda = 1$), as in the example" if plain else
                 f"weighted, γ = {reading[0]:g}, λ = {reading[1]:g}",
-        alternatives={f"weighted, γ = {gamma:g}, λ = {lam:g}": int(w_same)} if (gamma < 1 or lam < 1) else None,
+        alternatives={f"weighted, γ = {gamma:g}, λ = {lam:g}": w_same} if (gamma < 1 or lam < 1) else None,
         detail="copies add no constraint, so the counts cannot change; the weights average positions over all "
                "rankings, copies included")
     if plain and same and not w_same:
@@ -406,12 +406,13 @@ def check_topk(rankings=EXAMPLE_1, gamma: float = 0.9, p: float = 0.9, zeta: flo
     ev = claims.Evidence(
         claim="B-IVD4", comparison="claim", matched=int(main.holds.sum()), total=len(main), unit="cases",
         published="stated for every set of rankings",
-        reproduced=f"every cut-off up to {longest} on the example's rankings, and one constructed set",
+        reproduced=("every item left with weight 0 once it falls after ζ" if bad.empty else
+                    f"{claims.plural(len(bad), 'case')} where an item after ζ keeps a positive weight"),
         failures=[name(r) for r in bad.to_dict("records")],
         reading="spread $d$ = population standard deviation (it reproduces Tables IV and VI)",
         alternatives={consensus.DEVIATION_NAMES[d]: int(cases[d].holds.sum()) for d in SPREADS if d != deviation},
-        detail="the weight $H(\\zeta - \\mu - d)$ looks only at the mean position plus the spread, which can stay "
-               "below $\\zeta$")
+        detail=f"every cut-off up to {longest} on the example's rankings, and one constructed set; the weight "
+               "$H(\\zeta - \\mu - d)$ looks only at the mean position plus the spread, which can stay below $\\zeta$")
     every = pd.concat(cases.values())
     every = every[~every.holds]
     if len(bad):

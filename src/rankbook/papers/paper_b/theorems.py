@@ -90,12 +90,16 @@ def _statement(claim_id: str, name: str, reading: str, params: dict, **fields) -
     col = _COLUMN[name] + ("_either" if reading == "either" else "")
     other = _COLUMN[name] + ("" if reading == "either" else "_either")
     bad = frame[~frame[col]]
+    what = fields.pop("what")
+    fields.setdefault("reproduced", f"{what} equals the enumerated value on every set checked" if bad.empty
+                      else f"{what} differs from the enumerated value on {claims.plural(len(bad), 'set')}")
+    fields["detail"] = fields.pop("method") + "; " + section.values["sets"] + fields.pop("detail", "")
     return claims.Evidence(
         claim=claim_id, comparison="claim", matched=int(frame[col].sum()), total=len(frame), unit="cases",
         published="every set of rankings", failures=[f"{r['family']}: {r['rankings']}" for r in bad.head(6).to_dict("records")],
         reading=TIES[reading], alternatives={TIES["either" if reading == "neither" else "neither"]: int(frame[other].sum()),
                                               **fields.pop("alternatives", {})},
-        detail=section.values["sets"] + fields.pop("detail", ""), **fields)
+        **fields)
 
 
 def check_theorem_1(reading: str = "neither", **params) -> claims.Evidence:
@@ -103,7 +107,7 @@ def check_theorem_1(reading: str = "neither", **params) -> claims.Evidence:
     against enumeration; the finding B-E10 (the proof's ends of a path exchanged)."""
     frame = cases(**params).values["frame"]
     ev = _statement("B-Th1", "Theorem 1", reading, params,
-                    reproduced="Eq. (10) entry by entry and its powers, against enumeration")
+                    what="every $\\kappa_p$ of Eq. (11)", method="Eq. (10) entry by entry and its powers, against enumeration")
     entries = checks.proof_entry_counts(list(EXAMPLE_1))
     as_printed = bool((entries["entry"] == entries["begin with row item"]).all())
     swapped = bool((entries["entry"] == entries["begin with column item"]).all())
@@ -209,25 +213,27 @@ def check_feature_weights(rankings=EXAMPLE_1, lam: float = 0.7, gammas=(0.9, 0.5
     if not thetas.holds.all():
         f = thetas[thetas.item == "f"] if (thetas.item == "f").any() else thetas
         ev.findings.append(claims.Finding(id="B-E3", evidence="\n".join(
-            f"item {r['item']} (positions {r['positions']}), γ = {r['gamma']:g}: product of the f_r = "
-            f"{r['product of the f_r']:.6g}, γ^d = {r['theta = gamma^d']:.6g}" for r in f.to_dict("records"))
+            f"item {r['item']} (positions {r['positions']}), γ = {r['gamma']:g}: product of the fᵣ = "
+            f"{r['product of the f_r']:.4g}, γᵈ = {r['theta = gamma^d']:.4g}" for r in f.to_dict("records"))
             + "\nthe product does not change with γ"))
     if not paths.holds.all():
         ev.findings.append(claims.Finding(id="B-E11", evidence=f"Example 1 (N = {N}), λ = {lam:g}: " + "; ".join(
-            f"p = {int(r['p'])}: Theorem 1 {r['Theorem 1']:.6f}, Eq. (7) as printed "
-            f"{r['Eq. (7) with the printed f_r']:.6f}" for r in paths.to_dict("records"))))
+            f"p = {int(r['p'])}: Theorem 1 {r['Theorem 1']:.4g}, Eq. (7) as printed "
+            f"{r['Eq. (7) with the printed f_r']:.4g}" for r in paths.to_dict("records"))))
     return ev
 
 
 def check_corollary_1(reading: str = "neither", **params) -> claims.Evidence:
     """B-C1: ℓ = max{p : κ_p > 0} against the longest enumerated subsequence."""
     return _statement("B-C1", "Corollary 1", reading, params,
-                      reproduced="the last positive $\\kappa_p$ of Eq. (11), against enumeration")
+                      what="the length of the longest common subsequence",
+                      method="the last positive $\\kappa_p$ of Eq. (11), against enumeration")
 
 
 def check_corollary_2(reading: str = "neither", **params) -> claims.Evidence:
     """B-C2: κ = κ_1 + zᵀ(I − L)⁻¹z − n against the enumerated total."""
-    return _statement("B-C2", "Corollary 2", reading, params, reproduced="the triangular solve, against enumeration",
+    return _statement("B-C2", "Corollary 2", reading, params, what="$\\kappa$ of Corollary 2",
+                      method="the triangular solve, against enumeration",
                       detail="; with and without weights")
 
 
@@ -277,13 +283,13 @@ def check_table_i(marks=None, swap_n: int = 8, topk_p: float = 0.9, **params) ->
     ev = claims.Evidence(
         claim="B-TI", comparison="claim", matched=int(cells.agrees.sum()), total=len(cells), unit="cells",
         published=f"{int(cells.printed.sum())} marks in {len(cells)} cells, as transcribed from the table",
-        reproduced="rankbook.consensus against enumeration on each kind of set; a swap at the top against one "
-                   "at the bottom",
+        reproduced=f"{int(cells.holds.sum())} marks in {len(cells)} cells",
         failures=[f"{r['index']}, {r['column']}: printed {'a mark' if r['printed'] else 'no mark'}"
                   for r in cells[~cells.agrees].to_dict("records")],
         reading="weighted: carries the weights of Section IV-B; " + TIES["neither"],
         alternatives={"weighted: the top counts more": other("weighted"), TIES["either"]: other("ties")},
-        detail="the other rows of Table I, other authors' indices, are not checked")
+        detail="each mark recomputed by enumeration on each kind of set, and a swap at the top against one at "
+               "the bottom; the other rows of Table I, other authors' indices, are not checked")
     add_table(ev, "table_i_cells", cells.drop(columns=["agrees under the other reading"]),
               title="Paper B, Table I, the marks of κ_p and κ, checked")
     add_table(ev, "table_i_top_bottom", swap[["gamma", "lam", "kappa top", "kappa bottom", "top-k kappa_1 top",
@@ -350,12 +356,15 @@ def check_kernel(n_values=(2, 3), weights=((1.0, 1.0),), deviation: str = "std",
     ev = claims.Evidence(
         claim="B-IIC", comparison="claim", matched=int(plain["positive semi-definite"].sum()), total=len(plain),
         unit="matrices", published="two rankings, unweighted",
-        reproduced="smallest eigenvalue of the matrix of κ over every full and every partial ranking of "
-                   + " and ".join(str(n) for n in sorted(set(plain["items"]))) + " items",
+        reproduced=(f"smallest eigenvalue {plain['smallest eigenvalue'].min():.3g}: "
+                    + ("every matrix positive semi-definite" if plain["positive semi-definite"].all() else
+                       f"{int((~plain['positive semi-definite']).sum())} matrices are not positive semi-definite")),
         failures=[f"{r['family']} rankings of {r['items']} items: smallest eigenvalue {r['smallest eigenvalue']:.3g}"
                   for r in plain[~plain["positive semi-definite"]].to_dict("records")],
-        detail=(f"with weights, which the claim does not cover, {'every' if weighted['positive semi-definite'].all() else 'not every'} "
-                "matrix is positive semi-definite too") if len(weighted) else "")
+        detail=("the matrix of κ over every full and every partial ranking of "
+                + " and ".join(str(n) for n in sorted(set(plain["items"]))) + " items"
+                + ((f"; with weights, which the claim does not cover, {'every' if weighted['positive semi-definite'].all() else 'not every'} "
+                    "matrix is positive semi-definite too") if len(weighted) else "")))
     add_table(ev, "section_ii_c_kernel", table, float_format="{:.6g}",
               title="Paper B, Section II-C: the matrix of κ over all full or all partial rankings of a few items")
     return ev
@@ -372,9 +381,11 @@ def check_properties(*, single=checks._two_to_the, bound=checks._bound, max_n: i
     props = checks.section_ii_b_properties(frame, eq3, max_n, single=single, bound=bound)
     ev = claims.Evidence(
         claim="B-IIB", comparison="claim", matched=int(props.holds.sum()), total=len(props), unit="statements",
-        published=f"{len(props)} statements", reproduced="brute force and rankbook.consensus on the sets above",
+        published=f"{len(props)} statements",
+        reproduced=("hold: " + (", ".join(str(p) for p, ok in zip(props.property, props.holds) if ok) or "none")
+                    + "; fail: " + (", ".join(str(p) for p, ok in zip(props.property, props.holds) if not ok) or "none")),
         failures=[str(p) for p, ok in zip(props.property, props.holds) if not ok],
-        detail="; ".join(props.checked))
+        detail="by brute force against rankbook.consensus: " + "; ".join(props.checked))
     add_table(ev, "section_ii_b_eq3", eq3, show=False)
     add_table(ev, "section_ii_b_properties", props, title="Paper B, Section II-B: the properties of κ, checked")
     return ev
@@ -406,11 +417,12 @@ def check_footrule(n_values=range(2, 8), *, divisor=printed_footrule_divisor) ->
     table = pd.DataFrame(rows)
     ev = claims.Evidence(
         claim="B-III-footrule", comparison="claim", matched=int(table.normalised.sum()), total=len(table),
-        unit="cases", published="$d_\\rho$ with the divisor $n(n^2 - 1)$",
+        unit="cases", published="$d_\\rho$ with the divisor $n(n^2 - 1)$; largest value 1 for every n",
         reproduced="largest $d_\\rho$ over every full ranking of n = "
                    + ", ".join(str(n) for n in table.n) + " items: " + ", ".join(f"{x:.4g}" for x in table["largest d_ρ"]),
-        failures=[f"n = {r['n']}: the largest $d_\\rho$ is {r['largest d_ρ']:.4g}" for r in table[~table.normalised]
-                  .to_dict("records")],
+        failures=[f"n = {r['n']}: the largest $d_\\rho$ is {r['largest d_ρ']:.4g} (the paper: 1)" if i == 0 else
+                  f"n = {r['n']}: {r['largest d_ρ']:.4g}"
+                  for i, r in enumerate(table[~table.normalised].to_dict("records"))],
         detail="the largest footrule of n items is ⌊n²/2⌋; $n(n^2 - 1)$ is the divisor of Spearman's ρ without its 6")
     add_table(ev, "section_iii_footrule", table, float_format="{:.4g}",
               title="Section III: the largest footrule distance over full rankings, with the printed divisor")
@@ -459,7 +471,10 @@ def check_correlations(n_values=range(2, 6), *, tau=printed_tau, rho=printed_rho
     table["holds"] = table["agree with scipy"] == table["rankings"]
     return add_table_ev(table, claims.Evidence(
         claim="B-III-corr", comparison="claim", matched=int(table.holds.sum()), total=len(table), unit="cases",
-        published="three formulas", reproduced=f"every full ranking of n = {min(n_values)} to {max(n_values)} items",
+        published="three formulas",
+        reproduced=("τ, $d_\\tau$ and ρ equal scipy's" if table.holds.all() else
+                    "differ from scipy's: " + ", ".join(sorted(set(table.loc[~table.holds, "index"]))))
+                   + f" on every full ranking of n = {min(n_values)} to {max(n_values)} items",
         failures=[f"{r['index']}, n = {r['n']}: {r['rankings'] - r['agree with scipy']} of {r['rankings']} rankings differ"
                   for r in table[~table.holds].to_dict("records")],
         detail="τ from the common 2-long subsequences counted by the consensus measure; ρ from the positions"))

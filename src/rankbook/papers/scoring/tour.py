@@ -293,8 +293,10 @@ def check_log_base(relevance=(3, 0, 2, 1, 0), k: int = 3, bases=(2, math.e, 10),
     findings = []
     part = "nDCG, exponential gain"
     if stated.get(part) and not changes.get(part, True):
+        spread = max(values[part]) - min(values[part])
         findings.append(Finding(id="N-E2", evidence=f"nDCG@{k} of the toy query, exponential gain: " + ", ".join(
-            f"base {b:.3g}: {v:.12f}" for b, v in zip(bases, values[part]))))
+            f"base {b:.3g}: {v:.4g}" for b, v in zip(bases, values[part]))
+            + (f" (they differ by at most {spread:.1g})" if spread else " (identical in every digit)")))
     return Evidence(
         claim="N-logbase", comparison="claim", published="base matters for exponential-gain nDCG and for DCG, "
         "not for linear-gain nDCG",

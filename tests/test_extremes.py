@@ -11,6 +11,11 @@ The cases that take more than about 10 seconds on a loaded 2-core machine are li
 (``make test-extremes``), so that ``make test`` stays quick (the notebooks whose smoke
 values alone cost about 20 s keep their ``minimum`` case there); every other case runs in
 ``make test``.
+
+A notebook's cases run one after another in its process, and an explorer's grid (the same in
+every case: the explorer sweeps the notebook at its defaults, whatever the case) is computed
+in the first case that asks for it and shared with the later ones
+(:func:`extremes._shared_sweeps`); every case still runs every cell, the explorer's included.
 """
 
 from __future__ import annotations

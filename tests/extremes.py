@@ -222,11 +222,18 @@ def _shared_sweeps():
         sweep.run_sweep = real
 
 
-def run_inprocess(spec, params: dict, out: Path) -> float:
+def run_inprocess(spec, params: dict, out: Path, *, kernel_values: bool = False) -> float:
     """Execute the notebook's code cells here, with ``params`` injected after the parameters
     cell, writing outputs into ``out``. Returns the seconds it took. An explorer's grid is
     computed once per process and shared by later runs that ask for the same grid
-    (:func:`_shared_sweeps`)."""
+    (:func:`_shared_sweeps`).
+
+    An explorer reads the page's parameter values from its kernel; there is none here, so it
+    takes the page for one at the book's defaults and computes its grid. With
+    ``kernel_values`` it reads them from the namespace the cells run in, as from a kernel's:
+    a run whose parameters differ from the defaults then leaves the grid out with its note,
+    as ``rankbook run NAME -p ...`` does (for the tests whose grid another test computes, or
+    that inspect nothing the grid draws)."""
     import matplotlib
 
     matplotlib.use("agg")
@@ -240,6 +247,12 @@ def run_inprocess(spec, params: dict, out: Path) -> float:
     os.environ["RANKBOOK_OUTPUT_DIR"] = str(out)
     os.environ["RANKBOOK_NOTEBOOK_DIR"] = str(out)
     namespace: dict = {"__name__": "__main__"}
+    from rankbook.book import explorer
+
+    page_values = explorer._page_values
+    if kernel_values:
+        explorer._page_values = lambda defaults: {k: namespace[k] for k in defaults
+                                                  if k in namespace}
     started = time.time()
     try:
         with contextlib.redirect_stdout(io.StringIO()), _shared_sweeps():
@@ -250,6 +263,7 @@ def run_inprocess(spec, params: dict, out: Path) -> float:
                     namespace.update(params)
                 plt.close("all")
     finally:
+        explorer._page_values = page_values
         for k, v in env.items():
             if v is None:
                 os.environ.pop(k, None)

@@ -11,21 +11,13 @@ import numpy as np
 import pytest
 
 from extremes import check_case, run_inprocess
-from rankbook.book import explorer, outputs, specs
+from rankbook.book import outputs, specs
 
 pytestmark = pytest.mark.notebooks
 
 
 @pytest.fixture
 def figures(monkeypatch):
-    # an explorer reads the page's parameter values from the kernel; here there is none, so
-    # it would take the page for one at its defaults and compute its grid (a sweep of the
-    # notebook at the book's settings, 46 of the heat-map test's 49 s) while drawing nothing
-    # these tests inspect. Give it the values of the run, as the kernel of `rankbook run NAME
-    # -p ...` does: it then leaves the grid out with its note, as in any rerun with changed
-    # parameters (issue 27)
-    monkeypatch.setattr(explorer, "_page_values",
-                        lambda defaults: {k: RUNNING[k] for k in defaults if k in RUNNING})
     caught = {}
     save = outputs.save_figure
 
@@ -40,17 +32,14 @@ def figures(monkeypatch):
     return caught
 
 
-#: The parameter values of the run in progress (what a kernel's namespace holds).
-RUNNING: dict = {}
-
-
 def run(name: str, overrides: dict, tmp_path):
     spec = specs.find(name)
     params = check_case(spec, overrides)
     assert isinstance(params, dict), params
-    RUNNING.clear()
-    RUNNING.update(params)
-    run_inprocess(spec, params, tmp_path / "out")
+    # an explorer would otherwise take the page for one at the book's defaults and compute its
+    # grid (the heat map's: 46 of the test's 49 s), which draws nothing these tests inspect;
+    # with the run's values it leaves the grid out, as in any rerun with changed parameters
+    run_inprocess(spec, params, tmp_path / "out", kernel_values=True)
 
 
 def test_the_heat_map_colour_scale_covers_every_ratio(figures, tmp_path):

@@ -181,8 +181,9 @@ def _shared_sweeps():
     its grid (a ``rankbook sweep`` of the notebook at the grid's points: the notebook's
     defaults, the explorer's ``fixed`` values and the grid) in every run, whatever the case's
     parameters. That grid is the same in every case of a notebook (reproducibility_measures
-    computed it 16 times, about 15 s each). Within this context ``run_sweep`` runs a grid the
-    first time it is asked for and afterwards copies the first run's folder (``sweep.json`` and
+    computed it 16 times, about 15 s each). Within this context, inside an explorer (a page's
+    own sweeps, as sweep_agreement's, always run), ``run_sweep`` runs a grid the first time
+    it is asked for and afterwards copies the first run's folder (``sweep.json`` and
     the combined tables; the points are left out, as the explorer deletes them) into the new
     folder and returns its report; everything the explorer does with them (melting,
     display names, colour range, chart) still runs in every case. A grid that raises is not
@@ -193,12 +194,20 @@ def _shared_sweeps():
     import shutil
     import tempfile
 
-    from rankbook.book import sweep
+    from rankbook.book import explorer, sweep
 
-    real = sweep.run_sweep
+    real, show = sweep.run_sweep, explorer.show
+    inside = []  # non-empty while an explorer runs: a page's own sweeps are never shared
+
+    def in_explorer(*args, **kwargs):
+        inside.append(True)
+        try:
+            return show(*args, **kwargs)
+        finally:
+            inside.pop()
 
     def shared(name, given, *, folder=None, **kwargs):
-        if folder is None:
+        if folder is None or not inside:
             return real(name, given, folder=folder, **kwargs)
         options = {k: v for k, v in kwargs.items() if k != "log"}
         key = (name, json.dumps(given, default=str), json.dumps(options, default=str, sort_keys=True))
@@ -215,11 +224,11 @@ def _shared_sweeps():
         shutil.copytree(keep, folder, dirs_exist_ok=True)  # sweep.json and combined/
         return report
 
-    sweep.run_sweep = shared
+    sweep.run_sweep, explorer.show = shared, in_explorer
     try:
         yield
     finally:
-        sweep.run_sweep = real
+        sweep.run_sweep, explorer.show = real, show
 
 
 def run_inprocess(spec, params: dict, out: Path, *, kernel_values: bool = False) -> float:

@@ -210,7 +210,8 @@ def _shared_sweeps():
         if folder is None or not inside:
             return real(name, given, folder=folder, **kwargs)
         options = {k: v for k, v in kwargs.items() if k != "log"}
-        key = (name, json.dumps(given, default=str), json.dumps(options, default=str, sort_keys=True))
+        key = (name, json.dumps(given, default=str),
+               json.dumps(options, default=str, sort_keys=True))
         if key not in _SWEEPS:
             report = real(name, given, folder=folder, **kwargs)
             tmp = tempfile.mkdtemp(prefix="rankbook-extreme-sweep-")

@@ -168,9 +168,82 @@ def check_case(spec, overrides: dict, root: Path | None = None) -> dict | str:
         return str(exc)
 
 
-def run_inprocess(spec, params: dict, out: Path) -> float:
+#: Explorer grids computed in this process: (notebook, grid, options) -> (report, copy of the
+#: combined tables). See :func:`_shared_sweeps`.
+_SWEEPS: dict = {}
+
+
+@contextlib.contextmanager
+def _shared_sweeps():
+    """Compute each explorer grid once per process (issue 27: ``make test`` got slower).
+
+    Outside a kernel, :func:`rankbook.book.explorer.show` reads no page values, so it computes
+    its grid (a ``rankbook sweep`` of the notebook at the grid's points: the notebook's
+    defaults, the explorer's ``fixed`` values and the grid) in every run, whatever the case's
+    parameters. That grid is the same in every case of a notebook (reproducibility_measures
+    computed it 16 times, about 15 s each). Within this context, inside an explorer (a page's
+    own sweeps, as sweep_agreement's, always run), ``run_sweep`` runs a grid the first time
+    it is asked for and afterwards copies the first run's folder (``sweep.json`` and
+    the combined tables; the points are left out, as the explorer deletes them) into the new
+    folder and returns its report; everything the explorer does with them (melting,
+    display names, colour range, chart) still runs in every case. A grid that raises is not
+    kept, so it raises again in the next case; a grid with failed points is kept with its
+    report, and the explorer refuses it in every case as before.
+    """
+    import atexit
+    import shutil
+    import tempfile
+
+    from rankbook.book import explorer, sweep
+
+    real, show = sweep.run_sweep, explorer.show
+    inside = []  # non-empty while an explorer runs: a page's own sweeps are never shared
+
+    def in_explorer(*args, **kwargs):
+        inside.append(True)
+        try:
+            return show(*args, **kwargs)
+        finally:
+            inside.pop()
+
+    def shared(name, given, *, folder=None, **kwargs):
+        if folder is None or not inside:
+            return real(name, given, folder=folder, **kwargs)
+        options = {k: v for k, v in kwargs.items() if k != "log"}
+        key = (name, json.dumps(given, default=str),
+               json.dumps(options, default=str, sort_keys=True))
+        if key not in _SWEEPS:
+            report = real(name, given, folder=folder, **kwargs)
+            tmp = tempfile.mkdtemp(prefix="rankbook-extreme-sweep-")
+            atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+            keep = Path(tmp) / "grid"
+            top = str(Path(folder))
+            shutil.copytree(folder, keep, ignore=lambda d, names: ["points"] if d == top else [])
+            _SWEEPS[key] = (report, keep)
+            return report
+        report, keep = _SWEEPS[key]
+        shutil.copytree(keep, folder, dirs_exist_ok=True)  # sweep.json and combined/
+        return report
+
+    sweep.run_sweep, explorer.show = shared, in_explorer
+    try:
+        yield
+    finally:
+        sweep.run_sweep, explorer.show = real, show
+
+
+def run_inprocess(spec, params: dict, out: Path, *, kernel_values: bool = False) -> float:
     """Execute the notebook's code cells here, with ``params`` injected after the parameters
-    cell, writing outputs into ``out``. Returns the seconds it took."""
+    cell, writing outputs into ``out``. Returns the seconds it took. An explorer's grid is
+    computed once per process and shared by later runs that ask for the same grid
+    (:func:`_shared_sweeps`).
+
+    An explorer reads the page's parameter values from its kernel; there is none here, so it
+    takes the page for one at the book's defaults and computes its grid. With
+    ``kernel_values`` it reads them from the namespace the cells run in, as from a kernel's:
+    a run whose parameters differ from the defaults then leaves the grid out with its note,
+    as ``rankbook run NAME -p ...`` does (for the tests whose grid another test computes, or
+    that inspect nothing the grid draws)."""
     import matplotlib
 
     matplotlib.use("agg")
@@ -184,9 +257,15 @@ def run_inprocess(spec, params: dict, out: Path) -> float:
     os.environ["RANKBOOK_OUTPUT_DIR"] = str(out)
     os.environ["RANKBOOK_NOTEBOOK_DIR"] = str(out)
     namespace: dict = {"__name__": "__main__"}
+    from rankbook.book import explorer
+
+    page_values = explorer._page_values
+    if kernel_values:
+        explorer._page_values = lambda defaults: {k: namespace[k] for k in defaults
+                                                  if k in namespace}
     started = time.time()
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), _shared_sweeps():
             for i, (source, is_params) in enumerate(cells, start=1):
                 code = compile(source, f"<{spec.name} cell {i}>", "exec")
                 exec(code, namespace)  # noqa: S102 - our own notebooks
@@ -194,6 +273,7 @@ def run_inprocess(spec, params: dict, out: Path) -> float:
                     namespace.update(params)
                 plt.close("all")
     finally:
+        explorer._page_values = page_values
         for k, v in env.items():
             if v is None:
                 os.environ.pop(k, None)

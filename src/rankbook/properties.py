@@ -1954,6 +1954,22 @@ def minimal_agreement(
 # linear equivalence (Def. 3)
 
 
+class _PairRows:
+    """``sigma`` (``part`` 0) or ``nu`` (``part`` 1) of the pairs of S_n x S_n in the order of
+    :func:`_full_matrix` (pair ``q`` is ``(P[q // N], P[q % N])``), read row by row without
+    building them; a boolean mask keeps the selected pairs, as on an array."""
+
+    def __init__(self, P: np.ndarray, part: int, index: Optional[np.ndarray] = None):
+        self.P, self.part, self.index = P, part, index
+
+    def __getitem__(self, q):
+        if isinstance(q, np.ndarray) and q.dtype == bool:
+            kept = np.flatnonzero(q) if self.index is None else self.index[q]
+            return _PairRows(self.P, self.part, kept)
+        q = int(q) if self.index is None else int(self.index[q])
+        return self.P[divmod(q, len(self.P))[self.part]]
+
+
 def linearly_equivalent(
     first: Metric,
     second: Metric,
@@ -1990,11 +2006,15 @@ def linearly_equivalent(
     if how == "exhaustive":
         P, _ = _sn(n)
         N = len(P)
-        si, vi = np.divmod(np.arange(N * N), N)
-        s, v = P[si], P[vi]
         if n <= MATRIX_MAX_N:
+            # the cached value matrices hold every pair; the pairs themselves are read only for
+            # the evidence, so they are indexed when needed instead of building 2 (n!)^2 x n
+            # integers on every call (33^2 calls at n = 6 took 84 s, issue 27)
             x, y = _full_matrix(m1, n).ravel(), _full_matrix(m2, n).ravel()
+            s, v = _PairRows(P, 0), _PairRows(P, 1)
         else:
+            si, vi = np.divmod(np.arange(N * N), N)
+            s, v = P[si], P[vi]
             x, y = m1(s, v), m2(s, v)
     else:
         rng = _rng(seed)

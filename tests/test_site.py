@@ -402,7 +402,7 @@ def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
     def figure(name, caption):
         cell = nbformat.v4.new_code_cell(f"# figure {name}")
         cell.metadata["tags"] = ["remove-input", "rankbook-figure"]
-        cell.metadata["mystnb"] = {"figure": {"caption": caption}}
+        cell.metadata["mystnb"] = {"figure": {"caption": caption, "name": f"fig-{name}_x"}}
         return cell
 
     explorer = nbformat.v4.new_code_cell("explorer.show(...)")
@@ -410,7 +410,7 @@ def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
         "display_data", data={"text/markdown": "::::{div} rankbook-explorer\n::::"})]
     cells = [nbformat.v4.new_markdown_cell("# Title\n\nFraming.")]
     cells += [nbformat.v4.new_markdown_cell(f"## Part {i}") for i in range(5)]
-    cells += [figure("a", "A side figure."), figure("b", "Paper B, Figure 3, recomputed."),
+    cells += [figure("a", "A side figure."), figure("b", "Paper B, Figure 3, recomputed: $\\kappa_p$ against $\\lambda$; two curves."),
               explorer]
     nb = _page(*cells)
     present.present(nb, [{"id": "B-F3", "artifact": "Figure 3", "paper": "B", "claim": "c",
@@ -422,6 +422,10 @@ def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
     assert moved.metadata["mystnb"]["figure"]["caption"].startswith("Paper B, Figure 3")
     assert "rankbook-explorer" in nb.cells[at + 2].outputs[0]["data"]["text/markdown"]
     assert any("rankbook-figure-pointer" in t for t in tags)
+    # the pointer gives the whole caption (not one cut at its first colon) and links the figure
+    pointer = next(c for c, t in zip(nb.cells, tags) if "rankbook-figure-pointer" in t).source
+    assert "recomputed: $\\kappa_p$ against $\\lambda$; two curves." in pointer
+    assert '<a href="#fig-b-x">near the top of the page</a>, with its explorer' in pointer
 
 
 def test_rerun_box_lists_parameters_constraints_and_a_valid_example(tmp_path):

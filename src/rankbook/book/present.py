@@ -295,15 +295,24 @@ def _move_lead_figure(cells: list, at: int) -> list:
     group = [cells[lead]]
     if _is_figure(cells[lead]) and lead + 1 < len(cells) and _is_explorer(cells[lead + 1]):
         group.append(cells[lead + 1])
+    explorer = ", with its explorer" if len(group) > 1 else ""
     if _is_figure(cells[lead]):
-        caption = cells[lead].metadata.get("mystnb", {}).get("figure", {}).get("caption", "")
-        first = re.split(r"(?<=[.:;])\s", caption.split(" Download:")[0], maxsplit=1)[0]
-        what = f"The figure of this section ({first.rstrip('.')})"
+        figure = cells[lead].metadata.get("mystnb", {}).get("figure", {})
+        # the whole caption (a sentence cut at its first colon read as a broken reference), and
+        # a link to the figure itself
+        caption = figure.get("caption", "").split(" Download:")[0].strip()
+        where = "near the top of the page"
+        if figure.get("name"):  # the figure's HTML id, as docutils derives it from its name
+            from docutils.nodes import make_id
+
+            where = f'<a href="#{make_id(figure["name"])}">{where}</a>'
+
+        text = f"*The figure of this section is shown {where}{explorer}.*"
+        if caption:
+            text += f" Its caption: {caption}"
     else:
-        what = "The explorer of this section"
-    pointer = nbformat.v4.new_markdown_cell(
-        f"*{what} is shown near the top of the page"
-        + (", with its explorer" if len(group) > 1 else "") + ".*")
+        text = f"*The explorer of this section is shown near the top of the page{explorer}.*"
+    pointer = nbformat.v4.new_markdown_cell(text)
     pointer.metadata["tags"] = ["rankbook-figure-pointer"]
     rest = cells[:lead] + [pointer] + cells[lead + len(group):]
     return rest[:at] + group + rest[at:]

@@ -57,11 +57,12 @@ def freshness(doc: dict, root) -> str:
         return (f":::{{warning}}\n{line} The book is built from commit `{head}`, and that "
                 "measurement commit is not in this checkout's history: rerun `make bench`.\n:::\n")
     files = [f for f in (changed or "").splitlines() if f.endswith(".py")]
-    what = (f"{len(files)} file(s) of the timed code or the benchmark changed since, so some "
+    what = (f"{len(files)} {'file' if len(files) == 1 else 'files'} of the timed code or the benchmark "
+            "changed since, so some "
             "numbers may be out of date: rerun `make bench` to refresh them"
             if files else "no timed code changed since, so the numbers still describe this code")
     kind = "warning" if files else "note"
-    return (f":::{{admonition}} Measured {behind} commit(s) before this book\n:class: {kind}\n\n"
+    return (f":::{{admonition}} Measured {behind} {'commit' if behind == 1 else 'commits'} before this book\n:class: {kind}\n\n"
             f"{line} The book is built from commit `{head}`; {what}.\n:::\n")
 
 

@@ -24,7 +24,7 @@ from .outputs import (
     record_anchor,
 )
 from .citation import bibtex_entry, citation, cite_markdown, repository_url  # noqa: F401
-from .present import anchor_link, badge, md_escape, slugify, status_details
+from .present import anchor_link, badge, html_with_maths, md_escape, slugify, status_details
 
 PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog", "tools"]
 
@@ -134,10 +134,8 @@ def _claim_link(row: dict, prefix: str = "") -> str:
     text = f"{row['id']} · {row['where']}"
     if not row.get("notebook"):
         return md_escape(text)
-    import html
-
     return (f'<a href="{prefix}{row["notebook"]}.html#{_claims.claim_anchor(row["id"])}">'
-            f"{html.escape(text)}</a>")
+            f"{html_with_maths(text)}</a>")
 
 
 def errata_by_claim(errata: list[dict]) -> dict:
@@ -347,10 +345,8 @@ def count_conflicts(text: str, records: list[dict]) -> list[str]:
 def _row_link(rec: dict, text: str) -> str:
     """A link to a verdict row (an HTML id inside the verdict table, which MyST cannot see as a
     target, so the link is raw HTML; the browser test checks every anchor)."""
-    import html
-
     return (f'<a href="{rec["notebook"]}.html#{record_anchor(rec)}">'
-            f"{html.escape(str(text))}</a>")
+            f"{html_with_maths(str(text))}</a>")
 
 
 def merge_errata(errata: list[dict]) -> list[dict]:

@@ -98,15 +98,15 @@ def _title(soup) -> str:
 
 def test_every_source_is_introduced_and_each_paper_has_one_title():
     intro = _soup(BOOK / "intro.html")
-    sources = intro.select_one("section#the-sources").get_text(" ")
-    assert "issue reports of the IR evaluation tools" in sources.lower()
+    sources = " ".join(intro.select_one("section#the-sources").get_text(" ").split())
+    assert "issue reports of the ir evaluation tools" in sources.lower()
     captions = [c.get_text(" ").strip() for c in intro.select(".bd-sidebar-primary p.caption")]
     for chapter in ("paper_a", "paper_b"):
         title = _title(_soup(BOOK / f"{chapter}.html"))
         assert title in captions, (title, captions)
         # the landing page and the chapter use the same title (the chapter's, without "Paper X: ")
         assert title.split(": ", 1)[1] in sources, (title, sources[:300])
-    scoring = _soup(BOOK / "scoring.html").get_text(" ")
+    scoring = " ".join(_soup(BOOK / "scoring.html").get_text(" ").split())
     assert "issue reports of the IR evaluation tools" in scoring
 
 
@@ -129,6 +129,8 @@ def test_a_moved_figure_points_to_it_with_its_whole_caption():
 def test_no_awkward_plurals_repository_paths_or_plain_subscripts():
     problems = []
     for page in site_pages():
+        if "reference" in page.relative_to(SITE).parts:  # the API docs quote docstrings
+            continue
         text = _visible_text(_soup(page).select_one("main") or _soup(page))
         for m in re.finditer(r"\b\w+\(s\)", text):
             problems.append(f"{page.relative_to(SITE)}: {m.group()}")

@@ -55,7 +55,8 @@
       t.classList.add("rb-wrap");
       // a table inside a box (the verdict, the rerun box, a note) never leaves the box, and the
       // box never leaves the text column: it wraps, then breaks long words, then scrolls
-      var boxed = !!t.closest(".admonition, details, .sd-dropdown");
+      // (a folded table, <details> or a dropdown, may still take the full width)
+      var boxed = !!t.closest(".admonition");
       if (boxed && overflows(box)) {
         t.classList.add("rb-break");
       }

@@ -374,7 +374,8 @@ def _move_lead_figure(cells: list, at: int) -> list:
             text += f" Its caption: {caption}"
     else:
         text = f"*The explorer of this section is shown near the top of the page{explorer}.*"
-    pointer = nbformat.v4.new_markdown_cell(text)
+    # the caption is code-written text: no typographic quotes (book/_ext, DATA_CLASSES)
+    pointer = nbformat.v4.new_markdown_cell(f"::::{{div}} rb-figure-pointer\n{text}\n::::")
     pointer.metadata["tags"] = ["rankbook-figure-pointer"]
     rest = cells[:lead] + [pointer] + cells[lead + len(group):]
     return rest[:at] + group + rest[at:]

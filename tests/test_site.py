@@ -146,10 +146,28 @@ def test_pages_are_generated_from_the_ledger_and_the_records(generated):
     assert "3 of 7 cells match" in summary and "errata B-E1" in summary
     assert summary.index("Claims that are false (1)") < summary.index("or imprecise (1)")
     assert "Each stated result of the sources is one claim" in summary
+    # the false and imprecise claims stay open, the rest is counted and folded; every claim's
+    # id links to its dashboard row (reader report, item 7)
+    false = summary.index("Claims that are false (1)")
+    fold = summary.index("::::{dropdown}", false)  # the fold of the same source follows
+    folded = summary[fold:summary.index("\n::::\n", fold)]
+    assert "Claims that are false" not in folded and "{bdg-secondary}`not checkable`" in folded
+    assert "  - {bdg-success}`holds`" not in summary[:summary.index("::::{dropdown}")]
+    assert summary.count("::::{dropdown}") == summary.count("\n::::\n")
+    assert '<a href="generated/dashboard.html#claim-a-tx" title="This claim on the dashboard">A-TX</a>' in summary
+    assert "not checked: it compares other methods' features in words" in summary
     chapter_b = (gen / "summary_B.md").read_text()
     assert "**3 claims**" in chapter_b and "Table X" not in chapter_b
     errata = (gen / "errata.md").read_text()
     assert ":class: errata-summary" in errata and "| Paper B |" in errata
+    # a slip is counted under a column that says so, as the page's section does (item 8)
+    slip = {"id": "B-E7", "claim": "B-FY", "paper": "B", "where": "Eq. 2", "kind": "typo",
+            "severity": "holds", "finding": "f", "evidence": "e", "notebook": "nb_two"}
+    page = site.errata_markdown([slip])
+    header = next(line for line in page.splitlines() if line.startswith("| Source |"))
+    assert "slip (no verdict change)" in header and "| holds |" not in header
+    assert "## Slips that do not change the verdict (1)" in page
+    assert "(data/claims/)" not in dash
     assert "(erratum-b-e1)=" in errata and "**B-E1 · Paper B, Eq. 13** (typo)" in errata
     assert r"TP\*TN - FP\*FN" in errata  # no Markdown emphasis eats the products
     assert "- line one\n- line two" in errata
@@ -402,7 +420,7 @@ def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
     def figure(name, caption):
         cell = nbformat.v4.new_code_cell(f"# figure {name}")
         cell.metadata["tags"] = ["remove-input", "rankbook-figure"]
-        cell.metadata["mystnb"] = {"figure": {"caption": caption}}
+        cell.metadata["mystnb"] = {"figure": {"caption": caption, "name": f"fig-{name}_x"}}
         return cell
 
     explorer = nbformat.v4.new_code_cell("explorer.show(...)")
@@ -410,7 +428,7 @@ def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
         "display_data", data={"text/markdown": "::::{div} rankbook-explorer\n::::"})]
     cells = [nbformat.v4.new_markdown_cell("# Title\n\nFraming.")]
     cells += [nbformat.v4.new_markdown_cell(f"## Part {i}") for i in range(5)]
-    cells += [figure("a", "A side figure."), figure("b", "Paper B, Figure 3, recomputed."),
+    cells += [figure("a", "A side figure."), figure("b", "Paper B, Figure 3, recomputed: $\\kappa_p$ against $\\lambda$; two curves."),
               explorer]
     nb = _page(*cells)
     present.present(nb, [{"id": "B-F3", "artifact": "Figure 3", "paper": "B", "claim": "c",
@@ -422,6 +440,10 @@ def test_the_lead_figure_and_its_explorer_move_up_with_a_pointer_left_behind():
     assert moved.metadata["mystnb"]["figure"]["caption"].startswith("Paper B, Figure 3")
     assert "rankbook-explorer" in nb.cells[at + 2].outputs[0]["data"]["text/markdown"]
     assert any("rankbook-figure-pointer" in t for t in tags)
+    # the pointer gives the whole caption (not one cut at its first colon) and links the figure
+    pointer = next(c for c, t in zip(nb.cells, tags) if "rankbook-figure-pointer" in t).source
+    assert "recomputed: $\\kappa_p$ against $\\lambda$; two curves." in pointer
+    assert '<a href="#fig-b-x">near the top of the page</a>, with its explorer' in pointer
 
 
 def test_rerun_box_lists_parameters_constraints_and_a_valid_example(tmp_path):
@@ -443,3 +465,29 @@ def test_rerun_box_lists_parameters_constraints_and_a_valid_example(tmp_path):
         cmd = shlex.split(present.command_for(spec.name, example))
         pairs = [(cmd[i + 1], cmd[i + 2]) for i, tok in enumerate(cmd) if tok == "-p"]
         specs.resolve_parameters(spec, pairs)  # raises ParameterError when the example is refused
+
+
+def test_landing_page_defines_its_words_before_the_status_list():
+    """Reader report, item 5: "reading", "other readings" and "borderline" are defined under
+    How to read it, which comes before the status list that uses them; every source, the tool
+    issues included, is introduced (item 9)."""
+    from pathlib import Path
+
+    intro = (Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text()
+    how, status = intro.index("## How to read it"), intro.index("## Reproduction status")
+    assert how < status
+    for word in ("reading", "other readings", "borderline"):
+        assert intro.index(f"**{word}**:", how) < status, word
+    sources = intro[intro.index("## The sources"):how]
+    assert "issue reports of the IR evaluation tools" in sources
+
+
+def test_plain_subscripts_read_as_maths_and_links_keep_them():
+    """Reader report, item 20: ``κ_p``, ``d_ρ``, ``f_r`` beside maths are maths too."""
+    from rankbook.book import present
+
+    assert present.md_escape("Section III, the footrule d_ρ") == r"Section III, the footrule $d_{\rho}$"
+    assert present.md_escape(r"user a\_1") == r"user a\_1"  # escaped user text stays literal
+    assert "reads_nu_only" in present.md_escape("reads_nu_only")
+    link = site._claim_link({"id": "B-X", "where": "κ_p & d_τ", "notebook": "nb"})
+    assert r'<span class="math notranslate nohighlight">\(\kappa_{p}\)</span> &amp;' in link

@@ -141,7 +141,7 @@ def _explorer_script(app, pagename, templatename, context, doctree):
 
 
 #: CSS classes of the nodes whose text was written by code, not by an author.
-DATA_CLASSES = {"cell_output", "verdict", "rb-provenance", "rerun"}
+DATA_CLASSES = {"cell_output", "verdict", "rb-provenance", "rerun", "rb-figure-pointer"}
 
 
 def _is_generated_page(source: str) -> bool:

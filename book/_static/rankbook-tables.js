@@ -53,7 +53,14 @@
       var box = scrollBox(t);
       if (!box || !overflows(box)) { return; }
       t.classList.add("rb-wrap");
-      if (wide && overflows(box)) {
+      // a table inside a box (the verdict, the rerun box, a note) never leaves the box, and the
+      // box never leaves the text column: it wraps, then breaks long words, then scrolls
+      // (a folded table, <details> or a dropdown, may still take the full width)
+      var boxed = !!t.closest(".admonition");
+      if (boxed && overflows(box)) {
+        t.classList.add("rb-break");
+      }
+      if (!boxed && wide && overflows(box)) {
         var outer = outerBlock(t);
         outer.classList.add("rb-full", "full-width");  // the theme's full-width layout
         full.push(outer);

@@ -457,7 +457,8 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         below = int((df[y] < domain[0]).sum())
         if below:
             clamped = (f" The colour scale runs from {domain[0]:g} to {domain[1]:g}, as in the "
-                       f"figure; {below} value(s) below {domain[0]:g} take its lowest colour "
+                       f"figure; {below} {'value' if below == 1 else 'values'} below {domain[0]:g} "
+                       f"{'takes' if below == 1 else 'take'} its lowest colour "
                        "(their tooltips give the value).")
     initial_given = dict(controls) if isinstance(controls, dict) else {}
     controls = list(controls) if controls is not None else swept

@@ -55,12 +55,12 @@ STATUS_RULE = (
 
 #: The sources, keyed as the records name them, with the short name the book uses.
 PAPERS = {
-    "A": "Paper A: ranking evaluation metrics from a group-theoretic perspective",
-    "B": "Paper B: Lin, Li and Guo, consensus measure of rankings",
+    "A": "Paper A: Ranking evaluation metrics from a group-theoretic perspective",
+    "B": "Paper B: Consensus measure of rankings (Lin, Li and Guo)",
     "notes": "Notes on ranking metrics",
-    "rankdcg": "Katerenchuk and Rosenberg, the RankDCG poster",
-    "blog": "The note on metrics in learning-to-rank problems",
-    "tools": "Issue reports of the IR evaluation tools (trec_eval, pytrec_eval, ir_measures, scikit-learn, torchmetrics)",
+    "rankdcg": "RankDCG: Rank-Ordering Evaluation Measure (poster, Katerenchuk and Rosenberg)",
+    "blog": "Metrics in LearnToRank problems (blog note)",
+    "tools": "Issue reports of the IR evaluation tools (trec_eval, pytrec_eval, ir_measures, scikit-learn, torchmetrics, repro_eval)",
 }
 
 

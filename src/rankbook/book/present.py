@@ -47,8 +47,70 @@ from .outputs import md_escape as _md_escape
 
 def md_escape(value) -> str:
     """:func:`rankbook.book.outputs.md_escape` of the :func:`~rankbook.book.outputs.readable`
-    text: no Python spellings (``[4.0, 1.0]``, ``n = 10.0``, ``nan``) reach a page."""
-    return _md_escape(readable(value))
+    text: no Python spellings (``[4.0, 1.0]``, ``n = 10.0``, ``nan``) reach a page, and a
+    subscript written as plain text reads as maths (:func:`subscript_maths`)."""
+    return _md_escape(subscript_maths(readable(value)))
+
+
+_GREEK_TEX = dict(zip(
+    "αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΦΨΩ",
+    r"\alpha \beta \gamma \delta \epsilon \zeta \eta \theta \iota \kappa \lambda \mu \nu \xi "
+    r"\pi \rho \sigma \tau \upsilon \phi \chi \psi \omega \Gamma \Delta \Theta \Lambda \Xi \Pi "
+    r"\Sigma \Phi \Psi \Omega".split()))
+_LETTER = "A-Za-z" + "".join(_GREEK_TEX)
+#: A one-letter symbol with a plain-text subscript (``κ_p``, ``d_ρ``, ``S_10``); an id such as
+#: ``reads_nu_only`` or ``p_value`` (several letters on either side) does not match, nor an
+#: escaped underscore (user text passed through escape_markdown).
+_PLAIN_SUBSCRIPT = re.compile(rf"(?<![\w\\$])([{_LETTER}])_([0-9]+|[{_LETTER}])(?!\w)")
+_MATHS_OR_CODE = re.compile(r"\$[^$]*\$|`[^`]*`")
+
+
+def _tex(symbol: str) -> str:
+    return "".join(_GREEK_TEX.get(ch, ch) for ch in symbol)
+
+
+def subscript_maths(text) -> str:
+    r"""Plain-text subscripts (``κ_p``, ``d_ρ``, ``f_r``, ``S_n``) as Markdown maths, outside
+    the maths and code the text already holds, so that they read like the maths beside them.
+
+    Examples
+    --------
+    >>> subscript_maths("the footrule d_ρ and κ_1; reads_nu_only, p_value, $x_1$, `a_b`")
+    'the footrule $d_{\\rho}$ and $\\kappa_{1}$; reads_nu_only, p_value, $x_1$, `a_b`'
+    """
+    text = "" if text is None else str(text)
+    if "_" not in text:
+        return text
+
+    def plain(part: str) -> str:
+        return _PLAIN_SUBSCRIPT.sub(
+            lambda m: f"${_tex(m.group(1))}_{{{_tex(m.group(2))}}}$", part)
+
+    out, at = [], 0
+    for m in _MATHS_OR_CODE.finditer(text):
+        out += [plain(text[at:m.start()]), m.group()]
+        at = m.end()
+    return "".join(out + [plain(text[at:])])
+
+
+def html_with_maths(text) -> str:
+    r"""Text for raw HTML (a link inside a table cell): escaped, with its ``$...$`` maths and
+    plain-text subscripts as the math spans MathJax typesets on the page.
+
+    Examples
+    --------
+    >>> html_with_maths("Section III, d_τ & <b>")
+    'Section III, <span class="math notranslate nohighlight">\\(d_{\\tau}\\)</span> &amp; &lt;b&gt;'
+    """
+    import html
+
+    text = subscript_maths(text)
+    out, at = [], 0
+    for m in re.finditer(r"\$([^$]+)\$", text):
+        out += [html.escape(text[at:m.start()], quote=False),
+                f'<span class="math notranslate nohighlight">\\({html.escape(m.group(1), quote=False)}\\)</span>']
+        at = m.end()
+    return "".join(out + [html.escape(text[at:], quote=False)])
 
 #: Code cells a page may leave open (tag ``show-input`` in the source notebook).
 MAX_OPEN_CELLS = 2
@@ -307,15 +369,25 @@ def _move_lead_figure(cells: list, at: int) -> list:
     group = [cells[lead]]
     if _is_figure(cells[lead]) and lead + 1 < len(cells) and _is_explorer(cells[lead + 1]):
         group.append(cells[lead + 1])
+    explorer = ", with its explorer" if len(group) > 1 else ""
     if _is_figure(cells[lead]):
-        caption = cells[lead].metadata.get("mystnb", {}).get("figure", {}).get("caption", "")
-        first = re.split(r"(?<=[.:;])\s", caption.split(" Download:")[0], maxsplit=1)[0]
-        what = f"The figure of this section ({first.rstrip('.')})"
+        figure = cells[lead].metadata.get("mystnb", {}).get("figure", {})
+        # the whole caption (a sentence cut at its first colon read as a broken reference), and
+        # a link to the figure itself
+        caption = figure.get("caption", "").split(" Download:")[0].strip()
+        where = "near the top of the page"
+        if figure.get("name"):  # the figure's HTML id, as docutils derives it from its name
+            from docutils.nodes import make_id
+
+            where = f'<a href="#{make_id(figure["name"])}">{where}</a>'
+
+        text = f"*The figure of this section is shown {where}{explorer}.*"
+        if caption:
+            text += f" Its caption: {caption}"
     else:
-        what = "The explorer of this section"
-    pointer = nbformat.v4.new_markdown_cell(
-        f"*{what} is shown near the top of the page"
-        + (", with its explorer" if len(group) > 1 else "") + ".*")
+        text = f"*The explorer of this section is shown near the top of the page{explorer}.*"
+    # the caption is code-written text: no typographic quotes (book/_ext, DATA_CLASSES)
+    pointer = nbformat.v4.new_markdown_cell(f"::::{{div}} rb-figure-pointer\n{text}\n::::")
     pointer.metadata["tags"] = ["rankbook-figure-pointer"]
     rest = cells[:lead] + [pointer] + cells[lead + len(group):]
     return rest[:at] + group + rest[at:]

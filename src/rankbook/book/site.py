@@ -24,7 +24,7 @@ from .outputs import (
     record_anchor,
 )
 from .citation import bibtex_entry, citation, cite_markdown, repository_url  # noqa: F401
-from .present import anchor_link, badge, md_escape, slugify, status_details
+from .present import anchor_link, badge, html_with_maths, md_escape, slugify, status_details
 
 PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog", "tools"]
 
@@ -39,6 +39,15 @@ SEVERITY_TITLE = {
     "not reproduced": "Results that could not be reproduced",
     "imprecise": "Imprecise results",
     "holds": "Slips that do not change the verdict",
+}
+
+#: The errata summary table's column for each severity: the words of the page's sections, so
+#: that a slip is never counted under a column that reads "holds" (a contradiction).
+SEVERITY_COLUMN = {
+    "false": "false",
+    "not reproduced": "not reproduced",
+    "imprecise": "imprecise",
+    "holds": "slip (no verdict change)",
 }
 
 
@@ -125,10 +134,8 @@ def _claim_link(row: dict, prefix: str = "") -> str:
     text = f"{row['id']} · {row['where']}"
     if not row.get("notebook"):
         return md_escape(text)
-    import html
-
     return (f'<a href="{prefix}{row["notebook"]}.html#{_claims.claim_anchor(row["id"])}">'
-            f"{html.escape(text)}</a>")
+            f"{html_with_maths(text)}</a>")
 
 
 def errata_by_claim(errata: list[dict]) -> dict:
@@ -150,8 +157,8 @@ def dashboard_markdown(rows: list[dict], errata: list[dict] | None = None) -> st
     lines = [
         "# Reproducibility dashboard",
         "",
-        "Every stated result of the sources, one row per claim of the claims ledger "
-        "(`data/claims/`), with the published and the reproduced values and a status set by one "
+        "Every stated result of the sources, one row per claim of the claims ledger, with "
+        "the published and the reproduced values and a status set by one "
         "rule. " + STATUS_RULE + " " + COUNTING_RULE,
         "",
         "Each claim links to the page section that checks it, and lists its errata by id. The "
@@ -256,7 +263,7 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
         ":::{table} Errata by source and severity",
         ":class: errata-summary",
         "",
-        "| Source | " + " | ".join(sevs) + " | all |",
+        "| Source | " + " | ".join(SEVERITY_COLUMN.get(s, s) for s in sevs) + " | all |",
         "|---|" + "---|" * (len(sevs) + 1),
     ]
     for p in papers:
@@ -338,10 +345,8 @@ def count_conflicts(text: str, records: list[dict]) -> list[str]:
 def _row_link(rec: dict, text: str) -> str:
     """A link to a verdict row (an HTML id inside the verdict table, which MyST cannot see as a
     target, so the link is raw HTML; the browser test checks every anchor)."""
-    import html
-
     return (f'<a href="{rec["notebook"]}.html#{record_anchor(rec)}">'
-            f"{html.escape(str(text))}</a>")
+            f"{html_with_maths(str(text))}</a>")
 
 
 def merge_errata(errata: list[dict]) -> list[dict]:
@@ -481,12 +486,42 @@ SUMMARY_GROUPS = (
     ("True by definition, or not checkable", ("true by definition", "not checkable")),
 )
 
+#: The groups of :data:`SUMMARY_GROUPS` a summary shows open; the others are folded into one
+#: dropdown per source, so that the page leads with what the sources got wrong.
+SUMMARY_OPEN = ("Claims that are false", "Results not reproduced, or imprecise")
+
+
+def _dashboard_link(row: dict, prefix: str) -> str:
+    """The claim's id linked to its dashboard row (raw HTML: the row's anchor is a span inside
+    a table, which MyST cannot see as a target; the browser test checks every anchor)."""
+    import html
+
+    return (f'<a href="{prefix}dashboard.html#{_claims.claim_anchor(row["id"])}" '
+            f'title="This claim on the dashboard">{html.escape(row["id"])}</a>')
+
+
+def _summary_entry(r: dict, prefix: str, by_claim: dict) -> str:
+    details = status_details(r)
+    where = (_link(r, r["where"], prefix) if r.get("notebook") else md_escape(r["where"]))
+    extra = "; ".join(details)
+    if r.get("reason") and not r.get("notebook"):
+        extra += ("; " if extra else "") + "not checked: " + md_escape(r["reason"])
+    ids = by_claim.get(r["id"])
+    if ids:
+        extra += ("; " if extra else "") + "errata " + ", ".join(ids)
+    # status_details escaped each part already and marks "borderline" in bold
+    return (f"  - {badge(r['status'])} {_dashboard_link(r, prefix)} · {where}"
+            + (f": {extra}" if extra else ""))
+
 
 def summary_markdown(rows: list[dict], prefix: str = "generated/",
                      lead: str = "The ledger holds", errata: list[dict] | None = None) -> str:
     """The status summary included by the landing page and, one source at a time, by the
     chapter pages (links relative to ``book/``): the counts by status and by errata severity,
-    the counting rule in one sentence, then each source's claims grouped worst first."""
+    the counting rule in one sentence, then each source's claims grouped worst first. The
+    false, not reproduced and imprecise claims are listed open; the claims that hold, hold by
+    definition or are not checkable are counted, and listed in a fold. Each entry links its id
+    to its dashboard row and its place to the page section that checks it."""
     if not rows:
         return "No claim is in the ledger yet.\n"
     lines = [f"{lead} **{plural(len(rows), 'claim')}**: {_status_line(r['status'] for r in rows)}", ""]
@@ -500,23 +535,24 @@ def summary_markdown(rows: list[dict], prefix: str = "generated/",
     for paper in papers:
         mine = [r for r in rows if r["paper"] == paper]
         if len(papers) > 1:
-            lines += [f"**{PAPERS.get(paper, paper)}**", ""]
+            lines += [f"**{PAPERS.get(paper, paper)}** ({plural(len(mine), 'claim')})", ""]
+        shown, folded = [], []
         for title, statuses in SUMMARY_GROUPS:
             group = [r for r in mine if r["status"] in statuses]
             if not group:
                 continue
-            lines.append(f"- {title} ({len(group)}):")
-            for r in group:
-                details = status_details(r)
-                words = r["id"] + " · " + r["where"]
-                link = (_link(r, words, prefix) if r.get("notebook")
-                        else md_escape(words))
-                extra = "; ".join(details)
-                ids = by_claim.get(r["id"])
-                if ids:
-                    extra += ("; " if extra else "") + "errata " + ", ".join(ids)
-                # status_details escaped each part already and marks "borderline" in bold
-                lines.append(f"  - {badge(r['status'])} {link}" + (f": {extra}" if extra else ""))
+            block = [f"- {title} ({len(group)}):"] + [_summary_entry(r, prefix, by_claim) for r in group]
+            (shown if title in SUMMARY_OPEN else folded).append((title, len(group), block))
+        for _, _, block in shown:
+            lines += block
+        if shown:
+            lines.append("")
+        if folded:
+            counts = "; ".join(f"{t.lower() if i else t} ({n})" for i, (t, n, _) in enumerate(folded))
+            lines += [f"::::{{dropdown}} {counts}", ""]
+            for _, _, block in folded:
+                lines += block
+            lines += ["", "::::", ""]
         lines.append("")
     return "\n".join(lines) + "\n"
 

@@ -125,7 +125,8 @@ def check_figure_4(gammas=GRID, lams=GRID, deviation: str = "std", *, stated=Non
         borderline=(f"the crossing, {cross:.4f}, lies within {margin:g} of the stated {threshold:g}" if near else ""),
         detail=f"each statement recomputed from the curves and the grids (the figure's own data points are not published); the γ threshold "
                f"is decided to half a unit of its printed precision ({margin:g})")
-    add_table(ev, "search_claims", table, title="The paper's conclusions from Table VI and Figure 4, recomputed")
+    add_table(ev, "search_claims", table, markdown=["claim"],
+              title="The paper's conclusions from Table VI and Figure 4, recomputed")
     say(ev, f"The two $\\kappa_1$ curves cross at $\\gamma \\approx {cross:.4f}$: above it the group with more shared "
             f"links (Bing {k1['bing']:g}, Google {k1['google']:g}) has the larger $\\kappa_1$, below it the group whose "
             "shared links move less between queries does.")

@@ -387,7 +387,7 @@ def check_properties(*, single=checks._two_to_the, bound=checks._bound, max_n: i
         failures=[str(p) for p, ok in zip(props.property, props.holds) if not ok],
         detail="by brute force against rankbook.consensus: " + "; ".join(props.checked))
     add_table(ev, "section_ii_b_eq3", eq3, show=False)
-    add_table(ev, "section_ii_b_properties", props, title="Paper B, Section II-B: the properties of κ, checked")
+    add_table(ev, "section_ii_b_properties", props, markdown=["property"], title="Paper B, Section II-B: the properties of κ, checked")
     return ev
 
 

@@ -384,7 +384,7 @@ def check_ndpm(reference=(3, 2, 1, 0), levels: int = 4, normaliser=None, ndpm=ir
     findings = [Finding(id="N-E4", evidence=(
         f"reference {ref}: over all {len(vectors)} score vectors on {levels} levels the largest distance is "
         f"{largest} = 2 × {ordered} ordered pairs; the argmax is a ranking, not a number: "
-        f"{len(argmax)} score vector(s) reach it, e.g. {list(argmax[0])}"))] if normaliser is None else []
+        f"{claims.plural(len(argmax), 'score vector')} {'reaches' if len(argmax) == 1 else 'reach'} it, e.g. {list(argmax[0])}"))] if normaliser is None else []
     return Evidence(
         claim="N-NDPM", comparison="claim", published="0 when the rankings agree, 1 for the reversal",
         reproduced=f"largest distance {largest} (2 × {ordered} ordered pairs); reversal {_f(_ndpm_distance(ref, reversed_) / norm, 3)}",
@@ -547,7 +547,7 @@ def check_kendall_at_k(n_max: int = 5, reading: str = "items", distance=ir.kenda
     disc = val * union * (union - 1) / 2
     full = ir.kendall_tau_distance_at_k("abcd", "dcba", k=2)
     findings = [Finding(id="L-E1", readings=list(KT_READINGS.values())[:2], evidence="\n".join([
-        f"{a} vs {b} at K = 2: {disc:g} discordant pair(s); divided by the pairs of the union "
+        f"{a} vs {b} at K = 2: {disc:g} discordant {'pair' if disc == 1 else 'pairs'}; divided by the pairs of the union "
         f"({union} items): {val:.4f}; by the pairs of all {len(a)} items: {disc / (len(a) * (len(a) - 1) / 2):.4f}",
         f"abcd vs dcba at K = 2: the tops cover all 4 items and the distance is {full:.1f} under both",
         "cases (n, K) where the largest distance stays below 1 with n the number of items: "

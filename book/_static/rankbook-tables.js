@@ -30,6 +30,24 @@
 
   function overflows(box) { return box.scrollWidth > box.clientWidth + 1; }
 
+  // long unbroken words (paths, identifiers, intervals) may break inside a cell, and headers
+  // after an underscore (seeds_matched)
+  function breakLongWords(t) {
+    t.classList.add("rb-break");
+    t.querySelectorAll("th").forEach(function (cell) {
+      var walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (n.nodeValue.indexOf("_") >= 0 && n.nodeValue.indexOf("_\u200b") < 0) {
+          n.nodeValue = n.nodeValue.replace(/_/g, "_\u200b");
+        }
+      }
+    });
+    t.querySelectorAll("td").forEach(function (cell) {
+      var long = cell.textContent.split(/\s+/).some(function (w) { return w.length > 18; });
+      cell.classList.toggle("rb-longword", long);
+    });
+  }
+
   function fit() {
     var wide = window.matchMedia("(min-width: 992px)").matches;
     var tables = document.querySelectorAll("main .bd-article table");
@@ -58,28 +76,14 @@
       // (a folded table, <details> or a dropdown, may still take the full width)
       var boxed = !!t.closest(".admonition");
       if (boxed && overflows(box)) {
-        t.classList.add("rb-break");
+        breakLongWords(t);
       }
       if (!boxed && wide && overflows(box)) {
         var outer = outerBlock(t);
         outer.classList.add("rb-full", "full-width");  // the theme's full-width layout
         full.push(outer);
-        // long unbroken words (paths, identifiers, intervals) may break inside a cell
         if (overflows(box)) {
-          t.classList.add("rb-break");
-          // headers may break after an underscore (seeds_matched)
-          t.querySelectorAll("th").forEach(function (cell) {
-            var walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-            for (var n = walker.nextNode(); n; n = walker.nextNode()) {
-              if (n.nodeValue.indexOf("_") >= 0 && n.nodeValue.indexOf("_\u200b") < 0) {
-                n.nodeValue = n.nodeValue.replace(/_/g, "_\u200b");
-              }
-            }
-          });
-          t.querySelectorAll("td").forEach(function (cell) {
-            var long = cell.textContent.split(/\s+/).some(function (w) { return w.length > 18; });
-            cell.classList.toggle("rb-longword", long);
-          });
+          breakLongWords(t);
         }
       }
       if (overflows(box)) {

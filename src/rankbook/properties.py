@@ -189,15 +189,21 @@ class Evidence:
                 return v
         raise ValueError(f"no value {name!r} in this evidence; valid: {[k for k, _ in self.values]}")
 
-    def __str__(self) -> str:
-        parts = [self.what]
+    def format(self, text=str, value_name=str, value=lambda v: f"{v:.12g}") -> str:
+        """The evidence as one line, each part passed through its own function: ``text`` for
+        the description, ranking names and the exact form, ``value_name`` for the names of
+        the values and ``value`` for the values (``str`` uses the defaults: 12 digits)."""
+        parts = [text(self.what)]
         if self.rankings:
-            parts.append(", ".join(f"{k}={list(r)}" for k, r in self.rankings))
+            parts.append(", ".join(f"{text(k)}={list(r)}" for k, r in self.rankings))
         if self.values:
-            parts.append(", ".join(f"{k}={v:.12g}" for k, v in self.values))
+            parts.append(", ".join(f"{value_name(k)}={value(v)}" for k, v in self.values))
         if self.exact:
-            parts.append(f"exact: {self.exact}")
+            parts.append(f"exact: {text(self.exact)}")
         return "; ".join(parts)
+
+    def __str__(self) -> str:
+        return self.format()
 
 
 @dataclass(frozen=True, kw_only=True)

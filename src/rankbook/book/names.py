@@ -140,14 +140,7 @@ def evidence_text(evidence, digits: int = 4) -> str:
     """
     if evidence is None:
         return ""
-    parts = [symbols(evidence.what)]
-    if evidence.rankings:
-        parts.append(", ".join(f"{symbols(k)}={list(r)}" for k, r in evidence.rankings))
-    if evidence.values:
-        parts.append(", ".join(f"{_value_name(k)}={number(v, digits)}" for k, v in evidence.values))
-    if evidence.exact:
-        parts.append(f"exact: {symbols(evidence.exact)}")
-    return "; ".join(parts)
+    return evidence.format(symbols, _value_name, lambda v: number(v, digits))
 
 
 def _value_name(key: str) -> str:

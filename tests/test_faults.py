@@ -432,7 +432,7 @@ def page(root: Path, name: str) -> str:
 
 def full_build(root: Path) -> pipeline.BuildReport:
     report, index = pipeline.build_book(root, jobs=2, progress=False, log=lambda *a: None)
-    assert index is not None and index.is_file()
+    assert index is not None and index.is_file(), (report.failed, report.messages)
     return report
 
 

@@ -391,6 +391,11 @@ def test_readers_name_path_and_line(tmp_path):
         trec_format.read_qrels(q)
     with pytest.raises(ValueError, match="no such file"):
         trec_format.read_qrels(tmp_path / "missing.txt")
+    # a folder given for a file: a ValueError naming it, from the readers and from evaluate_run
+    with pytest.raises(ValueError, match="is a folder; give the path of a file in it"):
+        trec_format.read_run(tmp_path)
+    with pytest.raises(ValueError, match="is a folder"):
+        evaluate_run(tmp_path, tmp_path, ["nDCG"])
     # a '#' inside a line is data: trec_eval's own test qrels has a docno with '#'
     q.write_text("# header\n1 0 CR93E-18#60 1\n")
     assert list(trec_format.read_qrels(q)["doc_id"]) == ["CR93E-18#60"]

@@ -140,6 +140,10 @@ def _blocks(source, name: str, max_bytes, chunk_bytes: int):
             own = fh = open(source, "rb")
         except FileNotFoundError:
             raise ValueError(f"{name}: no such file") from None
+        except IsADirectoryError:
+            raise ValueError(f"{name}: is a folder; give the path of a file in it") from None
+        except PermissionError:
+            raise ValueError(f"{name}: cannot be read (permission denied)") from None
     elif hasattr(source, "read"):
         fh = source
     else:

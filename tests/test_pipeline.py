@@ -186,6 +186,45 @@ def test_failure_keeps_last_good_output(project, capsys):
     assert "failed" in capsys.readouterr().err
 
 
+@pytest.mark.notebooks
+def test_a_kernel_that_fails_to_start_is_started_again_but_a_cell_error_is_not(project, monkeypatch):
+    """Two kernels starting at once can take the same port (papermill issue 511): a failure
+    before any cell ran is retried, up to KERNEL_START_ATTEMPTS; a cell's error never is."""
+    import papermill
+
+    real, calls = papermill.execute_notebook, []
+
+    def failing_first(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(papermill, "execute_notebook", failing_first)
+    folder = pipeline.run_one("tiny", [], project)
+    assert len(calls) == 2 and (folder / "tiny.ipynb").is_file()
+
+    def never_starts(*args, **kwargs):
+        calls.append(1)
+        raise RuntimeError("Kernel died before replying to kernel_info")
+
+    calls.clear()
+    monkeypatch.setattr(papermill, "execute_notebook", never_starts)
+    with pytest.raises(pipeline.NotebookFailed, match="Kernel died before replying"):
+        pipeline.run_one("tiny", [], project)
+    assert len(calls) == pipeline.KERNEL_START_ATTEMPTS
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    calls.clear()
+    monkeypatch.setattr(papermill, "execute_notebook", counted)
+    with pytest.raises(pipeline.NotebookFailed, match="asked to fail"):
+        pipeline.run_one("tiny", [("fail", "true")], project)
+    assert len(calls) == 1
+
+
 # ------------------------------------------------------------------ cache
 @pytest.mark.notebooks
 def test_cache_reuses_unchanged_and_reruns_on_any_change(project):

@@ -545,6 +545,29 @@ def _failing_cell(executed: Path) -> int | None:
     return None
 
 
+#: How many times a notebook's kernel is started when it fails before running any cell.
+KERNEL_START_ATTEMPTS = 3
+_KERNEL_START_ERRORS = ("RuntimeError", "DeadKernelError", "ZMQError")
+
+
+def _kernel_never_started(exc: BaseException, executed: Path) -> bool:
+    """True when papermill failed before the first cell began, because the kernel died or
+    did not answer while starting: two kernels starting at the same moment in two processes
+    can pick the same free port (papermill issue 511, "Address already in use"), which
+    ``build --jobs 2`` meets now and then. A cell's own error, a time limit, or any failure
+    after a cell began is never retried."""
+    if getattr(exc, "ename", None) or type(exc).__name__ not in _KERNEL_START_ERRORS:
+        return False
+    try:
+        cells = json.loads(executed.read_text()).get("cells", [])
+    except FileNotFoundError:
+        return True  # papermill had not yet written its first copy
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return all(c.get("metadata", {}).get("papermill", {}).get("status", "pending") == "pending"
+               for c in cells)
+
+
 def _error_from_papermill(exc: BaseException, executed: Path | None = None,
                           timeout: int | None = None) -> tuple[int | None, str]:
     """The failing cell (its 1-based position in the source notebook) and the error."""
@@ -661,13 +684,24 @@ def execute(
         os.environ[ROOT_ENV] = str(root)
         os.environ.setdefault("MPLBACKEND", "agg")
         started = time.time()
+        restarts = 0
         try:
             with _KernelLog(kernel_log):
-                papermill.execute_notebook(
-                    str(spec.path), str(stage_nb), parameters=params, cwd=str(stage_nb_dir),
-                    kernel_name="python3", progress_bar=False, log_output=False,
-                    execution_timeout=timeout,
-                )
+                while True:
+                    try:
+                        papermill.execute_notebook(
+                            str(spec.path), str(stage_nb), parameters=params,
+                            cwd=str(stage_nb_dir), kernel_name="python3", progress_bar=False,
+                            log_output=False, execution_timeout=timeout,
+                        )
+                        break
+                    except Exception as exc:  # noqa: BLE001 - only a kernel that never started
+                        if restarts >= KERNEL_START_ATTEMPTS - 1 or not _kernel_never_started(exc, stage_nb):
+                            raise
+                        restarts += 1
+                        print(f"rankbook: the kernel of {spec.name} failed to start ({type(exc).__name__}: "
+                              f"{exc}); starting it again ({restarts + 1} of {KERNEL_START_ATTEMPTS})",
+                              file=sys.stderr, flush=True)
         except (Interrupted, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - report any failure, keep old outputs
@@ -713,7 +747,8 @@ def execute(
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return {"name": spec.name, "duration": round(duration, 3), "executed": started}
+    return {"name": spec.name, "duration": round(duration, 3), "executed": started,
+            "kernel_restarts": restarts}
 
 
 def _execute_for_build(spec_path: str, root: str, key: dict, timeout: int | None) -> dict:
@@ -858,7 +893,10 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
                         manifest[spec.name] = {"key": key, "duration": res["duration"],
                                                "executed": res["executed"]}
                         save_manifest(gen, manifest)
-                        bar.write(f"  ran    {spec.name} ({res['duration']:.1f} s)")
+                        again = res.get("kernel_restarts", 0)
+                        bar.write(f"  ran    {spec.name} ({res['duration']:.1f} s"
+                                  + (f"; its kernel failed to start and was started again {again}x, "
+                                     "see book/generated/_logs" if again else "") + ")")
                     else:
                         report.failed.append(spec.name)
                         report.messages.append(res["message"])

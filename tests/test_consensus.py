@@ -380,8 +380,8 @@ def _sets():
     return {
         "table_iv_ga": base + [agg["GA"]],
         "table_iv_ce": base + [agg["CE"]],
-        "table_vi_google": list(search["google"].values()),
-        "table_vi_bing": list(search["bing"].values()),
+        "table_vi_google": list(search["Google"].values()),
+        "table_vi_bing": list(search["Bing"].values()),
     }
 
 

@@ -110,8 +110,8 @@ def test_agreement_summary_on_paper_b_lists():
     groups = consensus.read_rankings_csv(data_path("rankings", "paper_b_table_v_search.csv"))
     sets = {g: list(named.values()) for g, named in groups.items()}
     t = consensus.agreement_summary(sets, n_resamples=100).set_index("set")
-    assert t.loc["google", "common items"] == 7 and t.loc["bing", "common items"] == 8
-    for g in ("google", "bing"):
+    assert t.loc["Google", "common items"] == 7 and t.loc["Bing", "common items"] == 8
+    for g in ("Google", "Bing"):
         assert t.loc[g, "kappa"] == consensus.kappa(sets[g])
         assert t.loc[g, "W (common)"] == pytest.approx(consensus.kendall_w(sets[g]).w)
         assert 0 < t.loc[g, "W (union)"] < 1

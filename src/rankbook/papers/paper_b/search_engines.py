@@ -21,7 +21,7 @@ __all__ = ["load", "counts", "check_table_vi", "figure_4", "check_figure_4", "cr
 
 #: The γ and λ of Table VI.
 GRID = (1.0, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45)
-ENGINES = ("google", "bing")
+ENGINES = ("Google", "Bing")
 
 
 def _paper_sets() -> dict:
@@ -57,7 +57,7 @@ def counts(sets: dict) -> Section:
 
 
 def _published_vi():
-    return {g: consensus.read_published_grid(data_path("published", "paper_b", f"table_vi_{g}.csv")) for g in ENGINES}
+    return {g: consensus.read_published_grid(data_path("published", "paper_b", f"table_vi_{g.lower()}.csv")) for g in ENGINES}
 
 
 def check_table_vi(gammas=GRID, lams=GRID, deviation: str = "std", *, published_grids=None,
@@ -83,7 +83,7 @@ def crossing(sets: dict, deviation: str = "std") -> float:
     from scipy.optimize import brentq
 
     d = {g: consensus.consensus_graph(sets[g], deviation=deviation).spread for g in ENGINES}
-    diff = lambda x: float((x ** d["google"]).sum() - (x ** d["bing"]).sum())
+    diff = lambda x: float((x ** d["Google"]).sum() - (x ** d["Bing"]).sum())
     return brentq(diff, 0.05, 0.9999, xtol=1e-10) if diff(0.05) * diff(0.9999) < 0 else float("nan")
 
 
@@ -94,7 +94,7 @@ def check_figure_4(gammas=GRID, lams=GRID, deviation: str = "std", *, stated=Non
     is at or above it, less ``margin`` (half a unit of its printed two decimals); within
     ``margin`` of it the result is borderline. Finding B-E9 when it fails."""
     stated = stated_values("section_v_b_statements.csv") if stated is None else stated
-    links = {g: float(stated[f"common links {g}"]) for g in ("bing", "google")}
+    links = {g: float(stated[f"common links {g.lower()}"]) for g in ("Bing", "Google")}
     threshold = float(stated["gamma threshold google kappa_1 higher"])
     sets = _paper_sets()
     G, B = (consensus.kappa_grid(sets[g], list(gammas), list(lams), deviation=deviation).to_numpy() for g in ENGINES)
@@ -104,10 +104,10 @@ def check_figure_4(gammas=GRID, lams=GRID, deviation: str = "std", *, stated=Non
     cross = crossing(sets, deviation)
     rows = [("Google's $\\kappa$ above Bing's in every cell", bool((G > B).all()),
              f"Google higher in {int((G > B).sum())} cells, Bing in {int((G < B).sum())}, equal in {int((G == B).sum())}"),
-            (f"Bing's lists share {links['bing']:g} links, Google's {links['google']:g}",
-             k1["bing"] == links["bing"] and k1["google"] == links["google"], f"Bing {k1['bing']:g}, Google {k1['google']:g}"),
-            ("Bing's $\\kappa_1$ more sensitive to $\\gamma$", decline(sens, "bing", 1) > decline(sens, "google", 1),
-             f"relative decline over the grid: Bing {decline(sens, 'bing', 1):.1%}, Google {decline(sens, 'google', 1):.1%}"),
+            (f"Bing's lists share {links['Bing']:g} links, Google's {links['Google']:g}",
+             k1["Bing"] == links["Bing"] and k1["Google"] == links["Google"], f"Bing {k1['Bing']:g}, Google {k1['Google']:g}"),
+            ("Bing's $\\kappa_1$ more sensitive to $\\gamma$", decline(sens, "Bing", 1) > decline(sens, "Google", 1),
+             f"relative decline over the grid: Bing {decline(sens, 'Bing', 1):.1%}, Google {decline(sens, 'Google', 1):.1%}"),
             (f"Google's $\\kappa_1$ higher once $\\gamma \\le {threshold:g}$", bool(cross >= threshold - margin),
              f"the curves cross at γ = {cross:.4f}; Google is higher below it")]
     for p in (2, 3):
@@ -128,18 +128,18 @@ def check_figure_4(gammas=GRID, lams=GRID, deviation: str = "std", *, stated=Non
     add_table(ev, "search_claims", table, markdown=["claim"],
               title="The paper's conclusions from Table VI and Figure 4, recomputed")
     say(ev, f"The two $\\kappa_1$ curves cross at $\\gamma \\approx {cross:.4f}$: above it the group with more shared "
-            f"links (Bing {k1['bing']:g}, Google {k1['google']:g}) has the larger $\\kappa_1$, below it the group whose "
+            f"links (Bing {k1['Bing']:g}, Google {k1['Google']:g}) has the larger $\\kappa_1$, below it the group whose "
             "shared links move less between queries does.")
     if cross < threshold - margin:
         at = {g: float(sum(threshold ** consensus.consensus_graph(sets[g], deviation=deviation).spread)) for g in ENGINES}
         pub = _published_vi()
-        lines = [f"κ₁ at γ = {threshold:g}, recomputed: Google {at['google']:.4f}, Bing {at['bing']:.4f}",
+        lines = [f"κ₁ at γ = {threshold:g}, recomputed: Google {at['Google']:.4f}, Bing {at['Bing']:.4f}",
                  f"the two κ₁ curves cross at γ = {cross:.4f}, {threshold - cross:.4f} below the stated {threshold:g} "
                  f"(more than half a unit of its printed precision, {margin:g})"]
         if all(threshold in p.index for p in pub.values()):
             pk = {g: float(pub[g].loc[threshold, "1"] - pub[g].loc[1.0, "1"] + k1[g]) for g in ENGINES}
             lines.insert(1, f"from the published Table VI (κ({threshold:g}, 1) − κ(1, 1) + κ₁(1)): Google "
-                            f"{pk['google']:.3f}, Bing {pk['bing']:.3f}")
+                            f"{pk['Google']:.3f}, Bing {pk['Bing']:.3f}")
         ev.findings.append(claims.Finding(id="B-E9", evidence="\n".join(lines)))
     return ev
 
@@ -149,8 +149,8 @@ SMOKE = {"gammas": (1.0, 0.85, 0.5), "lams": (1.0, 0.45)}
 
 def _moved_vi():
     pub = _published_vi()
-    pub["bing"] = pub["bing"].copy()
-    pub["bing"].loc[0.5, pub["bing"].columns[-1]] += 0.002  # a cell of the smoke grid (γ = 0.5, λ = 0.45)
+    pub["Bing"] = pub["Bing"].copy()
+    pub["Bing"].loc[0.5, pub["Bing"].columns[-1]] += 0.002  # a cell of the smoke grid (γ = 0.5, λ = 0.45)
     return pub
 
 

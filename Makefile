@@ -21,8 +21,11 @@ $(STAMP): pyproject.toml requirements.lock
 book: $(STAMP)
 	$(BIN)/rankbook build
 
+# The suite on TEST_WORKERS processes (pytest-xdist), a test file to a process, so that each
+# file's shared fixtures are computed once; TEST_WORKERS=0 runs it in this process alone.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every notebook at every edge of its declared limits, the expensive cases included (about
 # 25 minutes on 2 cores; make test runs the quick ones).

@@ -202,6 +202,14 @@ def test_explicit_order_refusals(tmp_path):
     qrels = {"1": {"a": 1}}
     with pytest.raises(ValueError, match="documents 'a' and 'b' of query '1' share rank 1"):
         evaluate_run(qrels, {"1": {"a": 1, "b": 1}}, "AP", order="rank")
+    # from a file, the refusal names the file and both lines
+    run = tmp_path / "ranked.run"
+    run.write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n2 Q0 c 1 0.3 r\n1 Q0 d 2 0.2 r\n")
+    with pytest.raises(ValueError, match=r"ranked.run:4: documents 'b' and 'd' of query '1' share "
+                                         r"rank 2 \(the first on line 2\)"):
+        evaluate_run(qrels, run, "AP", order="rank")
+    run.write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n2 Q0 c 2 0.3 r\n")  # rank 2 in two queries
+    assert evaluate_run(qrels, run, "AP", order="rank").aggregate["AP"] == 1.0
     with pytest.raises(ValueError, match="mixes ordered lists and dicts: query '2'"):
         evaluate_run(qrels, {"1": ["a"], "2": {"b": 1.0}}, "AP")
     with pytest.raises(ValueError, match="explicit order without scores"):

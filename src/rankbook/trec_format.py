@@ -654,6 +654,8 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
     table = TrecTable(name, what, qcodes, qnames, docs, dnames, values, line_map, tag)
     del qids, dids, values
     _refuse_duplicates(table)
+    if what == "run_rank":
+        _refuse_shared_ranks(table)
     release_memory()
     return table
 
@@ -729,6 +731,25 @@ def _refuse_duplicates(t: TrecTable) -> None:
         f"{t.name}:{t.line_of(i)}: document {dn!r} appears twice for query {qn!r} (first on line "
         f"{t.line_of(first)}); trec_eval refuses duplicate documents too"
     )
+
+
+def _refuse_shared_ranks(t: TrecTable) -> None:
+    """An explicit order (``order="rank"``) with two documents of a query at the same rank:
+    ``name:line`` of the second and the line of the first."""
+    if len(t) < 2:
+        return
+    q = t.qcodes.astype(np.int64)
+    dup = pd.DataFrame({"q": q, "r": t.values}).duplicated(keep="first").to_numpy()
+    if not dup.any():
+        return
+    i = int(np.flatnonzero(dup)[0])
+    first = int(np.flatnonzero((q == q[i]) & (t.values == t.values[i]))[0])
+    name = lambda row: t.dnames[t.docs[row]] if t.dnames is not None else str(int(t.docs[row]))
+    raise ValueError(
+        f"{t.name}:{t.line_of(i)}: documents {name(first)!r} and {name(i)!r} of query "
+        f"{t.qnames[q[i]]!r} share rank {t.values[i]:g} (the first on line {t.line_of(first)}); "
+        "an explicit order needs distinct ranks (order='score' ranks by score and breaks ties "
+        "by the profile's rule)")
 
 
 def _read(path, what: str, max_bytes: int | None = None, order: str = "score") -> pd.DataFrame:

@@ -30,7 +30,7 @@ Each choice is quoted from the peer's own source (file and function); the same t
    :header-rows: 1
 
    * - setting
-     - trec_eval / pytrec_eval
+     - trec_eval 9.0.8 / pytrec_eval (``trec_eval_9``)
      - ir_measures
      - ranx
      - sklearn
@@ -96,11 +96,11 @@ Each choice is quoted from the peer's own source (file and function); the same t
      - mean over queries (``RetrievalMetric``); the functional call on 2-D input pools all
        rows into one list (issue 3216): ``profile("torchmetrics", averaging="pooled")``
 
-Versions: ``trec_eval`` is trec_eval 10.0, which compares scores in double precision and
-stops (exit status 4) on a judged query the run lacks unless ``-c`` is given
-(``profile("trec_eval", complete=True)``); ``trec_eval_9`` is trec_eval 9.0.8, whose C
-``float`` scores and skipped queries the table above describes (pytrec_eval-terrier 0.5 and
-ir_measures 0.4.3 run that code). Until issue 31, ``"trec_eval"`` named the 9.x
+Versions: the first column is trec_eval 9.0.8 (profile ``trec_eval_9``). The profile
+``trec_eval`` is trec_eval 10.0, which differs from it in two rows: it compares scores in
+double precision, and it stops (exit status 4) on a judged query the run lacks unless ``-c`` is
+given (``profile("trec_eval", complete=True)``). pytrec_eval-terrier 0.5 and ir_measures 0.4.3
+run the 9.x code. Until issue 31, ``"trec_eval"`` named the 9.x
 behaviour: pass ``"trec_eval_9"`` to keep it. ranx's ``make_comparable=True`` is
 ``profile("ranx", make_comparable=True)``. Every profile scores an explicit order (a dict of
 lists, or ``order="rank"``) as given, without its tie rule (:func:`evaluate_run`).

@@ -147,6 +147,37 @@ def test_the_benchmark_figure_is_in_panels_and_names_its_commit():
         benchfig.scaling_panels({"scaling": []}, {"a": "Case A"})
 
 
+def test_the_benchmark_figure_legends_stay_under_their_own_panels():
+    """On the published benchmark results, no legend runs into its neighbour's (the long
+    'extrapolated to B=100000' labels did before they wrapped)."""
+    import matplotlib
+
+    matplotlib.use("agg")
+    from rankbook.book import benchfig, benchmarks_page
+
+    report, doc, _ = benchmarks_page.load(ROOT / "benchmarks" / "results.json")
+    fig = benchfig.scaling_panels(doc, report.CASE_TITLES)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.get_legend().get_window_extent(renderer) for ax in fig.axes
+             if ax.get_visible() and ax.get_legend() is not None]
+    assert len(boxes) >= 4
+    overlaps = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b)]
+    assert not overlaps, overlaps
+    width = fig.get_window_extent(renderer)
+    assert all(b.x0 >= width.x0 - 1 and b.x1 <= width.x1 + 1 for b in boxes)
+    # the check can fail: unwrapped labels overlap
+    benchfig.LEGEND_CHARS, saved = 1000, benchfig.LEGEND_CHARS
+    try:
+        fig = benchfig.scaling_panels(doc, report.CASE_TITLES)
+        fig.canvas.draw()
+        boxes = [ax.get_legend().get_window_extent(fig.canvas.get_renderer()) for ax in fig.axes
+                 if ax.get_visible() and ax.get_legend() is not None]
+        assert any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    finally:
+        benchfig.LEGEND_CHARS = saved
+
+
 @pytest.mark.slow
 def test_rankbook_run_page_writes_one_offline_file(tmp_path, monkeypatch, capsys):
     """`rankbook run NAME --page`: the run folder gets NAME.html, the page with its rerun and

@@ -16,6 +16,9 @@ COLUMNS = 2
 #: column (:func:`rankbook.book.outputs.check_figure_text`).
 WIDTH_IN = 10.4
 FONT_PT = 12.5
+#: Longest legend line in characters: a label wraps so that it stays under its own panel
+#: instead of running under its neighbour's legend.
+LEGEND_CHARS = 44
 
 
 def measured_at(doc: dict) -> str:
@@ -30,11 +33,22 @@ def measured_at(doc: dict) -> str:
 
 
 def _series_label(s: dict) -> str:
+    """A series' legend entry, wrapped to :data:`LEGEND_CHARS` per line.
+
+    >>> print(_series_label({"series": "scipy kendalltau loop, extrapolated to B=100000",
+    ...                      "slope": 0.06}))
+    scipy kendalltau loop, extrapolated to
+    B=100000 (slope 0.06)
+    """
+    import textwrap
+
     if s.get("axis") == "semilogy":
         g = s.get("log2_time_per_item")
-        return s["series"] + ("" if g is None else f" (log2 t: {g:+.2f} per item)")
-    slope = s.get("slope")
-    return s["series"] + ("" if slope is None else f" (slope {slope:.2f})")
+        label = s["series"] + ("" if g is None else f" (log2 t: {g:+.2f} per item)")
+    else:
+        slope = s.get("slope")
+        label = s["series"] + ("" if slope is None else f" (slope {slope:.2f})")
+    return textwrap.fill(label, LEGEND_CHARS, break_long_words=False)
 
 
 def scaling_panels(doc: dict, titles: dict[str, str]):

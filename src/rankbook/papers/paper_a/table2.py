@@ -676,7 +676,7 @@ def matches_figure(per_seed: dict, kfit: KFit, ns: Sequence[int], score_seeds, t
     """Matching cells per scoring seed under the fitted k and two other readings (a figure)."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
     names_r = {"main": f"k fitted by distance ({', '.join(str(kfit.k_of[n]) for n in ns)})",
                "k": f"k = n/4 ({', '.join(str(kfit.k_quarter[n]) for n in ns)}), nothing fitted",
                "ndpm": "NDPM read like τ, on the arrays"}
@@ -687,7 +687,8 @@ def matches_figure(per_seed: dict, kfit: KFit, ns: Sequence[int], score_seeds, t
     ax.set_xlabel("scoring seed")
     ax.set_ylabel(f"matching cells (of {total})")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower left", fontsize=9)
+    # under the axes, never over the points
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=9, frameon=False)
     return fig
 
 

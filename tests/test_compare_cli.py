@@ -141,6 +141,17 @@ def test_options_baseline_names_all_pairs_missing(capsys, collection, tmp_path):
     assert pd.read_csv(tmp_path / "b.csv")["system"].tolist() == ["tag-bm25", "tag-dense",
                                                                   "tag-hybrid"]
     assert len(pd.read_csv(tmp_path / "bp.csv")) == 3  # every pair
+    # one file holding two systems' tags cannot be named by its tag
+    mixed = runs[2].read_text().splitlines()
+    mixed[-1] = mixed[-1].rsplit(None, 1)[0] + " other-system"
+    (tmp_path / "mixed.run").write_text("\n".join(mixed) + "\n")
+    status, _, err = _run(capsys, [runs[0], tmp_path / "mixed.run", "--qrels", qrels, "--measures",
+                                   "AP", "--names", "tag", "--resamples", "200"])
+    assert status == 2 and "mixed.run: its lines carry more than one run tag" in err
+    assert "'other-system' later" in err and "--names stem" in err
+    status, _, err = _run(capsys, [runs[0], tmp_path / "mixed.run", "--qrels", qrels, "--measures",
+                                   "AP", "--resamples", "200", "--out", "m.csv"])
+    assert status == 0, err  # named by file, the tags do not matter
     # a run that misses a judged query: refused, then scored 0 or dropped on request
     lines = runs[2].read_text().splitlines()
     (tmp_path / "short.run").write_text("\n".join(x for x in lines if not x.startswith("3 ")))

@@ -391,6 +391,17 @@ def test_readers_name_path_and_line(tmp_path):
         trec_format.read_qrels(q)
     with pytest.raises(ValueError, match="no such file"):
         trec_format.read_qrels(tmp_path / "missing.txt")
+    # the run tags: the first line's, and another one if a later line has it, in every reader
+    # path (split at once, pandas' reader, the line-by-line reading) and across blocks
+    for text, other in [("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n", None),
+                        ("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 s\n", "s"),
+                        ("1 Q0 a 1 0.5 r\n1  Q0 b 2 0.4 s\n", "s"),
+                        ("1 Q0 a 1 0.5 r\n# note\n1 Q0 b 2 0.4 s\n", "s"),
+                        ("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n2 Q0 c 1 0.4 t\n", "t")]:
+        p.write_text(text)
+        for chunk in (1 << 20, 16):
+            t = trec_format.read_table(p, "run", chunk_bytes=chunk)
+            assert (t.tag, t.other_tag) == ("r", other), (text, chunk)
     # a folder given for a file: a ValueError naming it, from the readers and from evaluate_run
     with pytest.raises(ValueError, match="is a folder; give the path of a file in it"):
         trec_format.read_run(tmp_path)

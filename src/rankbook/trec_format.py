@@ -255,14 +255,28 @@ def _scan_text(text: str, name: str, what: str, line0: int):
             raise _bad_value(name, no, what, q, d, v, finite=False) from None
         if not math.isfinite(x):
             raise _bad_value(name, no, what, q, d, v, finite=True)
-        if tag is None and what != "qrels":
-            tag = fields[5]
+        if what != "qrels":
+            if tag is None:
+                tag = (fields[5], None)
+            elif tag[1] is None and fields[5] != tag[0]:
+                tag = (tag[0], fields[5])
         queries.append(q)
         docs.append(d)
         values.append(x)
         line_nos.append(no)
     return (np.array(queries, dtype=object), np.array(docs, dtype=object),
             np.array(values, dtype=float), np.array(line_nos, dtype=np.int64), tag, len(lines))
+
+
+def _tags(column) -> tuple[str, str | None]:
+    """The first run tag of a block's tag column and another one, if any line has one."""
+    first = column[0]
+    if isinstance(column, list):
+        if column.count(first) == len(column):
+            return first, None
+        return first, next(t for t in column if t != first)
+    other = column[column != first]
+    return first, (other[0] if other.size else None)
 
 
 def _field_count(block: bytes, n_lines: int) -> int:
@@ -315,7 +329,7 @@ def _split_block(block: bytes, what: str):
         return None
     q = np.array(fields[0::stride], dtype=object)
     d = np.array(fields[2::stride], dtype=object)
-    tag = fields[n_cols - 1] if what != "qrels" and n_lines else None
+    tag = _tags(fields[n_cols - 1::stride]) if what != "qrels" and n_lines else None
     return q, d, v, None, tag, n_lines
 
 
@@ -421,8 +435,8 @@ def plain_columns(source, what: str) -> PlainColumns | None:
 
 
 def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
-    """(queries, documents, values, line numbers or None, first tag, lines in the block) of one
-    block: split at once when the block is plain (:func:`_split_block`), else read column by
+    """(queries, documents, values, line numbers or None, run tags, lines in the block) of one
+    block, the run tags being the first line's and another one or None: split at once when the block is plain (:func:`_split_block`), else read column by
     column with pandas' C reader (line numbers None: every line is a data line). A block
     neither can take exactly as it is (comments, blank lines, any bad line) is read line by
     line instead (:func:`_scan_text`), which names the first bad line."""
@@ -464,7 +478,7 @@ def _parse_block(block: bytes, name: str, what: str, line0: int, offset: int):
             and _field_count(block, n_lines) == n_cols * n_lines)
     if not fine:
         return _scan_text(block.decode("utf-8"), name, what, line0)
-    tag = tail[0] if what != "qrels" and n_lines else None
+    tag = _tags(tail) if what != "qrels" and n_lines else None
     return q, d, v, None, tag, n_lines
 
 
@@ -559,12 +573,15 @@ class _Ids:
 class TrecTable:
     """A qrels or run file read into columns: query codes and their names, document ids (int64
     when every id is an integer written canonically, else codes and names), values, the line
-    of each row and the run tag of the first line (``None`` for qrels or an empty file)."""
+    of each row, the run tag of the first line (``None`` for qrels or an empty file) and
+    ``other_tag``, a different tag some later line carries (``None`` when every line has the
+    first line's)."""
 
-    def __init__(self, name, what, qcodes, qnames, docs, dnames, values, line_map, tag):
+    def __init__(self, name, what, qcodes, qnames, docs, dnames, values, line_map, tag,
+                 other_tag=None):
         self.name, self.what = name, what
         self.qcodes, self.qnames, self.docs, self.dnames = qcodes, qnames, docs, dnames
-        self.values, self.tag = values, tag
+        self.values, self.tag, self.other_tag = values, tag, other_tag
         self._line_map = line_map  # per block: (first row, first line, line numbers or None)
 
     def __len__(self):
@@ -628,7 +645,7 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
         what = "run_rank"
     name = _source_name(source)
     qids, dids = _Ids(try_ints=False, in_runs=True), _Ids(try_ints=True)
-    values, line_map, tag = [], [], None
+    values, line_map, tag, other_tag = [], [], None, None
     line0, offset, rows = 1, 0, 0
     for block in _blocks(source, name, max_bytes, chunk_bytes):
         q, d, v, ln, t, n_lines = _parse_block(block, name, what, line0, offset)
@@ -638,8 +655,11 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
             values.append(v)
             line_map.append((rows, line0, ln))
             rows += v.size
-            if tag is None:
-                tag = t
+            if t is not None:
+                if tag is None:
+                    tag, other_tag = t
+                elif other_tag is None:
+                    other_tag = t[0] if t[0] != tag else t[1]
         del q, d
         line0 += n_lines
         offset += len(block)
@@ -651,7 +671,7 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
     release_memory()
     values = np.concatenate(values) if values else np.zeros(0)
     release_memory()
-    table = TrecTable(name, what, qcodes, qnames, docs, dnames, values, line_map, tag)
+    table = TrecTable(name, what, qcodes, qnames, docs, dnames, values, line_map, tag, other_tag)
     del qids, dids, values
     _refuse_duplicates(table)
     if what == "run_rank":

@@ -325,7 +325,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         10.0, ``trec_eval_9`` trec_eval 9.0.8.
     names : {"stem", "tag"}
         System names from the file names or from the run tags (sixth column of the first line,
-        as trec_eval reports it), made unique with ``-2``, ...
+        as trec_eval reports it), made unique with ``-2``, ...; ``"tag"`` refuses a run whose
+        lines carry more than one tag.
     baseline : str, optional
         A system name (or a run path as given); default the first run. ``all_pairs=True``
         tests every pair instead.
@@ -451,6 +452,11 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
     tables, scored_queries, labels = [], [], []
     for path, name, stem in zip(run_paths, shown, stems):
         run = _read(path, "run", max_bytes, notes, order)
+        if names == "tag" and run.other_tag is not None:
+            raise CompareError(
+                f"{name}: its lines carry more than one run tag ({run.tag!r} on its first line, "
+                f"{run.other_tag!r} later), so --names tag cannot name it; give each system its "
+                "own file with one tag, or name the runs by file (--names stem)")
         labels.append(run.tag if names == "tag" and run.tag else stem)
         in_run = set(run.qnames)
         if not (in_run & judged) and conv.run_only != "unjudged":

@@ -1576,11 +1576,14 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     qv = data.qv
     if conv.whole_labels and qv.size and not np.all(qv == np.round(qv)):
         i = int(np.flatnonzero(qv != np.round(qv))[0])
+        where = f"{trec_format._source_name(qrels)}: " if trec_format._is_file(qrels) else ""
         raise ValueError(
-            f"the relevance of document {data.dnames[data.qd[i]]!r} for query "
+            f"{where}the relevance of document {data.dnames[data.qd[i]]!r} for query "
             f"{data.qnames[data.qq[i]]!r} is {qv[i]!r}; the {conv.name} profile takes whole-number "
-            "relevance levels as trec_eval reads them (use sklearn or torchmetrics for graded "
-            "fractions)"
+            f"relevance levels only: trec_eval reads a level with C's atol, which would silently "
+            f"make {qv[i]!r} a {int(qv[i]) if abs(qv[i]) < 2**63 else qv[i]!r}, so it is refused "
+            "here; round the levels yourself, or use the sklearn or torchmetrics profile for "
+            "graded fractions"
         )
 
     if any(p.exp_gain for p in parsed) and conv.exp_dcg == "gdeval":

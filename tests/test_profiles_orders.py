@@ -208,6 +208,14 @@ def test_explicit_order_refusals(tmp_path):
     with pytest.raises(ValueError, match=r"ranked.run:4: documents 'b' and 'd' of query '1' share "
                                          r"rank 2 \(the first on line 2\)"):
         evaluate_run(qrels, run, "AP", order="rank")
+    for rank in ("0", "-1", "1.5", "nan"):
+        run.write_text(f"1 Q0 a 1 0.5 r\n1 Q0 b {rank} 0.4 r\n")
+        with pytest.raises(ValueError, match=f"ranked.run:2: document 'b' of query '1' has rank|"
+                                             f"ranked.run:2: the rank"):
+            evaluate_run(qrels, run, "AP", order="rank")
+    for rank in (0, -1, 1.5):
+        with pytest.raises(ValueError, match="document 'b' of query '1' has rank .*whole numbers from 1"):
+            evaluate_run(qrels, {"1": {"a": 1, "b": rank}}, "AP", order="rank")
     run.write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n2 Q0 c 2 0.3 r\n")  # rank 2 in two queries
     assert evaluate_run(qrels, run, "AP", order="rank").aggregate["AP"] == 1.0
     with pytest.raises(ValueError, match="mixes ordered lists and dicts: query '2'"):
@@ -219,6 +227,15 @@ def test_explicit_order_refusals(tmp_path):
                      order="rank")
     with pytest.raises(ValueError, match="order='ranks' is not valid; choose 'score'"):
         evaluate_run(qrels, {"1": ["a"]}, "AP", order="ranks")
+    # a mistyped order is refused for every kind of input, the fast paths included
+    score_file = tmp_path / "scored.run"
+    score_file.write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.5 r\n")
+    qrels_file = tmp_path / "q.qrels"
+    qrels_file.write_text("1 0 a 1\n")
+    for q, r in [(qrels, {"1": {"a": 1.0, "b": 1.0}}), (qrels_file, score_file)]:
+        for bad in ("rnk", "RANK", 42):
+            with pytest.raises(ValueError, match=f"order={bad!r} is not valid"):
+                evaluate_run(q, r, "AP", order=bad)
     with pytest.raises(ValueError, match="retrieved twice"):
         evaluate_run(qrels, {"1": ["a", "a"]}, "AP")
     with pytest.raises(ValueError, match="averaging='pooled'"):

@@ -751,9 +751,7 @@ def _is_list(x):
 def _run_columns(run, order):
     """(query ids, doc ids, values, explicit) of a run: values are scores, or ranks when the run
     is an explicit order (``order="rank"``, or a dict of lists)."""
-    if order is not None and order not in ORDERS:
-        raise ValueError(f"order={order!r} is not valid; choose 'score' (rank by score, ties by "
-                         "the profile's rule) or 'rank' (an explicit order, scored as given)")
+    _check_order(order)
     if isinstance(run, Mapping) and any(_is_list(v) for v in run.values()):
         bad = next((q for q, v in run.items() if not _is_list(v)), None)
         if bad is not None:
@@ -782,6 +780,11 @@ def _run_columns(run, order):
             f"order='rank' reads the rank column of the run DataFrame, which has none (it has "
             f"{list(run.columns)}); add a 'rank' column or use order='score'")
     q, d, v = _raw_table(run, "rank", "run")
+    bad = np.flatnonzero(~((v >= 1) & (v == np.floor(v))))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"document {d[i]!r} of query {q[i]!r} has rank {v[i]:g}; an explicit "
+                         "order numbers its documents 1, 2, ... (whole numbers from 1)")
     return q, d, v, True
 
 
@@ -929,7 +932,14 @@ def _file_inputs(qrels, run) -> _Inputs | None:
                    _ByteNames(np.concatenate([a.docs, b.docs])), run_rel=rel)
 
 
+def _check_order(order) -> None:
+    if order is not None and (not isinstance(order, str) or order not in ORDERS):
+        raise ValueError(f"order={order!r} is not valid; choose 'score' (rank by score, ties by "
+                         "the profile's rule) or 'rank' (an explicit order, scored as given)")
+
+
 def _load(qrels, run, order=None) -> _Inputs:
+    _check_order(order)  # before the fast paths, which do not read it
     if (order != "rank" and isinstance(qrels, (str, os.PathLike))
             and isinstance(run, (str, os.PathLike))):
         fast = _file_inputs(qrels, run)

@@ -754,8 +754,16 @@ def _refuse_duplicates(t: TrecTable) -> None:
 
 
 def _refuse_shared_ranks(t: TrecTable) -> None:
-    """An explicit order (``order="rank"``) with two documents of a query at the same rank:
-    ``name:line`` of the second and the line of the first."""
+    """An explicit order (``order="rank"``) with a rank that is not a whole number from 1, or
+    two documents of a query at the same rank: ``name:line`` of the (second) row."""
+    bad = np.flatnonzero(~((t.values >= 1) & (t.values == np.floor(t.values))))
+    if bad.size:
+        i = int(bad[0])
+        doc = t.dnames[t.docs[i]] if t.dnames is not None else str(int(t.docs[i]))
+        raise ValueError(
+            f"{t.name}:{t.line_of(i)}: document {doc!r} of query {t.qnames[t.qcodes[i]]!r} has "
+            f"rank {t.values[i]:g}; an explicit order numbers its documents 1, 2, ... (whole "
+            "numbers from 1)")
     if len(t) < 2:
         return
     q = t.qcodes.astype(np.int64)

@@ -229,6 +229,8 @@ def test_malformed_files_exit_2_naming_file_and_line(capsys, collection, tmp_pat
     (["--out", "nowhere/x.csv"], ["the folder 'nowhere' does not exist"]),
     (["--confidence", "1.5"], ["--confidence: must be between 0 and 1"]),
     (["--resamples", "0"], ["--resamples: must be a positive whole number"]),
+    (["--resamples", "1"], ["--resamples 1 is too few", "use at least 40"]),
+    (["--resamples", "100", "--confidence", "0.99"], ["--resamples 100 is too few", "at least 200"]),
     (["--missing", "ignore"], ["invalid choice: 'ignore'", "'error', 'zero', 'drop'"]),
 ])
 def test_bad_options_exit_2(capsys, collection, tmp_path, extra, needles):

@@ -122,7 +122,7 @@ def _search_engines_chain(groups, gammas=(1.0, 0.85, 0.5), lams=(1.0, 0.45), dev
         curves[name] = consensus.kappa_p_curves(R, list(gammas), list(lams), ps=(1, 2, 3),
                                                 deviation=deviation)
     consensus.sensitivity_table(curves)
-    summary = consensus.agreement_summary(sets, n_resamples=20, seed=0)
+    summary = consensus.agreement_summary(sets, n_resamples=40, seed=0)
     assert len(summary) == len(sets)
 
 

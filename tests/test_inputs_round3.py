@@ -183,7 +183,7 @@ def test_compare_of_651_systems(capsys, tmp_path, monkeypatch):
         p.write_text("\n".join(lines) + "\n")
         runs.append(p)
     status, out, err = _main(capsys, [*runs, "--qrels", "q.txt", "--measures", "AP",
-                                      "--resamples", "20", "--test", "t"])
+                                      "--resamples", "40", "--test", "t"])
     assert status == 0, err
     table = pd.read_csv(tmp_path / "compare.csv", keep_default_na=False)
     assert len(table) == 651 and table["letter"].is_unique

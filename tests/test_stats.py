@@ -480,3 +480,22 @@ def test_the_tied_statement_and_footer_read_right_for_two_systems_and_no_mark():
     marked = S.compare(pd.DataFrame([[0.9] * 8, [0.1] * 8], index=["a", "b"],
                                     columns=range(8)), n_resamples=200, seed=0)
     assert marked.footer().startswith("Superscripts: significantly better than that system")
+
+
+def test_too_few_resamples_are_refused_with_the_fewest_that_work():
+    """A one-resample "95% interval" did not even hold its estimate, and a Monte Carlo p-value
+    from one resample was 0.5: each interval needs a resample in each tail, each test 19."""
+    x = np.random.default_rng(0).random(12)
+    assert S.min_resamples(0.95) == 40 and S.min_resamples(0.9) == 20
+    with pytest.raises(ValueError, match="n_resamples=39 is too few: a 0.95 interval .* at least 40"):
+        S.bootstrap_ci(x, n_resamples=39)
+    assert S.bootstrap_ci(x, n_resamples=40).n_resamples == 40
+    with pytest.raises(ValueError, match="at least 200"):
+        S.bootstrap_ci(x, n_resamples=199, confidence=0.99)
+    with pytest.raises(ValueError, match="p-value is at least 1/.*at least 19"):
+        S.randomization_test(x, x[::-1], n_resamples=18)
+    with pytest.raises(ValueError, match="at least 40"):
+        S.paired_test(x, x[::-1], n_resamples=20)
+    per_query = pd.DataFrame({"a": x, "b": x[::-1]})
+    with pytest.raises(ValueError, match="n_resamples=1 is too few"):
+        S.compare(per_query, n_resamples=1)

@@ -1530,11 +1530,9 @@ def kappa_bootstrap(rankings, gamma: float = 1.0, lam: float = 1.0, *, n_resampl
     g = float(_check_unit(gamma, "gamma"))
     lm = float(_check_unit(lam, "lam"))
     _check_deviation(deviation)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
-            or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    if not 0 < float(confidence) < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    from . import stats as _stats
+
+    _stats._check_resamples(n_resamples, _stats._check_confidence(confidence))
     m = len(parsed)
     ga, la = np.asarray(g), np.asarray(lm)
     est = float(_kappa_from_graph(_graph_from_parsed(parsed, deviation, None), ga, la))

@@ -1236,6 +1236,7 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     Name: value, dtype: float64
     """
     conv = _conv.profile(convention)
+    _stats._check_resamples(n_resamples, _stats._check_confidence(confidence))
     _check_choice(ktu_convention, KTU_CONVENTIONS, "ktu_convention")
     _check_choice(rbo_form, RBO_FORMS, "rbo_form")
     _check_choice(order, ORDERS, "order")

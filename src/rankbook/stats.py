@@ -134,10 +134,41 @@ def _check_confidence(confidence) -> float:
     return c
 
 
-def _check_resamples(n_resamples) -> int:
+#: The fewest resamples of a Monte Carlo test: its p-value is at least 1/(n_resamples + 1), so
+#: with fewer than 19 it could never fall below 0.05.
+MIN_TEST_RESAMPLES = 19
+
+
+def min_resamples(confidence: float | None = None, test: bool = False) -> int:
+    """The fewest resamples rankbook accepts: a bootstrap interval at ``confidence`` needs one
+    resample in each tail, ``ceil(2 / (1 - confidence))`` (40 at 95%); a Monte Carlo test
+    (``test``) needs :data:`MIN_TEST_RESAMPLES`.
+
+    >>> min_resamples(0.95), min_resamples(0.99), min_resamples(test=True)
+    (40, 200, 19)
+    """
+    need = 1
+    if confidence is not None:
+        need = max(need, math.ceil(round(2 / (1 - float(confidence)), 9)))
+    if test:
+        need = max(need, MIN_TEST_RESAMPLES)
+    return need
+
+
+def _check_resamples(n_resamples, confidence: float | None = None, test: bool = False,
+                     name: str = "n_resamples") -> int:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
             or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+        raise ValueError(f"{name} must be a positive integer, got {n_resamples!r}")
+    need = min_resamples(confidence, test)
+    if n_resamples < need:
+        why = []
+        if confidence is not None and need > 1:
+            why.append(f"a {confidence:.4g} interval needs a resample in each tail")
+        if test:
+            why.append(f"a test's p-value is at least 1/({name} + 1)")
+        raise ValueError(f"{name}={int(n_resamples)} is too few: {'; '.join(why)}; use at least "
+                         f"{need}")
     return int(n_resamples)
 
 
@@ -434,7 +465,7 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
     """
     _check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
     if not callable(statistic) and statistic != "mean":
         raise ValueError(f"statistic must be a callable statistic(x, axis=-1) or 'mean', got "
@@ -489,7 +520,7 @@ def _bootstrap_ci_of_mean_series(series, confidence: float = 0.95, method: str =
     ``None`` each series draws its own, as separate calls would."""
     _check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
     Xs = [_scores(x).reshape(1, -1) for x in series]
     if any(np.ndim(x) != 1 for x in series):
@@ -535,7 +566,7 @@ def _bootstrap_ci_of_means(q: int, cases, confidence: float = 0.95, method: str 
     """
     _check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
     cases = [(np.asarray(d, dtype=np.float64), fn) for d, fn in cases]
     # the estimate from the series looked up by the topic indices 0..q-1 (the copy that lookup
@@ -825,7 +856,7 @@ def randomization_test(x, y=None, *, alternative: str = "two-sided", n_resamples
     (0.7, 0.125, 'exact: all 2^5 = 32 sign assignments')
     """
     _check_choice(alternative, ALTERNATIVES, "alternative")
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = _check_resamples(n_resamples, test=True)
     seed = _check_seed(seed)
     d = _scores(x, "x", 1) if y is None else _scores(x, "x", 1) - _scores(y, "y", 1)
     shape = d.shape[:-1]
@@ -1350,7 +1381,7 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     confidence = _check_confidence(confidence)
     if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = _check_resamples(n_resamples, confidence, test=True)
     seed = _check_seed(seed)
     data = _tidy_input(per_query, measures, missing)
     rows, pair_rows, best_rows = [], [], []
@@ -1721,7 +1752,7 @@ def rank_correlation_ci(x, y, measure: str = "tau_b", confidence: float = 0.95,
     """
     _check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
     stat = _rank_correlation(measure)
     a, b = _paired_values(x, y)
@@ -1787,7 +1818,7 @@ def weightedtau_test(x, y, *, alternative: str = "two-sided", n_resamples: int =
     (1.0, True)
     """
     _check_choice(alternative, ALTERNATIVES, "alternative")
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = _check_resamples(n_resamples, test=True)
     seed = _check_seed(seed)
     a, b = _paired_values(x, y)
 

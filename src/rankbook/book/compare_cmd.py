@@ -239,7 +239,7 @@ def write_atomic(path, text: str) -> None:
 
 
 def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resamples: int, n_systems: int,
-                 all_pairs: bool) -> None:
+                 all_pairs: bool, confidence: float = 0.95) -> None:
     """Refuse, before any file is read, a resample count over :data:`MAX_RESAMPLES` or one that
     would hold more than :data:`MAX_RESAMPLE_CELLS` resampled means, and an input file larger
     than ``max_bytes`` (a pipe is counted while it is read).
@@ -254,6 +254,13 @@ def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resa
     """
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise CompareError(f"--resamples must be a positive whole number, got {resamples!r}")
+    if isinstance(confidence, (int, float)) and 0 < confidence < 1:
+        need = _stats.min_resamples(confidence, test=True)
+        if resamples < need:
+            raise CompareError(
+                f"--resamples {resamples} is too few: a {confidence:.4g} interval needs a resample "
+                f"in each tail and a randomization test's p-value is at least 1/(resamples + 1); "
+                f"use at least {need}")
     if resamples > MAX_RESAMPLES:
         raise CompareError(f"--resamples {resamples:,} is over the limit of {MAX_RESAMPLES:,}; "
                            "the default 10,000 resolves p-values down to 1/10,001")
@@ -424,7 +431,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     if all_pairs and baseline is not None:
         raise CompareError("give --baseline or --all-pairs, not both")
     check_limits(qrels_path, run_paths, max_bytes=max_bytes, resamples=resamples,
-                 n_systems=len(run_paths), all_pairs=all_pairs)
+                 n_systems=len(run_paths), all_pairs=all_pairs, confidence=confidence)
 
     # names from the file names are known now: a bad --baseline is refused before any reading
     stems = [run_name(p, i) or s for i, (p, s) in enumerate(zip(run_paths, shown))]

@@ -447,3 +447,19 @@ def test_conventions_table_covers_every_profile_and_setting():
     # every profile names a source for every setting it documents
     for conv in C.CONVENTIONS.values():
         assert {k for k, _ in conv.sources} >= {"ties", "negative_labels", "qrels_only", "gain"}
+
+
+def test_new_user_mistakes_get_a_value_error_that_helps():
+    qrels, run = {"1": {"a": 1}}, {"1": {"a": 1.0}}
+    for written, meant in [("ndcg@10", "nDCG@10"), ("map", "AP"), ("MRR", "RR"), ("recall@100", "R@100")]:
+        with pytest.raises(ValueError, match=rf"is not known \(did you mean '{meant}'\?\)"):
+            evaluate_run(qrels, run, written)
+    with pytest.raises(ValueError, match="is not known; write it"):  # no guess when none fits
+        evaluate_run(qrels, run, "foo")
+    with pytest.raises(ValueError, match="measures must be a measure name or a list of them, got NoneType"):
+        evaluate_run(qrels, run, None)
+    with pytest.raises(ValueError, match="the qrels hold no judgements"):
+        evaluate_run({}, run, "AP")
+    from rankbook import stats
+
+    assert stats.correct([]).size == 0 and stats.correct([], "bh").size == 0

@@ -531,6 +531,21 @@ class Measure(NamedTuple):
 _MEASURE_RE = re.compile(r"^\s*(?P<family>[A-Za-z]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>[^\s]+))?\s*$")
 
 
+#: Names other tools use for a measure family (lower case), for the "did you mean" of an
+#: unknown measure.
+_MEASURE_ALIASES = {"map": "AP", "mrr": "RR", "recip_rank": "RR", "ndcg_cut": "nDCG",
+                    "precision": "P", "recall": "R", "r-prec": "Rprec", "r_prec": "Rprec",
+                    "success": "Success", "hits": "Success"}
+
+
+def _measure_guess(text: str) -> str:
+    """'; did you mean ...?' for a measure written in another case or another tool's name."""
+    head = re.match(r"[^@(]*", text).group(0)
+    lower = head.lower()
+    family = ({f.lower(): f for f in MEASURE_FAMILIES}.get(lower) or _MEASURE_ALIASES.get(lower))
+    return f" (did you mean {family + text[len(head):]!r}?)" if family else ""
+
+
 def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Measure:
     """Parse an ir_measures-style name (``"P(rel=2)@5"``) and check the profile offers it.
 
@@ -550,8 +565,9 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
     m = _MEASURE_RE.match(text)
     if not m or m.group("family") not in MEASURE_FAMILIES:
         raise ValueError(
-            f"measure {text!r} is not known; write it as ir_measures does, one of {valid}, with "
-            "an optional cut-off @k and parameters such as P(rel=2)@5 or nDCG(dcg='exp-log2')@10"
+            f"measure {text!r} is not known{_measure_guess(text)}; write it as ir_measures does, "
+            f"one of {valid}, with an optional cut-off @k and parameters such as P(rel=2)@5 or "
+            "nDCG(dcg='exp-log2')@10"
         )
     family = m.group("family")
     k = None
@@ -1567,7 +1583,11 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     1        1      AP    0.5
     """
     conv = profile(convention)
-    names = [measures] if isinstance(measures, str) else list(measures)
+    try:
+        names = [measures] if isinstance(measures, str) else list(measures)
+    except TypeError:
+        raise ValueError(f"measures must be a measure name or a list of them, got "
+                         f"{type(measures).__name__}; choose from {', '.join(conv.measures)}") from None
     if not names:
         raise ValueError(f"measures is empty; give at least one of {', '.join(conv.measures)}")
     parsed = [parse_measure(t, conv) for t in names]
@@ -1599,6 +1619,9 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     if any(p.exp_gain for p in parsed) and conv.exp_dcg == "gdeval":
         _check_gdeval(data, conv)
 
+    if not data.qq.size:
+        raise ValueError("the qrels hold no judgements, so no query can be scored; give at least "
+                         "one (query, document, relevance) line")
     in_qrels = np.zeros(nq, dtype=bool)
     in_qrels[data.qq] = True
     in_run = np.zeros(nq, dtype=bool)

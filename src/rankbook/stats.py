@@ -997,6 +997,8 @@ def correct(pvalues, method: str = "holm"):
         raise ValueError("p-values must lie in [0, 1]")
     if method == "none":
         return float(p[0]) if scalar else p
+    if p.size == 0:  # no tests, nothing to correct
+        return p
     flat = p.reshape(-1, p.shape[-1])
     out = np.full_like(flat, np.nan)
     for r, row in enumerate(flat):

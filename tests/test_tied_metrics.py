@@ -372,3 +372,12 @@ def test_long_weak_orders_take_linear_memory(pattern):
     groups = TM._expected_kendall_groups(s, bs, v, bv)
     assert tau == pytest.approx(1 - 4 * groups / (n * (n - 1)), rel=1e-12)
     assert 0 <= ndpm <= 1
+
+
+def test_a_ranking_with_repeated_ranks_is_refused_with_the_way_to_give_ties():
+    from rankbook import metrics
+
+    with pytest.raises(ValueError, match=r"duplicate values \[2\].*a list holding sets of tied items") as exc:
+        metrics.kendall_tau([1, 2, 2, 3], [1, 2, 3, 4])
+    assert exc.value.__context__ is None and exc.value.__cause__ is None  # one traceback
+    assert metrics.kendall_tau([{1, 2}, 3, 4], [1, 2, 3, 4], ties="expected") == pytest.approx(5 / 6)

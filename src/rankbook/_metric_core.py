@@ -493,9 +493,12 @@ def _evaluate(names, sigma, nu, k, chunk=None):
             inv_s = _perm._check_perm(s_blk, "sigma")
             v_blk = _perm._as_int_array(raw[1], "nu")
             inv_v = _perm._check_perm(v_blk, "nu")
-        except ValueError:
+            block_error = None
+        except ValueError as exc:
+            block_error = exc
+        if block_error is not None:  # outside the except: one traceback, not two chained
             _checked(sigma, nu)  # the error as whole-array validation reports it
-            raise
+            raise block_error
         block = _Pair(s_blk, v_blk, inv_s, inv_v, k=k)
         for name in names:
             out[name][start:stop] = _KERNELS[name](block)

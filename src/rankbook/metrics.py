@@ -168,7 +168,16 @@ def _evaluate_ties(names, sigma, nu, k, ties):
 
         return tied_metrics.evaluate(names, sigma, nu, k, ties)
     check_ties(ties, allow_none=True)
-    return _evaluate(names, sigma, nu, k)
+    try:
+        return _evaluate(names, sigma, nu, k)
+    except ValueError as exc:
+        if "duplicate values" not in str(exc):
+            raise
+        message = str(exc)
+    raise ValueError(
+        f"{message}; a ranking with ties is a weak order: a list holding sets of tied items "
+        "(or rankbook.ties.WeakOrder.from_ranks(ranks)), scored under ties='optimistic', "
+        "'pessimistic' or 'expected'; kendall_tau_b takes score vectors with ties as scipy does")
 
 
 # --------------------------------------------------------------------------------------------

@@ -344,7 +344,7 @@ def test_compare_order_rank_and_trec_eval_9(tmp_path):
 def test_compare_trec_eval_10_missing_query(tmp_path):
     q, runs = _compare_files(tmp_path)
     (tmp_path / "q2.txt").write_text(q.read_text() + "4 0 z 1\n")
-    with pytest.raises(compare_cmd.CompareError, match=r"1 judged queries .* none of the runs \('4'\); "
+    with pytest.raises(compare_cmd.CompareError, match=r"1 judged query .* is in none of the runs \('4'\); "
                                                        r"trec_eval \(trec_eval 10.0\) stops"):
         compare_cmd.compare_runs(tmp_path / "q2.txt", runs, "RR", resamples=100)
     zero = compare_cmd.compare_runs(tmp_path / "q2.txt", runs, "RR", resamples=100, missing="zero")

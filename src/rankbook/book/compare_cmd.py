@@ -238,6 +238,16 @@ def write_atomic(path, text: str) -> None:
         raise
 
 
+def _be(n: int, one: str = "is", more: str = "are") -> str:
+    """The verb agreeing with a count: ``is``/``are`` (or ``one``/``more``)."""
+    return one if n == 1 else more
+
+
+def _queries(n: int, adjective: str = "") -> str:
+    """``1 judged query``, ``3 judged queries``."""
+    return f"{n} {adjective}{'query' if n == 1 else 'queries'}"
+
+
 def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resamples: int, n_systems: int,
                  all_pairs: bool, confidence: float = 0.95) -> None:
     """Refuse, before any file is read, a resample count over :data:`MAX_RESAMPLES` or one that
@@ -489,8 +499,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         _tf.release_memory()  # the run's columns and the scorer's blocks: before the next run
         unjudged = len(in_run - judged)
         if unjudged and conv.run_only == "skip":
-            notes.append(f"{name}: {unjudged} of its {len(in_run)} queries have no judgements "
-                         f"in {qrels_shown} and are skipped, as {conv.name} does")
+            notes.append(f"{name}: {unjudged} of its {len(in_run)} queries {_be(unjudged, 'has', 'have')} "
+                         f"no judgements in {qrels_shown} and {_be(unjudged)} skipped, as {conv.name} does")
         pq = res.per_query
         scored_queries.append(list(pd.unique(pq["query_id"])))
         tables.append(pq)
@@ -520,21 +530,23 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         common = set.intersection(*(set(q) for _, q in scored.values()))
         for s, lack in short.items():
             what = "scored 0" if missing == "zero" else "dropped from the comparison"
-            notes.append(f"{scored[s][0]}: {len(lack)} of the {len(union)} queries have no "
-                         f"score ({_preview(_natural(lack))}), {what} (--missing {missing})")
+            notes.append(f"{scored[s][0]}: {len(lack)} of the {len(union)} queries "
+                         f"{_be(len(lack), 'has', 'have')} no score ({_preview(_natural(lack))}), "
+                         f"{what} (--missing {missing})")
         if missing == "drop" and len(common) < 2:
-            raise CompareError(f"only {len(common)} queries are scored for every run; a paired "
-                               "comparison needs at least 2")
+            raise CompareError(f"only {_queries(len(common))} {_be(len(common))} scored for every "
+                               "run; a paired comparison needs at least 2")
     not_run = judged - union
     if not_run and strict and missing == "error":
         raise CompareError(
-            f"{len(not_run)} judged queries of {qrels_shown} are in none of the runs "
+            f"{_queries(len(not_run), 'judged ')} of {qrels_shown} {_be(len(not_run))} in none of the runs "
             f"({_preview(_natural(not_run))}); {conv.name} (trec_eval 10.0) stops on them "
             "without -c. Pass --missing zero (score them 0, as trec_eval -c does), --missing "
             "drop (leave them out) or --convention trec_eval_9 (skip them, as trec_eval 9 does)")
     if not_run and conv.qrels_only == "skip":
-        notes.append(f"{len(not_run)} judged queries of {qrels_shown} are in none of the runs "
-                     f"({_preview(_natural(not_run))}); they are skipped, as {conv.name} does")
+        notes.append(f"{_queries(len(not_run), 'judged ')} of {qrels_shown} {_be(len(not_run))} in none "
+                     f"of the runs ({_preview(_natural(not_run))}); "
+                     f"{'it is' if len(not_run) == 1 else 'they are'} skipped, as {conv.name} does")
 
     per_query = pd.concat(tables, ignore_index=True)[["system", "query_id", "measure", "value"]]
     try:

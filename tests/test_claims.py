@@ -252,3 +252,12 @@ def test_claims_command_lists_filters_and_refuses(capsys):
     assert "valid: 'holds'" in capsys.readouterr().err
     assert cli.main(["claims", "--source", "C"]) == 2
     assert "valid: A, B, notes" in capsys.readouterr().err
+    # a header and columns as wide as their longest entry; ids and statuses in any case
+    assert cli.main(["claims", "--source", "a"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["claim", "status"]
+    starts = {line.index(line.split()[1]) for line in lines[1:] if line.startswith("A-")}
+    assert len(starts) == 1, "the status column starts at one place on every line"
+    assert cli.main(["claims", "a-p7.1"]) == 0 and "Proposition 7.1" in capsys.readouterr().out
+    assert cli.main(["claims", "--status", "FALSE"]) == 0
+    assert cli.main(["claims", "--status", "no result"]) == 0  # checked, not yet built

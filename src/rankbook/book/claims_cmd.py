@@ -44,10 +44,14 @@ def _wrap(label: str, text: str) -> str:
     return f"  {label:<11} {body}"
 
 
+#: The status shown for a checked claim that no build has given a result yet.
+NO_RESULT = "no result"
+
+
 def _status(rec: dict | None, claim: _claims.Claim) -> str:
     if rec is not None:
         return rec["status"] + (" (borderline)" if rec.get("borderline") else "")
-    return "not checkable" if not claim.page else "no result (build first)"
+    return "not checkable" if not claim.page else f"{NO_RESULT} (build first)"
 
 
 def run(args) -> int:
@@ -56,6 +60,8 @@ def run(args) -> int:
     results, errata = _last_build(root)
     if args.id:
         wanted = args.id.strip()
+        by_lower = {k.lower(): k for k in (*book.claims, *book.errata)}
+        wanted = by_lower.get(wanted.lower(), wanted)  # ids in any case: a-p7.1 is A-P7.1
         if wanted in book.errata:
             wanted = book.errata[wanted].claim
         if wanted not in book.claims:
@@ -71,23 +77,31 @@ def run(args) -> int:
         print(f"rankbook claims: unknown source {args.source!r}; valid: "
               f"{', '.join(_claims.SOURCES)}", file=sys.stderr)
         return 2
-    if args.status and args.status not in _claims.STATUSES:
+    statuses = {s.lower(): s for s in (*_claims.STATUSES, NO_RESULT)}
+    wanted_status = statuses.get(args.status.strip().lower()) if args.status else None
+    if args.status and wanted_status is None:
         print(f"rankbook claims: unknown status {args.status!r}; valid: "
-              f"{', '.join(repr(s) for s in _claims.STATUSES)}", file=sys.stderr)
+              f"{', '.join(repr(s) for s in statuses.values())}", file=sys.stderr)
         return 2
-    shown = 0
+    rows = []
     for c in book.claims.values():
         if args.source and c.source != sources[args.source.lower()]:
             continue
         status = _status(results.get(c.id), c)
-        if args.status and status.split(" (")[0] != args.status:
+        if wanted_status and status.split(" (")[0] != wanted_status:
             continue
         ids = [e.id for e in book.errata_of(c.id)]
-        page = c.page or "not checked"
-        print(f"{c.id:<16} {status:<24} {page:<28} {', '.join(ids)}".rstrip())
-        shown += 1
-    print(f"{shown} claim{'s' if shown != 1 else ''}; `rankbook claims ID` shows one with its "
-          "evidence", file=sys.stderr)
+        rows.append((c.id, status, c.page or "not checked", ", ".join(ids)))
+    if rows:
+        head = ("claim", "status (last build)", "page", "errata")
+        widths = [max(len(r[i]) for r in (head, *rows)) for i in range(3)]
+        for r in (head, *rows):
+            print(("  ".join(x.ljust(w) for x, w in zip(r, widths)) + "  " + r[3]).rstrip())
+    print(f"{len(rows)} claim{'s' if len(rows) != 1 else ''}; `rankbook claims ID` shows one with "
+          "its evidence", file=sys.stderr)
+    if not results:
+        print("no build has recorded a result yet: `rankbook build` (or `make book`) gives each "
+              f"checked claim its status; until then they show {NO_RESULT!r}", file=sys.stderr)
     return 0
 
 

@@ -41,6 +41,7 @@ def _refused(capsys, runs, argv, *needles):
     assert status == 2, (status, err)
     assert took < 3, f"refusing took {took:.1f} s: a kernel must not start"
     assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, f"the README promises one line: {err!r}"
     for needle in needles:
         assert needle in err, f"{needle!r} not in {err!r}"
     assert not runs.exists() or not any(runs.rglob("*")), "something was written"
@@ -70,7 +71,9 @@ def test_a_folder_and_a_missing_file_are_refused(capsys, runs, tmp_path):
     (["run", "kendall_width_swap", "-p", "ns", "5,a"], ["'ns'", "'a' is not an int"]),
     (["run", "properties_table", "-p", "k_fixed", "abc"], ["'k_fixed'", "'abc' is not an int"]),
     (["run", "kendall_width_swap", "-p", "ns", "5", "-p", "ns", "6"], ["'ns' is given twice"]),
-    (["run", "kendall_width_swap", "-p", "nope", "1"], ["unknown parameter 'nope'", "ns (list[int])"]),
+    (["run", "kendall_width_swap", "-p", "nope", "1"], ["unknown parameter 'nope'", "its parameters: ns, plot_ns"]),
+    (["run", "kendall_width_swap", "-p", "nz", "5"], ["unknown parameter 'nz' for kendall_width_swap (did you mean 'ns'?)"]),
+    (["run", "kendall_width_swap", "-p", "ns", "abc"], ["parameter 'ns' of kendall_width_swap: 'abc' is not an int; allowed: ints"]),
     (["run", "agreement_heatmap", "-p", "protocol", "pairs"], ["'pairs' is not one of the choices"]),
     (["run", "no_such_notebook"], ["unknown notebook 'no_such_notebook'"]),
 ])

@@ -99,15 +99,14 @@ def test_bad_values_are_refused(project, key, text):
     spec = pipeline.find("tiny", project)
     with pytest.raises(pipeline.ParameterError, match="bad value") as info:
         pipeline.resolve_parameters(spec, [(key, text)])
-    assert "n (int) = 4" in str(info.value)  # the usage lists every parameter
+    assert f"parameter {key!r} of tiny: " in str(info.value) and "\n" not in str(info.value)
 
 
 def test_cli_unknown_parameter_exits_2_and_lists_parameters(project, capsys):
     assert cli.main(["run", "tiny", "-p", "nope", "1"]) == 2
     err = capsys.readouterr().err
     assert "unknown parameter 'nope'" in err
-    for name in ("n (int) = 4", "seed (int) = 7", "fail (bool) = False", "label (str) = 'tiny'"):
-        assert name in err
+    assert "its parameters: n, seed, fail, label" in err and len(err.strip().splitlines()) == 1
     assert not (project / "runs").exists()
 
 

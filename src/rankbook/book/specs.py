@@ -194,6 +194,19 @@ class NotebookSpec:
         return "\n".join(lines)
 
 
+def unknown_parameter(spec: NotebookSpec, key: str) -> "ParameterError":
+    """The one-line refusal of a parameter the notebook does not have: its parameters, the
+    closest name, and where they are described."""
+    import difflib
+
+    close = difflib.get_close_matches(key, list(spec.parameters), n=1, cutoff=0.5)
+    return ParameterError(
+        f"unknown parameter {key!r} for {spec.name}"
+        + (f" (did you mean {close[0]!r}?)" if close else "")
+        + f"; its parameters: {', '.join(spec.parameters) or '(none)'} (`rankbook list "
+        f"{spec.name}` describes them)")
+
+
 def notebooks_dir(root: Path | None = None) -> Path:
     return (root or project_root()) / "notebooks"
 
@@ -390,7 +403,8 @@ def _parse_scalar(text: str, like: Any, name: str) -> Any:
         value = _literal_or_none(text)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
-        raise ValueError(f"{name}: {text!r} is not a float")
+        nonfinite = text.strip().lower().lstrip("+-") in ("nan", "inf", "infinity")
+        raise ValueError(f"{name}: {text!r} is not {'a finite number' if nonfinite else 'a number'}")
     if isinstance(like, str):
         try:
             value = ast.literal_eval(text)
@@ -443,7 +457,7 @@ def resolve_parameters(spec: NotebookSpec, overrides: dict[str, str] | list[tupl
     resolved: dict[str, Any] = {}
     for key, text in items:
         if key not in spec.parameters:
-            raise ParameterError(f"unknown parameter {key!r} for {spec.name}\n{spec.usage()}")
+            raise unknown_parameter(spec, key)
         if key in resolved:
             raise ParameterError(f"parameter {key!r} of {spec.name} is given twice; give each "
                                  "parameter once")
@@ -451,9 +465,12 @@ def resolve_parameters(spec: NotebookSpec, overrides: dict[str, str] | list[tupl
         try:
             resolved[key] = parse_value(spec.parameters[key], str(text))
         except ValueError as exc:
+            why = str(exc).removeprefix(f"{key}: ")
+            allowed = spec.parameters[key].constraint_text()
             raise ParameterError(
-                f"bad value for parameter {key!r} of {spec.name}: {exc}\n{spec.usage()}"
-            ) from exc
+                f"bad value for parameter {key!r} of {spec.name}: {why}"
+                + (f"; allowed: {allowed}" if allowed else "")
+            ) from None
     for key, value in resolved.items():
         c = spec.parameters[key].constraint
         if ("file" in c or c.get("folder")) and isinstance(value, str) and value:

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .paths import project_root
-from .specs import NotebookSpec, ParameterError, find, resolve_parameters, slug
+from .specs import NotebookSpec, ParameterError, find, resolve_parameters, slug, unknown_parameter
 
 SWEEP_FILE = "sweep.json"
 
@@ -84,7 +84,7 @@ def _values(spec: NotebookSpec, key: str, text: str) -> list[str]:
     are counted before they are expanded, so a range beyond :data:`MAX_POINTS` is refused
     without building it."""
     if key not in spec.parameters:
-        raise ParameterError(f"unknown parameter {key!r} for {spec.name}\n{spec.usage()}")
+        raise unknown_parameter(spec, key)
     p = spec.parameters[key]
     if isinstance(p.default, list):  # one whole list per value, separated by ';'
         return [v.strip() for v in text.split(";")]

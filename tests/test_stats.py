@@ -427,7 +427,9 @@ def test_tied_with_best_against_pairwise_tests(test, correction, baseline):
         t = res.table[res.table.measure == m].set_index("system")["tied_with_best"]
         assert sorted(t[t].index) == want
         statement = res.tied_statement()
-        assert f"({best}, highest mean)" in statement and f"{test} test" in statement
+        alone = want == [best]
+        assert (f"{best} is the best (highest mean) and no system is tied with it" if alone
+                else f"({best}, highest mean)") in statement and f"{test} test" in statement
 
 
 def test_tied_set_is_the_best_alone_when_all_differ():
@@ -436,6 +438,9 @@ def test_tied_set_is_the_best_alone_when_all_differ():
     res = S.compare(df, measures="m", test="t")
     assert res.tied_with_best() == {"m": ["a"]}
     assert "Holm-corrected over those 2 tests" in res.tied_statement()
+    # said as such, not as "tied with the best (a, ...): a"
+    assert res.tied_statement().startswith("m: a is the best (highest mean) and no system is "
+                                           "tied with it (each other system differs significantly")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

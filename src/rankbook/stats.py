@@ -1109,6 +1109,13 @@ class Comparison:
             against = ("against the other system" if others == 1 else
                        f"against each of the {others} other systems")
             over = "" if others == 1 else f" over those {others} tests"
+            if tied == [best]:
+                every = "the other system differs" if others == 1 else "each other system differs"
+                out.append(f"{m}: {best} is the best ({head}) and no system is tied with it "
+                           f"({every} significantly: {s['test']} test of {best} {against}, "
+                           f"{corr[s['correction']]}{over}, p < {s['alpha']:g}; these tests are a "
+                           "family of their own, apart from the table's marks)")
+                continue
             out.append(f"{m}: tied with the best ({best}, {head}): {', '.join(tied)} "
                        f"(difference from {best} not significant: {s['test']} test of {best} "
                        f"{against}, {corr[s['correction']]}{over}, p >= {s['alpha']:g}; "

@@ -131,6 +131,10 @@ def test_options_baseline_names_all_pairs_missing(capsys, collection, tmp_path):
     assert status == 0, err
     got = pd.read_csv(tmp_path / "a.csv")
     assert got["system"].tolist() == ["bm25", "dense", "bm25-2"]
+    assert "same file" not in err  # a copy is another file
+    status, _, err = _run(capsys, [runs[0], runs[1], runs[0], "--qrels", qrels, "--measures", "AP",
+                                   "--resamples", "200", "--out", "twice.csv"])
+    assert status == 0 and "bm25.run is given twice (runs 1 and 3): the same system is compared" in err
     assert got.loc[got.system == "dense", "diff"].isna().all()
     assert got.loc[got.system == "bm25", "diff"].iloc[0] == pytest.approx(
         got.loc[got.system == "bm25-2", "diff"].iloc[0])

@@ -464,6 +464,16 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                        seed, missing, max_bytes, order="score", strict=False,
                        applied="") -> CompareResult:
     notes: list[str] = [applied] if applied else []
+    first_of: dict[str, tuple[int, str]] = {}
+    for i, (path, name) in enumerate(zip(run_paths, shown), start=1):  # a file given twice
+        real = (os.path.realpath(path) if isinstance(path, (str, os.PathLike))
+                and os.path.isfile(path) else None)
+        if real is not None and real in first_of:
+            j, first = first_of[real]
+            same = f"{name} is given twice" if name == first else f"{name} is the same file as {first}"
+            notes.append(f"{same} (runs {j} and {i}): the same system is compared with itself")
+        elif real is not None:
+            first_of[real] = (i, name)
     qrels = _read(qrels_path, "qrels", max_bytes, notes)
     judged = set(qrels.qnames)
     tables, scored_queries, labels = [], [], []

@@ -73,6 +73,7 @@ def test_a_folder_and_a_missing_file_are_refused(capsys, runs, tmp_path):
     (["run", "kendall_width_swap", "-p", "ns", "5", "-p", "ns", "6"], ["'ns' is given twice"]),
     (["run", "kendall_width_swap", "-p", "nope", "1"], ["unknown parameter 'nope'", "its parameters: ns, plot_ns"]),
     (["run", "kendall_width_swap", "-p", "nz", "5"], ["unknown parameter 'nz' for kendall_width_swap (did you mean 'ns'?)"]),
+    (["run", "kendall_width_swap", "-p", "ns", "5,,6"], ["'5,,6' has an empty item"]),
     (["run", "kendall_width_swap", "-p", "ns", "abc"], ["parameter 'ns' of kendall_width_swap: 'abc' is not an int; allowed: ints"]),
     (["run", "agreement_heatmap", "-p", "protocol", "pairs"], ["'pairs' is not one of the choices"]),
     (["run", "no_such_notebook"], ["unknown notebook 'no_such_notebook'"]),

@@ -432,7 +432,10 @@ def parse_value(param: Parameter, text: str) -> Any:
                 raise ValueError(f"{param.name}: {text!r} is not a list")
             items = [repr(v) if not isinstance(v, str) else v for v in value]
         else:
-            items = [t for t in (s.strip() for s in stripped.split(",")) if t]
+            items = [s.strip() for s in stripped.split(",")] if stripped else []
+            if "" in items:
+                raise ValueError(f"{param.name}: {text!r} has an empty item (two commas in a row, "
+                                 "or one at an end); write the values as 5,10,20")
         item_type = param.constraint.get("items")
         like = _ITEM_TYPES[item_type]() if item_type else (default[0] if default else None)
         return [_parse_scalar(str(v), like, param.name) for v in items]

@@ -361,3 +361,16 @@ def test_names_of_compressed_runs_and_of_pipes(capsys, collection, tmp_path):
     os.close(read_end)
     assert status == 0, err
     assert pd.read_csv(tmp_path / "n.csv")["system"].tolist() == ["bm25", "run2"]
+
+
+def test_choice_options_take_any_case(capsys, collection):
+    qrels, runs = collection
+    status, _, err = _run(capsys, [*runs[:2], "--qrels", qrels, "--measures", "AP", "--order", "Score",
+                                   "--names", "STEM", "--missing", "Error", "--resamples", "200",
+                                   "--out", "case.csv"])
+    assert status == 0, err
+    try:
+        status, _, err = _run(capsys, [*runs[:2], "--qrels", qrels, "--order", "Ranked"])
+    except SystemExit as exc:
+        status, err = exc.code, capsys.readouterr().err
+    assert status == 2 and "invalid choice" in err

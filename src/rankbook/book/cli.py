@@ -463,13 +463,13 @@ def _build_parser() -> argparse.ArgumentParser:
                         "the command needs up to about 5 bytes of memory per byte of its "
                         "largest run")
     c.add_argument("--seed", type=_nonnegative, default=0, help="random seed (default: 0)")
-    c.add_argument("--missing", default="error", choices=["error", "zero", "drop"],
+    c.add_argument("--missing", default="error", type=str.lower, choices=["error", "zero", "drop"],
                    help="a query some runs are scored on and another is not: stop (default), "
                         "score it 0 (trec_eval -c) or drop it")
-    c.add_argument("--order", default="score", choices=["score", "rank"],
+    c.add_argument("--order", default="score", type=str.lower, choices=["score", "rank"],
                    help="rank by score with the convention's tie rule (default), or score each "
                         "run as the explicit order of its rank column (the fourth)")
-    c.add_argument("--names", default="stem", choices=["stem", "tag"],
+    c.add_argument("--names", default="stem", type=str.lower, choices=["stem", "tag"],
                    help="system names from the file names (default) or the run tags")
     c.add_argument("--out", default="compare.csv", metavar="FILE",
                    help="CSV of the table (default: %(default)s in the current folder)")
@@ -502,10 +502,10 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="ir_measures names separated by commas (default: %(default)s)")
     rp.add_argument("--convention", default="trec_eval",
                     help="whose conventions score the runs (default: trec_eval, as repro_eval)")
-    rp.add_argument("--order", default="score", choices=["score", "rank"],
+    rp.add_argument("--order", default="score", type=str.lower, choices=["score", "rank"],
                     help="rank each run by score with the convention's tie rule (default), or "
                          "take it as the explicit order of its rank column (the fourth)")
-    rp.add_argument("--ktu", default="union", choices=["union", "repro_eval"],
+    rp.add_argument("--ktu", default="union", type=str.lower, choices=["union", "repro_eval"],
                     help="KTU over the union of the documents (default) or repro_eval's "
                          "position-paired value")
     rp.add_argument("--rbo-p", type=_fraction("0.95"), default=0.95,

@@ -405,7 +405,8 @@ def rbo(S, T, p: float, depth=None, ties: str = "a") -> float:
     than :func:`rbo_min`. ``depth`` defaults to the shorter list's length (as in the ``rbo``
     package); it may go up to the longer length, with the shorter list's unseen ranks matching
     nothing. With tie groups the agreement ``A_d`` is that of the variant ``ties`` (see
-    :func:`rbo_ext`). Value in [0, 1 - p^k].
+    :func:`rbo_ext`). Value in [0, 1 - p^k]: 0 for an empty list (k = 0 fixes no part of RBO;
+    the ``rbo`` package returns 1 there, and :func:`rbo_ext` gives ``nan``).
 
     Parameters
     ----------
@@ -426,6 +427,8 @@ def rbo(S, T, p: float, depth=None, ties: str = "a") -> float:
     0.875
     >>> rbo("a{bc}", "abc", p=0.5)  # the mean of rbo("abc", ...) = 0.875 and rbo("acb", ...) = 0.75
     0.8125
+    >>> rbo([], [], p=0.9)
+    0.0
     """
     p = _check_p(p)
     ties = _check_rbo_ties(ties)

@@ -374,3 +374,15 @@ def test_choice_options_take_any_case(capsys, collection):
     except SystemExit as exc:
         status, err = exc.code, capsys.readouterr().err
     assert status == 2 and "invalid choice" in err
+
+
+def test_a_relevance_threshold_no_judgement_reaches_is_noted(capsys, collection):
+    qrels, runs = collection
+    top = int(read_qrels(qrels)["relevance"].max())
+    status, _, err = _run(capsys, [*runs[:2], "--qrels", qrels, "--measures", f"P(rel={top + 1})@5,AP",
+                                   "--resamples", "200", "--out", "rel.csv"])
+    assert status == 0, err
+    assert f"P(rel={top + 1})@5: no document in" in err and f"(the highest is {top})" in err
+    assert "AP: no document" not in err
+    got = pd.read_csv("rel.csv")
+    assert (got.loc[got.measure == f"P(rel={top + 1})@5", "mean"] == 0).all()

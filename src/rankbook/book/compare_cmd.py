@@ -476,6 +476,12 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
             first_of[real] = (i, name)
     qrels = _read(qrels_path, "qrels", max_bytes, notes)
     judged = set(qrels.qnames)
+    top = float(qrels.values.max()) if len(qrels) else 0.0
+    for m in wanted:  # a threshold no judgement reaches: every system scores 0, said once
+        level = _conv.parse_measure(m, conv).rel
+        if top < level:
+            notes.append(f"{m}: no document in {qrels_shown} has relevance {level} or more (the "
+                         f"highest is {top:g}), so every system scores 0 on it")
     tables, scored_queries, labels = [], [], []
     for path, name, stem in zip(run_paths, shown, stems):
         run = _read(path, "run", max_bytes, notes, order)

@@ -264,3 +264,16 @@ def test_docstrings_are_valid_restructuredtext(module):
                 problems.append(f"{module} '#:' comment: {found}")
             comment = []
     assert not problems, "\n".join(problems)
+
+
+def test_the_measure_modules_are_reachable_from_the_package():
+    """``import rankbook; rankbook.metrics`` works without importing the submodule first, and
+    every module the package lists exists."""
+    import importlib
+
+    import rankbook
+
+    for name in rankbook._SUBMODULES:
+        assert getattr(rankbook, name) is importlib.import_module(f"rankbook.{name}")
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        rankbook.nope

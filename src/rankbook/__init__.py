@@ -27,4 +27,15 @@ def __getattr__(name):
         # attribute first and would land here again; importing binds rankbook.pairwise
         module = importlib.import_module(f"{__name__}.pairwise")
         return module if name == "pairwise" else module.pairwise_to
+    if name in _SUBMODULES:  # rankbook.metrics without "import rankbook.metrics" first
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'rankbook' has no attribute {name!r}")
+
+
+#: The modules users import, loaded on first attribute access.
+_SUBMODULES = ("permutations", "metrics", "agreement", "clustering", "properties",
+               "equivalence", "consensus", "ir", "rbo", "rankdcg", "transpositions", "stats",
+               "conventions", "repro", "trec_format", "ties", "tied_metrics", "concordance",
+               "cutoffs", "profile", "robustness", "aggregation_formats", "plotting")

@@ -108,6 +108,8 @@ def test_numba_is_optional(monkeypatch):
 def test_environment_variable_and_choices(monkeypatch):
     monkeypatch.setenv("RANKBOOK_BACKEND", "numpy")
     assert P.get_backend() == "numpy"
+    monkeypatch.setenv("RANKBOOK_BACKEND", " NumPy ")  # any case, as the command line's choices
+    assert P.get_backend() == "numpy"
     monkeypatch.setenv("RANKBOOK_BACKEND", "cuda")
     with pytest.raises(ValueError, match="unknown backend 'cuda'; valid backends: auto, numba, numpy"):
         P.get_backend()

@@ -178,7 +178,7 @@ def get_backend() -> str:
 def _current() -> str:
     env = os.environ.get("RANKBOOK_BACKEND")
     if _backend == "auto" and env:
-        return _check_backend(env)
+        return _check_backend(env.strip().lower())  # NUMPY as numpy
     return _backend
 
 

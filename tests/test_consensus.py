@@ -534,3 +534,17 @@ def test_the_reader_accepts_quoted_commas_ties_and_partial_rankings(tmp_path):
     path.write_text('# a comment\nname,group,1,2,3\n"Smith, J.",g1,"x, y",b|c,\nr2,g2,a,b,c\n')
     got = c.read_rankings_csv(path)
     assert got == {"g1": {"Smith, J.": ["x, y", frozenset({"b", "c"})]}, "g2": {"r2": ["a", "b", "c"]}}
+
+
+def test_kappa_bootstrap_bound_is_inf_not_nan_when_resamples_overflow():
+    """A resample repeating one ranking of more than 1023 items has kappa inf (float64): the
+    upper bound is that inf, never nan, and no warning is raised."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    rs = [list(rng.permutation(1100)) for _ in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = c.kappa_bootstrap(rs, n_resamples=200)
+    assert np.isinf(r.distribution).any() and r.high == np.inf and np.isfinite(r.low)
+    assert not np.isnan([r.low, r.high]).any()

@@ -1550,7 +1550,11 @@ def kappa_bootstrap(rankings, gamma: float = 1.0, lam: float = 1.0, *, n_resampl
         values[b] = cache[key]
         distinct[b] = len(set(keys[i] for i in row))
     alpha = (1 - float(confidence)) / 2
-    low, high = np.quantile(values, [alpha, 1 - alpha])
+    # a resample of identical rankings of more than 1023 items has kappa inf (float64
+    # overflow): interpolating towards it would give inf - inf = nan, so such a bound is the
+    # empirical quantile itself (inf where the resamples reaching it are inf)
+    method = "linear" if np.isfinite(values).all() else "inverted_cdf"
+    low, high = np.quantile(values, [alpha, 1 - alpha], method=method)
     return KappaInterval(est, float(low), float(high), int(n_resamples), float(confidence),
                          float(distinct.mean()), float((values < est - 1e-12 * abs(est)).mean()),
                          values)

@@ -443,3 +443,19 @@ def test_agreement_intervals_equal_the_pairwise_calls():
     for r in t.itertuples():
         ref = agreement_ratio_from_values(values[r.m1], values[r.m2], reverse="auto", ci=True)
         assert (r.ratio, r.low, r.high) == pytest.approx((ref.ratio, ref.low, ref.high))
+
+
+def test_flags_and_shapes_are_checked_not_coerced():
+    """orient="no" read as true and 2-D values silently flattened before (a new user's finding)."""
+    from rankbook import agreement as A
+    from rankbook import consensus
+
+    with pytest.raises(ValueError, match="orient must be a pair of booleans"):
+        A.agreement_ratio_from_values([1, 2, 3], [3, 2, 1], reverse="orient", orient="no")
+    with pytest.raises(ValueError, match=r"1-D arrays of numbers, got shapes \(2, 2\)"):
+        A.agreement_ratio_from_values([[1, 2], [3, 4]], [[1, 2], [4, 3]])
+    with pytest.raises(ValueError, match="1-D arrays of numbers"):
+        A.agreement_ratio_from_values(["a", "b"], [1, 2])
+    for bad in ("no", "False", None, 1):
+        with pytest.raises(ValueError, match="ties must be True"):
+            consensus.kendall_w(["abc", "acb", "bca"], ties=bad)

@@ -420,6 +420,14 @@ def _interval(x, y, ties, flip, confidence):
     return low, high, n_eff
 
 
+def _check_orient(orient) -> None:
+    """``orient`` is a pair of booleans (higher is closer, for m1 and m2)."""
+    if (not isinstance(orient, (tuple, list)) or len(orient) != 2
+            or not all(isinstance(o, (bool, np.bool_)) for o in orient)):
+        raise ValueError(f"orient must be a pair of booleans (higher is closer for m1, for m2), "
+                         f"such as (True, False); got {orient!r}")
+
+
 def agreement_ratio_from_values(x, y, ties="def1", reverse="none", orient=(True, True), *,
                                 ci=False, confidence=0.95):
     """Agreement ratio of two metrics from their values on the sample T (Def. 2).
@@ -454,6 +462,7 @@ def agreement_ratio_from_values(x, y, ties="def1", reverse="none", orient=(True,
     """
     _check_choice(ties, TIES, "ties")
     _check_choice(reverse, REVERSE, "reverse")
+    _check_orient(orient)
     c = concordance_counts(x, y)
     flip = False
     if reverse == "orient":
@@ -481,6 +490,7 @@ def agreement_ratio_bruteforce(x, y, ties="def1", reverse="none", orient=(True, 
     """
     _check_choice(ties, TIES, "ties")
     _check_choice(reverse, REVERSE, "reverse")
+    _check_orient(orient)
     x = np.asarray(x, dtype=np.float64).ravel()
     y = np.asarray(y, dtype=np.float64).ravel()
     keep = ~(np.isnan(x) | np.isnan(y))

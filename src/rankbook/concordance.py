@@ -100,8 +100,14 @@ def concordance_counts(x, y) -> dict:
     >>> concordance_counts([1, 2, 2, 3], [1, 3, 2, 2])
     {'pairs': 6, 'concordant': 3, 'discordant': 1, 'tied_x': 1, 'tied_y': 1, 'tied_both': 0, 'dropped': 0}
     """
-    x = np.asarray(x, dtype=np.float64).ravel()
-    y = np.asarray(y, dtype=np.float64).ravel()
+    try:
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("x and y must be 1-D arrays of numbers (one value per sample)") from None
+    if x.ndim != 1 or y.ndim != 1:  # a 2-D array was silently flattened before
+        raise ValueError(f"x and y must be 1-D arrays of numbers, got shapes {x.shape} and "
+                         f"{y.shape}")
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same number of values, got {x.size} and {y.size}")
     keep = ~(np.isnan(x) | np.isnan(y))

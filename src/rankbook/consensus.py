@@ -1331,6 +1331,9 @@ def _tie_sums(R: np.ndarray) -> np.ndarray:
 def _kendall_w_of_ranks(R: np.ndarray, ties: bool) -> KendallW:
     from scipy import stats as sps
 
+    if not isinstance(ties, (bool, np.bool_)):  # "no" or "False" would read as true
+        raise ValueError(f"ties must be True (tie-corrected W) or False, got {ties!r}")
+
     m, n = R.shape
     if m < 2 or n < 2:
         raise ValueError(f"Kendall's W needs at least 2 judges and 2 items, got {m} judges "

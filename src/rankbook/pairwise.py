@@ -601,9 +601,10 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
         once per pair.
     k : int, optional
         The cut-off of the metrics that need one (``REGISTRY[name].needs_k``); passed to a
-        function that has a ``k`` parameter.
+        function that has a ``k`` parameter. Ignored by the other metrics (a tau stays the
+        full tau), so that one ``k`` can serve a loop over every metric.
     p : float, optional
-        RBO's persistence, 0 < p < 1; required for :data:`RBO_MEASURES`.
+        RBO's persistence, 0 < p < 1; required for :data:`RBO_MEASURES`, ignored otherwise.
     labels : bool, optional
         Force (True) or refuse (False) reading ``rankings`` as label lists; by default numeric
         arrays are permutations and anything else label lists.

@@ -237,3 +237,19 @@ def test_a_plot_file_in_no_plot_format_is_refused_before_any_work(ex, capsys, na
     assert not (ex / "out.csv").exists() and not (ex / name).exists(), err
     assert cli.main(_argv(ex) + ["--plot", str(ex / "plane.SVG")]) == 0
     assert (ex / "plane.SVG").read_bytes().lstrip().startswith(b"<?xml")
+
+
+def test_resample_limits_same_topics_and_a_topic_no_run_answers(ex, capsys):
+    """A new user's findings: 1e8 resamples were killed by the system (exit 137); the same
+    topics given as --qrels-rep switched to replicability silently; a judged topic no run
+    answers pointed to a Python call."""
+    _refused(capsys, _argv(ex, resamples="100000000"), "--resamples 100,000,000 is over the limit")
+    _refused(capsys, _argv(ex, resamples="10"), "--resamples=10 is too few", "at least 40")
+    _refused(capsys, _argv(ex, confidence="0.999999", resamples="9999"),
+             "a 0.999999 interval", "or lower --confidence")
+    assert cli.main(_argv(ex, qrels_rep=ex / "qrels.txt")) == 0
+    err = capsys.readouterr().err
+    assert "note: --qrels-rep" in err and "judges the same topics" in err
+    (ex / "q999.txt").write_text((ex / "qrels.txt").read_text() + "999 0 zz 1\n")
+    _refused(capsys, _argv(ex, qrels=ex / "q999.txt", out=ex / "other.csv"), "query '999' is judged",
+             "on the command line: --convention trec_eval_9")

@@ -164,7 +164,7 @@ def _check_resamples(n_resamples, confidence: float | None = None, test: bool = 
     if n_resamples < need:
         why = []
         if confidence is not None and need > 1:
-            why.append(f"a {confidence:.4g} interval needs a resample in each tail")
+            why.append(f"a {confidence:.10g} interval needs a resample in each tail")
         if test:
             why.append(f"a test's p-value is at least 1/({name} + 1)")
         raise ValueError(f"{name}={int(n_resamples)} is too few: {'; '.join(why)}; use at least "

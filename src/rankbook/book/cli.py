@@ -19,6 +19,7 @@ import contextlib
 import os
 import signal
 import sys
+import warnings
 
 from .. import __version__
 from . import interrupts  # the standard library only: main installs its handlers first
@@ -322,11 +323,16 @@ def _cmd_reproduce(args) -> int:
             reproduce_cmd.check_outputs(outputs, inputs, args.force)
             if args.plot:
                 reproduce_cmd.check_plot(args.plot)
-            res = reproduce_cmd.reproduce_runs(
-                paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
-                convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
-                confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                order=args.order)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UserWarning)
+                res = reproduce_cmd.reproduce_runs(
+                    paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
+                    convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
+                    confidence=args.confidence, resamples=args.resamples, seed=args.seed,
+                    order=args.order)
+            for w in caught:  # notes on the inputs, one line each, as compare prints them
+                if issubclass(w.category, UserWarning):
+                    print(f"rankbook reproduce: note: {w.message}", file=sys.stderr)
             texts = {args.out: reproduce_cmd.table_csv(res.aggregate)}
             if args.per_topic:
                 texts[args.per_topic] = reproduce_cmd.table_csv(res.per_topic)

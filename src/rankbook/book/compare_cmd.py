@@ -268,7 +268,7 @@ def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resa
         need = _stats.min_resamples(confidence, test=True)
         if resamples < need:
             raise CompareError(
-                f"--resamples {resamples} is too few: a {confidence:.4g} interval needs a resample "
+                f"--resamples {resamples} is too few: a {confidence:.10g} interval needs a resample "
                 f"in each tail and a randomization test's p-value is at least 1/(resamples + 1); "
                 f"use at least {need}")
     if resamples > MAX_RESAMPLES:

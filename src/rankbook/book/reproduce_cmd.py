@@ -17,6 +17,7 @@ topic: nothing to score it against), one advanced run without the other.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -25,6 +26,7 @@ import pandas as pd
 
 from .. import conventions as _conv
 from .. import repro as _repro
+from .. import stats as _stats
 from .. import trec_format as _tf
 from . import compare_cmd as _cc
 
@@ -297,10 +299,28 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
     ...
     rankbook.book.reproduce_cmd.ReproduceError: ...o:3: runs for different topics: ...r (--rep-baseline) has no line for 1 topic(s) of ...o ('2'); ...
     """
+    from .compare_cmd import MAX_RESAMPLES
+
+    if isinstance(resamples, int) and not isinstance(resamples, bool) and resamples > MAX_RESAMPLES:
+        # about 240 bytes a resample: 1e8 of them were killed by the system, without a word
+        raise ReproduceError(f"--resamples {resamples:,} is over the limit of {MAX_RESAMPLES:,} "
+                             "(about 240 bytes of memory each); the default 9,999 resolves the "
+                             "intervals' ends to about 1/10,000")
+    try:  # in the command's own words (--resamples, --confidence)
+        _stats._check_resamples(resamples, _stats._check_confidence(confidence), name="--resamples")
+    except ValueError as exc:
+        raise ReproduceError(str(exc).replace("--confidence", "confidence")
+                             + ("" if "too few" not in str(exc) or confidence <= 0.9999 else
+                                "; or lower --confidence")) from None
     paths = {k: (str(v) if v else None) for k, v in paths.items()}
     runs, q_orig, q_rep, wanted = check_inputs(paths, str(qrels),
                                                str(qrels_rep) if qrels_rep else None,
                                                measures, convention, order)
+    if q_rep is not None and set(q_rep["query_id"]) == set(q_orig["query_id"]):
+        warnings.warn(f"--qrels-rep {qrels_rep} judges the same topics as {qrels}: the report is "
+                      "a replicability one (the topics resampled apart, no per-topic pairing, no "
+                      "KTU or RBO); leave out --qrels-rep for a paired reproducibility report",
+                      UserWarning, stacklevel=2)
     names = {r: paths[r] for r in runs}
     try:
         res = _repro.reproduce(
@@ -309,7 +329,11 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
             convention=convention, ktu_convention=ktu_convention, rbo_p=rbo_p,
             confidence=confidence, n_resamples=resamples, seed=seed, names=names, order=order)
     except ValueError as exc:
-        raise ReproduceError(str(exc)) from None
+        hint = ""
+        if "is judged in the qrels but absent from the run" in str(exc):
+            hint = (" (on the command line: --convention trec_eval_9, pytrec_eval or ir_measures "
+                    "skips such a topic; or judge only the topics the runs answer)")
+        raise ReproduceError(f"{exc}{hint}") from None
     res.metadata = {paths[r]: _repro.read_ir_metadata(paths[r]) for r in runs}
     res.settings["files"] = dict(paths, qrels=str(qrels), qrels_rep=qrels_rep)
     return res

@@ -222,7 +222,8 @@ def test_order_rank_refuses_a_rank_given_twice_in_a_topic(ex, capsys):
     (ex / "orig_advanced.txt").write_text("\n".join(lines) + "\n")
     assert cli.main(_argv(ex) + ["--order", "rank"]) == 2
     err = capsys.readouterr().err
-    assert "appears twice for query" in err and "orig_advanced.txt (--orig-advanced)" in err
+    assert f"orig_advanced.txt:{i + 2}: documents" in err and "share rank" in err
+    assert f"(the first on line {i + 1})" in err
     assert not (ex / "out.csv").exists()
     assert cli.main(_argv(ex)) == 0  # by score the same file is fine
 
@@ -253,3 +254,16 @@ def test_resample_limits_same_topics_and_a_topic_no_run_answers(ex, capsys):
     (ex / "q999.txt").write_text((ex / "qrels.txt").read_text() + "999 0 zz 1\n")
     _refused(capsys, _argv(ex, qrels=ex / "q999.txt", out=ex / "other.csv"), "query '999' is judged",
              "on the command line: --convention trec_eval_9")
+
+
+@pytest.mark.parametrize("rank", ["0", "2.5", "-3"])
+def test_order_rank_refuses_a_rank_that_is_not_a_whole_number_from_1_with_its_line(ex, capsys, rank):
+    lines = (ex / "orig_baseline.txt").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip() and not line.startswith("#"))
+    fields = lines[at].split()
+    fields[3] = rank
+    lines[at] = " ".join(fields)
+    (ex / "bad_rank.txt").write_text("\n".join(lines) + "\n")
+    _refused(capsys, _argv(ex, orig_baseline=ex / "bad_rank.txt") + ["--order", "rank"],
+             f"bad_rank.txt:{at + 1}: document {fields[2]!r} of query {fields[0]!r} has rank",
+             "whole numbers from 1")

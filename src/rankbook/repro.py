@@ -187,9 +187,14 @@ def explicit_order(run, what: str = "run") -> pd.DataFrame:
         raise ValueError(f"{what}: an explicit order is a TREC run file, a DataFrame with a rank "
                          f"column or {{query: [doc, ...]}}; got {type(run).__name__}")
     rank = pd.to_numeric(df["rank"], errors="coerce").to_numpy(np.float64)
-    if not np.isfinite(rank).all() or (rank < 1).any() or (rank > MAX_RANK).any():
-        raise ValueError(f"{what}: every rank of an explicit order is a number from 1 to "
-                         f"{MAX_RANK}")
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(rank) & (rank >= 1) & (rank <= MAX_RANK) & (rank == np.floor(rank)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{what}: document {str(df['doc_id'].iloc[i])!r} of query "
+                         f"{str(df['query_id'].iloc[i])!r} has rank {df['rank'].iloc[i]!r}; an "
+                         f"explicit order numbers its documents 1, 2, ... (whole numbers up to "
+                         f"{MAX_RANK})")
     dup = pd.DataFrame({"q": df["query_id"].astype(str).to_numpy(), "r": rank}).duplicated()
     if dup.any():
         i = int(np.flatnonzero(dup.to_numpy())[0])

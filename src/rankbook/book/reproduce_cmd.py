@@ -96,6 +96,11 @@ def _fast_read(path, what: str, order: str = "score"):
     values = raw[value_col]
     if values.dtype.kind not in "fiu" or not np.isfinite(values.to_numpy(np.float64)).all():
         return None
+    if value_name == "rank":  # a rank that is not a whole number from 1, or one given twice:
+        v = values.to_numpy(np.float64)  # the reader below names the file and line
+        if ((v < 1) | (v != np.floor(v))).any() or pd.DataFrame(
+                {"q": raw[0].to_numpy(object), "r": v}).duplicated().any():
+            return None
     df = pd.DataFrame({"query_id": raw[0].to_numpy(object), "doc_id": raw[2].to_numpy(object),
                        value_name: values.to_numpy(np.float64)})
     codes, topics = pd.factorize(df["query_id"], sort=False)

@@ -679,6 +679,12 @@ def average_precision(relevance, n_relevant=None, k=None, scores=None, ties: str
     .. math:: E[AP@N] = \frac{1}{m}\sum_{i \le N} \frac{r}{g\,i}
               \left(1 + R + o\,\frac{r - 1}{g - 1}\right).
 
+    This differs from ``sklearn.metrics.average_precision_score`` when scores tie: scikit-learn
+    takes one threshold per tied group (the group counts as retrieved all at once), the mean
+    over the group's orders is another number. Relevance ``[1, 0, 1, 0]`` with scores
+    ``[.5, .5, .5, .1]`` gives 0.8056 here (the mean over the 6 orders of the tied three),
+    0.6667 in scikit-learn; without ties the two agree.
+
     Parameters
     ----------
     relevance : sequence of float >= 0
@@ -700,6 +706,8 @@ def average_precision(relevance, n_relevant=None, k=None, scores=None, ties: str
     0.41666666666666663
     >>> average_precision([1, 0], scores=[0.5, 0.5])  # (1 + 1/2) / 2 over the two orders
     0.75
+    >>> round(average_precision([1, 0, 1, 0], scores=[.5, .5, .5, .1]), 4)  # sklearn: 0.6667
+    0.8056
     """
     k = _check_k(k)
     values, blocks = _one_ranked(relevance, scores, ties)

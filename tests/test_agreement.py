@@ -459,3 +459,31 @@ def test_flags_and_shapes_are_checked_not_coerced():
     for bad in ("no", "False", None, 1):
         with pytest.raises(ValueError, match="ties must be True"):
             consensus.kendall_w(["abc", "acb", "bca"], ties=bad)
+
+
+def test_a_users_metric_of_one_pair_works_as_pairwise_takes_it():
+    """The examples' per-pair metrics crashed agreement_ratio and properties with raw numpy
+    errors (a new user's finding): a function of two rankings is now called pair by pair, a
+    batch function once per block, and both give the values of a hand loop."""
+    from rankbook import properties
+
+    def footrule(sigma, nu):  # one pair at a time, no k
+        return float(np.abs(np.asarray(sigma) - np.asarray(nu)).sum())
+
+    def footrule_batch(sigma, nu):
+        return np.abs(np.asarray(sigma) - np.asarray(nu)).sum(axis=-1).astype(float)
+
+    T = P.random(6, size=60, rng=3)
+    ref = P.identity(6)
+    by_hand = np.array([footrule(ref, t) for t in T])
+    tau = M.kendall_tau(ref, T)
+    want = A.agreement_ratio_from_values(by_hand, tau, reverse="auto")  # its default
+    assert A.agreement_ratio(footrule, "kendall_tau", T) == want
+    assert A.agreement_ratio(footrule_batch, "kendall_tau", T) == want
+    for f in (footrule, footrule_batch):
+        r = properties.symmetry(f, 4)
+        assert r.holds and r.checked == 576
+    with pytest.raises(ValueError, match=r"metric 'broken' raised ZeroDivisionError: .* for sigma="):
+        def broken(sigma, nu):
+            return 1 / 0
+        properties.symmetry(broken, 3)

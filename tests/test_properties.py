@@ -468,7 +468,7 @@ def test_bad_input_raises_valueerror(call, match):
 
 
 def test_callable_with_wrong_output_shape():
-    with pytest.raises(ValueError, match="one value per pair"):
+    with pytest.raises(ValueError, match="one number per pair"):
         pr.symmetry(lambda s, v: np.zeros(3), 4)
 
 

@@ -116,6 +116,10 @@ def _metric_func(m):
 
 def _values(m, reference, rankings, k):
     f = _metric_func(m)
+    if not isinstance(m, str):  # a user's function: as pairwise_to takes it (one pair or a
+        from .pairwise import pairwise_to  # batch; k only when it has a k parameter)
+
+        return pairwise_to(rankings, reference, f, k=k, numbering="given")
     return np.asarray(f(reference, rankings, k=k), dtype=np.float64)
 
 

@@ -408,6 +408,48 @@ class _Resolved:
         return out.reshape(shape[:-1])
 
 
+def _batch_of(func: Callable, name: str) -> Callable:
+    """A user's metric as a batch evaluator ``fn(sigma_rows, nu_rows, k)``: a function of two
+    batches (one value per pair) is called once per block; a function of two single rankings
+    (as :func:`rankbook.pairwise.pairwise` accepts) pair by pair. Which one is decided on the
+    first block, by comparing the batch call with calls on its first pairs."""
+    mode = {}
+
+    def single(a, b, kw):
+        try:
+            r = np.asarray(func(a, b, **kw), dtype=float)
+        except Exception as exc:  # noqa: BLE001 - name the function and the pair
+            raise ValueError(
+                f"metric {name!r} raised {type(exc).__name__}: {exc} for sigma={a.tolist()}, "
+                f"nu={b.tolist()}; a metric is f(sigma, nu){' with a k parameter' if kw else ''} "
+                "of two rankings, or of two batches of them with one value per pair") from None
+        if r.size != 1:
+            raise ValueError(f"metric {name!r} returned {r.size} values for one pair; it must "
+                             "return one number per pair")
+        return float(r.reshape(()))
+
+    def fn(s, v, kk):
+        kw = {} if kk is None else {"k": kk}
+        if mode.get("batch", True):
+            try:
+                with np.errstate(all="ignore"):
+                    out = np.asarray(func(s, v, **kw), dtype=float)
+            except Exception:  # noqa: BLE001 - not a batch function: one pair at a time
+                out = None
+            if out is not None and out.shape == (s.shape[0],):
+                if "batch" not in mode:  # the first block: the batch agrees with single calls
+                    head = min(4, s.shape[0])
+                    singles = np.array([single(s[i], v[i], kw) for i in range(head)])
+                    mode["batch"] = bool(np.allclose(out[:head], singles, rtol=1e-12,
+                                                     atol=1e-12, equal_nan=True))
+                if mode["batch"]:
+                    return out
+            mode["batch"] = False
+        return np.array([single(a, b, kw) for a, b in zip(s, v)], dtype=float)
+
+    return fn
+
+
 def _resolve(metric: Metric, n: int, k=None, higher_is_closer=None) -> _Resolved:
     """A metric name or callable -> a batch evaluator with its cut-off fixed."""
     if isinstance(metric, str):
@@ -432,9 +474,7 @@ def _resolve(metric: Metric, n: int, k=None, higher_is_closer=None) -> _Resolved
         if k is not None:
             k = _check_int(k, "k", 1, n)
         name = getattr(metric, "__name__", None) or type(metric).__name__
-
-        def fn(s, v, kk, _f=metric):
-            return _f(s, v) if kk is None else _f(s, v, k=kk)
+        fn = _batch_of(metric, name)
 
         table = metric.values if isinstance(metric, TabulatedMetric) and metric.n == n else None
         return _Resolved(name, k, k is not None, higher_is_closer, fn, table=table)

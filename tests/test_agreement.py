@@ -487,3 +487,13 @@ def test_a_users_metric_of_one_pair_works_as_pairwise_takes_it():
         def broken(sigma, nu):
             return 1 / 0
         properties.symmetry(broken, 3)
+
+
+def test_agreement_matrix_from_values_names_the_input_it_needs():
+    with pytest.raises(ValueError, match="values must map each metric name to its values"):
+        A.agreement_matrix_from_values(np.ones((2, 5)))
+    with pytest.raises(ValueError, match=r"the values of 'a' have shape \(2, 2\)"):
+        A.agreement_matrix_from_values({"a": [[1, 2], [3, 4]], "b": [[1, 2], [3, 4]]})
+    x = np.arange(5.0)
+    got = A.agreement_matrix_from_values(pd.DataFrame({"a": x, "b": -x}), reverse="none")
+    assert got.to_numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]

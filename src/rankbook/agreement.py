@@ -890,13 +890,23 @@ def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
     """
     _check_choice(reverse, REVERSE, "reverse")
     _check_choice(ties, TIES, "ties")
-    names = list(values if names is None else names)
+    if not hasattr(values, "keys"):  # a 2-D array or a list of lists: no metric names
+        raise ValueError(f"values must map each metric name to its values (a dict or a "
+                         f"DataFrame with one column per metric), got {type(values).__name__}")
+    names = list(values.keys() if names is None else names)
     if not names:
         raise ValueError("names must hold at least one metric")
     missing = [name for name in names if name not in values]
     if missing:
         raise ValueError(f"no values given for {', '.join(map(repr, missing))}")
-    arrays = [np.asarray(values[name], dtype=np.float64).ravel() for name in names]
+    try:
+        arrays = [np.asarray(values[name], dtype=np.float64) for name in names]
+    except (TypeError, ValueError):
+        raise ValueError("every metric's values must be numbers (nan where undefined)") from None
+    flat = [(name, a.shape) for name, a in zip(names, arrays) if a.ndim != 1]
+    if flat:
+        raise ValueError(f"the values of {flat[0][0]!r} have shape {flat[0][1]}; each metric "
+                         "needs one value per sample element (a 1-D array)")
     if len({a.size for a in arrays}) != 1:
         raise ValueError("every metric needs values on the same sample: got lengths "
                          + ", ".join(f"{name} {a.size}" for name, a in zip(names, arrays)))

@@ -378,3 +378,11 @@ def test_ranky_refusals_name_the_file_and_the_readings(tmp_path):
 def test_an_aggregate_with_items_no_input_ranks_is_refused():
     with pytest.raises(ValueError, match="the aggregate ranks 1 item that no input ranks: 'X'"):
         af.aggregate_scores({"j1": "abc", "j2": "bac"}, "abX")
+
+
+def test_an_input_named_like_a_summary_row_is_refused():
+    from rankbook import aggregation_formats as F
+
+    for name in ("inputs", "inputs + aggregate"):
+        with pytest.raises(ValueError, match=f"an input is named '{name}'.*rename it"):
+            F.aggregate_scores({name: "abc", "j2": "bac"}, "abc")

@@ -997,7 +997,9 @@ def aggregate_scores(inputs, aggregate, *, items: str = "union", gamma: float = 
     opposite orders, each pair tied in one and not the other counting 1/2, on the items of
     ``items``), then a row ``"inputs"`` with :func:`rankbook.consensus.kappa` and
     :func:`rankbook.consensus.kendall_w` of the inputs, and a row ``"inputs + aggregate"``
-    with the same for all rankings together.
+    with the same for all rankings together. Kendall's W is ``nan`` where it is undefined
+    (fewer than 2 items common to the rankings, with ``items="common"``). An input may not be
+    named like a summary row.
 
     Examples
     --------
@@ -1013,6 +1015,10 @@ def aggregate_scores(inputs, aggregate, *, items: str = "union", gamma: float = 
     from .consensus import kappa, kendall_w, rank_matrix
 
     named = _named(inputs, "inputs")
+    taken = [n for n in named if n in ("inputs", "inputs + aggregate")]
+    if taken:
+        raise ValueError(f"an input is named {taken[0]!r}, the name of a summary row of the "
+                         "table; rename it")
     agg = canonical(aggregate)
     held = set(_labels_in_order(named))
     extra = [x for x in _labels_in_order({"aggregate": agg}) if x not in held]

@@ -6,6 +6,8 @@ ranky's README matrix: the two readings give two different Kendall's W, each che
 independent computation (scipy's Friedman test, and ranky's own formula re-implemented here).
 """
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -384,5 +386,5 @@ def test_an_input_named_like_a_summary_row_is_refused():
     from rankbook import aggregation_formats as F
 
     for name in ("inputs", "inputs + aggregate"):
-        with pytest.raises(ValueError, match=f"an input is named '{name}'.*rename it"):
+        with pytest.raises(ValueError, match=re.escape(f"an input is named '{name}'")):
             F.aggregate_scores({name: "abc", "j2": "bac"}, "abc")

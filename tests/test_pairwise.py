@@ -506,3 +506,20 @@ def test_hypothesis_top_k_lists_rbo_and_row_order(N, k, pool, ragged, seed):
     perm = rng.permutation(N)
     np.testing.assert_array_equal(pairwise([lists[i] for i in perm], "rbo_ext", p=0.8, labels=True),
                                   pairwise(lists, "rbo_ext", p=0.8, labels=True)[np.ix_(perm, perm)])
+
+
+def test_an_output_larger_than_memory_is_refused_with_its_size(monkeypatch):
+    """numpy's bare MemoryError (or the system's kill) became a ValueError naming the size."""
+    from rankbook import agreement
+    from rankbook import permutations as perm
+
+    R = P.random(5, size=20, rng=0)
+    assert pairwise(R, "kendall_tau").shape == (20, 20)
+    monkeypatch.setattr(perm, "physical_memory", lambda: 1000)  # 20 x 20 x 8 = 3200 bytes
+    with pytest.raises(ValueError, match="the 20 x 20 matrix of kendall_tau would need 3,200 bytes "
+                                         "of memory, more than this machine's 1,000 bytes"):
+        pairwise(R, "kendall_tau")
+    with pytest.raises(ValueError, match="100 random rankings of 5 items would need 4,000 bytes"):
+        agreement.sample(5, 100, seed=0)
+    monkeypatch.setattr(perm, "physical_memory", lambda: None)  # unknown: no refusal
+    assert pairwise(R, "kendall_tau").shape == (20, 20)

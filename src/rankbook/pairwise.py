@@ -688,6 +688,9 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
         raise ValueError(f"{why}, so it has no condensed form; use condensed=False for the full "
                          f"N x N matrix (the asymmetric metrics are {', '.join(ASYMMETRIC)})")
     per = max(1, chunk // n)
+    cells = N * (N - 1) // 2 if condensed else N * N
+    _perm.check_memory(8 * cells, f"the {N:,} x {N:,} matrix of {ev.name}",
+                       "condensed=True holds half of it, pairwise_to one row")
     if ev.symmetric:
         total = N * (N - 1) // 2
         out = np.empty(total, dtype=np.float64) if condensed else np.empty((N, N), dtype=np.float64)

@@ -324,6 +324,33 @@ def identity(n: int) -> np.ndarray:
     return np.arange(1, n + 1, dtype=np.int64)
 
 
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes, or None where the system does not say."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(nbytes: int, what: str, hint: str = "") -> None:
+    """Refuse, with a ValueError naming the size, an array larger than this machine's physical
+    memory (numpy would raise a bare MemoryError, or the system kill the process).
+
+    >>> check_memory(8, "one number")
+    >>> check_memory(2**80, "a huge matrix")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: a huge matrix would need ... of memory, more than this machine's ...
+    """
+    total = physical_memory()
+    if total is not None and nbytes > total:
+        size = lambda b: next((f"{b / 2**e:.1f} {u}" for e, u in ((40, "TiB"), (30, "GiB"),
+                                                                   (20, "MiB")) if b >= 2**e),
+                              f"{int(b):,} bytes")
+        raise ValueError(f"{what} would need {size(nbytes)} of memory, more than this machine's "
+                         f"{size(total)}" + (f"; {hint}" if hint else ""))
+
+
 def random(n: int, size=None, rng=None) -> np.ndarray:
     """Uniformly random rankings of n items.
 
@@ -356,6 +383,7 @@ def random(n: int, size=None, rng=None) -> np.ndarray:
             raise ValueError(f"size must be None, an int or a tuple of ints, got {size!r}") from None
     if any(s < 0 for s in shape):
         raise ValueError(f"size must be non-negative, got {size!r}")
+    check_memory(8 * n * math.prod(shape), f"{math.prod(shape):,} random rankings of {n:,} items")
     base = np.broadcast_to(np.arange(1, n + 1, dtype=np.int64), shape + (n,)).copy()
     return gen.permuted(base, axis=-1)
 

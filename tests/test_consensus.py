@@ -548,3 +548,13 @@ def test_kappa_bootstrap_bound_is_inf_not_nan_when_resamples_overflow():
         r = c.kappa_bootstrap(rs, n_resamples=200)
     assert np.isinf(r.distribution).any() and r.high == np.inf and np.isfinite(r.low)
     assert not np.isnan([r.low, r.high]).any()
+
+
+def test_kappa_bootstrap_refuses_resamples_beyond_memory(monkeypatch):
+    from rankbook import permutations as perm
+
+    monkeypatch.setattr(perm, "physical_memory", lambda: 10_000)
+    with pytest.raises(ValueError, match="1,000 resamples of 3 rankings would need 48,000 bytes"):
+        c.kappa_bootstrap(["abc", "acb", "bca"], n_resamples=1000)
+    monkeypatch.setattr(perm, "physical_memory", lambda: None)
+    assert c.kappa_bootstrap(["abc", "acb", "bca"], n_resamples=1000).n_resamples == 1000

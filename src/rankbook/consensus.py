@@ -1539,6 +1539,9 @@ def kappa_bootstrap(rankings, gamma: float = 1.0, lam: float = 1.0, *, n_resampl
     m = len(parsed)
     ga, la = np.asarray(g), np.asarray(lm)
     est = float(_kappa_from_graph(_graph_from_parsed(parsed, deviation, None), ga, la))
+    from .permutations import check_memory
+
+    check_memory(16 * int(n_resamples) * m, f"{int(n_resamples):,} resamples of {m} rankings")
     idx = np.random.default_rng(seed).integers(0, m, size=(int(n_resamples), m))
     keys = [_ranking_key(p) for p in parsed]
     cache: dict = {}

@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from rankbook.book import outputs, paths, pipeline
@@ -229,3 +230,18 @@ def test_prose_keeps_its_typographic_quotes(hostile_book):
     pipeline.build_site(hostile_book, log=lambda *a: None)
     html = (hostile_book / "_build" / "html" / "book" / "intro.html").read_text()
     assert "“quoted”" in article(html)
+
+
+@pytest.mark.parametrize("gap", [None, float("nan"), np.nan])
+def test_a_missing_label_is_refused_by_pairwise_and_rbo_as_by_consensus(gap):
+    """None was a label in pairwise and a nan matched only itself in rbo (a new user's
+    finding); consensus refused both already."""
+    from rankbook import consensus, rbo
+    from rankbook.pairwise import pairwise
+
+    with pytest.raises(ValueError, match="ranking 0 holds a missing label .* at position 2"):
+        pairwise([["a", gap], ["b", "a"]], "kendall_tau")
+    with pytest.raises(ValueError, match=r"S\[1\] is a missing label"):
+        rbo.rbo(["a", gap], ["a", "b"], 0.9)
+    with pytest.raises(ValueError, match="missing label"):
+        consensus.kappa([["a", gap], ["b", "a"]])

@@ -219,12 +219,10 @@ def _label_order(label: Any) -> tuple:
 
 
 def _missing(x: Any) -> bool:
-    """``None``, ``nan`` (numpy's too) or ``pandas.NA``: a missing value, not a label."""
-    if x is None or isinstance(x, (str, int)):
-        return x is None
-    if isinstance(x, (float, np.floating)):
-        return bool(x != x)
-    return type(x).__name__ in ("NAType", "NaTType")
+    """``None``, ``nan`` or ``pandas.NA``: :func:`rankbook.permutations.is_missing_label`."""
+    from .permutations import is_missing_label
+
+    return is_missing_label(x)
 
 
 def _hashable(x: Any) -> bool:

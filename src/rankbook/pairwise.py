@@ -162,6 +162,11 @@ def _coded(rows, what):
     index: dict = {}
     coded = []
     for r, row in enumerate(rows):
+        gap = next((j for j, x in enumerate(row) if _perm.is_missing_label(x)), None)
+        if gap is not None:  # None or nan would be an item, matched only with itself
+            raise ValueError(f"{what}: ranking {r} holds a missing label ({row[gap]!r}) at "
+                             f"position {gap + 1}; every label must name an item (end a top-k "
+                             "list early instead)")
         try:
             c = [index.setdefault(x, len(index)) for x in row]
         except TypeError as exc:

@@ -324,6 +324,19 @@ def identity(n: int) -> np.ndarray:
     return np.arange(1, n + 1, dtype=np.int64)
 
 
+def is_missing_label(x) -> bool:
+    """``None``, ``nan`` (numpy's too) or ``pandas.NA``: a missing value, not an item's label.
+
+    >>> [is_missing_label(x) for x in (None, float("nan"), "a", 0)]
+    [True, True, False, False]
+    """
+    if x is None or isinstance(x, (str, int)):
+        return x is None
+    if isinstance(x, (float, np.floating)):
+        return bool(x != x)
+    return type(x).__name__ in ("NAType", "NaTType")
+
+
 def physical_memory() -> int | None:
     """This machine's physical memory in bytes, or None where the system does not say."""
     try:

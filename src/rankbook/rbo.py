@@ -109,6 +109,13 @@ def _as_ranking(values, name: str) -> list:
         entries = list(values)
     except TypeError:
         raise ValueError(f"{name} must be a sequence of items (list, tuple, array or str)") from None
+    from .permutations import is_missing_label
+
+    gap = next((i for i, e in enumerate(entries) if not isinstance(e, (set, frozenset, str))
+                and is_missing_label(e)), None)
+    if gap is not None:  # a nan matched only itself (the same object), None any None
+        raise ValueError(f"{name}[{gap}] is a missing label ({entries[gap]!r}); every entry must "
+                         "name an item (end a top-k list early instead)")
     if not any(issubclass(t, _TIE_TYPES) for t in set(map(type, entries))):
         return entries
     out = []

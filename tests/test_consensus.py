@@ -558,3 +558,9 @@ def test_kappa_bootstrap_refuses_resamples_beyond_memory(monkeypatch):
         c.kappa_bootstrap(["abc", "acb", "bca"], n_resamples=1000)
     monkeypatch.setattr(perm, "physical_memory", lambda: None)
     assert c.kappa_bootstrap(["abc", "acb", "bca"], n_resamples=1000).n_resamples == 1000
+
+
+@pytest.mark.parametrize("bad", ["0.5", True, b"1"])
+def test_weights_given_as_text_or_bool_are_refused_as_rbo_refuses_them(bad):
+    with pytest.raises(ValueError, match="gamma must be a number in"):
+        c.kappa(["abc", "acb"], gamma=bad)

@@ -264,6 +264,10 @@ def _parse_rankings(rankings: Any) -> list[dict]:
 
 def _check_unit(value: Any, name: str) -> np.ndarray:
     """A float array with every value in (0, 1]."""
+    raw = np.asarray(value) if not isinstance(value, (str, bytes)) else None
+    if raw is None or raw.dtype.kind not in "biuf" or raw.dtype.kind == "b":
+        # a string such as "0.5" is not a number here, as rbo refuses p="0.9"
+        raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):

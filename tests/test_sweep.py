@@ -87,7 +87,7 @@ def test_ranges_lists_and_a_dry_run(project, capsys):
     nb = project / "notebooks" / "nb1.ipynb"
     make_notebook(nb)
     assert cli.main(["sweep", "nb1", "-p", "delay", "0:3", "--dry-run"]) == 2  # delay is a float
-    capsys.readouterr()
+    assert "ranges count whole numbers, and 'delay' is a float" in capsys.readouterr().err
     assert cli.main(["sweep", "nb1", "-p", "delay", "0,1,2", "-p", "fail", "false,true",
                      "--dry-run"]) == 0
     out = capsys.readouterr().out

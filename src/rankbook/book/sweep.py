@@ -103,6 +103,10 @@ def _values(spec: NotebookSpec, key: str, text: str) -> list[str]:
                 raise ParameterError(f"the range {part!r} for {key!r} holds {b - a:,} values; a "
                                      f"sweep may have at most {MAX_POINTS:,} points")
             out += [str(x) for x in range(a, b)]
+        elif ":" in part and not is_int and isinstance(p.default, float):
+            raise ParameterError(f"the range {part!r} for {key!r}: START:STOP ranges count whole "
+                                 f"numbers, and {key!r} is a float; list its values instead, e.g. "
+                                 "0.5,0.6,0.7")
         else:
             out.append(part)
     return out

@@ -497,3 +497,11 @@ def test_agreement_matrix_from_values_names_the_input_it_needs():
     x = np.arange(5.0)
     got = A.agreement_matrix_from_values(pd.DataFrame({"a": x, "b": -x}), reverse="none")
     assert got.to_numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_shape_messages_use_the_callers_words():
+    with pytest.raises(ValueError, match="reference ranks 3 items and the rankings 4"):
+        A.agreement_ratio("kendall_tau", "spearman_rho", P.random(4, size=20, rng=0),
+                          reference=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"rows of equal length\); its rows have lengths 2, 3"):
+        P.validate([[1, 2, 3], [1, 2]])

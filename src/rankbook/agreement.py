@@ -124,7 +124,13 @@ def _values(m, reference, rankings, k):
 
 
 def _reference(reference, n):
-    return _perm.identity(n) if reference is None else _perm.validate(reference)
+    if reference is None:
+        return _perm.identity(n)
+    ref = _perm.validate(reference)
+    if ref.shape[-1] != n:  # said in the caller's words, not as sigma and nu
+        raise ValueError(f"reference ranks {ref.shape[-1]} items and the rankings {n}; the "
+                         "reference must rank the same items")
+    return ref
 
 
 # ----------------------------------------------------------------------------------------------

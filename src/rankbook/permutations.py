@@ -63,9 +63,11 @@ def _as_int_array(x, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be an array of integers 1..n, got a string {x!r}")
     try:
         arr = np.asarray(x)
-    except ValueError as exc:  # ragged nested lists
+    except ValueError:  # ragged nested lists
+        lengths = sorted({len(r) for r in x if hasattr(r, "__len__")}) if hasattr(x, "__iter__") else []
         raise ValueError(
-            f"{name} must be a rectangular array of integers 1..n (rows of equal length): {exc}"
+            f"{name} must be a rectangular array of integers 1..n (rows of equal length)"
+            + (f"; its rows have lengths {', '.join(map(str, lengths[:5]))}" if lengths else "")
         ) from None
     if arr.dtype.kind == "b":
         raise ValueError(f"{name} must contain integers 1..n, got booleans (dtype {arr.dtype})")

@@ -1462,7 +1462,9 @@ def mean_pairwise_tau(rankings, *, items: str = "common") -> float:
     On the mid-rank matrix of :func:`rank_matrix` (``items``), each pair of judges with
     ``scipy.stats.kendalltau`` (:math:`\\tau_b`, which corrects for ties); pairs where it is
     undefined (a judge tying every item) are left out. The loop runs over the
-    :math:`m(m-1)/2` pairs of judges, each an :math:`O(n \\log n)` count.
+    :math:`m(m-1)/2` pairs of judges, each an :math:`O(n \\log n)` count. ``nan`` (not an
+    error, unlike :func:`kendall_w`) with fewer than 2 rankings or 2 items, or when no pair
+    is defined: :func:`agreement_summary` shows it as undefined beside the other measures.
 
     Examples
     --------

@@ -505,3 +505,16 @@ def test_shape_messages_use_the_callers_words():
                           reference=[1, 2, 3])
     with pytest.raises(ValueError, match=r"rows of equal length\); its rows have lengths 2, 3"):
         P.validate([[1, 2, 3], [1, 2]])
+
+
+def test_a_users_metric_on_single_rankings_in_the_triple_and_pair_checks():
+    def footrule(sigma, nu):
+        return float(np.abs(np.asarray(sigma) - np.asarray(nu)).sum())
+
+    def footrule_k(sigma, nu, k=None):  # the old contract: f(ref, r, k=None) on a batch
+        return np.abs(np.asarray(sigma) - np.asarray(nu)).sum(axis=-1).astype(float)
+
+    for f in (footrule, footrule_k):
+        assert bool(A.triple_inconsistent(f, "kendall_tau", [1, 2, 3], [1, 2, 3], [2, 1, 3])) == bool(
+            A.triple_inconsistent("mse", "kendall_tau", [1, 2, 3], [1, 2, 3], [2, 1, 3]))
+        assert float(A.pair_consistent(f, "kendall_tau", [2, 1, 3, 4], [4, 3, 2, 1])) == 0.0

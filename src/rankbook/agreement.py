@@ -116,10 +116,14 @@ def _metric_func(m):
 
 def _values(m, reference, rankings, k):
     f = _metric_func(m)
-    if not isinstance(m, str):  # a user's function: as pairwise_to takes it (one pair or a
-        from .pairwise import pairwise_to  # batch; k only when it has a k parameter)
+    r, ref = np.asarray(rankings), np.asarray(reference)
+    if not isinstance(m, str) and ref.ndim == 1 and r.ndim in (1, 2):
+        # a user's function against one reference: as pairwise_to takes it (of one pair or of
+        # a batch; k only when it has a k parameter)
+        from .pairwise import pairwise_to
 
-        return pairwise_to(rankings, reference, f, k=k, numbering="given")
+        out = pairwise_to(r.reshape(-1, r.shape[-1]), ref, f, k=k, numbering="given")
+        return out.reshape(r.shape[:-1])
     return np.asarray(f(reference, rankings, k=k), dtype=np.float64)
 
 

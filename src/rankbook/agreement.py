@@ -558,13 +558,27 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
     Parameters
     ----------
     m1, m2 : str or callable
+        Names of :data:`rankbook.metrics.NAMES`, or functions ``f(sigma, nu)`` of two
+        rankings (or of a ranking and a batch of them, one value per ranking), with a ``k``
+        parameter if they take a cut-off, as :func:`rankbook.pairwise.pairwise` takes them.
     rankings : array_like of shape (T, n)
         The sample T of S_n.
     k : int, optional
+        The cut-off of the metrics that take one.
     reference : array_like of shape (n,), optional
         sigma of Def. 2; the identity by default.
     ties, reverse : str
         See :func:`agreement_ratio_from_values`; ``reverse="none"`` gives the raw ratio.
+    ci : bool
+        Return the ratio with its interval (above) instead of the ratio alone.
+    confidence : float
+        The interval's level, 0 < confidence < 1.
+
+    Returns
+    -------
+    float
+        The ratio; with ``ci=True`` an :class:`AgreementRatio` (``ratio``, ``low``, ``high``,
+        ``n_effective``, ``confidence``).
 
     Examples
     --------

@@ -424,3 +424,28 @@ def test_a_local_cluster_starts_without_a_dashboard_on_a_free_port():
         with pytest.raises(urllib.error.HTTPError, match="404"):
             urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=10)
     assert not [w for w in caught if "8787" in str(w.message)]
+
+
+def test_an_interruption_leaves_no_asyncio_traceback_under_its_one_line(tmp_path):
+    """After Ctrl-C, a kernel client's task holding DeadKernelError was garbage-collected at
+    exit and asyncio printed "Task exception was never retrieved" with a traceback under the
+    one-line message (a signal test met it on a loaded machine). The CLI silences asyncio's
+    logger once it reports an interruption; the same orphan task prints without it."""
+    script = tmp_path / "orphan.py"
+    script.write_text(
+        "import asyncio, gc, sys\n"
+        "if sys.argv[1] == 'quiet':\n"
+        "    from rankbook.book import cli\n"
+        "    cli._quiet_asyncio()\n"
+        "async def boom():\n"
+        "    raise RuntimeError('Kernel died')\n"
+        "loop = asyncio.new_event_loop()\n"
+        "task = loop.create_task(boom())\n"
+        "loop.run_until_complete(asyncio.sleep(0.01))\n"
+        "del task\n"
+        "gc.collect()\n"
+        "loop.close()\n")
+    loud = subprocess.run([sys.executable, str(script), "loud"], capture_output=True, text=True)
+    assert "Task exception was never retrieved" in loud.stderr  # the evidence can show
+    quiet = subprocess.run([sys.executable, str(script), "quiet"], capture_output=True, text=True)
+    assert quiet.returncode == 0 and quiet.stderr == ""

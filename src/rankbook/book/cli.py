@@ -56,7 +56,17 @@ def _cmd_list(args) -> int:
     return 0
 
 
+def _quiet_asyncio() -> None:
+    """After an interruption, a kernel client's asyncio task may still hold the kernel's death
+    (DeadKernelError); garbage-collected at exit, asyncio would print "Task exception was
+    never retrieved" and a traceback under the one-line message. Nothing is left to report."""
+    import logging
+
+    logging.getLogger("asyncio").disabled = True
+
+
 def _interrupted(cmd: str, exc: interrupts.Interrupted) -> int:
+    _quiet_asyncio()
     report = getattr(exc, "report", None)
     if report is not None:
         done = ", ".join(report.ran) or "none"
@@ -258,6 +268,7 @@ def _failed(command: str, exc: BaseException, written: list, user_error: type) -
         print(f"rankbook {command}: {exc}", file=sys.stderr)
         return 2
     if isinstance(exc, (pipeline.Interrupted, KeyboardInterrupt)):
+        _quiet_asyncio()
         name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
         done = (f"{', '.join(written)} written before it" if written
                 else "no output was written")
@@ -591,6 +602,7 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:  # `rankbook --help | head -1`
             return _reader_gone()
         except interrupts.Interrupted as exc:  # while parsing, or while a message was printed
+            _quiet_asyncio()
             print(f"rankbook {command}: {exc}; nothing was written, the last good output is "
                   "untouched", file=sys.stderr)
             return exc.exit_status

@@ -59,6 +59,8 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from .permutations import is_missing_label
+
 __all__ = [
     "DEVIATIONS",
     "DEVIATION_NAMES",
@@ -161,7 +163,7 @@ def _parse_ranking(ranking: Any, index: int) -> dict:
     for j, element in to_check:
         group = element if isinstance(element, _TIE_TYPES) else (element,)
         for label in group:
-            if label is None or (label != label if isinstance(label, float) else _missing(label)):
+            if is_missing_label(label):
                 raise ValueError(
                     f"rankings[{index}] holds a missing label ({label!r}) at position {j}: every "
                     "label must name an item (two missing labels are not two items); end a "
@@ -216,13 +218,6 @@ def _parse_ranking(ranking: Any, index: int) -> dict:
 def _label_order(label: Any) -> tuple:
     """A total order over mixed labels (type name, then text) for reading a tie group."""
     return (type(label).__name__, str(label))
-
-
-def _missing(x: Any) -> bool:
-    """``None``, ``nan`` or ``pandas.NA``: :func:`rankbook.permutations.is_missing_label`."""
-    from .permutations import is_missing_label
-
-    return is_missing_label(x)
 
 
 def _hashable(x: Any) -> bool:

@@ -796,7 +796,7 @@ def _run_columns(run, order):
             f"order='rank' reads the rank column of the run DataFrame, which has none (it has "
             f"{list(run.columns)}); add a 'rank' column or use order='score'")
     q, d, v = _raw_table(run, "rank", "run")
-    bad = np.flatnonzero(~((v >= 1) & (v == np.floor(v))))
+    bad = np.flatnonzero(trec_format.bad_ranks(v))
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"document {d[i]!r} of query {q[i]!r} has rank {v[i]:g}; an explicit "

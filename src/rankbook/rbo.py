@@ -40,6 +40,7 @@ import numbers
 
 import numpy as np
 
+from .permutations import is_missing_label
 from .ties import parse_ranking
 
 __all__ = [
@@ -109,8 +110,6 @@ def _as_ranking(values, name: str) -> list:
         entries = list(values)
     except TypeError:
         raise ValueError(f"{name} must be a sequence of items (list, tuple, array or str)") from None
-    from .permutations import is_missing_label
-
     gap = next((i for i, e in enumerate(entries) if not isinstance(e, (set, frozenset, str))
                 and is_missing_label(e)), None)
     if gap is not None:  # a nan matched only itself (the same object), None any None

@@ -187,8 +187,7 @@ def explicit_order(run, what: str = "run") -> pd.DataFrame:
         raise ValueError(f"{what}: an explicit order is a TREC run file, a DataFrame with a rank "
                          f"column or {{query: [doc, ...]}}; got {type(run).__name__}")
     rank = pd.to_numeric(df["rank"], errors="coerce").to_numpy(np.float64)
-    with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(rank) & (rank >= 1) & (rank <= MAX_RANK) & (rank == np.floor(rank)))
+    bad = _tf.bad_ranks(rank, MAX_RANK)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{what}: document {str(df['doc_id'].iloc[i])!r} of query "

@@ -753,10 +753,26 @@ def _refuse_duplicates(t: TrecTable) -> None:
     )
 
 
+def bad_ranks(ranks, max_rank: float | None = None) -> np.ndarray:
+    """Where the ranks of an explicit order are not whole numbers from 1 (and up to
+    ``max_rank``): a boolean mask, true for nan and inf too. The one rule of every reader and
+    scorer of explicit orders.
+
+    >>> bad_ranks([1, 2, 0, 2.5, -3, float("nan")]).tolist()
+    [False, False, True, True, True, True]
+    """
+    r = np.asarray(ranks, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(r) & (r >= 1) & (r == np.floor(r))
+        if max_rank is not None:
+            ok &= r <= max_rank
+    return ~ok
+
+
 def _refuse_shared_ranks(t: TrecTable) -> None:
     """An explicit order (``order="rank"``) with a rank that is not a whole number from 1, or
     two documents of a query at the same rank: ``name:line`` of the (second) row."""
-    bad = np.flatnonzero(~((t.values >= 1) & (t.values == np.floor(t.values))))
+    bad = np.flatnonzero(bad_ranks(t.values))
     if bad.size:
         i = int(bad[0])
         doc = t.dnames[t.docs[i]] if t.dnames is not None else str(int(t.docs[i]))

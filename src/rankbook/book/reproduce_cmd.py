@@ -98,7 +98,7 @@ def _fast_read(path, what: str, order: str = "score"):
         return None
     if value_name == "rank":  # a rank that is not a whole number from 1, or one given twice:
         v = values.to_numpy(np.float64)  # the reader below names the file and line
-        if ((v < 1) | (v != np.floor(v))).any() or pd.DataFrame(
+        if _tf.bad_ranks(v).any() or pd.DataFrame(
                 {"q": raw[0].to_numpy(object), "r": v}).duplicated().any():
             return None
     df = pd.DataFrame({"query_id": raw[0].to_numpy(object), "doc_id": raw[2].to_numpy(object),
@@ -314,7 +314,7 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
     try:  # in the command's own words (--resamples, --confidence)
         _stats._check_resamples(resamples, _stats._check_confidence(confidence), name="--resamples")
     except ValueError as exc:
-        raise ReproduceError(str(exc).replace("--confidence", "confidence")
+        raise ReproduceError(str(exc)
                              + ("" if "too few" not in str(exc) or confidence <= 0.9999 else
                                 "; or lower --confidence")) from None
     paths = {k: (str(v) if v else None) for k, v in paths.items()}

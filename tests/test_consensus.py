@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
 from rankbook import consensus as c
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 
 EXAMPLE_1 = ["abcdef", "bdcefa", "bcdeghijkf", "badefc"]
 GRID = [1.0, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45]

@@ -14,7 +14,7 @@ import pytest
 from rankbook import consensus, metrics, permutations, properties
 from rankbook.papers.paper_a import tables as T
 from rankbook.book import outputs
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 from seeds import missing_reason, seed_path
 
 SEED = seed_path("000_9346a01f2f0164d8.txt")

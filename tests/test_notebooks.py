@@ -69,7 +69,8 @@ def check_records(folder, name):
     a severity on the one scale and its readings; a failing claim is explained by an erratum of
     its severity where the notebook found one; and every "N of M" the page prints for a claim is
     that claim's own count (one count per claim, issue 19)."""
-    from rankbook.book import claims, outputs, site
+    from rankbook.book import outputs, site
+    from rankbook.ledger import claims
 
     results_path = folder / outputs.RESULTS_FILE
     results = json.loads(results_path.read_text()) if results_path.exists() else []

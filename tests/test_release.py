@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import rankbook
-from rankbook.book.paths import project_root
+from rankbook.ledger.paths import project_root
 
 ROOT = project_root()
 #: Every library module: each ``src/rankbook/*.py`` except the package file and ``__main__``

@@ -545,8 +545,8 @@ def _build_parser() -> argparse.ArgumentParser:
                                        "last build; one claim's evidence with its id")
     cl.add_argument("id", nargs="?", help="one claim (or erratum) id, e.g. A-P7.1: its evidence, "
                                           "errata and the command that reruns it")
-    cl.add_argument("--source", default=None, help="only this source: A, B, notes, rankdcg, "
-                                                     "blog or tools")
+    cl.add_argument("--source", default=None, help="only this source (the key of its ledger "
+                                                     "file, data/claims/KEY.toml)")
     cl.add_argument("--status", default=None, help="only this status, e.g. false")
     cl.set_defaults(func=_cmd_claims)
 

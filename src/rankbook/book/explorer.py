@@ -110,8 +110,8 @@ def _outside_command(spec, grid: dict, fixed: dict) -> str | None:
 
 def _control(column: str, values: list, initial) -> tuple[dict, str]:
     """A Vega-Lite parameter bound to an input, and its filter expression. The input is
-    labelled with the column's display name (:func:`rankbook.book.names.display`), never its id."""
-    from .names import display
+    labelled with the column's display name (:func:`rankbook.ledger.names.display`), never its id."""
+    from ..ledger.names import display
 
     name = "p_" + "".join(c if c.isalnum() else "_" for c in column)
     ints = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
@@ -149,7 +149,7 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
     parameter per control column (initial value given), a filter per control.
 
     Every control, axis, legend and tooltip is titled with a display name
-    (:func:`rankbook.book.names.display`). A heat map takes the colour ``scheme`` and
+    (:func:`rankbook.ledger.names.display`). A heat map takes the colour ``scheme`` and
     ``domain`` of the figure it explores (a Vega scheme name, e.g. ``"pinkyellowgreen"`` for
     matplotlib's PiYG). A line chart with ``overlay`` draws that column (the published values)
     as open diamonds over the lines of ``y``, and with ``status`` marks the points whose status
@@ -166,7 +166,7 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
     """
     import altair as alt
 
-    from .names import display
+    from ..ledger.names import display
 
     if kind not in KINDS:
         raise ValueError(f"unknown explorer kind {kind!r}; valid: {', '.join(KINDS)}")
@@ -369,15 +369,15 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         column whose values split the chart into panels (one scale each; a ``derive`` column).
 
     Ids in the plotted text columns (metric ids, reading ids) are written as display names
-    (:func:`rankbook.book.names.display`), in the CSV as in the chart.
+    (:func:`rankbook.ledger.names.display`), in the CSV as in the chart.
 
     Returns the grid's CSV, or None when nothing was computed.
     """
     from IPython.display import Markdown, display
 
-    from .names import display as display_name
+    from ..ledger.names import display as display_name
     from .outputs import _check_name
-    from .paths import notebook_dir, output_dir
+    from ..ledger.paths import notebook_dir, output_dir
     from .specs import find
     from .sweep import run_sweep
 
@@ -563,7 +563,7 @@ def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = N
     from IPython.display import Markdown, display
 
     from .outputs import _check_name
-    from .paths import notebook_dir, output_dir
+    from ..ledger.paths import notebook_dir, output_dir
 
     _check_name(name)
     if _in_point() or df is None or len(df) == 0:

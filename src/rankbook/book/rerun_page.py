@@ -118,7 +118,7 @@ def write_page(folder: Path, name: str, root: Path | None = None, *,
     Raises :class:`PageFailed` with jupyter-book's last lines when the page cannot be built;
     an older ``NAME.html`` is replaced only by a complete new one.
     """
-    from .paths import project_root
+    from ..ledger.paths import project_root
     from .pipeline import jupyter_book_command
 
     root = Path(root or project_root())

@@ -12,11 +12,12 @@ from __future__ import annotations
 import pandas as pd
 
 from rankbook import aggregation_formats, consensus
-from rankbook.book import claims
+from rankbook.ledger import claims
 
 from .common import (TABLE_II, TABLE_III, Section, add_table, agreement, check_grid, curves, decline, grids, say,
                      spread_finding)
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
+from rankbook.ledger.limits import within_memory, within_time
 
 __all__ = ["load", "counts", "check_table_iv", "check_eq3", "figure_3", "check_figure_3_reading",
            "conclusions", "CHECKS", "GRID"]
@@ -235,3 +236,59 @@ def fit(base: dict, candidates: dict) -> Section:
                     "(items a list lacks tie after its last), then κ (γ = λ = 1) and Kendall's W of "
                     "the inputs alone and with the aggregate")
     return out
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def _rankings_from(values: dict, key_csv: str, root):
+    """The first group of a rankings file, in rankbook's CSV or an aggregation tool's format
+    (by the file's name, or the notebook's ``rankings_format`` parameter when it has one)."""
+    from rankbook import aggregation_formats
+    from rankbook.ledger.paths import resolve_input_path
+
+    if values.get(key_csv):
+        groups = aggregation_formats.read_rankings_file(resolve_input_path(values[key_csv], root),
+                                                        values.get("rankings_format", "auto"))
+        named = next(iter(groups.values()))
+        return list(named.values()), list(named)
+    return None, None
+
+
+def _grid_time(values: dict, sets: int, items: int) -> float:
+    """Seconds for the kappa grids: one triangular solve per cell and set (measured: about
+    0.2 ms for 25 items, growing as the cube of the item count), with a margin of 4."""
+    cells = len(values["gammas"]) * len(values["lams"]) * max(1, sets)
+    return 4 * cells * 2e-4 * max(1.0, (items / 25) ** 3)
+
+
+def _published_files(values: dict, root, names) -> None:
+    from rankbook.ledger.paths import resolve_input_path
+
+    folder = values.get("published_dir")
+    if not folder:
+        return
+    path = resolve_input_path(folder, root)
+    stem = values["table_stem"]
+    wanted = [f"{stem}_{str(n).lower()}.csv" for n in names]
+    found = [w for w in wanted if (path / w).is_file()]
+    if not found:
+        have = sorted(p.name for p in path.glob("*.csv"))[:8]
+        raise ValueError(f"published_dir = {folder!r} holds none of the published grids "
+                         f"{', '.join(wanted[:4])}{' ...' if len(wanted) > 4 else ''} (table_stem "
+                         f"= {stem!r}); it holds {', '.join(have) or 'no CSV file'}; give "
+                         "published_dir = \"\" to skip the comparison")
+
+
+def limits(values: dict, root, timeout: float) -> None:
+    """published_dir, when given, holds a published grid for some candidate; the grids of gammas x
+    lams for every candidate fit in the time limit."""
+    base, _ = _rankings_from(values, "base_csv", root)
+    cand, cand_names = _rankings_from(values, "candidates_csv", root)
+    _published_files(values, root, cand_names)
+    items = max(len(r) for r in base + cand)
+    within_time(_grid_time(values, len(cand), items), timeout,
+                 f"the grids of {len(values['gammas'])} gammas x {len(values['lams'])} lams for "
+                 f"{len(cand)} candidates of up to {items} items",
+                 "give fewer gammas or lams")

@@ -1,7 +1,7 @@
 """What the four paper B pages share: a section's tables and text, the published files.
 
 A page section that states no claim returns a :class:`Section`; a claim returns a
-:class:`rankbook.book.claims.Evidence`. Both carry ``tables`` (stem -> DataFrame) and
+:class:`rankbook.ledger.claims.Evidence`. Both carry ``tables`` (stem -> DataFrame) and
 ``values``; ``values["show"]`` holds, per table stem, how the page saves it (title, number
 format, folded or hidden), and ``values["markdown"]`` the sentences the page displays. The
 notebook passes each table to ``rankbook.book.outputs.save_table`` and each sentence to
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 
 if TYPE_CHECKING:
-    from rankbook.book import claims
+    from rankbook.ledger import claims
 
 #: The four rankings of the running example (Sections IV-B and IV-D2).
 EXAMPLE_1 = ("abcdef", "bdcefa", "bcdeghijkf", "badefc")
@@ -76,7 +76,7 @@ def published_grid_path(published_dir: str, filename: str):
     when there is none (or ``published_dir`` is empty)."""
     from pathlib import Path
 
-    from rankbook.book.paths import data_dir
+    from rankbook.ledger.paths import data_dir
 
     if not published_dir:
         return None
@@ -118,7 +118,7 @@ def check_grid(claim_id: str, sets: dict, published_grids: dict, gammas, lams, d
     import numpy as np
 
     from rankbook import consensus
-    from rankbook.book import claims
+    from rankbook.ledger import claims
 
     rows, diffs = [], []
     for name, R in sets.items():
@@ -167,7 +167,7 @@ def check_grid(claim_id: str, sets: dict, published_grids: dict, gammas, lams, d
 def spread_finding(readings: pd.DataFrame, table: str):
     """The finding B-E6 (the spread d printed three ways, only the population standard
     deviation reproduces the table), or None when the readings do not single it out."""
-    from rankbook.book import claims
+    from rankbook.ledger import claims
 
     by = readings.groupby("deviation", sort=False).agg(matched=("matched", "sum"), total=("total", "sum"),
                                                        max_abs_diff=("max_abs_diff", "max"))

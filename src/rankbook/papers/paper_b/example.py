@@ -2,7 +2,7 @@
 ``consensus_example``.
 
 One function per section of the page. The ``check_*`` functions return the
-:class:`~rankbook.book.claims.Evidence` of one ledger claim (``data/claims/B.toml``) with the
+:class:`~rankbook.ledger.claims.Evidence` of one ledger claim (``data/claims/B.toml``) with the
 published values, the rankings and the implementation injectable, so that the mutation test
 (:data:`CHECKS`) can show each check fail; the other functions return a
 :class:`~rankbook.papers.paper_b.common.Section` of tables and sentences.
@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 
 from rankbook import aggregation_formats, consensus
-from rankbook.book import claims
+from rankbook.ledger import claims
 
 from . import checks
 from .common import EXAMPLE_1, SECTION_IV_A, Section, add_table, fmt, published, say, stated_values
+from rankbook.ledger.limits import within_memory, within_time
 
 __all__ = [
     "load", "matrices", "check_matrices", "counts", "check_counts", "check_graph",
@@ -453,3 +454,50 @@ CHECKS = {
     "B-IVD4": claims.Check(check_topk, smoke={}, mutants={
         "the remark's weight instead of the formula": {"weight": remark_weight}}),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+#: The consensus graph is drawn for rankings of at most this many items (beyond, the page
+#: says so and shows the tables); the matrices of Eq. (6) grow as n squared.
+MAX_CONSENSUS_ITEMS = 3000
+
+
+def _rankings_from(values: dict, key_csv: str, root):
+    """The first group of a rankings file, in rankbook's CSV or an aggregation tool's format
+    (by the file's name, or the notebook's ``rankings_format`` parameter when it has one)."""
+    from rankbook import aggregation_formats
+    from rankbook.ledger.paths import resolve_input_path
+
+    if values.get(key_csv):
+        groups = aggregation_formats.read_rankings_file(resolve_input_path(values[key_csv], root),
+                                                        values.get("rankings_format", "auto"))
+        named = next(iter(groups.values()))
+        return list(named.values()), list(named)
+    return None, None
+
+
+def limits(values: dict, root, timeout: float) -> None:
+    """base indexes one of the rankings; the rankings hold distinct items, at most 3000 in the
+    base ranking."""
+    R, _ = _rankings_from(values, "rankings_csv", root)
+    if R is None:
+        R = list(values["rankings"])
+        for i, r in enumerate(R, start=1):
+            if not r:
+                raise ValueError(f"rankings: ranking {i} is empty")
+            if len(set(r)) != len(r):
+                dup = next(x for x in r if r.count(x) > 1)
+                raise ValueError(f"rankings: ranking {i} ({r!r}) repeats item {dup!r}; a ranking "
+                                 "holds distinct items (one item per letter)")
+    base = values["base"]
+    if not 0 <= base < len(R):
+        raise ValueError(f"base = {base} is not the index of a ranking: there are {len(R)} "
+                         f"rankings, so base must be in 0..{len(R) - 1}")
+    items = sum(len(x) if isinstance(x, frozenset) else 1 for x in R[base])
+    if items > MAX_CONSENSUS_ITEMS:
+        raise ValueError(f"ranking {base} (the base) holds {items} items, more than the "
+                         f"{MAX_CONSENSUS_ITEMS} this page computes matrices for (n x n); pass "
+                         "a shorter prefix, for example the top 100 of each list")

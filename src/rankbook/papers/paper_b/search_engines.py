@@ -11,11 +11,12 @@ from __future__ import annotations
 import pandas as pd
 
 from rankbook import aggregation_formats, consensus
-from rankbook.book import claims
-from rankbook.book.paths import data_path
+from rankbook.ledger import claims
+from rankbook.ledger.paths import data_path
 
 from .common import (TABLE_V, Section, add_table, agreement, check_grid, curves, decline, grids, say, spread_finding,
                      stated_values)
+from rankbook.ledger.limits import within_memory, within_time
 
 __all__ = ["load", "counts", "check_table_vi", "figure_4", "check_figure_4", "crossing", "CHECKS", "GRID"]
 
@@ -64,7 +65,7 @@ def check_table_vi(gammas=GRID, lams=GRID, deviation: str = "std", *, published_
                    table_stem: str = "table_vi") -> claims.Evidence:
     """B-TVI: every printed cell of Table VI against κ of each engine's six lists.
     ``values["confirms"]`` holds the finding B-E6 (owned by Table IV's claim), which this page
-    confirms too (:func:`rankbook.book.claims.confirm`)."""
+    confirms too (:func:`rankbook.ledger.claims.confirm`)."""
     ev = check_grid("B-TVI", _paper_sets(), published_grids or _published_vi(), list(gammas), list(lams), deviation,
                     "Table VI", table_stem)
     finding = spread_finding(ev.values["readings"], "Table VI")
@@ -163,3 +164,46 @@ CHECKS = {
             "stated": stated_values("section_v_b_statements.csv").where(
                 lambda s: s.index != "gamma threshold google kappa_1 higher", 0.8)}}),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def _grid_time(values: dict, sets: int, items: int) -> float:
+    """Seconds for the kappa grids: one triangular solve per cell and set (measured: about
+    0.2 ms for 25 items, growing as the cube of the item count), with a margin of 4."""
+    cells = len(values["gammas"]) * len(values["lams"]) * max(1, sets)
+    return 4 * cells * 2e-4 * max(1.0, (items / 25) ** 3)
+
+
+def _published_files(values: dict, root, names) -> None:
+    from rankbook.ledger.paths import resolve_input_path
+
+    folder = values.get("published_dir")
+    if not folder:
+        return
+    path = resolve_input_path(folder, root)
+    stem = values["table_stem"]
+    wanted = [f"{stem}_{str(n).lower()}.csv" for n in names]
+    found = [w for w in wanted if (path / w).is_file()]
+    if not found:
+        have = sorted(p.name for p in path.glob("*.csv"))[:8]
+        raise ValueError(f"published_dir = {folder!r} holds none of the published grids "
+                         f"{', '.join(wanted[:4])}{' ...' if len(wanted) > 4 else ''} (table_stem "
+                         f"= {stem!r}); it holds {', '.join(have) or 'no CSV file'}; give "
+                         "published_dir = \"\" to skip the comparison")
+
+
+def limits(values: dict, root, timeout: float) -> None:
+    """published_dir, when given, holds a published grid for some group; the grids of gammas x
+    lams for every group fit in the time limit."""
+    from rankbook import aggregation_formats
+    from rankbook.ledger.paths import resolve_input_path
+
+    groups = aggregation_formats.read_rankings_file(resolve_input_path(values["rankings_csv"], root))
+    _published_files(values, root, list(groups))
+    items = max(len(r) for g in groups.values() for r in g.values())
+    within_time(_grid_time(values, len(groups), items), timeout,
+                 f"the grids of {len(values['gammas'])} gammas x {len(values['lams'])} lams for "
+                 f"{len(groups)} groups of up to {items} items", "give fewer gammas or lams")

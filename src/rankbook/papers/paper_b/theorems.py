@@ -18,10 +18,11 @@ import numpy as np
 import pandas as pd
 
 from rankbook import aggregation_formats, consensus
-from rankbook.book import claims
+from rankbook.ledger import claims
 
 from . import checks
 from .common import EXAMPLE_1, Section, add_table, say
+from rankbook.ledger.limits import within_memory, within_time
 
 __all__ = [
     "cases", "check_theorem_1", "proof_entries", "check_feature_weights", "check_corollary_1",
@@ -508,3 +509,20 @@ CHECKS = {
     "B-III-corr": claims.Check(check_correlations, smoke={"n_values": (2, 3, 4)}, mutants={
         "ρ with a wrong constant (4 for 6)": {"rho": lambda a, b: printed_rho(a, b) / 1.5 + 1 / 3}}),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """seeds x sets_per_seed random sets, each checked by brute force over the subsets of up to
+    max_items items, fit in a cell's time limit."""
+    sets = values["seeds"] * values["sets_per_seed"]
+    # measured (tests/extremes.py in process): about 0.12 s per set at max_items = 12 and
+    # max_rankings = 20, 0.035 s at max_items = 6; the brute force doubles with each item
+    per_set = 0.05 + 3e-5 * 2 ** values["max_items"]
+    within_time(2 * sets * per_set, timeout,
+                 f"seeds x sets_per_seed = {values['seeds']} x {values['sets_per_seed']} random "
+                 f"sets of up to max_items = {values['max_items']} items",
+                 "lower seeds, sets_per_seed or max_items")

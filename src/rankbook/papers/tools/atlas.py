@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankbook.book.claims import Check, Evidence
+from rankbook.ledger.claims import Check, Evidence
 from rankbook.conventions import VARIANTS, compare_conventions, evaluate_run, profile
 
 __all__ = ["CATALOGUE_COLUMNS", "read_catalogue", "check_cited", "check_cited_values", "side_by_side",
@@ -176,7 +176,7 @@ def distinct_values(table: pd.DataFrame, conventions) -> np.ndarray:
 
 
 def _default_catalogue():
-    from rankbook.book.paths import data_path
+    from rankbook.ledger.paths import data_path
 
     return read_catalogue(data_path("conventions", "atlas.csv")), data_path("conventions")
 

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from rankbook import repro
-from rankbook.book import claims
-from rankbook.book.paths import data_path
+from rankbook.ledger import claims
+from rankbook.ledger.paths import data_path
 
 from ..paper_b.common import Section
 

@@ -72,3 +72,18 @@ def output_dir() -> Path:
 def notebook_dir() -> Path:
     """The folder the executed notebook lives in (figure links are relative to it)."""
     return Path(os.environ.get(NOTEBOOK_DIR_ENV) or Path.cwd())
+
+
+def _base_folder(under: str, root: Path | None = None) -> Path:
+    root = root or project_root()
+    return root if under == "root" else root / "data"
+
+
+def resolve_input_path(text: str, root: Path | None = None, under: str = "data") -> Path:
+    """An input file or folder: absolute as is; relative to the current folder when it exists
+    there, else under the project's ``data/`` folder (``under="root"``: the project root), where
+    the notebooks look for it."""
+    path = Path(text).expanduser()
+    if path.is_absolute() or path.exists():
+        return path.resolve()
+    return _base_folder(under, root) / path

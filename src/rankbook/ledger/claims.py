@@ -77,16 +77,7 @@ KINDS = ("table", "figure", "proposition", "lemma", "theorem", "corollary", "exa
 ERRATUM_KINDS = ("false statement", "wrong formula", "inconsistent table", "imprecise statement",
                  "omission", "typo", "convention")
 
-#: The sources, their ledger file and their id prefix.
-SOURCES = {
-    "A": ("A.toml", "A"),
-    "B": ("B.toml", "B"),
-    "notes": ("notes.toml", "N"),
-    "rankdcg": ("rankdcg.toml", "R"),
-    "blog": ("blog.toml", "L"),
-    "tools": ("tools.toml", "T"),
-}
-
+#: Where the ledger files live, under the project root: one ``<source key>.toml`` per source.
 LEDGER_DIR = ("data", "claims")
 
 #: The counting rule in one sentence (landing page, dashboard).
@@ -109,13 +100,73 @@ READING_RULE = (
     "another reading would change it."
 )
 
-_CLAIM_ID = re.compile(r"^(A|B|N|R|L|T)-[A-Za-z0-9][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*$")
-_ERRATUM_ID = re.compile(r"^(A|B|N|R|L|T)-E[0-9]+$")
+_PREFIX = re.compile(r"^[A-Z][A-Z0-9]*$")
+_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_ID_TAIL = r"-[A-Za-z0-9][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*$"
+#: A placeholder of a rule's prose, filled from the claim's ``params``: ``{{tolerance.abs}}``.
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}")
+#: The prefix of a ``data`` entry fetched from another authors' repository (:mod:`.fetch`).
+FETCH_PREFIX = "fetch:"
+
+
+class DataUnavailable(ValueError):
+    """Data a check needs is not on this machine (another authors' files, fetched by URL and
+    hash, with no mirror and no network). :func:`check` turns it into the status
+    ``not checkable`` with the message, which names the command that fetches the data."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One source of the book, as the ``[source]`` table of its ledger file states it.
+
+    ``key`` is the ledger file's stem and the ``paper`` field of every record; ``prefix``
+    starts every id of its claims (``A-P7.1``) and errata (``A-E7``); ``chapter`` is the page
+    ``book/<chapter>.md`` that presents it (several sources may share one); ``order`` places it
+    among the sources; ``short`` names it in tables, ``title`` in headings; ``cite`` is its key
+    in ``book/references.bib``."""
+
+    key: str
+    prefix: str
+    title: str
+    short: str
+    chapter: str
+    order: int
+    authors: tuple = ()
+    year: int | None = None
+    cite: str = ""
+    url: str = ""
+    file: str = ""
+
+
+_SOURCE_KEYS = {"key", "prefix", "title", "short", "chapter", "order", "authors", "year", "cite",
+                "url"}
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """One discrepancy found in a source, belonging to one claim. ``role`` is the name its
+    claim's check gives the finding that confirms it (:meth:`Claim.finding`), so that no
+    erratum id is written in code."""
+
+    id: str
+    claim: str
+    where: str
+    kind: str
+    severity: str
+    finding: str
+    role: str = ""
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One ledger entry (see the module docstring)."""
+    """One ledger entry (see the module docstring).
+
+    ``params`` holds every number the decision ``rule`` uses (the rule's prose refers to them
+    as ``{{name}}``, :attr:`rule_text` fills them in); ``data`` maps a role to a file under the
+    project root (``data/published/...``) or to fetched data (``fetch:<key>``), read with
+    :meth:`path`; ``test`` is the mutation test's protocol (``smoke`` arguments and ``mutants``,
+    each with the status it must produce); ``roles`` maps the findings the check may report to
+    the ids of their errata."""
 
     id: str
     source: str
@@ -124,35 +175,127 @@ class Claim:
     claim: str
     page: str = ""
     section: str = ""
-    data: tuple = ()
+    data: dict = field(default_factory=dict, compare=False)
     readings: tuple = ()
     rule: str = ""
     check: str = ""
     reason: str = ""
-    artifact: str = ""
+    params: dict = field(default_factory=dict, compare=False)
+    test: dict = field(default_factory=dict, compare=False)
+    roles: dict = field(default_factory=dict, compare=False)
+    root: str = field(default="", compare=False)
 
     @property
     def checked(self) -> bool:
         return bool(self.page)
 
+    @property
+    def rule_text(self) -> str:
+        """The decision rule with its numbers filled in from :attr:`params`."""
+        return render_rule(self.rule, self.params, self.id)
 
-@dataclass(frozen=True)
-class Erratum:
-    """One discrepancy found in a source, belonging to one claim."""
+    @property
+    def data_files(self) -> tuple:
+        """The data the claim is compared with, as the ledger names it (for tables)."""
+        return tuple(self.data.values())
 
-    id: str
-    claim: str
-    where: str
-    kind: str
-    severity: str
-    finding: str
-    legacy: str = ""
+    def param(self, name: str):
+        """One number (or setting) of the rule, by dotted name: ``claim.param("tolerance.abs")``."""
+        return _lookup(self.params, name, self.id)
+
+    def path(self, role: str) -> Path:
+        """The data file (or fetched folder) the ledger names for ``role``. Raises ValueError
+        naming the roles the entry has, or :class:`DataUnavailable` for fetched data that is not
+        on this machine."""
+        try:
+            rel = self.data[role]
+        except KeyError:
+            raise ValueError(f"{self.id}: its ledger entry names no data {role!r}; it names "
+                             f"{sorted(self.data) or 'none'}") from None
+        root = Path(self.root) if self.root else None
+        if rel.startswith(FETCH_PREFIX):
+            from . import fetch
+
+            return fetch.files(rel[len(FETCH_PREFIX):], root)
+        if root is None:
+            from .paths import project_root
+
+            root = project_root()
+        path = root / rel
+        if not path.exists():
+            raise FileNotFoundError(f"{self.id}: data file {rel} (role {role!r}) not found under {root}")
+        return path
+
+    def evidence(self, **fields) -> "Evidence":
+        """An :class:`Evidence` for this claim."""
+        return Evidence(claim=self.id, **fields)
+
+    def finding(self, role: str, evidence: str, **fields) -> "Finding":
+        """The :class:`Finding` of this claim's erratum ``role`` (its id comes from the ledger);
+        ValueError naming the roles the ledger gives this claim."""
+        try:
+            eid = self.roles[role]
+        except KeyError:
+            raise ValueError(f"{self.id}: no erratum of role {role!r} in the ledger; its errata's "
+                             f"roles are {sorted(self.roles) or 'none'}") from None
+        return Finding(id=eid, evidence=evidence, **fields)
+
+    def has_finding(self, role: str) -> bool:
+        return role in self.roles
+
+    def with_params(self, changes: dict) -> "Claim":
+        """This claim with some numbers of its rule changed (a mutant of the mutation test, or
+        a reader's own threshold): nested tables are merged, not replaced."""
+        from dataclasses import replace
+
+        return replace(self, params=_merged(self.params, changes))
+
+
+def _merged(base: dict, changes: dict) -> dict:
+    out = dict(base)
+    for k, v in changes.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _lookup(params: dict, name: str, who: str):
+    value = params
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise ValueError(f"{who}: the rule's number {name!r} is not in its params; "
+                             f"params: {sorted(params) or 'none'}")
+        value = value[part]
+    return value
+
+
+def format_number(value) -> str:
+    """A rule's number as prose prints it: ``0.005``, ``2.5``, ``1000``, ``10, 50 and 100``."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        items = [format_number(v) for v in value]
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    if isinstance(value, float):
+        return f"{value:g}" if abs(value) >= 1e-4 or value == 0 else f"{value:.0e}"
+    return str(value)
+
+
+def render_rule(rule: str, params: dict, who: str = "rule") -> str:
+    """``rule`` with each ``{{name}}`` replaced by its value in ``params``.
+
+    Examples
+    --------
+    >>> render_rule("within {{tol.abs}} + {{n_sd}} sd", {"tol": {"abs": 0.005}, "n_sd": 2.5})
+    'within 0.005 + 2.5 sd'
+    """
+    return _PLACEHOLDER.sub(lambda m: format_number(_lookup(params, m.group(1), who)), rule)
 
 
 @dataclass
 class Ledger:
     claims: dict = field(default_factory=dict)
     errata: dict = field(default_factory=dict)
+    sources: dict = field(default_factory=dict)
 
     def claim(self, claim_id: str) -> Claim:
         try:
@@ -168,17 +311,36 @@ class Ledger:
             raise ValueError(f"unknown erratum id {erratum_id!r}; the ledger (data/claims/) has "
                              f"{len(self.errata)} errata, e.g. {sorted(self.errata)[:5]}") from None
 
-    def by_artifact(self, source: str, artifact: str) -> Claim | None:
-        for c in self.claims.values():
-            if c.source == source and c.artifact and c.artifact == artifact:
-                return c
-        return None
+    def source(self, key: str) -> Source:
+        try:
+            return self.sources[key]
+        except KeyError:
+            raise ValueError(f"unknown source {key!r}; the ledger's sources: "
+                             f"{', '.join(self.sources) or 'none'}") from None
 
     def errata_of(self, claim_id: str) -> list[Erratum]:
         return [e for e in self.errata.values() if e.claim == claim_id]
 
     def for_page(self, page: str) -> list[Claim]:
         return [c for c in self.claims.values() if c.page == page]
+
+    def order(self, key: str) -> int:
+        """Where source ``key`` stands among the sources (unknown ones last)."""
+        keys = list(self.sources)
+        return keys.index(key) if key in keys else len(keys)
+
+    def short(self, key: str) -> str:
+        return self.sources[key].short if key in self.sources else key
+
+    def title(self, key: str) -> str:
+        return self.sources[key].title if key in self.sources else key
+
+    def chapters(self) -> dict[str, tuple]:
+        """Each chapter page and the keys of the sources it presents, in source order."""
+        out: dict[str, list] = {}
+        for s in self.sources.values():
+            out.setdefault(s.chapter, []).append(s.key)
+        return {k: tuple(v) for k, v in out.items()}
 
 
 def _strs(value, what: str) -> tuple:
@@ -198,69 +360,124 @@ def _text(entry: dict, key: str, where: str, required: bool = True) -> str:
     return value.strip()
 
 
+def _data(value, where: str) -> dict:
+    """``data`` as a table role -> path; a list of paths takes each file's stem as its role."""
+    if value is None:
+        return {}
+    if isinstance(value, list):
+        paths = _strs(value, f"{where}: data")
+        out = {}
+        for rel in paths:
+            role = Path(rel.removeprefix(FETCH_PREFIX)).stem
+            if role in out:
+                raise ValueError(f"{where}: two data files named {role!r}; give data as a table "
+                                 "of roles, data = {{role = \"path\", ...}}")
+            out[role] = rel
+        return out
+    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) and v.strip()
+                                       for k, v in value.items()):
+        return dict(value)
+    raise ValueError(f"{where}: data must be a table of roles to paths, got {value!r}")
+
+
 _CLAIM_KEYS = {"id", "where", "kind", "claim", "page", "section", "data", "readings", "rule",
-               "check", "reason", "artifact"}
-_ERRATUM_KEYS = {"id", "claim", "where", "kind", "severity", "finding", "legacy"}
+               "check", "reason", "params", "test", "confirms"}
+_ERRATUM_KEYS = {"id", "claim", "where", "kind", "severity", "finding", "role"}
+_TEST_KEYS = {"smoke", "mutants"}
+_MUTANT_KEYS = {"what", "args", "params", "perturb", "expect"}
 
 
-def parse_ledger_file(path: Path, source: str, root: Path | None = None) -> Ledger:
+def _test(value, where: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or set(value) - _TEST_KEYS:
+        raise ValueError(f"{where}: test must be a table with smoke and mutants, got {value!r}")
+    smoke = value.get("smoke", {})
+    if not isinstance(smoke, dict):
+        raise ValueError(f"{where}: test.smoke must be a table of keyword arguments")
+    mutants = value.get("mutants", [])
+    if not isinstance(mutants, list):
+        raise ValueError(f"{where}: test.mutants must be a list of tables")
+    for i, m in enumerate(mutants, 1):
+        at = f"{where}, mutant {i}"
+        if not isinstance(m, dict) or set(m) - _MUTANT_KEYS:
+            raise ValueError(f"{at}: keys must be among {sorted(_MUTANT_KEYS)}, got {m!r}")
+        if not isinstance(m.get("what"), str) or not m["what"].strip():
+            raise ValueError(f"{at}: says what fault it injects (what = \"...\")")
+        if m.get("expect") not in STATUSES or m.get("expect") == "not checkable":
+            raise ValueError(f"{at}: expect must be the status the fault produces, one of "
+                             f"{[s for s in STATUSES if s != 'not checkable']}, got {m.get('expect')!r}")
+        if not any(k in m for k in ("args", "params", "perturb")):
+            raise ValueError(f"{at}: injects nothing; give args, params or perturb")
+        for k in ("args", "params"):
+            if k in m and not isinstance(m[k], dict):
+                raise ValueError(f"{at}: {k} must be a table")
+        if "perturb" in m and not (isinstance(m["perturb"], str) and m["perturb"].isidentifier()):
+            raise ValueError(f"{at}: perturb names a function of the check's module")
+    return {"smoke": dict(smoke), "mutants": [dict(m) for m in mutants]}
+
+
+def _source(doc: dict, path: Path) -> Source:
+    table = doc.get("source")
+    where = f"{path.name}, [source]"
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: must start with a [source] table (key, prefix, title, short, "
+                         "chapter, order; authors, year, cite, url)")
+    extra = set(table) - _SOURCE_KEYS
+    if extra:
+        raise ValueError(f"{where}: unknown keys {sorted(extra)}; valid: {sorted(_SOURCE_KEYS)}")
+    key = _text(table, "key", where)
+    if key != path.stem or not _KEY.match(key):
+        raise ValueError(f"{where}: key {key!r} must be the file's name without .toml ({path.stem!r})")
+    prefix = _text(table, "prefix", where)
+    if not _PREFIX.match(prefix):
+        raise ValueError(f"{where}: prefix {prefix!r} must be capital letters and digits (A, BR)")
+    order = table.get("order")
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise ValueError(f"{where}: order must be a whole number, got {order!r}")
+    year = table.get("year")
+    if year is not None and (isinstance(year, bool) or not isinstance(year, int)):
+        raise ValueError(f"{where}: year must be a whole number, got {year!r}")
+    return Source(key=key, prefix=prefix, title=_text(table, "title", where),
+                  short=_text(table, "short", where), chapter=_text(table, "chapter", where),
+                  order=order, authors=_strs(table.get("authors"), f"{where}: authors"),
+                  year=year, cite=_text(table, "cite", where, required=False),
+                  url=_text(table, "url", where, required=False), file=path.name)
+
+
+def parse_ledger_file(path: Path, root: Path | None = None) -> Ledger:
     """One source's ledger file, validated; ValueError naming the file and the entry."""
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
         raise ValueError(f"{path}: cannot read the claims ledger: {exc}") from None
-    prefix = SOURCES[source][1]
-    if doc.get("source") != source:
-        raise ValueError(f"{path}: must start with source = {source!r}")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: the claims ledger is not UTF-8 text ({exc.reason} at byte "
+                         f"{exc.start})") from None
+    if text.startswith("\ufeff"):
+        raise ValueError(f"{path}: starts with a byte-order mark (U+FEFF), which TOML does not "
+                         "allow; save the file as UTF-8 without a BOM")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: cannot read the claims ledger: {exc}") from None
+    source = _source(doc, path)
+    prefix = source.prefix
+    claim_id = re.compile("^" + re.escape(prefix) + _ID_TAIL)
+    erratum_id = re.compile("^" + re.escape(prefix) + r"-E[0-9]+$")
     unknown_top = set(doc) - {"source", "claims", "errata"}
     if unknown_top:
         raise ValueError(f"{path}: unknown keys {sorted(unknown_top)}; valid: source, claims, errata")
-    ledger = Ledger()
-    for i, entry in enumerate(doc.get("claims", []), 1):
-        where = f"{path.name}, claim {i} ({entry.get('id', '?')})"
-        extra = set(entry) - _CLAIM_KEYS
-        if extra:
-            raise ValueError(f"{where}: unknown keys {sorted(extra)}; valid: {sorted(_CLAIM_KEYS)}")
-        cid = _text(entry, "id", where)
-        if not _CLAIM_ID.match(cid) or not cid.startswith(prefix + "-") or _ERRATUM_ID.match(cid):
-            raise ValueError(f"{where}: id {cid!r} must look like {prefix}-P7.1 ({prefix}- then "
-                             "letters, digits, dots and dashes; E<number> is for errata)")
-        if cid in ledger.claims:
-            raise ValueError(f"{where}: id {cid!r} is used twice")
-        kind = _text(entry, "kind", where)
-        if kind not in KINDS:
-            raise ValueError(f"{where}: unknown kind {kind!r}; valid: {list(KINDS)}")
-        claim = Claim(
-            id=cid, source=source, where=_text(entry, "where", where), kind=kind,
-            claim=_text(entry, "claim", where),
-            page=_text(entry, "page", where, required=False),
-            section=_text(entry, "section", where, required=False),
-            data=_strs(entry.get("data"), f"{where}: data"),
-            readings=_strs(entry.get("readings"), f"{where}: readings"),
-            rule=_text(entry, "rule", where, required=False),
-            check=_text(entry, "check", where, required=False),
-            reason=_text(entry, "reason", where, required=False),
-            artifact=_text(entry, "artifact", where, required=False),
-        )
-        if bool(claim.page) == bool(claim.reason):
-            raise ValueError(f"{where}: give the page that checks it or the reason it is not "
-                             "checked, not both and not neither")
-        if claim.page and not claim.rule:
-            raise ValueError(f"{where}: a checked claim states its decision rule (rule = ...)")
-        if root is not None:
-            for rel in claim.data:
-                if not (root / rel).is_file():
-                    raise ValueError(f"{where}: data file {rel!r} does not exist")
-        ledger.claims[cid] = claim
+    errata: dict[str, Erratum] = {}
     for i, entry in enumerate(doc.get("errata", []), 1):
         where = f"{path.name}, erratum {i} ({entry.get('id', '?')})"
         extra = set(entry) - _ERRATUM_KEYS
         if extra:
             raise ValueError(f"{where}: unknown keys {sorted(extra)}; valid: {sorted(_ERRATUM_KEYS)}")
         eid = _text(entry, "id", where)
-        if not _ERRATUM_ID.match(eid) or not eid.startswith(prefix + "-"):
+        if not erratum_id.match(eid):
             raise ValueError(f"{where}: id {eid!r} must look like {prefix}-E7")
-        if eid in ledger.errata:
+        if eid in errata:
             raise ValueError(f"{where}: id {eid!r} is used twice")
         kind = _text(entry, "kind", where)
         if kind not in ERRATUM_KINDS:
@@ -268,18 +485,106 @@ def parse_ledger_file(path: Path, source: str, root: Path | None = None) -> Ledg
         severity = _text(entry, "severity", where)
         if severity not in SEVERITIES:
             raise ValueError(f"{where}: unknown severity {severity!r}; valid: {list(SEVERITIES)}")
-        owner = _text(entry, "claim", where)
-        if owner not in ledger.claims:
-            raise ValueError(f"{where}: belongs to claim {owner!r}, which is not in {path.name}")
-        ledger.errata[eid] = Erratum(id=eid, claim=owner, where=_text(entry, "where", where),
-                                     kind=kind, severity=severity,
-                                     finding=_text(entry, "finding", where),
-                                     legacy=_text(entry, "legacy", where, required=False))
+        role = _text(entry, "role", where, required=False)
+        if role and not role.isidentifier():
+            raise ValueError(f"{where}: role {role!r} must be a name (letters, digits, _)")
+        errata[eid] = Erratum(id=eid, claim=_text(entry, "claim", where),
+                              where=_text(entry, "where", where), kind=kind, severity=severity,
+                              finding=_text(entry, "finding", where), role=role)
+    roles: dict[str, dict] = {}
+    for e in errata.values():
+        if e.role:
+            mine = roles.setdefault(e.claim, {})
+            if e.role in mine:
+                raise ValueError(f"{path.name}: errata {mine[e.role]} and {e.id} of {e.claim} both "
+                                 f"have role {e.role!r}")
+            mine[e.role] = e.id
+    ledger = Ledger(sources={source.key: source})
+    for i, entry in enumerate(doc.get("claims", []), 1):
+        where = f"{path.name}, claim {i} ({entry.get('id', '?')})"
+        extra = set(entry) - _CLAIM_KEYS
+        if extra:
+            raise ValueError(f"{where}: unknown keys {sorted(extra)}; valid: {sorted(_CLAIM_KEYS)}")
+        cid = _text(entry, "id", where)
+        if not claim_id.match(cid) or erratum_id.match(cid):
+            raise ValueError(f"{where}: id {cid!r} must look like {prefix}-P7.1 ({prefix}- then "
+                             "letters, digits, dots and dashes; E<number> is for errata)")
+        if cid in ledger.claims:
+            raise ValueError(f"{where}: id {cid!r} is used twice")
+        kind = _text(entry, "kind", where)
+        if kind not in KINDS:
+            raise ValueError(f"{where}: unknown kind {kind!r}; valid: {list(KINDS)}")
+        params = entry.get("params", {})
+        if not isinstance(params, dict):
+            raise ValueError(f"{where}: params must be a table of the rule's numbers")
+        confirms = entry.get("confirms", {})
+        if not isinstance(confirms, dict) or not all(
+                isinstance(k, str) and k.isidentifier() and isinstance(v, str) for k, v in confirms.items()):
+            raise ValueError(f"{where}: confirms must map a role to the id of another claim's "
+                             "erratum that this check also sees, e.g. confirms = {spread = \"B-E6\"}")
+        clash = set(confirms) & set(roles.get(cid, {}))
+        if clash:
+            raise ValueError(f"{where}: roles {sorted(clash)} name both an own erratum and a confirmed one")
+        claim = Claim(
+            id=cid, source=source.key, where=_text(entry, "where", where), kind=kind,
+            claim=_text(entry, "claim", where),
+            page=_text(entry, "page", where, required=False),
+            section=_text(entry, "section", where, required=False),
+            data=_data(entry.get("data"), where),
+            readings=_strs(entry.get("readings"), f"{where}: readings"),
+            rule=_text(entry, "rule", where, required=False),
+            check=_text(entry, "check", where, required=False),
+            reason=_text(entry, "reason", where, required=False),
+            params=params, test=_test(entry.get("test"), where),
+            roles={**roles.get(cid, {}), **confirms}, root=str(root) if root is not None else "",
+        )
+        if bool(claim.page) == bool(claim.reason):
+            raise ValueError(f"{where}: give the page that checks it or the reason it is not "
+                             "checked, not both and not neither")
+        if claim.page and not claim.rule:
+            raise ValueError(f"{where}: a checked claim states its decision rule (rule = ...)")
+        if claim.check and ":" not in claim.check:
+            raise ValueError(f"{where}: check {claim.check!r} must read 'module:function'")
+        try:
+            claim.rule_text
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        if root is not None:
+            for role, rel in claim.data.items():
+                if not rel.startswith(FETCH_PREFIX) and not (root / rel).is_file():
+                    raise ValueError(f"{where}: data file {rel!r} ({role}) does not exist")
+        ledger.claims[cid] = claim
+    for e in errata.values():
+        if e.claim not in ledger.claims:
+            raise ValueError(f"{path.name}, erratum {e.id}: belongs to claim {e.claim!r}, which is "
+                             f"not in {path.name}")
+    ledger.errata.update(errata)
     return ledger
 
 
+#: The fields of a claim that decide what its check computes; its words (claim, where,
+#: section, rule prose, reason, readings) and its mutation test do not. A page's cache key
+#: holds these fields of the claims it uses (:func:`page_entries`), so rewording a claim
+#: re-renders its pages and executes none, while changing a number of its rule executes only
+#: the pages that check it.
+EXECUTED_FIELDS = ("id", "page", "check", "data", "params", "roles")
+
+
+def page_entries(book: "Ledger", page: str, source_text: str = "") -> dict:
+    """The executed fields (:data:`EXECUTED_FIELDS`) of every claim page ``page`` uses: the
+    claims it checks (``page = "<page>"``) and any other claim whose id its notebook's source
+    names (a page that confirms another page's erratum, or shows another page's claim)."""
+    named = set(re.findall(r"[A-Z][A-Z0-9]*-[A-Za-z0-9][A-Za-z0-9.\-]*", source_text))
+    out = {}
+    for c in book.claims.values():
+        if c.page == page or c.id in named:
+            out[c.id] = {f: getattr(c, f) for f in EXECUTED_FIELDS}
+    return out
+
+
 def load_ledger(root: Path | None = None) -> Ledger:
-    """Every source's ledger (``data/claims/*.toml``), validated and merged."""
+    """Every source's ledger (``data/claims/*.toml``), validated and merged; the sources in
+    their stated order."""
     if root is None:
         from .paths import project_root
 
@@ -288,14 +593,24 @@ def load_ledger(root: Path | None = None) -> Ledger:
     merged = Ledger()
     if not folder.is_dir():
         return merged
-    names = {v[0]: k for k, v in SOURCES.items()}
-    for path in sorted(folder.glob("*.toml")):
-        if path.name not in names:
-            raise ValueError(f"{path}: not a ledger file of a known source; valid: "
-                             f"{sorted(names)}")
-        one = parse_ledger_file(path, names[path.name], root)
+    parts = [parse_ledger_file(path, root) for path in sorted(folder.glob("*.toml"))]
+    prefixes: dict[str, str] = {}
+    for one in parts:
+        (source,) = one.sources.values()
+        if source.prefix in prefixes:
+            raise ValueError(f"{source.file} and {prefixes[source.prefix]} both use the id prefix "
+                             f"{source.prefix!r}; give each source its own")
+        prefixes[source.prefix] = source.file
         merged.claims.update(one.claims)
         merged.errata.update(one.errata)
+    for c in merged.claims.values():
+        for role, eid in c.roles.items():
+            if eid not in merged.errata:
+                raise ValueError(f"{c.id}: confirms {eid!r} (role {role!r}), which is no erratum of "
+                                 "the ledger")
+    for one in sorted(parts, key=lambda p: (next(iter(p.sources.values())).order,
+                                             next(iter(p.sources)))):
+        merged.sources.update(one.sources)
     return merged
 
 
@@ -329,6 +644,47 @@ def ledger(root: Path | None = None) -> Ledger:
 COMPARISONS = ("exact", "noise", "claim", "definition", "none", "unavailable")
 
 
+class _Shows:
+    """What a page section shows, in order: tables, figures and sentences (Markdown). A page
+    passes it to :func:`rankbook.book.outputs.show`, the one way a section reaches a page.
+
+    ``tables`` and ``figures`` hold the objects by stem (a page or a test can pick one);
+    ``items`` keeps the order and each one's save options."""
+
+    def add_table(self, stem: str, frame, **options):
+        """Show ``frame`` as the table ``stem`` (options of ``outputs.save_table``: title,
+        float_format, collapse, markdown ...); returns the frame."""
+        self.tables[stem] = frame
+        self.items.append(("table", stem, options))
+        return frame
+
+    def add_figure(self, stem: str, fig, **options):
+        """Show ``fig`` as the figure ``stem`` (options of ``outputs.save_figure``: caption,
+        alt, wide ...); returns the figure."""
+        self.figures[stem] = fig
+        self.items.append(("figure", stem, options))
+        return fig
+
+    def say(self, text: str) -> None:
+        """Show one Markdown sentence or paragraph."""
+        self.items.append(("markdown", text, {}))
+
+    def options(self, stem: str) -> dict:
+        """The save options the table or figure ``stem`` was added with."""
+        return next((o for kind, s, o in self.items if kind in ("table", "figure") and s == stem), {})
+
+
+@dataclass
+class Section(_Shows):
+    """The tables, figures and sentences of one page section that checks no claim, and the
+    ``values`` the page computes from (never shown as they are)."""
+
+    tables: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)
+    items: list = field(default_factory=list)
+    values: dict = field(default_factory=dict)
+
+
 @dataclass
 class Finding:
     """The computed evidence for one ledger erratum (``id``), from one build."""
@@ -341,7 +697,7 @@ class Finding:
 
 
 @dataclass
-class Evidence:
+class Evidence(_Shows):
     """What a library check returns for one claim: the numbers behind its status.
 
     ``published`` and ``reproduced`` are short computed strings; ``matched`` of ``total``
@@ -371,6 +727,8 @@ class Evidence:
     findings: list = field(default_factory=list)
     tables: dict = field(default_factory=dict)
     values: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)
+    items: list = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -582,19 +940,28 @@ def report(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = N
     book = ledger(root)
     record = record_of(evidence, root, adhoc)
     _append_record(RESULTS_FILE, record)
+    mine = book.claims.get(record["id"])
     for f in evidence.findings:
         e = book.erratum(f.id)
-        if e.claim != record["id"]:
-            raise ValueError(f"erratum {f.id} belongs to claim {e.claim}, not {record['id']}")
-        _append_record(ERRATA_FILE, erratum_record(e, book.claim(record["id"]), f))
+        if e.claim != record["id"] and (mine is None or f.id not in mine.roles.values()):
+            raise ValueError(f"erratum {f.id} belongs to claim {e.claim}, not {record['id']}, and "
+                             f"{record['id']}'s ledger entry does not confirm it (confirms = ...)")
+        _append_record(ERRATA_FILE, erratum_record(e, book.claim(e.claim), f))
     return record
 
 
 def record_of(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = None) -> dict:
     """The record :func:`report` writes for ``evidence``, checked but not written (the tests
-    render it as the verdict box does)."""
+    render it as the verdict box does).
+
+    A record holds what the check computed, never the ledger's words (the claim, where it
+    sits, the section): those are read from the ledger when a page is rendered
+    (:func:`worded`), so that rewording a claim re-renders its pages without executing them.
+    A project of one's own that keeps no ledger passes its claim as ``adhoc``; its record
+    carries that claim's words."""
     book = ledger(root)
-    claim = adhoc if (adhoc is not None and not book.claims) else book.claim(evidence.claim)
+    own = adhoc is not None and not book.claims
+    claim = adhoc if own else book.claim(evidence.claim)
     status = evidence.status
     failures = None if evidence.failures is None else [str(f) for f in evidence.failures]
     per_seed = None if evidence.per_seed is None else [int(x) for x in evidence.per_seed]
@@ -606,8 +973,7 @@ def record_of(evidence: Evidence, root: Path | None = None, adhoc: Claim | None 
             raise ValueError(f"evidence for {claim.id} needs a non-empty {name} string")
     _check_alternatives(claim.id, evidence.alternatives, evidence.total)
     record = {
-        "key": claim.id, "id": claim.id, "paper": claim.source, "artifact": claim.where,
-        "claim": claim.claim, "section": claim.section or None,
+        "key": claim.id, "id": claim.id, "paper": claim.source,
         "published": evidence.published, "reproduced": evidence.reproduced,
         "comparison": evidence.comparison, "status": status,
         "matched": None if evidence.matched is None else int(evidence.matched),
@@ -620,7 +986,9 @@ def record_of(evidence: Evidence, root: Path | None = None, adhoc: Claim | None 
         "borderline": evidence.borderline or "",
         "seeds_passed": list(evidence.seeds_passed) if evidence.seeds_passed else None,
     }
-    return record
+    if own:
+        record.update(artifact=claim.where, claim=claim.claim, section=claim.section or None)
+    return worded(record, book)
 
 
 def confirm(finding: Finding, root: Path | None = None) -> dict:
@@ -636,15 +1004,62 @@ def confirm(finding: Finding, root: Path | None = None) -> dict:
 
 
 def erratum_record(e: Erratum, claim: Claim, f: Finding) -> dict:
+    """The computed evidence of one erratum, as written; its words come from the ledger at
+    render time (:func:`worded_erratum`)."""
     if not isinstance(f.evidence, str) or not f.evidence.strip():
         raise ValueError(f"erratum {e.id} needs its computed evidence")
     return {
-        "key": e.id, "id": e.id, "claim": claim.id, "paper": claim.source, "where": e.where,
-        "finding": e.finding, "evidence": f.evidence, "severity": e.severity, "kind": e.kind,
-        "readings": list(f.readings or []), "under": dict(f.under) if f.under else None,
-        "section": claim.section or None,
-        "cells": list(f.cells) if f.cells is not None else None, "artifact": claim.where,
+        "key": e.id, "id": e.id, "claim": claim.id, "paper": claim.source,
+        "evidence": f.evidence, "readings": list(f.readings or []),
+        "under": dict(f.under) if f.under else None,
+        "cells": list(f.cells) if f.cells is not None else None,
     }
+
+
+def worded(record: dict, book: Ledger) -> dict:
+    """A result record with the ledger's words for its claim (what it says, where it sits,
+    the section that shows it). A record of a claim the ledger does not hold is returned as it
+    is (a project without a ledger keeps its words in its records)."""
+    c = book.claims.get(record.get("id"))
+    if c is None:
+        return record
+    return {**record, "paper": c.source, "artifact": c.where, "claim": c.claim,
+            "section": c.section or None}
+
+
+def worded_erratum(record: dict, book: Ledger) -> dict:
+    """An erratum record with the ledger's words (where, finding, kind, severity) and its
+    claim's place and section."""
+    e = book.errata.get(record.get("id"))
+    if e is None:
+        return record
+    c = book.claims[e.claim]
+    return {**record, "claim": e.claim, "paper": c.source, "where": e.where,
+            "finding": e.finding, "severity": e.severity, "kind": e.kind,
+            "section": c.section or None, "artifact": c.where}
+
+
+def read_records(path: Path) -> list[dict]:
+    """The records of one ``results.json`` or ``errata.json``, the one reader every part of
+    the book uses: a missing file is no records; a file that is not a JSON list of records is a
+    ValueError naming it and saying how to make it again (never an empty list)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is unreadable ({exc}); execute its notebook again "
+                         "(`rankbook build` does it)") from None
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is corrupt ({exc}); execute its notebook again "
+                         "(`rankbook build` does it)") from None
+    if not isinstance(records, list) or not all(isinstance(r, dict) and "id" in r for r in records):
+        raise ValueError(f"{path} does not hold a list of records with ids; execute its "
+                         "notebook again (`rankbook build` does it)")
+    return records
 
 
 def check_consistency(book: Ledger, results: list[dict], errata: list[dict]) -> list[str]:
@@ -726,26 +1141,8 @@ def as_dict(obj: Any) -> dict:
 
 
 # --------------------------------------------------------------------------------------------
-# Checks that can fail: the mutation protocol
+# The entry point of a check, and checks that can fail: the mutation protocol
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Check:
-    """How the mutation test exercises one claim's check.
-
-    ``function`` returns the claim's :class:`Evidence`; ``smoke`` are small arguments with
-    which it runs in seconds; ``mutants`` maps a description of a deliberate fault (a published
-    value moved beyond its tolerance, a wrong implementation, a wrong reading) to extra keyword
-    arguments that inject it. The test (``tests/test_claims_mutations.py``) runs the check
-    with ``smoke`` and then with each mutant, and requires the status to change every time: a
-    check that no perturbation moves cannot fail, and must be fixed or graded
-    ``true by definition``.
-    """
-
-    function: Any
-    smoke: dict = field(default_factory=dict)
-    mutants: dict = field(default_factory=dict)
-
-
 def resolve_check(spec: str):
     """The ``module:function`` a ledger entry names as its check, imported."""
     import importlib
@@ -758,3 +1155,64 @@ def resolve_check(spec: str):
         return mod, getattr(mod, name)
     except AttributeError:
         raise ValueError(f"check {spec!r}: module {module} has no function {name!r}") from None
+
+
+def unavailable(claim: Claim, why: str) -> Evidence:
+    """The evidence of a claim whose data is not on this machine: not checkable, with the
+    reason (which names the command that fetches the data)."""
+    return claim.evidence(comparison="unavailable", published="the published values",
+                          reproduced="not checkable: data unavailable", detail=why)
+
+
+def run_check(claim: Claim, kwargs: dict | None = None) -> Evidence:
+    """Run ``claim``'s check (the ledger's ``check``) with the claim and ``kwargs``."""
+    if not claim.check:
+        raise ValueError(f"{claim.id} is not checked by any function (its ledger entry has no "
+                         "check)")
+    _, function = resolve_check(claim.check)
+    try:
+        evidence = function(claim, **(kwargs or {}))
+    except DataUnavailable as exc:
+        return unavailable(claim, str(exc))
+    if not isinstance(evidence, Evidence) or evidence.claim != claim.id:
+        raise ValueError(f"{claim.check} returned evidence for "
+                         f"{getattr(evidence, 'claim', evidence)!r}, not for {claim.id}")
+    return evidence
+
+
+def check(claim_id: str, /, root: Path | None = None, **kwargs) -> Evidence:
+    """The one entry point of a claim's check: the ledger entry ``claim_id`` (its numbers,
+    data files and readings) passed to the function its ``check`` names, with ``kwargs`` (a
+    page's parameters). Data that is not on this machine gives the status ``not checkable``
+    with the command that fetches it."""
+    return run_check(ledger(root).claim(claim_id), kwargs)
+
+
+def mutants(claim: Claim):
+    """The mutation test's cases of ``claim`` (``[claims.test]`` of its ledger entry): for each
+    mutant ``(what, claim, kwargs, expect)``: the fault's description, the claim as the check
+    sees it (its numbers changed by the mutant's ``params``), the keyword arguments (the smoke
+    arguments with the mutant's ``args`` and what its ``perturb`` function returns) and the
+    status the fault must produce."""
+    module, _ = resolve_check(claim.check)
+    smoke = dict(claim.test.get("smoke", {}))
+    for m in claim.test.get("mutants", []):
+        kwargs = {**smoke, **m.get("args", {})}
+        if "perturb" in m:
+            perturb = getattr(module, m["perturb"], None)
+            if perturb is None:
+                raise ValueError(f"{claim.id}: mutant {m['what']!r} names perturb={m['perturb']!r}, "
+                                 f"which {module.__name__} does not define")
+            kwargs.update(perturb(claim, **smoke))
+        variant = claim.with_params(m["params"]) if "params" in m else claim
+        yield m["what"], variant, kwargs, m["expect"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """Deprecated: the mutation protocol moved into the ledger (``[claims.test]``); kept only
+    until every paper module is converted."""
+
+    function: Any
+    smoke: dict = field(default_factory=dict)
+    mutants: dict = field(default_factory=dict)

@@ -183,15 +183,16 @@ def test_rob2_verdicts_under_both_readings():
 
 
 def test_every_erratum_has_a_severity_and_readings(tmp_path, monkeypatch):
+    from rankbook.ledger import claims
+
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
-    with pytest.raises(ValueError, match="unknown severity"):
-        outputs.record_erratum("A", "w", "f", "e", severity="bad")
-    with pytest.raises(TypeError):
-        outputs.record_erratum("A", "w", "f", "e")  # severity is required
     with pytest.raises(ValueError, match="readings must be a list"):
-        outputs.record_erratum("A", "w", "f", "e", severity="typo", readings="one string")
+        claims.confirm(claims.Finding(id="A-E7", evidence="e", readings="one string"))
     with pytest.raises(ValueError, match="must name the readings"):
-        outputs.record_erratum("A", "w", "f", "e", severity="typo", under={"x": "y"})
-    rec = outputs.record_erratum("A", "w", "f", "e", severity="convention")
-    # a discrepancy the ledger does not hold is recorded without an id, so the build names it
-    assert rec["id"] is None and rec["kind"] == "convention" and rec["readings"] == []
+        claims.confirm(claims.Finding(id="A-E7", evidence="e", under={"x": "y"}))
+    with pytest.raises(ValueError, match="needs its computed evidence"):
+        claims.confirm(claims.Finding(id="A-E7", evidence=" "))
+    rec = claims.confirm(claims.Finding(id="A-E7", evidence="e"))
+    # the record holds the evidence; its words (severity, finding) come from the ledger
+    assert rec["id"] == "A-E7" and "severity" not in rec
+    assert claims.worded_erratum(rec, claims.ledger())["severity"] in claims.SEVERITIES

@@ -1113,6 +1113,29 @@ class SiteFailed(RuntimeError):
     """jupyter-book failed or was interrupted; the published site was left as it was."""
 
 
+def refresh_pages(root: Path, log=print) -> list[str]:
+    """Re-render the verdict boxes of the executed pages whose ledger words changed since they
+    ran (:func:`rankbook.book.present.refresh`): rewording a claim changes its pages without
+    executing any notebook. Only pages whose outputs are intact are touched, and the hash their
+    key file records for the executed notebook follows the new page."""
+    from .present import refresh
+
+    gen = generated_dir(root)
+    done = []
+    for spec in discover(root):
+        outputs, notebook = gen / spec.name, gen / f"{spec.name}.ipynb"
+        key, damage = verify_outputs(outputs, notebook)
+        if key is None:
+            continue
+        if refresh(notebook, root):
+            write_key_file(outputs, key, notebook)
+            done.append(spec.name)
+    if done:
+        log(f"re-rendered the verdicts of {len(done)} page(s) from the ledger's words: "
+            + ", ".join(done))
+    return done
+
+
 def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
     """Generate the summary pages, build the site with jupyter-book, and publish it whole
     (step 3). Returns the index path of the published site (``_build/html/index.html``).
@@ -1140,6 +1163,7 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
             manifest = load_manifest(gen)
             if remove_orphans(gen, {s.name for s in discover(root)}, manifest):
                 save_manifest(gen, manifest)
+            refresh_pages(root, log)
             write_generated_pages(root)
         except OSError as exc:
             raise _os_error(exc, str(gen)) from None

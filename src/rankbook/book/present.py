@@ -460,6 +460,28 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
     return nb
 
 
+def refresh(nb_path: Path, root: Path | None = None) -> bool:
+    """Rewrite the verdict box of an executed page from its records and the ledger's words as
+    they stand now (a claim reworded, an erratum's finding or severity edited), without
+    executing the notebook. Returns whether the page changed; the caller updates the hash the
+    key file records for it (:func:`rankbook.book.pipeline.refresh_pages`)."""
+    import nbformat
+
+    nb_path = Path(nb_path)
+    nb = nbformat.read(nb_path, as_version=4)
+    results = _results_for(nb_path, root)
+    errata = _errata_for(nb_path, root)
+    changed = False
+    for cell in nb.cells:
+        if "rankbook-verdict" in cell.metadata.get("tags", []):
+            text = verdict_markdown(results, errata=errata)
+            if cell.source != text:
+                cell.source, changed = text, True
+    if changed:
+        nbformat.write(nb, nb_path)
+    return changed
+
+
 def present_file(nb_path: Path, provenance: str | None = None, spec=None) -> None:
     """:func:`present` an executed notebook file in place, with the records of its run."""
     import nbformat

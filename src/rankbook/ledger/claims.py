@@ -872,12 +872,15 @@ def _check_record_shape(key, comparison, unit, matched, total, status, failures,
                              f"{median_count(seeds)} of its seeds {seeds}")
 
 
-def _check_alternatives(key, alternatives, total) -> None:
+def _check_alternatives(key, alternatives, total, reading=None) -> None:
     """The counts under the other readings must be comparable with the record's own: a count
     in 0..total when the record counts cases, a verdict (True: holds, False: fails) when it is
     one statement with no count. Anything else would print as "0 of None"."""
     if alternatives is None:
         return
+    if not reading:
+        raise ValueError(f"record {key!r}: alternatives (counts under other readings) need "
+                         "reading=, the reading its own count uses")
     if not isinstance(alternatives, dict) or not alternatives or not all(
             isinstance(k, str) and k.strip() for k in alternatives):
         raise ValueError(f"record {key!r}: alternatives must map each other reading (a non-empty "
@@ -931,15 +934,29 @@ def _jsonable(value):
 # --------------------------------------------------------------------------------------------
 # Recording (in a kernel) and consistency (at build time)
 # --------------------------------------------------------------------------------------------
-def report(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = None) -> dict:
+def report(evidence: Evidence, root: Path | None = None, adhoc: Claim | None = None,
+           adhoc_errata: tuple = ()) -> dict:
     """Record one claim's evidence for the build (the page's verdict box, the dashboard, the
     landing page), and the errata it confirms. The wording comes from the ledger.
 
     ``adhoc`` is the claim of a project that keeps no ledger (a project of one's own, with no
-    ``data/claims/``): its records carry that claim's words instead."""
+    ``data/claims/``), and ``adhoc_errata`` the :class:`Erratum` entries its findings name: its
+    records carry their words instead."""
     book = ledger(root)
     record = record_of(evidence, root, adhoc)
     _append_record(RESULTS_FILE, record)
+    if adhoc is not None and not book.claims:
+        own = {e.id: e for e in adhoc_errata}
+        for f in evidence.findings:
+            if f.id not in own:
+                raise ValueError(f"finding {f.id}: pass its Erratum in adhoc_errata (this project "
+                                 "keeps no ledger)")
+            e = own[f.id]
+            _append_record(ERRATA_FILE, {**erratum_record(e, adhoc, f), "where": e.where,
+                                         "finding": e.finding, "severity": e.severity,
+                                         "kind": e.kind, "artifact": adhoc.where,
+                                         "section": adhoc.section or None})
+        return record
     mine = book.claims.get(record["id"])
     for f in evidence.findings:
         e = book.erratum(f.id)
@@ -971,7 +988,7 @@ def record_of(evidence: Evidence, root: Path | None = None, adhoc: Claim | None 
         value = getattr(evidence, name)
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"evidence for {claim.id} needs a non-empty {name} string")
-    _check_alternatives(claim.id, evidence.alternatives, evidence.total)
+    _check_alternatives(claim.id, evidence.alternatives, evidence.total, evidence.reading)
     record = {
         "key": claim.id, "id": claim.id, "paper": claim.source,
         "published": evidence.published, "reproduced": evidence.reproduced,
@@ -1008,6 +1025,16 @@ def erratum_record(e: Erratum, claim: Claim, f: Finding) -> dict:
     render time (:func:`worded_erratum`)."""
     if not isinstance(f.evidence, str) or not f.evidence.strip():
         raise ValueError(f"erratum {e.id} needs its computed evidence")
+    if isinstance(f.readings, str) or not all(isinstance(r, str) and r for r in f.readings or []):
+        raise ValueError(f"erratum {e.id}: readings must be a list of non-empty strings, got "
+                         f"{f.readings!r}")
+    if f.under is not None and not (isinstance(f.under, dict) and f.under and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in f.under.items())):
+        raise ValueError(f"erratum {e.id}: under must map each reading (str) to its verdict (str), "
+                         f"got {f.under!r}")
+    if f.under and not f.readings:
+        raise ValueError(f"erratum {e.id}: a verdict that changes under another reading must name "
+                         "the readings it depends on")
     return {
         "key": e.id, "id": e.id, "claim": claim.id, "paper": claim.source,
         "evidence": f.evidence, "readings": list(f.readings or []),

@@ -74,6 +74,7 @@ def _only(root: Path, key: str) -> None:
         "format: jb-book\nroot: book/intro\nparts:\n"
         f"  - caption: Scratch\n    chapters:\n      - file: book/{key}\n        sections:\n"
         f"          - file: book/generated/{key}_table_1\n"
+        f"          - file: book/generated/{key}_other\n"
         "  - caption: Reproducibility\n    chapters:\n      - file: book/generated/dashboard\n"
         "      - file: book/generated/errata\n      - file: book/rerun\n"
         "      - file: book/references\n")
@@ -96,6 +97,7 @@ def test_a_scaffolded_source_builds_without_touching_the_machinery_or_the_measur
     taken = _run(copy, "new-source", "other", "--title", "t", "--prefix", "A")
     assert taken.returncode == 2 and "taken by source 'A'" in taken.stderr
     _only(copy, "scratch")
+    _other_page(copy, "scratch")
     built = _run(copy, "build", timeout=900)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     html = copy / "_build" / "html"
@@ -105,6 +107,37 @@ def test_a_scaffolded_source_builds_without_touching_the_machinery_or_the_measur
     assert "Verdict" in page and "holds" in page
     shown = _run(copy, "claims", "SC-T1")
     assert shown.returncode == 0 and "holds" in shown.stdout, shown.stderr
+    # rewording the claim re-renders its page and executes nothing
+    ledger = copy / "data" / "claims" / "scratch.toml"
+    text = ledger.read_text()
+    ledger.write_text(text.replace("the mean score of each system over the topics",
+                                   "each system's mean score, reworded"))
+    again = _run(copy, "build", timeout=900)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "ran " not in again.stdout and "re-rendered the verdicts of 1 page" in again.stdout
+    page = (html / "book" / "generated" / "scratch_table_1.html").read_text()
+    assert "reworded" in page
+    # changing a number of its rule executes the page that checks it, and only that one
+    ledger.write_text(ledger.read_text().replace("params = { decimals = 2 }", "params = { decimals = 1 }"))
+    third = _run(copy, "build", timeout=900)
+    # one decimal turns two means into another rounding: the status moves, and the build says
+    # that no erratum explains it
+    assert third.returncode == 2 and "SC-T1: status 'imprecise'" in third.stderr, third.stderr[-3000:]
+    assert "execute scratch_table_1" in third.stdout and "execute scratch_other" not in third.stdout
+    assert "reused scratch_other" in third.stdout
+
+
+def _other_page(root: Path, key: str) -> None:
+    """A second page of the source that checks no claim."""
+    import json
+
+    nb = json.loads((root / "notebooks" / f"{key}_table_1.ipynb").read_text())
+    nb["cells"] = [c for c in nb["cells"] if c["id"] not in ("table-1", "table-1-text")]
+    nb["cells"][0]["source"] = ["# Another page\n", "\n", "Nothing checked here."]
+    nb["cells"].append({"cell_type": "code", "id": "plain", "metadata": {}, "execution_count": None,
+                        "outputs": [], "source": ["import pandas as pd\n",
+                                                  "outputs.save_table(pd.DataFrame({'x': [decimals]}), 'plain', title='A plain table')\n"]})
+    (root / "notebooks" / f"{key}_other.ipynb").write_text(json.dumps(nb, indent=1))
 
 
 def test_the_scaffolded_check_can_fail(copy):

@@ -233,6 +233,29 @@ def test_package_has_no_import_cycle():
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
+#: The layers, bottom first: a module may import its own layer and the layers below it.
+LAYERS = ("measures", "ledger", "papers", "book")
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS[1:] else "measures"
+
+
+def climbing_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that runs back up the layers (measures <- ledger <- papers <- book)."""
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                  if a not in ("rankbook", "rankbook.__main__") and LAYERS.index(layer_of(b)) > LAYERS.index(layer_of(a)))
+
+
+def test_no_import_climbs_the_layers():
+    assert climbing_imports({"rankbook.metrics": {"rankbook.book.outputs"}}) == [
+        "rankbook.metrics -> rankbook.book.outputs"]
+    assert climbing_imports({"rankbook.papers.paper_a.x": {"rankbook.ledger.claims"}}) == []
+    climbs = climbing_imports(import_graph(ROOT / "src"))
+    assert not climbs, "imports that run back up the layers:\n  " + "\n  ".join(climbs)
+
+
 def test_internal_words_are_caught():
     from rankbook.book.site import internal_words
 

@@ -189,7 +189,7 @@ def sample(*, n: int = 100, n_pairs: int = 10000, k: int = 30, seed: int = 0,
     if pairs_csv:
         from pathlib import Path
 
-        from rankbook.book.specs import resolve_input_path
+        from rankbook.ledger.paths import resolve_input_path
 
         path = resolve_input_path(pairs_csv)
         own = list(next(iter(consensus.read_rankings_csv(path).values())).values())

@@ -508,3 +508,26 @@ def test_plain_subscripts_read_as_maths_and_links_keep_them():
     assert "reads_nu_only" in present.md_escape("reads_nu_only")
     link = site._claim_link({"id": "B-X", "where": "κ_p & d_τ", "notebook": "nb"})
     assert r'<span class="math notranslate nohighlight">\(\kappa_{p}\)</span> &amp;' in link
+
+
+def test_ledger_text_reaches_pages_as_literal_text(generated):
+    """Issue 37: a claim worded with a MyST role published a project file; the ledger's words
+    are text on every page (verdict box, dashboard, summary, errata), its maths still maths."""
+    ledger = generated / "data" / "claims" / "A.toml"
+    ledger.write_text(ledger.read_text().replace(
+        'claim = "claim of Table X"',
+        'claim = "claim of Table X, see {download}`notes </.gitignore>` and {{ x }} with $\\\\mathcal{R}_c$"'))
+    site.write_generated_pages(generated)
+    gen = generated / "book" / "generated"
+    for page in ("dashboard.md", "summary.md"):
+        text = (gen / page).read_text()
+        if "claim of Table X" not in text:
+            continue
+        assert "{download}`" not in text and "\\{download\\}" in text, page
+        assert "{{ x }}" not in text and "$\\mathcal{R}_c$" in text, page
+    from rankbook.ledger import claims as _claims
+
+    rec = _claims.worded(json.loads((gen / "nb_one" / "results.json").read_text())[0],
+                         _claims.load_ledger(generated))
+    box = present.verdict_markdown([rec])
+    assert "{download}`" not in box and "\\{download\\}" in box

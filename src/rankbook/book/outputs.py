@@ -304,7 +304,7 @@ def escape_html(value: Any) -> str:
 
 #: A backslash pair (kept as it is), a maths span ``$...$`` (kept), or a character
 #: :func:`md_escape` escapes outside maths.
-_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|]|<(?=[A-Za-z/!?])|\r\n|[\r\n]")
+_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|{}]|<(?=[A-Za-z/!?])|\r\n|[\r\n]")
 
 
 def md_escape(value: Any) -> str:
@@ -315,6 +315,10 @@ def md_escape(value: Any) -> str:
     markup (the one escaping point of placeholders: parameter comments, rerun boxes, the rerun
     page and the verdicts all pass through it).
 
+    Braces are escaped outside maths, so no MyST role (``{download}`...```), substitution
+    (``{{ x }}``) or directive written in the ledger's prose is live on a page: the ledger's
+    words reach the pages as literal text, its maths as maths.
+
     Characters already escaped with a backslash stay as they are, so a string that holds user
     text escaped by :func:`escape_markdown` keeps it literal (nothing is escaped twice).
     Text from a user goes through :func:`escape_markdown` first.
@@ -323,6 +327,8 @@ def md_escape(value: Any) -> str:
     --------
     >>> md_escape("TP*TN | $a*b$")
     'TP\\*TN \\| $a*b$'
+    >>> md_escape("notes {download}`x </.env>` and $\\mathcal{R}_c$")
+    'notes \\{download\\}`x \\</.env>` and $\\mathcal{R}_c$'
     >>> md_escape("saved as <table_stem>_<name>.csv; p < 0.05")
     'saved as \\<table_stem>_\\<name>.csv; p < 0.05'
     >>> md_escape("ranking " + escape_markdown("a|b"))

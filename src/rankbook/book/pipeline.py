@@ -1168,6 +1168,16 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
         except OSError as exc:
             raise _os_error(exc, str(gen)) from None
         work, site = root / SITE_WORK, root / SITE_DIR
+        if (root / "book" / "_static").is_dir():
+            # the Sphinx extension writes the explorers' bundle during the build: written
+            # first, the sources hashed below are those of the build, and the next build finds
+            # nothing changed
+            from .explorer import write_bundle
+
+            try:
+                write_bundle(root / "book" / "_static")
+            except OSError as exc:
+                raise _os_error(exc, str(root / "book" / "_static")) from None
         sources = _site_sources(root)
         glob_hash = _global_hash(root, sources)
         try:

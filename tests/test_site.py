@@ -175,6 +175,9 @@ def test_pages_are_generated_from_the_ledger_and_the_records(generated):
     assert summary.count("::::{dropdown}") == summary.count("\n::::\n")
     assert '<a href="generated/dashboard.html#claim-a-tx" title="This claim on the dashboard">A-TX</a>' in summary
     assert "not checked: it compares other methods' features in words" in summary
+    sources = (gen / "sources.md").read_text()
+    assert sources.index("**Paper A**") < sources.index("**Paper B**")
+    assert "[Paper B](paper_b.md)" in sources and "3 claims" in sources
     chapter_b = (gen / "summary_paper_b.md").read_text()
     assert "**3 claims**" in chapter_b and "Table X" not in chapter_b
     errata = (gen / "errata.md").read_text()
@@ -496,7 +499,11 @@ def test_landing_page_defines_its_words_before_the_status_list():
     for word in ("reading", "other readings", "borderline"):
         assert intro.index(f"**{word}**:", how) < status, word
     sources = intro[intro.index("## The sources"):how]
-    assert "issue reports of the IR evaluation tools" in sources
+    assert "generated/sources.md" in sources  # every source of the ledger, from its [source] table
+    from rankbook.ledger import claims
+
+    book = claims.load_ledger(Path(__file__).resolve().parents[1])
+    assert all(s.about for s in book.sources.values()), "each source says what the book takes from it"
 
 
 def test_plain_subscripts_read_as_maths_and_links_keep_them():

@@ -581,6 +581,22 @@ def parameters_markdown(root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def sources_markdown(book: "_claims.Ledger", rows: list[dict], prefix: str = "") -> str:
+    """The landing page's list of sources, from their ``[source]`` tables: each one's title,
+    citation, what the book takes from it, its claims by status and its chapter."""
+    if not book.sources:
+        return "No source is in the ledger yet.\n"
+    lines = []
+    for s in book.sources.values():
+        mine = [r for r in rows if r["paper"] == s.key]
+        cite = f" {{cite:p}}`{s.cite}`" if s.cite else ""
+        about = f" {s.about}" if s.about else ""
+        lines.append(f"- **{md_escape(s.short)}**, *{md_escape(s.title)}*{cite}.{about} "
+                     f"{plural(len(mine), 'claim')}: {_status_line(r['status'] for r in mine)}; "
+                     f"see the chapter [{md_escape(s.short)}]({prefix}{s.chapter}.md).")
+    return "\n".join(lines) + "\n"
+
+
 def _write_if_changed(path: Path, text: str) -> None:
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
@@ -624,6 +640,7 @@ def _write_generated_pages(root: Path) -> None:
     _write_if_changed(gen / "errata.md", with_download(
         errata_markdown(errata, notebook_titles(root), book), ERRATA_CSV, "every erratum"))
     _write_if_changed(gen / "summary.md", summary_markdown(rows, errata=errata))
+    _write_if_changed(gen / "sources.md", sources_markdown(book, rows))
     for chapter, sources in book.chapters().items():
         mine = [r for r in rows if r["paper"] in sources]
         theirs = [e for e in errata if e["paper"] in sources]

@@ -135,11 +135,12 @@ class Source:
     year: int | None = None
     cite: str = ""
     url: str = ""
+    about: str = ""
     file: str = ""
 
 
 _SOURCE_KEYS = {"key", "prefix", "title", "short", "chapter", "order", "authors", "year", "cite",
-                "url"}
+                "url", "about"}
 
 
 @dataclass(frozen=True)
@@ -442,7 +443,8 @@ def _source(doc: dict, path: Path) -> Source:
                   short=_text(table, "short", where), chapter=_text(table, "chapter", where),
                   order=order, authors=_strs(table.get("authors"), f"{where}: authors"),
                   year=year, cite=_text(table, "cite", where, required=False),
-                  url=_text(table, "url", where, required=False), file=path.name)
+                  url=_text(table, "url", where, required=False),
+                  about=_text(table, "about", where, required=False), file=path.name)
 
 
 def parse_ledger_file(path: Path, root: Path | None = None) -> Ledger:

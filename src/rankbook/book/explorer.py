@@ -31,14 +31,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from .bundle import BUNDLE_NAME, VEGALITE_VERSION, bundle_script, write_bundle  # noqa: F401 - re-exported
+
 #: Set while the grid of an explorer is computed; every point inherits it.
 POINT_ENV = "RANKBOOK_EXPLORER_POINT"
 
-#: The file in the site's ``_static`` folder that holds Vega, Vega-Lite and vega-embed.
-BUNDLE_NAME = "rankbook-explorer.js"
 
-#: The Vega-Lite version of the bundle; altair writes specs for it.
-VEGALITE_VERSION = "6.4"
 
 #: Kinds of chart: a line per colour over a numeric x, bars, a heat map, or dots (one row per
 #: category, the value along the axis: the reproduced cells with the published ones over them).
@@ -498,51 +496,6 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     lines += ["::::", ""]
     display(Markdown("\n".join(lines)))
     return csv_path
-
-
-def bundle_script(vl_version: str = VEGALITE_VERSION) -> str:
-    """The site's one JavaScript file for explorers: Vega, Vega-Lite and vega-embed (bundled by
-    ``vl-convert-python``, no network) and the code that draws every ``.rankbook-explorer``.
-    Wrapped in a function so that its top-level names stay private to it."""
-    import vl_convert as vlc
-
-    init = r"""
-window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;
-function rankbookDrawExplorers() {
-  for (const el of document.querySelectorAll('.rankbook-explorer')) {
-    const source = el.querySelector('script.rb-explorer-spec');
-    const target = el.querySelector('.rb-explorer-chart');
-    if (!source || !target || el.dataset.ready) continue;
-    el.dataset.ready = 'drawing';
-    vegaEmbed(target, JSON.parse(source.textContent), {actions: false, renderer: 'svg'})
-      .then(res => { el.rankbookView = res.view; el.dataset.ready = 'yes'; })
-      .catch(err => { target.textContent = 'The explorer could not be drawn: ' + err;
-                      el.dataset.ready = 'error'; });
-  }
-}
-if (document.readyState === 'loading') {
-  document.addEventListener('DOMContentLoaded', rankbookDrawExplorers);
-} else {
-  rankbookDrawExplorers();
-}
-"""
-    body = vlc.javascript_bundle(snippet=init, vl_version=vl_version)
-    head = (f"/* rankbook explorers: Vega {vlc.get_vega_version()}, Vega-Lite {vl_version}, "
-            f"vega-embed {vlc.get_vega_embed_version()} (BSD-3-Clause, the Vega project), bundled "
-            f"by vl-convert-python. Generated at build time; do not edit. */\n")
-    return head + "(function () {\n" + body + "\n})();\n"
-
-
-def write_bundle(folder: Path) -> Path:
-    """Write :data:`BUNDLE_NAME` into ``folder`` unless an identical one is there."""
-    path = Path(folder) / BUNDLE_NAME
-    text = bundle_script()
-    if not path.is_file() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".js.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    return path
 
 
 def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = None,

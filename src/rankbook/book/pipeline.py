@@ -1172,7 +1172,7 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
             # the Sphinx extension writes the explorers' bundle during the build: written
             # first, the sources hashed below are those of the build, and the next build finds
             # nothing changed
-            from .explorer import write_bundle
+            from .bundle import write_bundle
 
             try:
                 write_bundle(root / "book" / "_static")

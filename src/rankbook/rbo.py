@@ -704,12 +704,13 @@ BATCH_SCORES = ("ext", "min", "max", "res")
 def rbo_batch(S_lists, T_lists, p, ties=TIES) -> dict:
     r"""RBO_ext, RBO_min, RBO_max and RBO_res of many pairs, for every tie variant at once.
 
-    The values of :func:`rbo_ext`, :func:`rbo_min`, :func:`rbo_max` and :func:`rbo_res` (bit for
-    bit: the same code), with the work the variants share done once per pair: each pair is read
-    and flattened once, its common items found once, and the overlaps of the whole-group
-    contributions (RBO^w) and of the ramps (RBO^a and RBO^b) counted once each. A pair without
-    ties is computed once for all variants (they coincide). Use it for tables of many pairs,
-    such as Corsi and Urbano's 10,000 test vectors {cite}`corsi2024ties`.
+    The values of :func:`rbo_ext`, :func:`rbo_min`, :func:`rbo_max` and :func:`rbo_res` (the
+    same formulas, equal to rounding: the sums run in another order), vectorised over the pairs:
+    every pair's depths are laid end to end, so the overlaps of the whole-group contributions
+    (RBO^w) and of the ramps (RBO^a and RBO^b), the agreements and the series of all pairs are a
+    few array operations, and the variants share them. Only reading and flattening the lists is
+    a loop over the pairs. Use it for tables of many pairs, such as Corsi and Urbano's 10,000
+    test vectors {cite}`corsi2024ties` (about 0.5 s for all twelve values of each).
 
     Parameters
     ----------
@@ -732,7 +733,7 @@ def rbo_batch(S_lists, T_lists, p, ties=TIES) -> dict:
     >>> out = rbo_batch(["a{bc}d", "abc"], ["abcd", "acb"], 0.9)
     >>> sorted(out)[:4]
     ['a.ext', 'a.max', 'a.min', 'a.res']
-    >>> bool(out["a.ext"][0] == rbo_ext("a{bc}d", "abcd", 0.9, ties="a"))
+    >>> bool(abs(out["a.ext"][0] - rbo_ext("a{bc}d", "abcd", 0.9, ties="a")) < 1e-15)
     True
     """
     if isinstance(ties, str):
@@ -745,29 +746,175 @@ def rbo_batch(S_lists, T_lists, p, ties=TIES) -> dict:
     ps = np.broadcast_to(np.asarray(p, dtype=object), (n,)) if np.ndim(p) == 0 else list(p)
     if len(ps) != n:
         raise ValueError(f"p must be one number or one per pair ({n}), got {len(ps)} values")
-    out = {f"{v}.{score}": np.empty(n) for v in variants for score in BATCH_SCORES}
+    pv = np.empty(n)
+    flat = []
     for i in range(n):
         try:
-            pi = _check_p(ps[i])
+            pv[i] = _check_p(ps[i])
             S, T = _as_ranking(S_lists[i], "S"), _as_ranking(T_lists[i], "T")
-            if not (_has_ties(S) or _has_ties(T)):
-                s, l = sorted((len(S), len(T)))
-                X = _overlaps(S, T, l)
-                lo, hi, _ = _bounds(pi, s, l, X)
-                ext = _ext_free(pi, s, l, X)
-                values = {v: (ext, lo, hi) for v in variants}
-            else:
-                core = _TieCore(S, T)
-                values = {}
-                for v in variants:
-                    s, l, X_l, a_min, a_max, a_ext, a_tail = _tied_agreements(S, T, pi, v, core)
-                    lo, hi, _ = _bounds_from(pi, s, l, X_l, a_min, a_max)
-                    values[v] = (_ext_tied(pi, s, l, a_ext, a_tail), lo, hi)
-        except ValueError as exc:
+            fS, fT = _flatten(S), _flatten(T)
+            if len(set(fS[0])) != len(fS[0]) or len(set(fT[0])) != len(fT[0]):
+                _codes(fS[0], fT[0])  # raises, naming the list and the item
+        except (ValueError, TypeError) as exc:
             raise ValueError(f"pair {i}: {exc}") from None
-        for v, (ext, lo, hi) in values.items():
-            out[f"{v}.ext"][i], out[f"{v}.min"][i], out[f"{v}.max"][i] = ext, lo, hi
-            out[f"{v}.res"][i] = hi - lo
+        flat.append((fT, fS) if len(fS[0]) >= len(fT[0]) else (fS, fT))  # shorter first
+    return _batch(flat, pv, variants)
+
+
+def _seg_cumsum(v, starts, lengths):
+    """Cumulative sums of ``v`` restarted at every segment (segments laid end to end)."""
+    c = np.cumsum(v)
+    if c.size == 0:
+        return c
+    first = np.flatnonzero(lengths > 0)
+    base = np.zeros(lengths.shape[0])
+    base[first] = c[starts[first]] - v[starts[first]]
+    return c - np.repeat(base, lengths)
+
+
+def _seg_sum(v, seg, K):
+    """Sum of ``v`` per segment id ``seg`` (0 for an empty segment)."""
+    return np.bincount(seg, weights=v, minlength=K)[:K]
+
+
+def _batch(flat, p, variants):
+    """:func:`rbo_batch` on pairs already flattened (shorter list first): every pair's depths
+    laid end to end, the overlaps, sums of contributions, agreements and series of
+    :func:`_tied_agreements`, :func:`_bounds_from` and :func:`_ext_tied` computed for all pairs
+    at once (the same formulas; sums in another order, so equal to rounding)."""
+    K = len(flat)
+    s = np.array([len(a[0]) for a, _ in flat], dtype=np.int64)
+    l = np.array([len(b[0]) for _, b in flat], dtype=np.int64)
+    offL = np.cumsum(l) - l  # each pair's depths (and its longer list's items) start here
+    offS = np.cumsum(s) - s
+    D = int(l.sum())
+    pd_ = np.repeat(np.arange(K), l)  # pair of each depth entry
+    d = np.arange(D) - offL[pd_]  # 0-based depth
+    dd = d + 1.0
+    tS = np.concatenate([a[1] for a, _ in flat]) if K else np.zeros(0, np.int64)
+    bS = np.concatenate([a[2] for a, _ in flat]) if K else np.zeros(0, np.int64)
+    tL = np.concatenate([b[1] for _, b in flat]) if K else np.zeros(0, np.int64)
+    bL = np.concatenate([b[2] for _, b in flat]) if K else np.zeros(0, np.int64)
+    pS = np.repeat(np.arange(K), s)
+    # the common items of each pair: positions in the short and the long list
+    js, jl, in_S = [], [], np.zeros(D, dtype=bool)
+    for k, ((idS, _, _), (idL, _, _)) in enumerate(flat):
+        where = {x: i for i, x in enumerate(idS)}
+        for i, x in enumerate(idL):
+            j = where.get(x)
+            if j is not None:
+                js.append(offS[k] + j)
+                jl.append(offL[k] + i)
+    js, jl = np.array(js, dtype=np.int64), np.array(jl, dtype=np.int64)
+    in_S[jl] = True
+    pc = pd_[jl] if jl.size else np.zeros(0, np.int64)
+    X_l = np.bincount(pc, minlength=K)[:K].astype(np.int64)
+    ct_s, cb_s, ct_l, cb_l = tS[js], bS[js], tL[jl], bL[jl]
+    lo_c = np.maximum(ct_s, ct_l)
+    hi_c = np.maximum(cb_s, cb_l)
+
+    def counts(at, pair):  # number of entries at each depth of their pair
+        return np.bincount(offL[pair] + at, minlength=D)[:D].astype(float)
+
+    def sum_contrib(t, b, pair, fam, power=1):
+        if fam == "w":
+            return _seg_cumsum(counts(t, pair), offL, l)
+        full = _seg_cumsum(counts(b, pair), offL, l)
+        tied = b > t
+        idx, dw = _windows(t[tied], b[tied])
+        c = (dw - t[tied][idx] + 1) / (b[tied][idx] - t[tied][idx] + 1)
+        return full + np.bincount(offL[pair[tied][idx]] + dw, weights=c ** power, minlength=D)[:D]
+
+    fams = {}
+    for fam in {"w" if v == "w" else "a" for v in variants}:
+        if fam == "w":
+            X = _seg_cumsum(counts(lo_c, pc), offL, l)
+        else:
+            X = _seg_cumsum(counts(hi_c, pc), offL, l)
+            idx, dw = _windows(lo_c, hi_c)
+            prod = (_contribution(dw, ct_s[idx], cb_s[idx], "a") * _contribution(dw, ct_l[idx], cb_l[idx], "a"))
+            X = X + np.bincount(offL[pc[idx]] + dw, weights=prod, minlength=D)[:D]
+        fams[fam] = (X, sum_contrib(tS, bS, pS, fam), sum_contrib(tS, bS, pS, fam, 2),
+                     sum_contrib(tL, bL, pd_, fam), sum_contrib(tL, bL, pd_, fam, 2))
+    # the longer list's items missing from the shorter one, counted by depth
+    miss = ~in_S
+    n_t = _seg_cumsum(counts(tL[miss], pd_[miss]), offL, l)
+    n_b = _seg_cumsum(counts(bL[miss], pd_[miss]), offL, l)
+    s_d = s[pd_]
+    seen = d < s_d
+    take = (d - s_d + 1).astype(float)
+    # the series: weights of the seen depths, their tail, the bounds' extra depths
+    pw = np.exp(d * np.log(p[pd_]))
+    w = (1.0 - p[pd_]) * pw
+    sum_w = _seg_sum(w, pd_, K)
+    tail_l = np.exp(l * np.log(p))
+    # the bounds beyond the seen depths (the same for every variant): depths l+1 .. F-1, where
+    # the upper bound's agreement reaches 1 at F - 1 = l + s - X_l, then the tails
+    F = np.maximum(l + s - X_l, l + 1)
+    extra = F - 1 - l
+    pe = np.repeat(np.arange(K), extra)
+    de = (np.arange(int(extra.sum())) - np.repeat(np.cumsum(extra) - extra, extra)
+          + l[pe] + 1).astype(float)  # 1-based depths beyond l
+    we = (1.0 - p[pe]) * np.exp((de - 1) * np.log(p[pe]))
+    tail_F = np.exp((F - 1) * np.log(p))
+    total = sum_w + _seg_sum(we, pe, K) + tail_F
+    beyond_min = _seg_sum(we * X_l[pe] / de, pe, K) + X_l * (1.0 - p) / p * _log_tails(p, F - 1)
+    beyond_max = _seg_sum(we * (X_l[pe] + 2 * de - s[pe] - l[pe]) / de, pe, K) + tail_F
+    out = {}
+    for v in variants:
+        fam = "w" if v == "w" else "a"
+        X, sum_S, sq_S, sum_L, sq_L = fams[fam]
+
+        def agree(x, ss, qs):
+            if v == "w":
+                return 2 * x / (ss + sum_L)
+            if v == "a":
+                return x / dd
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.minimum(x / np.sqrt(qs * sq_L), 1.0)
+
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a_seen = agree(X, sum_S, sq_S)
+            if fam == "w":
+                u_max = np.minimum(take, n_t)
+                unseen_mean = np.ones(D)
+            else:
+                ramp = _contribution(d, tL[np.minimum(offL[pd_] + d, max(D - 1, 0))],
+                                     bL[np.minimum(offL[pd_] + d, max(D - 1, 0))], "a")
+                full = np.minimum(take, n_b)
+                u_max = full + ramp * (np.minimum(take, n_t) - full)
+                unseen_mean = (n_b + ramp * (n_t - n_b)) / n_t
+        a_s = np.full(K, np.nan)
+        has = s > 0
+        a_s[has] = a_seen[offL[has] + s[has] - 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x_ext = X + take * a_s[pd_] * unseen_mean
+            a_min = np.where(seen, a_seen, agree(X, dd, dd))
+            a_max = np.where(seen, a_seen, agree(X + u_max, dd, dd))
+            a_ext = np.where(seen, a_seen, agree(x_ext, dd, dd))
+            a_tail = np.where(l > 0, (X_l + (l - s) * a_s) / np.maximum(l, 1), np.nan)
+        # extrapolation
+        ext = (_seg_sum(w * a_ext, pd_, K) + tail_l * a_tail) / (sum_w + tail_l)
+        ext[s == 0] = np.nan
+        lo = (_seg_sum(w * a_min, pd_, K) + beyond_min) / total
+        hi = (_seg_sum(w * a_max, pd_, K) + beyond_max) / total
+        out[f"{v}.ext"], out[f"{v}.min"], out[f"{v}.max"], out[f"{v}.res"] = ext, lo, hi, hi - lo
+    return {f"{v}.{score}": out[f"{v}.{score}"] for v in variants for score in BATCH_SCORES}
+
+
+def _log_tails(p: np.ndarray, m: np.ndarray, block: int = 256) -> np.ndarray:
+    """:func:`_log_tail` of many ``(p, m)`` at once, in blocks of pairs of bounded memory."""
+    out = np.empty(p.shape[0])
+    for a in range(0, p.shape[0], block):
+        pb, mb = p[a:a + block], m[a:a + block].astype(float)
+        n_terms = int(np.ceil(-40.0 / np.log(pb)).max()) + 1 if pb.size else 0
+        if n_terms > 2_000_000:  # p extremely close to 1: the scalar function's other branch
+            out[a:a + block] = [_log_tail(float(x), int(y)) for x, y in zip(pb, mb)]
+            continue
+        j = np.arange(n_terms, dtype=float)
+        lp = np.log(pb)[:, None]
+        terms = np.exp(j * lp) / (mb[:, None] + 1 + j)
+        out[a:a + block] = np.exp((mb + 1) * np.log(pb)) * terms.sum(axis=1)
     return out
 
 

@@ -51,7 +51,7 @@ def _brute(S, T, p, score, depth=None):
 ps = st.sampled_from([0.3, 0.5, 0.8, 0.9, 0.95])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(tied_pair(), ps, st.sampled_from(list(SCORES)))
 def test_low_avg_high_equal_brute_force(pair, p, score):
     S, T = pair

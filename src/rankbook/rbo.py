@@ -21,8 +21,11 @@ RBO conventions
   :func:`rbo_res`, :func:`rbo_bounds` and :func:`rbo_ext` take ``ties="w" | "a" | "b"``, the
   variants RBO^w, RBO^a and RBO^b of Corsi and Urbano {cite}`corsi2024ties` (see
   :func:`rbo_ext`; ``"a"``, the expected RBO over the orders of the tied items, is the default,
-  as in the authors' code). Without ties the three are the tie-free RBO. :func:`overlaps` and
-  :func:`random_extension_rbo` take tie-free lists only.
+  as in the authors' code). Without ties the three are the tie-free RBO. :func:`rbo_low`,
+  :func:`rbo_high` and :func:`rbo_avg` give instead the lowest, highest and mean tie-free RBO
+  over every order of the tied items {cite}`corsi2024tiesrange`, and :func:`rbo_batch` every
+  variant of many pairs at once. :func:`overlaps` and :func:`random_extension_rbo` take
+  tie-free lists only.
 * Uneven lists: with ``s <= l`` the lengths of the shorter and the longer list, the shorter one
   is considered unknown beyond depth ``s`` (Webber et al. Section 4.3). ``rbo_min``,
   ``rbo_res`` and ``rbo_ext`` use everything seen, up to depth ``l``.

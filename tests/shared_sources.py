@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rankbook.book.paths import project_root
+from rankbook.ledger.paths import project_root
 
 #: Set to 1 to turn a missing ``../shared`` file into a test failure instead of a skip.
 REQUIRE_ENV = "RANKBOOK_REQUIRE_SHARED"

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from rankbook import rbo as R
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 from rankbook.papers.tools import rbo_compare as C
 
 from shared_sources import shared_file

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankbook import tau_ap as TA
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 
 FUNCS = {"tauAP": TA.tau_ap, "tauAP_a": TA.tau_ap_a, "tauAP_b": TA.tau_ap_b}
 

@@ -285,7 +285,7 @@ def vectors_source(source: str = "shared"):
     """
     import os
 
-    from rankbook.book.paths import data_path, project_root
+    from rankbook.ledger.paths import data_path, project_root
 
     if source not in SOURCES:
         raise ValueError(f"source={source!r} is not valid; choose one of {list(SOURCES)}")

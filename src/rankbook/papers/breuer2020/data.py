@@ -3,7 +3,7 @@
 The authors' results folder (fetched by :func:`rankbook.ledger.fetch.files`; its files carry no
 licence, so rankbook never commits them) holds one CSV per system, measure and experiment: a
 row per topic, a column per run. Runs are numbered by *constellation* (1-50); the appendix names
-20 of them ``tf_1`` ... ``C_5`` (``data/published/breuer2020/constellations.csv``, from the
+20 of them ``tf_1`` ... ``C_5`` (the source's ``constellations.csv`` transcription, from the
 repository's README). Three kinds of file:
 
 ``replicated``

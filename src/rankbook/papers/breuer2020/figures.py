@@ -10,7 +10,7 @@ figures show checked against the recomputed points.
   (Figure 2) and reproduced on Core18 (Figure 3).
 
 What the published figures show is read off the appendix page into
-``data/published/breuer2020/figure_readings.toml`` (one statement per reading: an ordering, a
+the source's ``figure_readings.toml`` (one statement per reading: an ordering, a
 crossing, an axis range, where a marker lies); :func:`check_statement` tests one statement
 against the recomputed points and :func:`check_figure` grades a panel.
 """

@@ -39,26 +39,27 @@ def grid_share(values, k: int, tolerance: float) -> float:
     return float(np.mean(np.abs(x - np.round(x)) <= tolerance)) if len(v) else float("nan")
 
 
-def _pair(rng, k, overlap):
-    """Two top-k lists of random names sharing about ``overlap`` of their documents."""
+def _pair(rng, k, overlap, swaps):
+    """Two top-k lists of random names: the second keeps each document of the first with
+    probability ``overlap`` (a new one takes its place otherwise), then ``swaps`` pairs of
+    neighbours are exchanged."""
     pool = [f"doc-{x:06x}" for x in rng.choice(16 ** 6, size=2 * k, replace=False)]
     a = list(pool[:k])
     keep = rng.random(k) < overlap
     b = [d if kept else pool[k + i] for i, (d, kept) in enumerate(zip(a, keep))]
-    b = list(np.array(b)[rng.permutation(k)]) if rng.random() < 0.5 else b
-    # a few neighbour swaps as well
-    for i in rng.choice(k - 1, size=k // 5, replace=False):
+    for i in rng.choice(k - 1, size=min(int(swaps), k - 1), replace=False):
         b[i], b[i + 1] = b[i + 1], b[i]
     return a, b
 
 
-def simulated_shares(pairs: int, k: int, tolerance: float, seed: int) -> dict:
-    """On ``pairs`` simulated pairs of overlapping top-``k`` lists, the share of values on the
-    grid of Kendall's τ over the union, and of the position-paired statistic."""
+def simulated_shares(pairs: int, k: int, tolerance: float, seed: int, overlap, swaps) -> dict:
+    """On ``pairs`` simulated pairs of overlapping top-``k`` lists (the share of documents kept
+    drawn uniformly from the interval ``overlap``, ``swaps`` neighbour swaps), the share of
+    values on the grid of Kendall's τ over the union, and of the position-paired statistic."""
     rng = np.random.default_rng(seed)
     union, paired = [], []
     for _ in range(int(pairs)):
-        a, b = _pair(rng, int(k), rng.uniform(0.3, 0.95))
+        a, b = _pair(rng, int(k), rng.uniform(*overlap), swaps)
         union.append(repro.ktu(a, b))
         paired.append(repro.ktu(a, b, convention="repro_eval"))
     return {"union": grid_share(union, k, tolerance), "paired": grid_share(paired, k, tolerance)}
@@ -70,7 +71,7 @@ def check_tau_kind(claim, *, tokens=None, simulated=None):
     τ over ``k`` untied pairs at each cut-off (as the position-paired statistic always does)
     while τ over the union of overlapping lists lies on it at most ``union_share_max`` of the
     time (``claim.params``: ``cutoffs``, ``grid_tolerance``, ``pairs``, ``sim_k``, ``seed``,
-    ``union_share_max``)."""
+    ``overlap``, ``swaps``, ``union_share_max``)."""
     p = claim.params
     scores = scores_of(claim, tokens)
     names = list(scores.constellations["name"])
@@ -86,7 +87,7 @@ def check_tau_kind(claim, *, tokens=None, simulated=None):
                          "mean RBO (appendix runs)": float(rbo)})
     table = pd.DataFrame(rows)
     sim = simulated if simulated is not None else simulated_shares(
-        p["pairs"], p["sim_k"], p["grid_tolerance"], p["seed"])
+        p["pairs"], p["sim_k"], p["grid_tolerance"], p["seed"], p["overlap"], p["swaps"])
     authors_on_grid = bool((table["on the grid"] == 1.0).all())
     separates = sim["union"] <= p["union_share_max"] and sim["paired"] == 1.0
     holds = not (authors_on_grid and separates)

@@ -94,7 +94,7 @@ def fixed(value: float, decimals: int, rule: str = "round") -> str:
     return f"{out:.{int(decimals)}f}"
 
 
-def scientific(value: float, digits: int = 1, rule: str = "round") -> str:
+def scientific(value: float, digits: int, rule: str = "round") -> str:
     """``value`` in E notation with ``digits`` significant digits under ``rule`` (``5E-04``).
 
     Examples
@@ -113,15 +113,16 @@ def scientific(value: float, digits: int = 1, rule: str = "round") -> str:
     return f"{m}E{'-' if e < 0 else '+'}{abs(e):02d}"
 
 
-def p_value(value: float, rule: str = "round", *, decimals: int = 3, switch: float = 0.001,
-            digits: int = 1) -> str:
+def p_value(value: float, rule: str, *, decimals: int, switch: float, digits: int) -> str:
     """A p-value as the appendix prints it: ``decimals`` decimals from ``switch`` up, else E
     notation with ``digits`` significant digits (a value that reaches ``switch`` by rounding is
     printed in the fixed style).
 
     Examples
     --------
-    >>> p_value(0.0462904, "cut"), p_value(4.955e-11, "cut"), p_value(9.996e-4, "round")
+    >>> style = dict(decimals=3, switch=0.001, digits=1)
+    >>> p_value(0.0462904, "cut", **style), p_value(4.955e-11, "cut", **style), \\
+    ...     p_value(9.996e-4, "round", **style)
     ('0.046', '4E-11', '0.001')
     """
     if value >= switch:
@@ -132,8 +133,8 @@ def p_value(value: float, rule: str = "round", *, decimals: int = 3, switch: flo
     return s
 
 
-def shorten(value: float, printed: str, rule: str, *, is_p: bool, decimals: int = 4,
-            p_decimals: int = 3, p_switch: float = 0.001, p_digits: int = 1) -> str:
+def shorten(value: float, printed: str, rule: str, *, is_p: bool, decimals: int,
+            p_decimals: int, p_switch: float, p_digits: int) -> str:
     """``value`` shortened as the cell ``printed`` would be under ``rule``: a printed integer at
     0 decimals, a p-value by :func:`p_value`, any other cell at ``decimals`` decimals."""
     if parse(printed)["style"] == "integer":
@@ -143,8 +144,8 @@ def shorten(value: float, printed: str, rule: str, *, is_p: bool, decimals: int 
     return fixed(value, decimals, rule)
 
 
-def grade(cells: pd.DataFrame, *, rules=("round",), p_rules=("round", "cut"), decimals: int = 4,
-          p_decimals: int = 3, p_switch: float = 0.001, p_digits: int = 1) -> pd.DataFrame:
+def grade(cells: pd.DataFrame, *, rules, p_rules, decimals: int, p_decimals: int,
+          p_switch: float, p_digits: int) -> pd.DataFrame:
     """Grade each printed cell against its recomputed value.
 
     Parameters
@@ -198,8 +199,10 @@ def rule_counts(graded: pd.DataFrame, by) -> pd.DataFrame:
 
     Examples
     --------
-    >>> g = grade(pd.DataFrame({"printed": ["0.046", "5E-04"], "recomputed": [0.04629, 5.83e-4],
-    ...                         "is_p": [True, True], "block": ["p", "p"]}))
+    >>> cells = pd.DataFrame({"printed": ["0.046", "5E-04"], "recomputed": [0.04629, 5.83e-4],
+    ...                       "is_p": [True, True], "block": ["p", "p"]})
+    >>> g = grade(cells, rules=["round"], p_rules=["round", "cut"], decimals=4, p_decimals=3,
+    ...           p_switch=0.001, p_digits=1)
     >>> rule_counts(g, "block")[["cells", "round", "cut"]].values.tolist()
     [[2, 1, 2]]
     """

@@ -41,8 +41,8 @@ def read_readme_order(path) -> pd.DataFrame:
 
 
 def read_readme_effects(path) -> pd.DataFrame:
-    """The README's RMSE, ER, ΔRI and p-value lines (``data/published/repro_eval/
-    core17_readme.csv``), kept to the appendix's three measures."""
+    """The README's RMSE, ER, ΔRI and p-value lines (the tools source's ``core17_readme.csv``
+    transcription), kept to the appendix's three measures."""
     t = pd.read_csv(path, comment="#", dtype={"value": str})
     return t[t["measure"].isin(list(_TREC))].reset_index(drop=True)
 
@@ -73,7 +73,7 @@ def _dicts(series_by_measure: dict) -> dict:
 
 
 def readme_against_appendix(scores: Scores, order: pd.DataFrame, effects: pd.DataFrame, *,
-                            decimals: int = 4, use_tool: bool = True) -> pd.DataFrame:
+                            decimals: int, use_tool: bool = True) -> pd.DataFrame:
     """Every README value of the appendix's measures beside its recomputation.
 
     Parameters

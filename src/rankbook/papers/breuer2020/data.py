@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["LAYOUT", "SYSTEMS", "MEASURES", "token", "read_constellations", "run_key",
-           "Scores", "tidy"]
+__all__ = ["LAYOUT", "SYSTEMS", "MEASURES", "token", "files_rbo_p", "read_constellations",
+           "run_key", "Scores", "tidy"]
 
 #: File names of the authors' results folder, by kind (the repository's own layout).
 LAYOUT = {
@@ -60,6 +60,19 @@ def token(measure: str) -> str:
     name, k = m.groups()
     return {"P": f"p{k}", "nDCG": f"ndcg{k}", "ERR": f"err{k}", "tau": f"kendalls_tau_{k}",
             "RBO": f"rbo_{k}_p08"}[name]
+
+
+def files_rbo_p() -> float:
+    """The persistence of the RBO values in the authors' files, read from their name
+    (``rbo_<k>_p08``: p = 0.8).
+
+    Examples
+    --------
+    >>> files_rbo_p()
+    0.8
+    """
+    digits = re.search(r"_p([0-9]+)$", token("RBO@1")).group(1)
+    return float(f"{digits[0]}.{digits[1:]}")  # p08 is 0.8 written without its point
 
 
 def read_constellations(path) -> pd.DataFrame:

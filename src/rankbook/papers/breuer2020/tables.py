@@ -286,8 +286,13 @@ def _check(claim, recompute, *, published=None, tokens=None, move_cells: int = 0
             f = _finding(claim, role, text)
             if f is not None:
                 ev.findings.append(f)
-    shown = g[["row", "run", "block", "measure", "printed", "recomputed", "round", "cut",
-               "agrees", "off_units"]].rename(columns={"round": "rounded"})
+    allowed = [p_rules if isp else rules for isp in g["is_p"]]
+    by_rule = [r["printed"] if r["agrees"] else " or ".join(dict.fromkeys(r[x] for x in rs))
+               for (_, r), rs in zip(g.iterrows(), allowed)]
+    shown = g.assign(**{"recomputed, shortened by the rule": by_rule})[
+        ["row", "run", "block", "measure", "printed", "recomputed",
+         "recomputed, shortened by the rule", "round", "cut", "agrees", "off_units"]].rename(
+        columns={"round": "rounded", "off_units": "off by (units of the last digit)"})
     ev.tables["cells"] = shown
     ev.tables["rules"] = rule_table(g)
     ev.values["graded"] = g

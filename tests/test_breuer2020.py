@@ -59,13 +59,18 @@ class StandIn:
         spec = self.data[role]
         if spec.startswith("fetch:"):
             return fetch.files(spec[len("fetch:"):], self.root, download=False)
-        return self.root / "data" / spec
+        return self.root / spec
 
     def evidence(self, **kwargs):
         return book_claims.Evidence(claim=self.id, **kwargs)
 
-    def finding(self, role, **kwargs):
-        return book_claims.Finding(id=self.errata[role], **kwargs)  # KeyError: no such erratum
+    def finding(self, role, evidence, **kwargs):
+        if role not in self.errata:
+            raise ValueError(f"{self.id}: no erratum of role {role!r}")
+        return book_claims.Finding(id=self.errata[role], evidence=evidence, **kwargs)
+
+    def has_finding(self, role):
+        return role in self.errata
 
 
 CLAIMS = {c["id"]: c for c in LEDGER["claims"]}
@@ -181,7 +186,9 @@ def test_the_ledger_draft_covers_every_table_figure_and_statement():
         assert c["id"].startswith("BR-")
         assert ("check" in c) != ("reason" in c), c["id"]
         if "check" in c:
-            c["rule"].format(**c["params"])  # every placeholder of the rule is a param
+            names = re.findall(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}", c["rule"])
+            assert names and set(names) <= set(c["params"]), (c["id"], names)
+            assert not re.search(r"(?<!\{)\{[A-Za-z_]+\}(?!\})", c["rule"]), c["id"]
             assert {m["expect"] for m in c["test"]["mutants"]} <= set(book_claims.STATUSES)
             assert "not checkable" not in {m["expect"] for m in c["test"]["mutants"]}
     for e in LEDGER["errata"]:
@@ -226,10 +233,11 @@ def test_each_check_gives_its_status_and_confirms_its_errata(cid):
 def test_each_mutant_produces_the_status_it_states(cid, k):
     c = CLAIMS[cid]
     m = c["test"]["mutants"][k]
+    assert m["expect"] != EXPECTED[cid], "a mutant must change the status"
     kwargs = dict(c["test"]["smoke"])
     if "perturb" in m:
         mod = importlib.import_module(c["check"].split(":")[0])
-        kwargs.update(getattr(mod, m["perturb"])(**kwargs))
+        kwargs.update(getattr(mod, m["perturb"])(stand_in(cid), **kwargs))
     kwargs.update(m.get("args", {}))
     ev = run_check(cid, m.get("params"), **kwargs)
     assert ev.status == m["expect"], (cid, m["what"], ev.status, ev.reproduced)

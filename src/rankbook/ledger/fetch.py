@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["DataUnavailable", "Registry", "REGISTRY_DIR", "MIRROR_ENV", "CACHE_ENV",
-           "FIX_COMMAND", "keys", "registry", "sha256", "verify", "mirror_env",
+           "FIX_COMMAND", "registries", "registry", "sha256", "verify", "mirror_env",
            "candidate_mirrors", "cache_dir", "files", "fetch"]
 
 #: Where the registries live, relative to the project root.
@@ -76,12 +76,12 @@ def _registry_dir(root) -> Path:
     return Path(root).joinpath(*REGISTRY_DIR)
 
 
-def keys(root) -> list[str]:
+def registries(root) -> list[str]:
     """The source keys that have a registry under ``root/data/fetch``.
 
     Examples
     --------
-    >>> keys("/nonexistent")
+    >>> registries("/nonexistent")
     []
     """
     folder = _registry_dir(root)
@@ -112,7 +112,7 @@ def registry(key: str, root) -> Registry:
     path = _registry_dir(root) / f"{key}.toml"
     if not path.is_file():
         raise ValueError(f"no fetch registry for source {key!r} ({path}); known sources: "
-                         f"{keys(root) or 'none'}")
+                         f"{registries(root) or 'none'}")
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
@@ -266,15 +266,24 @@ def _download(reg: Registry, cache: Path, downloader=None) -> None:
         logger.setLevel(level)
 
 
-def files(key: str, root, *, downloader=None, download: bool = True) -> Path:
+def _root(root) -> Path:
+    if root is None:  # the ledger's own path helper (rankbook.ledger.paths)
+        from .paths import project_root
+
+        return project_root()
+    return Path(root)
+
+
+def files(key: str, root=None, *, downloader=None, download: bool = True) -> Path:
     """A folder holding every file of source ``key``, each with its registered SHA-256.
 
     Parameters
     ----------
     key : str
         The source key: ``root/data/fetch/<key>.toml`` lists its files.
-    root : path-like
-        The project root (a registry's relative ``mirror`` is relative to it).
+    root : path-like, optional
+        The project root (a registry's relative ``mirror`` is relative to it); by default
+        :func:`rankbook.ledger.paths.project_root`.
     downloader : callable, optional
         pooch's downloader (``downloader(url, output_file, pooch)``); pooch's HTTP downloader
         by default.
@@ -294,6 +303,7 @@ def files(key: str, root, *, downloader=None, download: bool = True) -> Path:
     ValueError
         No or a malformed registry for ``key``.
     """
+    root = _root(root)
     reg = registry(key, root)
     problems = []
     for origin, folder in candidate_mirrors(reg, root):
@@ -328,7 +338,7 @@ def files(key: str, root, *, downloader=None, download: bool = True) -> Path:
     return cache
 
 
-def fetch(key: str, root, *, downloader=None) -> Path:
+def fetch(key: str, root=None, *, downloader=None) -> Path:
     """Put every file of source ``key`` into the cache (downloading what is missing or damaged)
     and return the cache folder: what ``rankbook fetch KEY`` runs. Mirrors are not consulted.
 
@@ -337,6 +347,7 @@ def fetch(key: str, root, *, downloader=None) -> Path:
     DataUnavailable
         The download failed (the message says why).
     """
+    root = _root(root)
     reg = registry(key, root)
     cache = cache_dir(reg)
     if cache.is_dir() and not verify(cache, reg):

@@ -25,7 +25,7 @@ import pandas as pd
 from rankbook import repro
 
 from .data import SYSTEMS, Scores
-from .tables import scores_of
+from .tables import scores_of, show_table
 
 __all__ = ["figure_1_data", "effects", "draw_figure_1", "draw_er_dri", "read_readings",
            "check_statement", "statements_table", "check_figure", "TESTS"]
@@ -91,12 +91,13 @@ _STYLE = {"P@10": dict(marker="x", color="C0"), "AP": dict(marker="o", color="C2
 
 
 def draw_figure_1(data: pd.DataFrame):
-    """Figure 1 redrawn: τ (left) and RMSE (right) against the cut-off, one line per run."""
+    """Figure 1 redrawn: τ (left) and RMSE (right) against the cut-off, one line per run, the
+    legend below both panels."""
     import matplotlib.pyplot as plt
 
     cut = sorted(data["cutoff"].unique())
     pos = {k: i for i, k in enumerate(cut)}
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.9))
     for ax, col, label in ((axes[0], "tau", "mean Kendall's $\\tau$"),
                            (axes[1], "rmse", "RMSE of nDCG@k")):
         for i, (run, g) in enumerate(data.groupby("run", sort=False)):
@@ -108,17 +109,19 @@ def draw_figure_1(data: pd.DataFrame):
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=10)
     axes[0].axhline(0, color="grey", lw=0.8)
-    axes[1].legend(fontsize=10, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=10)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 
 def draw_er_dri(panels: dict):
     """Figures 2 and 3 redrawn: one panel per entry of ``panels`` (title -> :func:`effects`),
-    ER on x, ΔRI on y, one marker per run and measure, lines at ER = 1 and ΔRI = 0."""
+    ER on x, ΔRI on y, one marker per run and measure, lines at ER = 1 and ΔRI = 0, the legend
+    below the panels."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels) + 1, 4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.9), squeeze=False)
     for ax, (title, eff) in zip(axes[0], panels.items()):
         for m, g in eff.groupby("measure", sort=False):
             ax.scatter(g["er"], g["dri"], s=40, label=m, **_STYLE.get(m, {}))
@@ -131,8 +134,9 @@ def draw_er_dri(panels: dict):
         ax.set_title(title, fontsize=11)
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=10)
-    axes[0][-1].legend(fontsize=10, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=10)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 
@@ -156,6 +160,11 @@ def _f(x):
     return f"{x:.4g}"
 
 
+def _r(run) -> str:
+    """A run's name as code in visible text (the appendix's names hold underscores)."""
+    return f"`{run}`"
+
+
 def _points(st, data, prec):
     worst, where = 0.0, ""
     for run, read in st["values"].items():
@@ -163,7 +172,7 @@ def _points(st, data, prec):
         d = np.abs(got - np.asarray(read, float))
         i = int(np.argmax(d))
         if d[i] >= worst:
-            worst, where = float(d[i]), (f"{run} at {data.columns[i]}: read {_f(read[i])}, "
+            worst, where = float(d[i]), (f"{_r(run)} at {data.columns[i]}: read {_f(read[i])}, "
                                          f"recomputed {_f(got[i])}")
     return worst <= prec, f"largest distance {_f(worst)} ({where}); reading precision {_f(prec)}"
 
@@ -178,9 +187,9 @@ def _order(st, data, prec):
     for k in cols:
         v = [float(data.loc[r, k]) for r in st["order"]]
         if not all(x > y for x, y in zip(v, v[1:])):
-            bad.append(f"at {k}: " + ", ".join(f"{r} {_f(x)}" for r, x in zip(st["order"], v)))
+            bad.append(f"at {k}: " + ", ".join(f"{_r(r)} {_f(x)}" for r, x in zip(st["order"], v)))
     shown = cols[0]
-    ok_text = ", ".join(f"{r} {_f(data.loc[r, shown])}" for r in st["order"])
+    ok_text = ", ".join(f"{_r(r)} {_f(data.loc[r, shown])}" for r in st["order"])
     return not bad, ("; ".join(bad) if bad else f"at {shown}: {ok_text}"
                      + (f" (and in this order at all {len(cols)} cut-offs)" if len(cols) > 1
                         else ""))
@@ -191,7 +200,7 @@ def _cross(st, data, prec):
     after = [k for k in data.columns if k >= a]
     ok = data.loc[u, b] > data.loc[lo, b] and all(data.loc[u, k] < data.loc[lo, k]
                                                    for k in after)
-    return ok, (f"at {b}: {u} {_f(data.loc[u, b])}, {lo} {_f(data.loc[lo, b])}; from {a}: "
+    return ok, (f"at {b}: {_r(u)} {_f(data.loc[u, b])}, {_r(lo)} {_f(data.loc[lo, b])}; from {a}: "
                 + ", ".join(f"{k}: {_f(data.loc[u, k])} vs {_f(data.loc[lo, k])}" for k in after))
 
 
@@ -209,7 +218,7 @@ def _change(st, data, prec):
         d = float(data.loc[run, t] - data.loc[run, f])
         got = _direction(d, prec) if want == "level" else ("up" if d > 0 else "down")
         ok &= got == want
-        parts.append(f"{run} {d:+.4f}")
+        parts.append(f"{_r(run)} {d:+.4f}")
     return ok, f"change from {f} to {t}: " + ", ".join(parts)
 
 
@@ -222,13 +231,13 @@ def _extreme_line(st, data, prec):
         ok &= v < float(st["below"])
         others = s.drop((run, k))
         ok &= bool((others >= float(st["below"])).all())
-    return ok, f"the {st['which']} is {run} at {k}: {_f(v)}"
+    return ok, f"the {st['which']} is {_r(run)} at {k}: {_f(v)}"
 
 
 def _band(st, data, prec):
     v = _col(data, st["at"])
     ok = bool(((v >= st["lo"]) & (v <= st["hi"])).all())
-    return ok, f"at {st['at']}: " + ", ".join(f"{r} {_f(x)}" for r, x in v.items())
+    return ok, f"at {st['at']}: " + ", ".join(f"{_r(r)} {_f(x)}" for r, x in v.items())
 
 
 def _axes_line(st, data, prec):
@@ -259,7 +268,7 @@ def _inside(d, st):
 
 
 def _list(d):
-    return ", ".join(f"{r.measure} {r.run} ({r.er:.3f}, {r.dri:.3f})" for r in d.itertuples())
+    return ", ".join(f"{r.measure} {_r(r.run)} ({r.er:.3f}, {r.dri:.3f})" for r in d.itertuples())
 
 
 def _box(st, data, prec):
@@ -284,7 +293,7 @@ def _quadrant(r):
 
 def _quadrants(st, data, prec):
     q = [_quadrant(r) for r in data.itertuples()]
-    bad = [f"{r.measure} {r.run} ({r.er:.3f}, {r.dri:.3f})"
+    bad = [f"{r.measure} {_r(r.run)} ({r.er:.3f}, {r.dri:.3f})"
            for r, x in zip(data.itertuples(), q) if x not in st["allowed"]]
     counts = pd.Series(q).value_counts().to_dict()
     return not bad, ", ".join(f"{k}: {v}" for k, v in counts.items()) + \
@@ -303,7 +312,7 @@ def _point(st, data, prec):
         row = data[(data["measure"] == m) & (data["run"] == r)].iloc[0]
         near = _near(row, er, dri, prec)
         ok &= near
-        parts.append(f"{m} {r}: read ({_f(er)}, {_f(dri)}), recomputed ({row.er:.3f}, "
+        parts.append(f"{m} {_r(r)}: read ({_f(er)}, {_f(dri)}), recomputed ({row.er:.3f}, "
                      f"{row.dri:.3f})")
     return ok, "; ".join(parts) + f"; reading precision {_f(prec['er'])} in ER, " \
                                   f"{_f(prec['dri'])} in ΔRI"
@@ -313,7 +322,7 @@ def _extreme_scatter(st, data, prec):
     i = data[st["by"]].idxmin() if st["which"] == "min" else data[st["by"]].idxmax()
     row = data.loc[i]
     ok = row["measure"] == st["measure"] and row["run"] == st["run"]
-    text = f"the {st['which']} of {st['by']} is {row['measure']} {row['run']} " \
+    text = f"the {st['which']} of {st['by']} is {row['measure']} {_r(row['run'])} " \
            f"({row['er']:.3f}, {row['dri']:.3f})"
     if "er" in st:
         ok &= _near(row, st["er"], st["dri"], prec)
@@ -373,7 +382,8 @@ def check_figure(claim, *, readings=None, tokens=None, swap_runs=None, kind=None
                  rmse_measure=None):
     """One panel of Figures 1-3: every statement read off the published panel, tested against
     the recomputed points (``claim.params``: ``panel``, ``family``, ``kind``, ``cutoffs`` for
-    Figure 1, ``precision_scale``). Holds when every statement holds."""
+    Figure 1, ``precision_scale``). Holds when every statement holds, false otherwise (the
+    failing statements named)."""
     p = claim.params
     panels, sts = readings if readings is not None else read_readings(claim.path("readings"))
     panel = p["panel"]
@@ -399,11 +409,12 @@ def check_figure(claim, *, readings=None, tokens=None, swap_runs=None, kind=None
     table = statements_table(mine, data, prec)
     matched, total = int(table["holds"].sum()), len(table)
     ev = claim.evidence(
-        comparison="exact", matched=matched, total=total, unit="statements",
+        comparison="claim", matched=matched, total=total, unit="statements",
         published=f"{total} statements read off the published panel",
         reproduced=f"{matched} of {total} hold for the recomputed points",
         failures=[f"{r.statement}: {r.evidence}" for r in table.itertuples() if not r.holds]
         or None)
-    ev.tables["statements"] = table
+    show_table(ev, "statements", table,
+               title="What the published panel shows, against the recomputed points")
     ev.values["data"] = drawn
     return ev

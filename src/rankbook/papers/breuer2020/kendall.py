@@ -19,7 +19,7 @@ import pandas as pd
 from rankbook import repro
 
 from .data import SYSTEMS
-from .tables import scores_of
+from .tables import scores_of, show_table
 
 __all__ = ["grid_share", "simulated_shares", "check_tau_kind"]
 
@@ -114,5 +114,6 @@ def check_tau_kind(claim, *, tokens=None, simulated=None):
             ev.findings.append(claim.finding("position_paired", evidence=text))
         except (KeyError, ValueError):
             pass
-    ev.tables["grid"] = table
+    show_table(ev, "grid", table, title="The authors' per-topic τ values on the grid of a τ over "
+                                        "k untied pairs, per system and cut-off")
     return ev

@@ -197,7 +197,7 @@ def readme_summary(table: pd.DataFrame, files_rbo_p: float) -> str:
     tool_rows = table[~table["repro_eval today"].isin(["needs the runs", "not installed"])]
     same_tool = int((tool_rows["repro_eval today"] == tool_rows["printed"]).sum())
     text = (f"{agree} of {len(table)} rows of repro_eval's README example (run "
-            f"{table.attrs.get('run')}, constellation {table.attrs.get('constellation')}) equal "
+            f"`{table.attrs.get('run')}`, constellation {table.attrs.get('constellation')}) equal "
             f"the appendix data; its RBO values are the files' RBO at p = {files_rbo_p:g}")
     if table.attrs.get("tool"):
         text += (f"; repro_eval {table.attrs['tool']} gives {same_tool} of {len(tool_rows)} of "
@@ -212,7 +212,7 @@ def check_readme_example(claim, *, order=None, effects=None, use_tool: bool = Tr
     ``decimals``, ``files_rbo_p``). Findings: ``misaligned_ttest`` when printed paired p-values
     disagree and pairing the topics by position reproduces them; ``rbo_default`` when the
     printed RBO equals the files' RBO at ``files_rbo_p`` and repro_eval's default differs."""
-    from .tables import scores_of
+    from .tables import scores_of, show_table
 
     p = claim.params
     order = order if order is not None else read_readme_order(claim.path("readme_order"))
@@ -226,8 +226,8 @@ def check_readme_example(claim, *, order=None, effects=None, use_tool: bool = Tr
         published=f"{total} values of repro_eval's README example (per-topic KTU and RBO "
                   "counted as one row per system)",
         reproduced=readme_summary(t, p["files_rbo_p"]),
-        failures=[f"{r.statistic} {r.measure} {r.system}: printed {r.printed}, appendix data "
-                  f"{r['appendix data']}" for _, r in t[~t["agrees"]].iterrows()] or None)
+        detail="; ".join(f"{r.statistic} {r.measure} {r.system}: printed {r.printed}, appendix "
+                         f"data {r['appendix data']}" for _, r in t[~t["agrees"]].iterrows()))
     paired = t[t["statistic"].str.startswith("p-value (paired")]
     shifted = paired[~paired["agrees"] & paired.apply(
         lambda r: r["note"].endswith(f"gives {r['printed']}"), axis=1)]
@@ -250,5 +250,5 @@ def check_readme_example(claim, *, order=None, effects=None, use_tool: bool = Tr
                 f"p = {t.attrs['tool_rbo_p']}, and its command line passes no p")))
         except (KeyError, ValueError):
             pass
-    ev.tables["readme"] = t
+    show_table(ev, "readme", t, title="repro_eval's README example beside the appendix data")
     return ev

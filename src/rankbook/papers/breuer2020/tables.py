@@ -34,7 +34,7 @@ from .data import SYSTEMS, Scores, read_constellations, run_key
 
 __all__ = ["read_published", "recompute_table_1", "recompute_table_2", "recompute_table_3",
            "grade_table", "discrepancies", "rule_table", "check_table_1", "check_table_2",
-           "check_table_3", "check_significance_share", "moved_cell", "scores_of"]
+           "check_table_3", "check_significance_share", "moved_cell", "scores_of", "show_table"]
 
 _MEASURE = {"P@10": "P@10", "AP": "AP", "nDCG": "nDCG"}
 _TESTS = ("paired", "unpaired")
@@ -180,7 +180,7 @@ def rule_table(graded: pd.DataFrame) -> pd.DataFrame:
 
 
 def _cell_name(r) -> str:
-    return f"row {r.run}, {r.block} {r.measure}"
+    return f"row `{r.run}`, {r.block} {r.measure}"
 
 
 def discrepancies(graded: pd.DataFrame) -> pd.DataFrame:
@@ -218,9 +218,18 @@ def _conventions(graded: pd.DataFrame) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def moved_cell(**smoke) -> dict:
+def moved_cell(claim, **smoke) -> dict:
     """Mutant: the first printed cell moved by one unit of its last digit."""
     return {"move_cells": 1}
+
+
+def show_table(ev, stem: str, frame: pd.DataFrame, **options) -> pd.DataFrame:
+    """Attach a table the page shows: through ``ev.add_table`` where the evidence has it (the
+    ledger API), else into ``ev.tables``."""
+    if hasattr(ev, "add_table"):
+        return ev.add_table(stem, frame, **options)
+    ev.tables[stem] = frame
+    return frame
 
 
 def _moved(published: pd.DataFrame, n) -> pd.DataFrame:
@@ -242,7 +251,7 @@ def _corrected(g: pd.DataFrame) -> pd.DataFrame:
 
 
 def _check(claim, recompute, *, published=None, tokens=None, move_cells: int = 0,
-           correct_typos: bool = False, **recompute_kwargs):
+           correct_typos: bool = False, reprinted: bool = False, **recompute_kwargs):
     params = claim.params
     pub = published if published is not None else read_published(claim.path("published"))
     pub = pub[pub["block"].isin(params["blocks"])].reset_index(drop=True)
@@ -252,6 +261,10 @@ def _check(claim, recompute, *, published=None, tokens=None, move_cells: int = 0
     rules, p_rules = params["rules"], params.get("p_rules", [])
     g = grade_table(pub, rec, p_blocks=p_blocks, rules=rules, p_rules=p_rules,
                     **_rule_params(params))
+    if reprinted:  # every cell printed anew from the recomputed value (cut p-values)
+        pub = pub.assign(printed=[r["cut"] if r["is_p"] else r["round"] for _, r in g.iterrows()])
+        g = grade_table(pub, rec, p_blocks=p_blocks, rules=rules, p_rules=p_rules,
+                        **_rule_params(params))
     if correct_typos:
         pub = _corrected(g)
         g = grade_table(pub, rec, p_blocks=p_blocks, rules=rules, p_rules=p_rules,
@@ -269,8 +282,9 @@ def _check(claim, recompute, *, published=None, tokens=None, move_cells: int = 0
         published=f"{total} printed cells ({', '.join(params['blocks'])})",
         reproduced=f"{matched} of {total} equal the recomputed values shortened by the rule",
         alternatives=alternatives,
-        failures=[f"{_cell_name(r)}: printed {r.printed}, recomputed {r.recomputed:.6g}"
-                  for r in g[~g["agrees"]].itertuples()] or None)
+        reading=("p-values cut or rounded to the printed digits" if alternatives else None),
+        detail="; ".join(f"{_cell_name(r)}: printed {r.printed}, recomputed {r.recomputed:.6g}"
+                         for r in g[~g["agrees"]].itertuples()))
     for r in g[~g["agrees"]].itertuples():
         text = discrepancies(g.loc[[r.Index]])["evidence"].iloc[0]
         f = _finding(claim, "typo" if r.kind == "typo" else "off", f"{_cell_name(r)}: {text}")
@@ -293,8 +307,10 @@ def _check(claim, recompute, *, published=None, tokens=None, move_cells: int = 0
         ["row", "run", "block", "measure", "printed", "recomputed",
          "recomputed, shortened by the rule", "round", "cut", "agrees", "off_units"]].rename(
         columns={"round": "rounded", "off_units": "off by (units of the last digit)"})
-    ev.tables["cells"] = shown
-    ev.tables["rules"] = rule_table(g)
+    show_table(ev, "cells", shown, title="Every printed cell beside its recomputation",
+               collapse=True)
+    show_table(ev, "rules", rule_table(g),
+               title="How many cells each rule of shortening reproduces alone")
     ev.values["graded"] = g
     return ev
 
@@ -319,11 +335,12 @@ def check_table_2(claim, *, published=None, tokens=None, test: str = "unpaired",
 
 
 def check_table_3(claim, *, published=None, tokens=None, welch: bool = False,
-                  move_cells: int = 0):
+                  move_cells: int = 0, reprinted: bool = False):
     """Appendix Table 3: the unpaired t-test between the same system's runs on the two
-    collections, for WCrobust04 and WCrobust0405."""
+    collections, for WCrobust04 and WCrobust0405 (``reprinted``: every cell printed anew from
+    its recomputed value, a mutant that must hold)."""
     return _check(claim, recompute_table_3, published=published, tokens=tokens,
-                  move_cells=move_cells, welch=welch)
+                  move_cells=move_cells, reprinted=reprinted, welch=welch)
 
 
 def check_significance_share(claim, *, published=None, tokens=None, welch: bool = False):
@@ -338,9 +355,10 @@ def check_significance_share(claim, *, published=None, tokens=None, welch: bool 
     ev = claim.evidence(
         comparison="claim", holds=bool(share > most), matched=None, total=None,
         published="most of the p-values are low",
-        reproduced=(f"{low} of {len(rec)} recomputed p-values are below {alpha:g} "
-                    f"({share:.0%}); " + ", ".join(f"{b}: {int(r['sum'])} of {int(r['size'])}"
-                                                  for b, r in by.iterrows())))
-    ev.tables["share"] = by.reset_index().rename(columns={"sum": f"p < {alpha:g}",
-                                                         "size": "cells"})
+        reproduced=(f"{share:.0%} of the recomputed p-values lie below {alpha:g} ("
+                    + ", ".join(f"{b}: {int(r['sum'])} out of {int(r['size'])}"
+                                for b, r in by.iterrows()) + ")"))
+    show_table(ev, "share", by.reset_index().rename(columns={"sum": f"p < {alpha:g}",
+                                                            "size": "cells"}),
+               title="Recomputed p-values of Table 3 below the level, per system")
     return ev

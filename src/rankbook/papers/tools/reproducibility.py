@@ -17,7 +17,7 @@ import pandas as pd
 
 from rankbook import repro
 from rankbook.book import claims
-from rankbook.book.paths import data_path
+from rankbook.book.paths import data_path, project_root
 
 from ..paper_b.common import Section
 
@@ -313,12 +313,14 @@ def core17_reference() -> Section:
         "ktu": ktu.to_dict(), "rbo": rbo.to_dict()})
 
 
-def core17_against_appendix(root=None, *, decimals: int = 4) -> Section:
+def core17_against_appendix(order_path, effects_path, constellations_path, root=None, *,
+                            decimals: int) -> Section:
     """repro_eval's README example beside the appendix data of Breuer et al. 2020
     (:func:`rankbook.papers.breuer2020.repro_eval_example.readme_against_appendix`): the per-topic
-    scores of the same runs, fetched by SHA-256 (:func:`rankbook.ledger.fetch.files`). Without
-    them the section holds one sentence saying so and the command that fetches them."""
-    from rankbook.book.paths import project_root
+    scores of the same runs, fetched by SHA-256 (:func:`rankbook.ledger.fetch.files`), the
+    README's per-topic KTU and RBO lines (``order_path``), its RMSE, ER, ΔRI and p-value lines
+    (``effects_path``) and the appendix's run names (``constellations_path``). Without the
+    fetched files the section holds one sentence saying so and the command that fetches them."""
     from rankbook.ledger import fetch
 
     from ..breuer2020 import data as bdata
@@ -328,19 +330,15 @@ def core17_against_appendix(root=None, *, decimals: int = 4) -> Section:
         folder = fetch.files("breuer2020", root or project_root())
     except fetch.DataUnavailable as exc:
         return Section(values={"summary": f"Not checkable: data unavailable. Run "
-                                          f"`{exc.command}` to fetch the appendix files."})
-    scores = bdata.Scores(folder, bdata.read_constellations(
-        data_path("published", "breuer2020", "constellations.csv")))
-    t = rx.readme_against_appendix(
-        scores, rx.read_readme_order(data_path("published", "breuer2020",
-                                               "repro_eval_readme_order.csv")),
-        rx.read_readme_effects(data_path("published", "repro_eval", "core17_readme.csv")),
-        decimals=decimals)
+                                          f"`{exc.command}` to fetch the appendix files"})
+    scores = bdata.Scores(folder, bdata.read_constellations(constellations_path))
+    t = rx.readme_against_appendix(scores, rx.read_readme_order(order_path),
+                                   rx.read_readme_effects(effects_path), decimals=decimals)
     shown = t.assign(agrees=t["agrees"].map({True: "yes", False: "no"}))
     return Section(tables={"core17_appendix": shown}, values={
         "show": {"core17_appendix": dict(title=(
             "repro_eval's Core17 example beside the appendix data (run "
-            f"{t.attrs['run']}, constellation {t.attrs['constellation']})"))},
+            f"`{t.attrs['run']}`, constellation {t.attrs['constellation']})"))},
         "summary": rx.readme_summary(t, bdata.files_rbo_p()), "table": t})
 
 

@@ -82,6 +82,45 @@ def write_files(folder: Path, topics: int, docs: int, seed: int = 0) -> None:
                               for k, j in enumerate(top[t]))
 
 
+def write_realistic(folder: Path, topics: int = 300, seed: int = 0) -> None:
+    """Four runs and qrels of the shape a user's reproduction has (issue 38): Web-track-like ids
+    (``wt-201``, ``clueweb12-0000tw-05-12114``), 400 to 660 documents per topic (about 530),
+    scores with one decimal (many ties, broken by document id), about 150 judgements per topic
+    of which a third on documents no run retrieves (so most retrieved documents are unjudged),
+    levels -2 to 3. The reproductions rerun the same topics with perturbed scores, some
+    documents replaced."""
+    rng = np.random.default_rng(seed)
+
+    def docids(n):
+        return [f"clueweb12-{a:04d}tw-{b:02d}-{c:05d}" for a, b, c in
+                zip(rng.integers(0, 2000, n), rng.integers(0, 100, n), rng.integers(0, 100_000, n))]
+
+    runs = {r: [] for r in ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced")}
+    qrels = []
+    for t in range(topics):
+        qid = f"wt-{201 + t}"
+        n = int(rng.integers(400, 661))
+        pool = list(dict.fromkeys(docids(n + 200)))[: n + 100]
+        judged_idx = rng.choice(min(len(pool), 300), size=100, replace=False)
+        extra = [d for d in docids(60) if d not in set(pool)][:50]
+        rel = {pool[i]: int(rng.choice([-2, 0, 0, 0, 0, 1, 1, 2, 3])) for i in judged_idx}
+        rel.update({d: int(rng.choice([0, 0, 1, 2])) for d in extra})
+        qrels += [f"{qid} 0 {d} {r}\n" for d, r in rel.items()]
+        gain = np.array([max(rel.get(d, 0), 0) for d in pool], dtype=float)
+        base = rng.gamma(4.0, 1.5, len(pool))
+        scores = {"orig_baseline": base + 0.8 * gain, "orig_advanced": base + 1.6 * gain}
+        scores["rep_baseline"] = scores["orig_baseline"] + rng.normal(0, 0.5, len(pool))
+        scores["rep_advanced"] = scores["orig_advanced"] + rng.normal(0, 0.5, len(pool))
+        for name, sc in scores.items():
+            sc = np.round(sc, 1)  # one decimal: ties
+            top = np.argsort(-sc, kind="stable")[:n]
+            runs[name] += [f"{qid} Q0 {pool[j]} {k + 1} {sc[j]:.1f} {name}\n"
+                           for k, j in enumerate(top)]
+    (folder / "qrels.txt").write_text("".join(qrels))
+    for name, lines in runs.items():
+        (folder / f"{name}.txt").write_text("".join(lines))
+
+
 def _child(argv, env=None) -> tuple[float, float, subprocess.CompletedProcess]:
     """Wall clock and CPU time (user + system of the child) of one child process."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)

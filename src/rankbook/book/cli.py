@@ -340,7 +340,9 @@ def _cmd_reproduce(args) -> int:
                     paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
                     convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
                     confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                    order=args.order)
+                    order=args.order,
+                    max_bytes=(reproduce_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
+                               else args.max_bytes))
             for w in caught:  # notes on the inputs, one line each, as compare prints them
                 if issubclass(w.category, UserWarning):
                     print(f"rankbook reproduce: note: {w.message}", file=sys.stderr)
@@ -532,6 +534,10 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--resamples", type=_positive, default=9999, metavar="N",
                     help="bootstrap resamples (default: %(default)s)")
     rp.add_argument("--seed", type=_nonnegative, default=0, help="random seed (default: 0)")
+    rp.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                    help="largest input file, in bytes (default 512MiB; 500M, 2G, 4GiB, ...), "
+                         "refused before any file is read (a pipe or compressed file as soon "
+                         "as its text passes it)")
     rp.add_argument("--out", default="reproduce.csv", metavar="FILE",
                     help="CSV of the aggregate table (default: %(default)s)")
     rp.add_argument("--per-topic", default=None, metavar="FILE",

@@ -1210,7 +1210,7 @@ def read_header(source, *, max_lines: int = HEADER_LINES) -> list:
     Examples
     --------
     >>> import io
-    >>> read_header(io.BytesIO(b"# ir_metadata.start\n# tag: x\n# ir_metadata.end\n1 Q0 a 1 1 x\n"))
+    >>> read_header(io.BytesIO(b"# ir_metadata.start\\n# tag: x\\n# ir_metadata.end\\n1 Q0 a 1 1 x\\n"))
     ['# ir_metadata.start', '# tag: x', '# ir_metadata.end']
     """
     lines, line0 = [], 1

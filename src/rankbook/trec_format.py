@@ -327,6 +327,8 @@ def open_input(source, *, max_bytes: int | None = None) -> Input:
     name = _source_name(source)
     own = None
     if _is_stdin(source):
+        if sys.stdin is None:
+            raise ValueError(f"{name}: this process has no standard input to read '-' from")
         fh = getattr(sys.stdin, "buffer", sys.stdin)
         kind, size = "stdin", None
     elif isinstance(source, (str, bytes, os.PathLike)):
@@ -736,9 +738,6 @@ def _numpy_block(block: bytes, what: str) -> _Rows | None:
             return None
         if _C1_BYTES.search(block):
             return None
-    cr = block.count(b"\r")
-    if cr and cr != block.count(b"\r\n"):
-        return None  # a lone \r ends a line: the line-by-line reading
     if not block.endswith(b"\n"):
         block += b"\n"
     arr = np.frombuffer(block, dtype=np.uint8)
@@ -747,6 +746,9 @@ def _numpy_block(block: bytes, what: str) -> _Rows | None:
     kinds = np.bincount(arr[seps], minlength=33)
     if kinds[9] + kinds[10] + kinds[13] + kinds[32] != seps.size:
         return None  # another control byte: refused, with its line
+    cr = int(kinds[13])
+    if cr and cr != block.count(b"\r\n"):
+        return None  # a lone \r ends a line: the line-by-line reading
     n_lines = int(kinds[10])
     lines = None
     cols = (0, 2, value_col) + ((n_cols - 1,) if what != "qrels" else ())
@@ -1182,12 +1184,16 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
     if not line_map:
         line_map = [(0, 1, None)]
     # each column joined from its blocks, whose memory goes back before the next is joined
-    release_memory()
+    # (a few milliseconds a call: only for a large file)
+    large = offset > TRIM_BYTES
+    if large:
+        release_memory()
     qcodes = np.concatenate(qparts) if qparts else np.zeros(0, dtype=np.int32)
     del qparts
     dbytes = np.concatenate(dparts) if dparts else np.zeros(0, dtype="S8")
     del dparts
-    release_memory()
+    if large:
+        release_memory()
     values = np.concatenate(vparts) if vparts else np.zeros(0)
     del vparts
     qnames = np.empty(len(index), dtype=object)
@@ -1197,7 +1203,8 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
     _refuse_duplicates(table)
     if what == "run_rank":
         _refuse_shared_ranks(table)
-    release_memory()
+    if large:
+        release_memory()
     return table
 
 
@@ -1241,6 +1248,8 @@ def _check_header(lines, name, line0):
 
 
 _MALLOC_TRIM = []
+#: Text above which :func:`read_table` gives freed memory back (:func:`release_memory`).
+TRIM_BYTES = 64 << 20
 #: Rows whose duplicate check is one sort (a run whose queries' lines are together): a bounded
 #: key (8 MB) however long the run, and a signal answered between blocks.
 DUPLICATE_BLOCK_ROWS = 1 << 20

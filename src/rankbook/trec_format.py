@@ -66,8 +66,9 @@ The guarantees are the same whoever reads:
 * **speed**: each block is split into columns with numpy (field boundaries found from the
   blanks, numbers parsed digit by digit, document ids kept as bytes and hashed); only a block
   with something to refuse, or lines ended by a lone ``\\r``, is read line by line, and that
-  reading names the line. A file is read in a few seconds per gigabyte, and its columns take
-  about 2.5 times the bytes of the ids plus 20 bytes per line.
+  reading names the line. Reading takes about 10 s of CPU per gigabyte of text (a run of 10 M
+  lines, 0.35 GB, in 3 s), and the columns kept take the bytes of the document ids (padded to
+  a multiple of 8) plus 12 bytes per line.
 """
 
 from __future__ import annotations
@@ -898,9 +899,17 @@ def text_ranks(raw: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     w = raw.dtype.itemsize
     k = max(-(-w // 8), 1)
-    mat = np.zeros((n, 8 * k), dtype=np.uint8)
-    mat[:, :w] = raw.view(np.uint8).reshape(n, w)
-    words = mat.view(">u8")  # (n, k), the first bytes most significant
+    if w == 8 * k and raw.flags.c_contiguous:  # the reader's columns: no copy
+        words = raw.view(">u8").reshape(n, k)
+    else:
+        mat = np.zeros((n, 8 * k), dtype=np.uint8)
+        mat[:, :w] = raw.view(np.uint8).reshape(n, w)
+        words = mat.view(">u8")  # (n, k), the first bytes most significant
+    words = words.astype(np.uint64)  # native order sorts faster
+    varies = [j for j in range(k) if not (words[:, j] == words[0, j]).all()]  # not a prefix
+    if not varies:
+        return np.zeros(n, dtype=np.int64)
+    words = words[:, varies]
     order = np.lexsort(words.T[::-1])
     srt = words[order]
     new = np.ones(n, dtype=np.int64)

@@ -197,6 +197,19 @@ def table_rows(cases: dict) -> list:
                      f"x 4 runs x {len(rp['measures'])} measures", rp["rankbook_s"],
                      "repro_eval 0.5.0 (same files, same measures, no intervals)",
                      rp["repro_eval_s"]))
+    rf = cases.get("reader_10m")
+    if rf:
+        rows.append(("evaluate_run from TREC files (CPU)", f"{rf['run_lines']:,} run lines, "
+                     f"{len(rf['measures'])} measures", rf["rankbook"]["cpu_s"],
+                     "pytrec_eval's parse_qrel/parse_run + evaluate (CPU)",
+                     rf["pytrec_eval"]["cpu_s"]))
+    tf = cases.get("track_files")
+    if tf:
+        for key, peer in (("pytrec_eval", "pytrec-eval-terrier"), ("ir_measures", "ir_measures")):
+            rows.append(("a TREC track's files to numbers (CPU)",
+                         f"{tf['topics']} topics x {tf['runs']} runs x {tf['documents']:,} "
+                         f"documents", tf["rankbook"]["cpu_s"], f"{peer}, its own readers",
+                         tf[key]["cpu_s"]))
     return rows
 
 

@@ -255,8 +255,6 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from . import pipeline
-
     try:
         from . import compare_cmd  # numpy, scipy and pandas: loaded only for this command
     except KeyboardInterrupt:
@@ -265,7 +263,7 @@ def _cmd_compare(args) -> int:
     outputs = {"--out": args.out, "--latex": args.latex, "--pairs": args.pairs}
     written: list[str] = []
     try:
-        with pipeline.interruptible():
+        with interrupts.interruptible():
             compare_cmd.check_outputs(outputs, [args.qrels, *args.runs], args.force)
             res = compare_cmd.compare_runs(
                 args.qrels, args.runs, args.measures, convention=args.convention,
@@ -284,7 +282,7 @@ def _cmd_compare(args) -> int:
             for path, text in texts.items():
                 compare_cmd.write_atomic(path, text)
                 written.append(path)
-    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
+    except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
         return _failed("compare", exc, written, compare_cmd.CompareError)
     for note in res.notes:
         print(f"rankbook compare: note: {note}", file=sys.stderr)
@@ -303,12 +301,10 @@ def _failed(command: str, exc: BaseException, written: list, user_error: type) -
     2 for bad input (``user_error``), 130/143 for SIGINT/SIGTERM (naming the outputs written
     before it), 1 for a file that cannot be read or written, and 1 with "internal error" for
     anything else (``RANKBOOK_DEBUG=1`` re-raises it, to see the traceback)."""
-    from . import pipeline
-
     if isinstance(exc, user_error):
         print(f"rankbook {command}: {exc}", file=sys.stderr)
         return 2
-    if isinstance(exc, (pipeline.Interrupted, KeyboardInterrupt)):
+    if isinstance(exc, (interrupts.Interrupted, KeyboardInterrupt)):
         _quiet_asyncio()
         name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
         done = (f"{', '.join(written)} written before it" if written
@@ -360,7 +356,6 @@ def _byte_count(text: str) -> int:
 
 def _cmd_reproduce(args) -> int:
     try:
-        from . import pipeline
         from . import reproduce_cmd  # numpy, scipy and pandas: loaded only for this command
     except KeyboardInterrupt:
         print("rankbook reproduce: interrupted by SIGINT; no output was written", file=sys.stderr)
@@ -371,7 +366,7 @@ def _cmd_reproduce(args) -> int:
     inputs = [p for p in [*paths.values(), args.qrels, args.qrels_rep] if p]
     written: list[str] = []
     try:
-        with pipeline.interruptible():
+        with interrupts.interruptible():
             reproduce_cmd.check_outputs(outputs, inputs, args.force)
             if args.plot:
                 reproduce_cmd.check_plot(args.plot)
@@ -381,7 +376,9 @@ def _cmd_reproduce(args) -> int:
                     paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
                     convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
                     confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                    order=args.order)
+                    order=args.order,
+                    max_bytes=(reproduce_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
+                               else args.max_bytes))
             for w in caught:  # notes on the inputs, one line each, as compare prints them
                 if issubclass(w.category, UserWarning):
                     print(f"rankbook reproduce: note: {w.message}", file=sys.stderr)
@@ -395,7 +392,7 @@ def _cmd_reproduce(args) -> int:
             if args.plot:
                 reproduce_cmd.plot_plane(res, args.plot)
                 written.append(args.plot)
-    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
+    except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
         return _failed("reproduce", exc, written, reproduce_cmd.ReproduceError)
     print(res.report(), flush=True)
     print(f"rankbook reproduce: wrote {', '.join(written)}", file=sys.stderr)
@@ -573,6 +570,10 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--resamples", type=_positive, default=9999, metavar="N",
                     help="bootstrap resamples (default: %(default)s)")
     rp.add_argument("--seed", type=_nonnegative, default=0, help="random seed (default: 0)")
+    rp.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                    help="largest input file, in bytes (default 512MiB; 500M, 2G, 4GiB, ...), "
+                         "refused before any file is read (a pipe or compressed file as soon "
+                         "as its text passes it)")
     rp.add_argument("--out", default="reproduce.csv", metavar="FILE",
                     help="CSV of the aggregate table (default: %(default)s)")
     rp.add_argument("--per-topic", default=None, metavar="FILE",

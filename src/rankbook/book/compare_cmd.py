@@ -599,5 +599,8 @@ def _baseline_index(baseline, systems, run_paths, shown, names) -> int:
 
 
 def table_csv(table: pd.DataFrame) -> str:
-    """The comparison table as CSV text (full precision, yes/no left as True/False)."""
-    return table.to_csv(index=False, lineterminator="\n")
+    """The comparison table as CSV text (full precision, yes/no left as True/False; a text
+    cell that a spreadsheet would run as a formula is quoted: :mod:`rankbook.book.csvsafe`)."""
+    from .csvsafe import csv_text
+
+    return csv_text(table)

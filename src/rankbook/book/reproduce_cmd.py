@@ -345,8 +345,11 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
 
 
 def table_csv(table: pd.DataFrame) -> str:
-    """A table as CSV text (full precision)."""
-    return table.to_csv(index=False, lineterminator="\n")
+    """A table as CSV text (full precision; a text cell that a spreadsheet would run as a
+    formula is quoted: :mod:`rankbook.book.csvsafe`)."""
+    from .csvsafe import csv_text
+
+    return csv_text(table)
 
 
 #: The formats ``--plot`` writes, by file extension.

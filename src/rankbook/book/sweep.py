@@ -330,13 +330,17 @@ STATUS_COLUMN = "point_status"
 
 def _read_table(path: Path):
     """A CSV as text cells, headers as written (an index column saved without a name keeps its
-    empty header, never ``Unnamed: 0``) and values byte for byte."""
+    empty header, never ``Unnamed: 0``) and values byte for byte, but for the quote that
+    guards a text a spreadsheet would run as a formula (:func:`rankbook.book.csvsafe.
+    restore_cell`: the combined table puts it back when it is written)."""
     import csv
 
     import pandas as pd
 
+    from .csvsafe import restore_cell
+
     with path.open(newline="") as f:
-        rows = list(csv.reader(f))
+        rows = [[restore_cell(c) for c in r] for r in csv.reader(f)]
     if not rows:
         return pd.DataFrame()
     header, body = rows[0], rows[1:]
@@ -354,6 +358,8 @@ def combine(folder: Path, points: list[dict], keys: list[str], points_dir: Path 
     every table (its parameters, ``point_status`` failed, the rest empty), so that no table
     silently lacks it. Returns the table names written."""
     import pandas as pd
+
+    from .csvsafe import write_csv
 
     points_dir = points_dir or folder / "points"
     tables: dict[str, dict[int, Path]] = {}
@@ -391,7 +397,7 @@ def combine(folder: Path, points: list[dict], keys: list[str], points_dir: Path 
                     at += 1
                 frames.append(df)
             combined = pd.concat(frames, ignore_index=True, sort=False)
-            combined.to_csv(stage / f"{stem}.csv", index=False, lineterminator="\n")
+            write_csv(combined, stage / f"{stem}.csv")  # no cell a formula
         from .pipeline import _replace
 
         _replace(stage, out)

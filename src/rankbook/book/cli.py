@@ -223,8 +223,10 @@ def _cmd_compare(args) -> int:
         return 130
     outputs = {"--out": args.out, "--latex": args.latex, "--pairs": args.pairs}
     written: list[str] = []
+    planned = [p for p in outputs.values() if p]
     try:
         with pipeline.interruptible():
+            interrupts.checkpoint("start")
             compare_cmd.check_outputs(outputs, [args.qrels, *args.runs], args.force)
             res = compare_cmd.compare_runs(
                 args.qrels, args.runs, args.measures, convention=args.convention,
@@ -239,39 +241,52 @@ def _cmd_compare(args) -> int:
                 texts[args.latex] = res.comparison.to_latex()
             if args.pairs:
                 texts[args.pairs] = compare_cmd.table_csv(res.comparison.pairs)
+            interrupts.checkpoint("scored")
             compare_cmd.check_outputs(outputs, [], args.force)  # nothing appeared meanwhile
             for path, text in texts.items():
-                compare_cmd.write_atomic(path, text)
-                written.append(path)
+                compare_cmd.write_atomic(path, text, written)  # recorded with its rename
+            interrupts.checkpoint("written")
+            # the report is printed inside the block: an interruption while it prints names
+            # the outputs already in place, never "no output was written"
+            for note in res.notes:
+                print(f"rankbook compare: note: {note}", file=sys.stderr)
+            print(res.summary)
+            print()
+            print(res.comparison.report())
+            interrupts.checkpoint("report")
+            print()
+            print(res.comparison.tied_statement(), flush=True)
+            print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr, flush=True)
+            interrupts.settle()  # done: a later signal changes neither the status nor the message
+            interrupts.checkpoint("done")
     except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
-        return _failed("compare", exc, written, compare_cmd.CompareError)
-    for note in res.notes:
-        print(f"rankbook compare: note: {note}", file=sys.stderr)
-    print(res.summary)
-    print()
-    print(res.comparison.report())
-    print()
-    print(res.comparison.tied_statement(), flush=True)
-    print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr)
+        return _failed("compare", exc, written, compare_cmd.CompareError, planned)
     return 0
 
 
 
-def _failed(command: str, exc: BaseException, written: list, user_error: type) -> int:
+def _failed(command: str, exc: BaseException, written: list, user_error: type,
+            planned: list | None = None) -> int:
     """The exit status and one-line message of a ``compare`` or ``reproduce`` that stopped:
-    2 for bad input (``user_error``), 130/143 for SIGINT/SIGTERM (naming the outputs written
-    before it), 1 for a file that cannot be read or written, and 1 with "internal error" for
-    anything else (``RANKBOOK_DEBUG=1`` re-raises it, to see the traceback)."""
+    2 for bad input (``user_error``), 130/143 for SIGINT/SIGTERM (naming the outputs in place
+    and those of ``planned`` that were not written), 1 for a file that cannot be read or
+    written, and 1 with "internal error" for anything else (``RANKBOOK_DEBUG=1`` re-raises it,
+    to see the traceback). A reader that closed our standard output ends it quietly."""
     from . import pipeline
 
+    if isinstance(exc, BrokenPipeError):  # `rankbook compare ... | head`: outputs are written
+        return _reader_gone()
     if isinstance(exc, user_error):
         print(f"rankbook {command}: {exc}", file=sys.stderr)
         return 2
     if isinstance(exc, (pipeline.Interrupted, KeyboardInterrupt)):
         _quiet_asyncio()
         name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
-        done = (f"{', '.join(written)} written before it" if written
-                else "no output was written")
+        missing = [p for p in planned or [] if p not in written]
+        done = (f"{', '.join(written)} {'was' if len(written) == 1 else 'were'} written before "
+                f"it" + (f"; {', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not"
+                         if missing else "")
+                if written else "no output was written")
         print(f"rankbook {command}: interrupted by {name}; {done}", file=sys.stderr)
         return getattr(exc, "exit_status", 130)
     if isinstance(exc, OSError):
@@ -329,8 +344,10 @@ def _cmd_reproduce(args) -> int:
     outputs = {"--out": args.out, "--per-topic": args.per_topic, "--plot": args.plot}
     inputs = [p for p in [*paths.values(), args.qrels, args.qrels_rep] if p]
     written: list[str] = []
+    planned = [p for p in outputs.values() if p]
     try:
         with pipeline.interruptible():
+            interrupts.checkpoint("start")
             reproduce_cmd.check_outputs(outputs, inputs, args.force)
             if args.plot:
                 reproduce_cmd.check_plot(args.plot)
@@ -347,17 +364,19 @@ def _cmd_reproduce(args) -> int:
             texts = {args.out: reproduce_cmd.table_csv(res.aggregate)}
             if args.per_topic:
                 texts[args.per_topic] = reproduce_cmd.table_csv(res.per_topic)
+            interrupts.checkpoint("scored")
             reproduce_cmd.check_outputs(outputs, [], args.force)  # nothing appeared meanwhile
             for path, text in texts.items():
-                reproduce_cmd.write_atomic(path, text)
-                written.append(path)
+                reproduce_cmd.write_atomic(path, text, written)  # recorded with its rename
             if args.plot:
-                reproduce_cmd.plot_plane(res, args.plot)
-                written.append(args.plot)
+                reproduce_cmd.plot_plane(res, args.plot, written)
+            interrupts.checkpoint("written")
+            print(res.report(), flush=True)  # inside: an interruption names what is written
+            print(f"rankbook reproduce: wrote {', '.join(written)}", file=sys.stderr, flush=True)
+            interrupts.settle()
+            interrupts.checkpoint("done")
     except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
-        return _failed("reproduce", exc, written, reproduce_cmd.ReproduceError)
-    print(res.report(), flush=True)
-    print(f"rankbook reproduce: wrote {', '.join(written)}", file=sys.stderr)
+        return _failed("reproduce", exc, written, reproduce_cmd.ReproduceError, planned)
     return 0
 
 
@@ -583,6 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     traceback, or a death by the signal, at exit. Called with ``argv`` (tests), it puts the
     handlers back."""
     before = interrupts.install()
+    interrupts._DEFER["settled"] = False
     program = argv is None
     command = "command"
     try:
@@ -611,6 +631,7 @@ def main(argv: list[str] | None = None) -> int:
             interrupts._ignore_both()
         else:
             interrupts.restore(before)
+            interrupts._DEFER["settled"] = False
 
 
 def _exit_at_once(status: int) -> None:

@@ -366,12 +366,15 @@ def check_plot(path) -> None:
                              f"ending in {', '.join('.' + f for f in PLOT_FORMATS)}")
 
 
-def plot_plane(res: _repro.Reproduction, path) -> None:
+def plot_plane(res: _repro.Reproduction, path, written: list | None = None) -> None:
     """The ER–ΔRI plane: one point per measure with both intervals (matplotlib, imported here).
 
     ER = 1 and ΔRI = 0 (dashed) is a perfect reproduction of the effect; left of ER = 1 the
-    improvement shrank, right of it grew.
+    improvement shrank, right of it grew. ``written`` receives ``path`` in the same step as
+    its rename (as :func:`rankbook.book.compare_cmd.write_atomic`).
     """
+    from .interrupts import deferred
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -395,7 +398,7 @@ def plot_plane(res: _repro.Reproduction, path) -> None:
     if len(agg):
         ax.legend(fontsize=8)
     fig.tight_layout()
-    path = Path(path)
+    given, path = str(path), Path(path)
     fd_dir = path.parent
     import tempfile
 
@@ -404,7 +407,10 @@ def plot_plane(res: _repro.Reproduction, path) -> None:
     try:
         fig.savefig(tmp)
         os.chmod(tmp, _cc.file_mode())  # not the temporary file's 0o600
-        os.replace(tmp, path)
+        with deferred():
+            os.replace(tmp, path)
+            if written is not None:
+                written.append(given)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,106 @@ def test_a_sweep_recomputes_when_a_helper_two_imports_away_changes(project, tmp_
     doc = json.loads((folder / sweep.SWEEP_FILE).read_text())
     assert [p["status"] for p in doc["points"]] == ["ran"]
     assert (folder / "combined" / "value.csv").read_text().splitlines()[-1].endswith(",4")
+
+
+# ------------------------------------------------------------------------------------ item 4
+FAKE_JUPYTER_BOOK = '''"""Stands for jupyter-book in the --page tests: MODE ok, interrupt or full."""
+import os, signal, sys, time
+from pathlib import Path
+
+mode, args = sys.argv[1], sys.argv[2:]
+out = Path(args[args.index("--path-output") + 1]) / "_build" / "html"
+if mode == "ok":
+    out.mkdir(parents=True)
+    (out / "nb.html").write_text("<html><body><article>page %s</article></body></html>"
+                                 % os.environ.get("PAGE_VERSION", "1"))
+elif mode == "interrupt":  # Ctrl-C while the page renders
+    os.kill(os.getppid(), signal.SIGINT)
+    time.sleep(60)
+elif mode == "full":  # what jupyter-book prints when the disk fills up under it
+    print("Running Jupyter-Book v1.0.4\\nSource Folder: x\\n" + "writing output... [ 50%] nb\\n" * 30)
+    print("Traceback (most recent call last):\\n  File \\"sphinx/builders/html.py\\", line 1\\n"
+          "    raise\\nOSError: [Errno 28] No space left on device: '/runs/_out/nb.html'\\n")
+    print("=" * 79 + "\\n\\nThere was an error in building your book. Look above for the cause."
+          "\\n\\n" + "=" * 79)
+    sys.exit(1)
+'''
+
+
+@pytest.fixture
+def page_project(project, tmp_path, monkeypatch):
+    """A scratch project with one notebook and a stand-in for jupyter-book, whose MODE the
+    test sets (``page_project.mode = "interrupt"``)."""
+    from test_faults import make_notebook
+
+    make_notebook(project / "notebooks" / "nb.ipynb")
+    (project / "_config.yml").write_text("title: t\n")
+    script = tmp_path / "fake_jupyter_book.py"
+    script.write_text(FAKE_JUPYTER_BOOK)
+
+    class Fake:
+        mode = "ok"
+
+    fake = Fake()
+
+    def command(root, output=None, fresh=False):
+        return [sys.executable, str(script), fake.mode, "build", str(root), "--path-output",
+                str(output)]
+
+    monkeypatch.setattr(pipeline, "jupyter_book_command", command)
+    fake.root = project
+    return fake
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.notebooks
+def test_an_interrupted_page_leaves_the_previous_run_and_page_whole(page_project, capsys):
+    """The issue's case: Ctrl-C while the page rendered said "nothing was written, the last
+    good output is untouched" while the run folder was already replaced and the page gone."""
+    from test_faults import stage_folders
+
+    root = page_project.root
+    assert cli.main(["run", "nb", "--page"]) == 0
+    folder, page = (Path(line) for line in capsys.readouterr().out.split())
+    assert page == folder / "nb.html" and "page 1" in page.read_text()
+    before = snapshot(folder)
+    page_project.mode = "interrupt"
+    assert cli.main(["run", "nb", "--page"]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err == (f"rankbook run: interrupted by SIGINT; nothing was written: {folder} holds "
+                   "the previous run and its page, untouched")
+    assert snapshot(folder) == before  # the run, its tables and its page, byte for byte
+    assert stage_folders(root) == [] and not list(folder.parent.glob(".page-*"))
+
+
+@pytest.mark.notebooks
+def test_a_page_that_fails_on_a_full_disk_names_the_cause(page_project, capsys, monkeypatch):
+    """The cause, not jupyter-book's closing "Look above for the cause" (item 6); and the
+    previous run and page stay whole, as the message says."""
+    assert cli.main(["run", "nb", "--page"]) == 0
+    folder = Path(capsys.readouterr().out.split()[0])
+    before = snapshot(folder)
+    page_project.mode = "full"
+    assert cli.main(["run", "nb", "--page"]) == 1
+    err = capsys.readouterr().err
+    assert "OSError: [Errno 28] No space left on device: '/runs/_out/nb.html'" in err
+    assert "Look above" not in err and "writing output" not in err
+    assert f"the run and its page were not replaced: {folder} holds the previous run and its " \
+           "page, untouched" in err
+    assert snapshot(folder) == before
+    log = folder.parent / "_logs" / "nb.page.log"
+    assert f"(jupyter-book's whole output is in {log})" in err and "Look above" in log.read_text()
+    assert (folder.parent / "_failed" / "nb.ipynb").is_file()  # the run itself is kept
+
+
+@pytest.mark.notebooks
+def test_a_first_page_interrupted_says_there_is_no_earlier_run(page_project, capsys):
+    page_project.mode = "interrupt"
+    assert cli.main(["run", "nb", "--page"]) == 130
+    assert capsys.readouterr().err.strip().endswith(
+        "nothing was written: there is no earlier run of these parameters")
+    assert not (pipeline.runs_dir(page_project.root) / "nb" / "defaults").exists()

@@ -109,28 +109,44 @@ def _cmd_claims(args) -> int:
 
 def _cmd_run(args) -> int:
     from . import pipeline
+    from .rerun_page import PageFailed
 
     try:
         overrides = _parse_overrides(args.param or [], args.name)
-        folder = pipeline.run_one(args.name, overrides, timeout=args.timeout, wait=args.wait)
+        # with --page, the page is rendered inside the run's lock and swapped in with it
+        folder = pipeline.run_one(args.name, overrides, timeout=args.timeout, wait=args.wait,
+                                  page=args.page)
     except (pipeline.ParameterError, pipeline.Busy) as exc:
         print(f"rankbook run: {exc}", file=sys.stderr)
         return 2
     except (pipeline.NotebookFailed, pipeline.OutputError) as exc:
         print(f"rankbook run: {exc}", file=sys.stderr)
         return 1
+    except PageFailed as exc:
+        saved = getattr(exc, "saved", None)
+        kept = f"; the executed notebook is at {saved}" if saved else ""
+        print(f"rankbook run: {exc}\nrankbook run: the run and its page were not replaced: "
+              f"{_there(exc)}{kept}", file=sys.stderr)
+        return 1
     except pipeline.Interrupted as exc:
-        return _interrupted("run", exc)
+        if getattr(exc, "folder", None) is None:
+            return _interrupted("run", exc)
+        _quiet_asyncio()
+        print(f"rankbook run: {exc}; nothing was written: {_there(exc)}", file=sys.stderr)
+        return exc.exit_status
     print(folder)
     if args.page:  # the run as one HTML page in its folder (rankbook.book.rerun_page)
-        from .rerun_page import PageFailed, write_page
-
-        try:
-            print(write_page(folder, pipeline.find(args.name).name))
-        except PageFailed as exc:
-            print(f"rankbook run: {exc}", file=sys.stderr)
-            return 1
+        print(folder / f"{folder.parent.name}.html")
     return 0
+
+
+def _there(exc) -> str:
+    """What the run folder of an unfinished ``rankbook run`` holds (the previous run, its page,
+    or nothing)."""
+    from .pipeline import what_is_there
+
+    folder = exc.folder
+    return what_is_there(folder, folder.parent.name)
 
 
 def _cmd_sweep(args) -> int:

@@ -648,6 +648,7 @@ def execute(
     key: dict | None = None,
     timeout: int | None = None,
     stage_prefix: str | None = None,
+    finish=None,
 ) -> dict:
     """Execute ``spec`` with ``params``; on success move the executed notebook to
     ``notebook_out`` and its outputs folder to ``outputs_out``.
@@ -660,7 +661,9 @@ def execute(
     together with them. ``timeout`` is the per-cell limit in seconds (default: the notebook's
     ``rankbook.timeout``). Raises :class:`NotebookFailed` (naming the failing cell by its 1-based
     position in the source notebook) or :class:`OutputError`. Returns a record with the
-    duration.
+    duration. ``finish(staged_outputs)``, when given, runs once the notebook ran and was
+    presented, before the key file is written and the staging folder is swapped in (``rankbook
+    run --page`` renders the page there): whatever it raises leaves the destination as it was.
     """
     import papermill
 
@@ -731,6 +734,8 @@ def execute(
         try:
             postprocess(stage_nb, {**spec.defaults(), **params}, spec.defaults(), started,
                         duration, git_commit(root), key, spec=spec)
+            if finish is not None:
+                finish(stage_out)
             if key is not None:
                 write_key_file(stage_out, key, stage_nb)
             if shared:
@@ -945,12 +950,17 @@ def build_book(root: Path | None = None, *, force: bool = False, jobs: int | Non
 
 
 def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | None = None,
-            wait: bool = False) -> Path:
+            wait: bool = False, page: bool = False) -> Path:
     """``rankbook run``: execute one notebook with new parameters into ``runs/NAME/<slug>/``.
 
     The run folder is locked while it runs (:class:`Busy` for a second run of the same
     parameters); staging folders of earlier runs of the same parameters that were killed are
-    removed first; SIGINT or SIGTERM raise :class:`Interrupted` after cleaning up.
+    removed first; SIGINT or SIGTERM raise :class:`Interrupted` after cleaning up. With
+    ``page`` (``--page``), the page ``NAME.html`` is rendered into the staging folder, inside
+    the lock, and swapped in with the run (:func:`rankbook.book.rerun_page.write_page`): a page
+    that fails or is interrupted leaves the previous run and its page whole
+    (:class:`~rankbook.book.rerun_page.PageFailed`, or :class:`Interrupted`), and the error
+    carries ``folder`` (the run folder, as it was) for the message.
     """
     root = root or project_root()
     spec = find(name, root)
@@ -962,14 +972,49 @@ def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | No
         base.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _os_error(exc, str(base)) from None
-    with folder_lock(base / f".{name_slug}.lock", f"run of {spec.name} with these parameters",
-                     wait=wait), interruptible():
-        remove_stale(base, (f".stage-{name_slug}-*", f".old-{name_slug}-*"))
-        execute(spec, params, notebook_out=folder / f"{spec.name}.ipynb", outputs_out=folder,
-                root=root, failed_dir=base / FAILED_DIR_NAME,
-                kernel_log=base / "_logs" / "kernel.log", timeout=timeout,
-                stage_prefix=name_slug, key=cache_key(spec, params, root))
+    finish = None
+    if page:
+        def finish(staged: Path) -> None:
+            from .rerun_page import PageFailed, write_page
+
+            try:
+                write_page(staged, spec.name, root,
+                           log=base / "_logs" / f"{spec.name}.page.log")
+            except PageFailed as exc:  # keep the executed notebook: it ran, only the page failed
+                with contextlib.suppress(OSError):
+                    (base / FAILED_DIR_NAME).mkdir(parents=True, exist_ok=True)
+                    saved = base / FAILED_DIR_NAME / f"{spec.name}.ipynb"
+                    shutil.copyfile(staged / f"{spec.name}.ipynb", saved)
+                    exc.saved = saved
+                raise
+    try:
+        with folder_lock(base / f".{name_slug}.lock",
+                         f"run of {spec.name} with these parameters", wait=wait), interruptible():
+            remove_stale(base, (f".stage-{name_slug}-*", f".old-{name_slug}-*"))
+            execute(spec, params, notebook_out=folder / f"{spec.name}.ipynb", outputs_out=folder,
+                    root=root, failed_dir=base / FAILED_DIR_NAME,
+                    kernel_log=base / "_logs" / "kernel.log", timeout=timeout,
+                    stage_prefix=name_slug, key=cache_key(spec, params, root), finish=finish)
+    except (Interrupted, KeyboardInterrupt, NotebookFailed, OutputError, RuntimeError) as exc:
+        exc.folder = folder  # the run folder, as it was before this run: for the message
+        exc.page = page
+        raise
     return folder
+
+
+def what_is_there(folder: Path, name: str) -> str:
+    """What a run folder holds after a run that did not finish: the previous run (and its
+    page), or nothing.
+
+    Examples
+    --------
+    >>> what_is_there(Path("/nonexistent/runs/nb/defaults"), "nb")
+    'there is no earlier run of these parameters'
+    """
+    if not (folder / f"{name}.ipynb").is_file():
+        return "there is no earlier run of these parameters"
+    page = (folder / f"{name}.html").is_file()
+    return f"{folder} holds the previous run{' and its page' if page else ''}, untouched"
 
 
 # --------------------------------------------------------------------------------------------

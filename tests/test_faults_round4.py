@@ -220,3 +220,150 @@ def test_a_first_page_interrupted_says_there_is_no_earlier_run(page_project, cap
     assert capsys.readouterr().err.strip().endswith(
         "nothing was written: there is no earlier run of these parameters")
     assert not (pipeline.runs_dir(page_project.root) / "nb" / "defaults").exists()
+
+
+# ------------------------------------------------------------------------------------ item 6
+def memory_notebook(path: Path, cell: str) -> None:
+    """A notebook whose ``gib`` parameter sizes what its cell does."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    params = new_code_cell("gib = 1  # GiB to allocate")
+    params.metadata["tags"] = ["parameters"]
+    nb = new_notebook(cells=[new_markdown_cell(f"# {path.stem}\n\nFor tests."), params,
+                             new_code_cell(cell)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.metadata["rankbook"] = {"description": path.stem}
+    nbformat.write(nb, path)
+
+
+@pytest.mark.notebooks
+def test_a_kernel_killed_for_memory_is_named_as_such(project, capsys, monkeypatch):
+    """The out-of-memory killer's SIGKILL left "DeadKernelError: Kernel died" (or, under a
+    limit, ``CellExecutionError:`` with an empty reason): the message names the memory, the
+    limit and what to lower. The kill is the kernel's own SIGKILL; the cgroup's count of
+    out-of-memory kills is what tells the killer, faked here to rise during the run."""
+    memory_notebook(project / "notebooks" / "nb.ipynb",
+                    "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
+    assert cli.main(["run", "nb", "-p", "gib", "3"]) == 1
+    err = capsys.readouterr().err
+    assert "the kernel died without an error: a signal killed it, most often the " \
+           "out-of-memory killer" in err
+    assert "lower the values you raised (gib = 3)" in err and "Kernel died" not in err
+    counts = iter([4, 5])
+    monkeypatch.setattr(pipeline, "oom_kills", lambda: next(counts))
+    monkeypatch.setattr(pipeline, "memory_limits", lambda: ["cgroup memory.max 512 MiB"])
+    assert cli.main(["run", "nb", "-p", "gib", "3"]) == 1
+    err = capsys.readouterr().err
+    assert ("failed in an unknown cell: the kernel was killed by the out-of-memory killer (the "
+            "limit this process runs under: cgroup memory.max 512 MiB); lower the values you "
+            "raised (gib = 3), or give it more memory") in err
+
+
+@pytest.mark.slow
+@pytest.mark.notebooks
+def test_a_memory_error_under_ulimit_names_the_limit(project):
+    """``ulimit -v``: the kernel's MemoryError could not even be formatted, and papermill said
+    ``CellExecutionError:`` with nothing after it."""
+    import resource
+    import subprocess
+
+    memory_notebook(project / "notebooks" / "nb.ipynb",
+                    "x = bytearray(gib * 2**30)\nx[::4096] = b'1' * len(x[::4096])")
+    limit = 2560 * 2**20
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    res = subprocess.run([sys.executable, "-m", "rankbook", "run", "nb", "-p", "gib", "4"],
+                         env={**os.environ, "RANKBOOK_ROOT": str(project)}, cwd=project,
+                         capture_output=True, text=True, preexec_fn=cap, timeout=300)
+    assert res.returncode == 1, res.stderr
+    assert "MemoryError: the notebook ran out of memory (the limit this process runs under: " \
+           "address space (ulimit -v) 2.5 GiB); lower the values you raised (gib = 4)" in res.stderr
+    assert "CellExecutionError" not in res.stderr
+
+
+ASCII = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "PYTHONUTF8")}
+ASCII.update(LC_ALL="C", LANG="C", PYTHONCOERCECLOCALE="0", PYTHONUTF8="0")
+
+
+def test_an_ascii_terminal_is_an_output_error_not_a_usage_error(tmp_path):
+    """Under a truly ASCII locale the report cannot be printed: status 1 (an output error),
+    not 2 (usage), with the character, the fix and the outputs already written."""
+    import subprocess
+
+    from test_csv_formulas import EXAMPLES
+
+    res = subprocess.run([sys.executable, "-m", "rankbook", "list"], env=ASCII,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1, res.stderr
+    assert res.stderr.startswith("rankbook list: cannot print the report: standard output's "
+                                 "encoding (ascii) cannot show '\\u")
+    assert "use a UTF-8 locale (e.g. LC_ALL=C.UTF-8) or set PYTHONIOENCODING=utf-8" in res.stderr
+    runs = [str(EXAMPLES / f"{r}.txt") for r in ("orig_baseline", "rep_baseline")]
+    res = subprocess.run([sys.executable, "-m", "rankbook", "compare", *runs, "--qrels",
+                          str(EXAMPLES / "qrels.txt"), "--resamples", "100"], env=ASCII,
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
+    assert "cannot print the report" in res.stderr
+    assert res.stderr.strip().endswith("; compare.csv was written")
+    assert (tmp_path / "compare.csv").is_file()
+
+
+def test_a_sweep_says_that_commas_separate_values(project, capsys):
+    """A text value with a comma was split into two points without a word."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    params = new_code_cell("author = 'Doe'  # a name")
+    params.metadata["tags"] = ["parameters"]
+    nb = new_notebook(cells=[new_markdown_cell("# nb\n\nFor tests."), params])
+    nb.metadata["rankbook"] = {"description": "nb"}
+    nbformat.write(nb, project / "notebooks" / "nb.ipynb")
+    assert cli.main(["sweep", "nb", "-p", "author", "Smith, J.", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert ("note: author: 'Smith, J.' is 2 values ('Smith', 'J.'): in a sweep, commas "
+            "separate the values; write \\, for a comma inside one value") in out
+    assert "2 point(s)" in out
+    assert cli.main(["sweep", "nb", "-p", "author", "Smith\\, J.", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "1 point(s)" in out and "author=Smith, J." in out and "note" not in out
+
+
+def test_the_page_command_with_a_newline_in_a_file_name_pastes_back(tmp_path):
+    """The provenance box's command: one line, each value one shell word that bash reads back
+    exactly (``$'...'`` for a line break), and the Markdown table keeps it whole."""
+    import subprocess
+
+    name = str(tmp_path / "two\nlines 'q'.csv")
+    command = pipeline._reproduce_command("nb", {"table": name, "n": 3},
+                                          {"table": "r.csv", "n": 3}, "0123456789ab")
+    assert "\n" not in command
+    words = command.split(" && ")[-1]
+    argv = subprocess.run(["bash", "-c", f"printf '%s\\0' {words}"], capture_output=True,
+                          text=True, check=True).stdout.split("\0")[:-1]
+    assert argv == [".venv/bin/rankbook", "run", "nb", "-p", "table", name]
+    box = pipeline._provenance_markdown({"table": name, "n": 3}, {"table": "r.csv", "n": 3},
+                                        0.0, 1.0, "0123456789ab", "nb")
+    row = next(line for line in box.splitlines() if line.startswith("| Command |"))
+    assert row.endswith("</code> |")  # the command did not break the table
+
+
+def test_reproduce_names_what_is_in_place_when_a_signal_follows_a_rename(tmp_path):
+    """``rankbook reproduce`` shares compare's rule: an output is recorded with its rename."""
+    import subprocess
+
+    from test_csv_formulas import EXAMPLES
+
+    argv = [sys.executable, "-m", "rankbook", "reproduce", "--qrels", str(EXAMPLES / "qrels.txt"),
+            "--resamples", "100", "--per-topic", "topics.csv"]
+    for role in ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced"):
+        argv += [f"--{role.replace('_', '-')}", str(EXAMPLES / f"{role}.txt")]
+    res = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "RANKBOOK_SIGNAL_AT": "renamed:TERM"})
+    assert res.returncode == 143, res.stderr
+    assert res.stderr.strip() == ("rankbook reproduce: interrupted by SIGTERM; reproduce.csv "
+                                  "was written before it; topics.csv was not")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reproduce.csv"]

@@ -292,6 +292,8 @@ def _failed(command: str, exc: BaseException, written: list, user_error: type,
 
     if isinstance(exc, BrokenPipeError):  # `rankbook compare ... | head`: outputs are written
         return _reader_gone()
+    if isinstance(exc, UnicodeEncodeError):  # an ASCII terminal: an output error, not usage
+        return _unprintable(command, exc, written, planned)
     if isinstance(exc, user_error):
         print(f"rankbook {command}: {exc}", file=sys.stderr)
         return 2
@@ -466,8 +468,9 @@ def _build_parser() -> argparse.ArgumentParser:
     sw = sub.add_parser("sweep", help="run one notebook over a grid of parameters (Dask)")
     sw.add_argument("name", help="notebook name (see `rankbook list`)")
     sw.add_argument("-p", "--param", nargs="+", action=_Param, metavar=("KEY", "VALUES"),
-                    help="values of one parameter: V1,V2,... (integers also START:STOP); for a "
-                         "list parameter, whole lists separated by ';' ('5,6;10,20')")
+                    help="values of one parameter: V1,V2,... (integers also START:STOP; \\, is "
+                         "a comma inside one value); for a list parameter, whole lists "
+                         "separated by ';' ('5,6;10,20')")
     sw.add_argument("--jobs", type=_positive, default=None, metavar="N",
                     help="worker processes of the local cluster (default: number of cores)")
     sw.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -673,11 +676,35 @@ def _reader_gone() -> int:
     return 0
 
 
+def _unprintable(command: str, exc: UnicodeEncodeError, written: list | None = None,
+                 planned: list | None = None) -> int:
+    """Standard output cannot show a character of the report (a truly ASCII locale:
+    ``LC_ALL=C`` without UTF-8 mode): an output error (status 1, as a full disk), named as such
+    with the character and the fix, and the outputs in place. The message itself is ASCII."""
+    import unicodedata
+
+    char = exc.object[exc.start:exc.end][:1] if isinstance(exc.object, str) else "?"
+    name = unicodedata.name(char, "") if char else ""
+    encoding = getattr(sys.stdout, "encoding", None) or exc.encoding
+    done = ""
+    if written is not None:
+        missing = [p for p in planned or [] if p not in written]
+        done = (f"; {', '.join(written)} {'was' if len(written) == 1 else 'were'} written"
+                if written else "; no output was written")
+        done += f" ({', '.join(missing)} not)" if written and missing else ""
+    print(f"rankbook {command}: cannot print the report: standard output's encoding "
+          f"({encoding}) cannot show {char!a}{f' ({name})' if name else ''}; use a UTF-8 "
+          f"locale (e.g. LC_ALL=C.UTF-8) or set PYTHONIOENCODING=utf-8{done}", file=sys.stderr)
+    return 1
+
+
 def _main(args) -> int:
     try:
         return args.func(args)
     except BrokenPipeError:
         return _reader_gone()
+    except UnicodeEncodeError as exc:  # before ValueError: an output error, status 1
+        return _unprintable(args.command, exc)
     except interrupts.Interrupted as exc:  # between steps
         return _interrupted(args.command, exc)
     except KeyboardInterrupt:  # before the handlers were installed

@@ -80,7 +80,8 @@ def _given(grid: dict, fixed: dict, spec) -> list[tuple[str, str]]:
     for key, values in grid.items():
         p = spec.parameters.get(key)
         is_list = p is not None and isinstance(p.default, list)
-        given.append((key, (";" if is_list else ",").join(cli_value(v) for v in values)))
+        sep = ";" if is_list else ","  # a separator inside a value is escaped (sweep.split_values)
+        given.append((key, sep.join(cli_value(v).replace(sep, "\\" + sep) for v in values)))
     for key, value in fixed.items():
         given.append((key, cli_value(value)))
     return given

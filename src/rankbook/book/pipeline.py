@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -490,13 +491,20 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
 
 
 def _reproduce_command(name: str, params: dict, defaults: dict, commit: str) -> str:
-    """The exact commands that rebuild this output: check out the commit, then run."""
-    from .present import command_for
+    """The exact commands that rebuild this output: check out the commit, then run. Each value
+    is one shell word a reader can paste back, a file name with a line break in it too
+    (:func:`rankbook.book.specs.shell_word`)."""
+    from .present import cli_value
+    from .specs import shell_word
 
-    changed = {k: v for k, v in params.items() if defaults.get(k) != v}
+    parts = [".venv/bin/rankbook", "run", name]
+    for key, value in params.items():
+        if defaults.get(key) != value:
+            text = cli_value(value)
+            parts += ["-p", key, text if text == '""' else shell_word(text)]
     sha = commit.split()[0]
     checkout = f"git checkout {sha} && " if all(c in "0123456789abcdef" for c in sha) else ""
-    return f"{checkout}make venv && {command_for(name, changed, prefix='.venv/bin/rankbook')}"
+    return f"{checkout}make venv && {' '.join(parts)}"
 
 
 def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, duration: float,
@@ -568,9 +576,41 @@ def _kernel_never_started(exc: BaseException, executed: Path) -> bool:
                for c in cells)
 
 
+def _printed_exception(executed: Path | None) -> str | None:
+    """The last exception line (``MemoryError``, ``ValueError: ...``) the failing cell printed,
+    for a failure papermill reports without one: under a memory limit IPython cannot format
+    the traceback, and only the plain one reaches the cell's output."""
+    try:
+        cells = json.loads(executed.read_text()).get("cells", []) if executed else []
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    for cell in cells[::-1]:
+        if cell.get("metadata", {}).get("papermill", {}).get("status") != "failed":
+            continue
+        lines = []
+        for out in cell.get("outputs", []):
+            text = out.get("text", "")
+            lines += ("".join(text) if isinstance(text, list) else str(text)).splitlines()
+            if out.get("ename"):
+                lines.append(f"{out['ename']}: {out.get('evalue', '')}".rstrip(": "))
+        found = [ln.strip() for ln in lines
+                 if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b(:.*)?$",
+                             ln.strip())]
+        if any(ln == "MemoryError" or ln.startswith("MemoryError:")
+               or "[Errno 12]" in ln for ln in found):
+            return "MemoryError"  # out of memory, then out of memory again reporting it
+        return found[-1] if found else None
+    return None
+
+
 def _error_from_papermill(exc: BaseException, executed: Path | None = None,
-                          timeout: int | None = None) -> tuple[int | None, str]:
-    """The failing cell (its 1-based position in the source notebook) and the error."""
+                          timeout: int | None = None, spec: NotebookSpec | None = None,
+                          params: dict | None = None, oom: bool = False
+                          ) -> tuple[int | None, str]:
+    """The failing cell (its 1-based position in the source notebook) and the error. A kernel
+    that ran out of memory (a MemoryError, or a kernel killed without a word: the
+    out-of-memory killer's SIGKILL, ``oom`` when the cgroup counted it) is named as such, with
+    the limits this process runs under and what to lower (:func:`memory_message`)."""
     cell = _failing_cell(executed) if executed is not None else None
     ename = getattr(exc, "ename", None)
     evalue = getattr(exc, "evalue", None)
@@ -579,9 +619,149 @@ def _error_from_papermill(exc: BaseException, executed: Path | None = None,
     if type(exc).__name__ in ("CellTimeoutError", "TimeoutError") and not ename:
         return cell, (f"the cell ran longer than its time limit of {timeout} s (metadata "
                       "rankbook.timeout, or --timeout)")
+    if type(exc).__name__ == "DeadKernelError" and not ename:
+        return cell, memory_message("dead", spec, params, oom)
+    if ename and (ename == "CellExecutionError" or not str(evalue or "").strip()):
+        printed = _printed_exception(executed)  # papermill lost the exception: find it
+        if printed:
+            ename, _, evalue = printed.partition(":")
+            evalue = evalue.strip()
+    if ename == "MemoryError":
+        return cell, memory_message("MemoryError", spec, params) + (f" (cell{first})" if first else "")
     if ename:
         return cell, f"{ename}: {evalue}" + (f" (cell{first})" if first else "")
     return cell, f"{type(exc).__name__}: {exc}"
+
+
+# --------------------------------------------------------------------------------------------
+# Memory: what a kernel that ran out of it is told
+# --------------------------------------------------------------------------------------------
+def _cgroup_dirs() -> list[Path]:
+    """This process's memory cgroup folders, innermost first (cgroup v2, then v1); a
+    container that hides the path shows its own cgroup at the mount's root."""
+    out: list[Path] = []
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if controllers == "":
+            mount = Path("/sys/fs/cgroup")
+        elif "memory" in controllers.split(","):
+            mount = Path("/sys/fs/cgroup/memory")
+        else:
+            continue
+        here = mount / path.lstrip("/")
+        while True:
+            if here.is_dir() and here not in out:
+                out.append(here)
+            if here == mount:
+                break
+            here = here.parent
+        if mount.is_dir() and mount not in out:
+            out.append(mount)
+    return out
+
+
+def _size(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}".replace(".0 ", " ")
+    return f"{n:.0f} bytes"
+
+
+def memory_limits() -> list[str]:
+    """The memory limits this process (and the kernels it starts) runs under, as text: the
+    address-space and data limits (``ulimit -v``, ``ulimit -d``) when set, and the tightest
+    cgroup limit (``memory.max``, or ``memory.limit_in_bytes`` under cgroup v1). Empty when
+    none is set.
+
+    Examples
+    --------
+    >>> isinstance(memory_limits(), list)
+    True
+    """
+    import resource
+
+    out = []
+    for name, what in (("RLIMIT_AS", "address space (ulimit -v)"),
+                       ("RLIMIT_DATA", "data (ulimit -d)")):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            soft = resource.getrlimit(getattr(resource, name))[0]
+            if soft != resource.RLIM_INFINITY:
+                out.append(f"{what} {_size(soft)}")
+    limits = []
+    for folder in _cgroup_dirs():
+        for name in ("memory.max", "memory.limit_in_bytes"):
+            with contextlib.suppress(OSError, ValueError):
+                text = (folder / name).read_text().strip()
+                if text != "max" and int(text) < 2**60:
+                    limits.append((int(text), f"cgroup {name} {_size(int(text))}"))
+    if limits:
+        out.append(min(limits)[1])
+    return out
+
+
+def oom_kills() -> int | None:
+    """How many processes the out-of-memory killer has killed in this process's cgroup
+    (``memory.events`` ``oom_kill``, or v1's ``memory.oom_control``); None when unknown."""
+    for folder in _cgroup_dirs():
+        for name in ("memory.events", "memory.oom_control"):
+            with contextlib.suppress(OSError, ValueError):
+                for line in (folder / name).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+    return None
+
+
+def _raised(spec: NotebookSpec | None, params: dict | None) -> str:
+    """What to lower: the values the user raised above the notebook's defaults, or its
+    parameters."""
+    if spec is None:
+        return "lower the parameters that size the computation"
+    raised = []
+    for key, value in (params or {}).items():
+        default = spec.defaults().get(key)
+        try:
+            if isinstance(value, list) and isinstance(default, list):
+                bigger = len(value) > len(default) or (value and default and max(value) > max(default))
+            else:
+                bigger = value > default and not isinstance(value, bool)
+        except TypeError:
+            continue
+        if bigger:
+            raised.append(f"{key} = {value!r}")
+    if raised:
+        return f"lower the values you raised ({', '.join(raised)})"
+    return f"lower the parameters that size it (`rankbook list {spec.name}`)"
+
+
+def memory_message(cause: str, spec: NotebookSpec | None = None, params: dict | None = None,
+                   oom: bool = False) -> str:
+    """The message of a kernel that ran out of memory: ``cause`` (a MemoryError, or a kernel
+    killed without a word), the limits this process runs under (:func:`memory_limits`), and
+    what to lower.
+
+    Examples
+    --------
+    >>> memory_message("MemoryError", oom=False).startswith("MemoryError: the notebook ran out of memory")
+    True
+    """
+    limits = memory_limits()
+    limit = (f"the limit{'s' if len(limits) > 1 else ''} this process runs under: "
+             f"{', '.join(limits)}" if limits else "no memory limit is set on this process"
+             + (", so the machine's memory ran out" if cause == "MemoryError" or oom else ""))
+    if cause == "MemoryError":
+        head = "MemoryError: the notebook ran out of memory"
+    elif oom:
+        head = "the kernel was killed by the out-of-memory killer"
+    else:
+        head = ("the kernel died without an error: a signal killed it, most often the "
+                "out-of-memory killer, which stops a process that outgrows its memory without a "
+                "word")
+    return f"{head} ({limit}); {_raised(spec, params)}, or give it more memory"
 
 
 def _replace(src: Path, dst: Path) -> None:
@@ -688,6 +868,7 @@ def execute(
         os.environ.setdefault("MPLBACKEND", "agg")
         started = time.time()
         restarts = 0
+        oom_before = oom_kills()
         try:
             with _KernelLog(kernel_log):
                 while True:
@@ -711,7 +892,9 @@ def execute(
             if (isinstance(exc, OSError) and not isinstance(exc, TimeoutError)
                     and exc.errno is not None and getattr(exc, "filename", None)):
                 raise _os_error(exc, str(stage)) from None  # papermill could not write
-            cell, error = _error_from_papermill(exc, stage_nb, timeout)
+            oom_after = oom_kills()
+            oom = oom_before is not None and oom_after is not None and oom_after > oom_before
+            cell, error = _error_from_papermill(exc, stage_nb, timeout, spec, params, oom)
             saved = note = None
             if failed_dir is not None and stage_nb.exists():
                 try:

@@ -662,7 +662,10 @@ def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | N
                            f"no such folder: {value} (looked in the current folder and under "
                            f"{_under_text(c, root)})"))
                 continue
-            read_input_file(c["file"], value, name, spec.name, root, c.get("under", "data"))
+            # a rankings file is read as the notebook's rankings_format says (its orientation)
+            fmt = values.get("rankings_format") if c["file"] == "rankings" else None
+            read_input_file(c["file"], value, name, spec.name, root, c.get("under", "data"),
+                            {"rankings_format": fmt} if isinstance(fmt, str) and fmt else None)
 
 
 def _under_text(c: dict, root: Path | None) -> str:
@@ -712,9 +715,10 @@ def check_metric(value: str) -> str:
 
 
 def read_input_file(kind: str, text: str, name: str = "", notebook: str = "",
-                    root: Path | None = None, under: str = "data"):
-    """Read an input file with the library reader of ``kind``; ParameterError when it fails,
-    or when the file is larger than :data:`MAX_INPUT_BYTES` (checked before reading it)."""
+                    root: Path | None = None, under: str = "data", options: dict | None = None):
+    """Read an input file with the library reader of ``kind`` (given ``options`` as keyword
+    arguments); ParameterError when it fails, or when the file is larger than
+    :data:`MAX_INPUT_BYTES` (checked before reading it)."""
     import importlib
 
     path = resolve_input_path(text, root, under)
@@ -730,13 +734,14 @@ def read_input_file(kind: str, text: str, name: str = "", notebook: str = "",
         raise ParameterError(f"{where}: {path} holds {size / 2**20:.0f} MiB, more than the "
                              f"{MAX_INPUT_BYTES // 2**20} MiB an input file may hold; it was "
                              "not read")
-    key = (kind, str(path), size, _mtime(path))
+    options = options or {}
+    key = (kind, str(path), size, _mtime(path), tuple(sorted(options.items())))
     if key in _READ_CACHE:
         return _READ_CACHE[key]
     module, func = FILE_KINDS[kind].split(":")
     reader = getattr(importlib.import_module(module), func)
     try:
-        out = reader(path)
+        out = reader(path, **options)
     except (ValueError, TypeError, OSError) as exc:
         raise ParameterError(f"{where}: {exc}") from None
     if len(_READ_CACHE) > 64:
@@ -1071,6 +1076,28 @@ def _content_hash(path: Path) -> str:
     except OSError as exc:
         h.update(f"<unreadable: {exc.strerror}>".encode())
     return h.hexdigest()
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one shell word that a reader can paste back: :func:`shlex.quote`, or bash's
+    ``$'...'`` when it holds a line break, a tab or another control character, which a
+    one-line command could not show (a file name with a newline in it).
+
+    Examples
+    --------
+    >>> shell_word("runs/a b.csv"), shell_word("plain.csv")
+    ("'runs/a b.csv'", 'plain.csv')
+    >>> print(shell_word("two\\nlines 'quoted'"))
+    $'two\\nlines \\'quoted\\''
+    """
+    import shlex
+
+    if not any(ord(c) < 32 or ord(c) == 127 for c in text):
+        return shlex.quote(text)
+    named = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    body = "".join(named.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c)
+                   for c in text)
+    return f"$'{body}'"
 
 
 def check_parameters(spec: NotebookSpec, values: dict[str, Any]) -> dict[str, Any]:

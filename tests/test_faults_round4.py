@@ -367,3 +367,177 @@ def test_reproduce_names_what_is_in_place_when_a_signal_follows_a_rename(tmp_pat
     assert res.stderr.strip() == ("rankbook reproduce: interrupted by SIGTERM; reproduce.csv "
                                   "was written before it; topics.csv was not")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["reproduce.csv"]
+
+
+# ------------------------------------------------------------------------------------ item 7
+def git(folder: Path, *args: str) -> str:
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True,
+                          check=True, env=env).stdout.strip()
+
+
+def source_tree(root: Path) -> None:
+    """A small project: its source, and what a working folder gathers beside it."""
+    for rel, text in {"Makefile": "book:\n", "src/pkg/a.py": "A = 1\n",
+                      "src/pkg/build/keep.py": "B = 1\n", "data/runs/table.csv": "x\n1\n",
+                      "notebooks/nb.ipynb": "{}\n", ".gitignore": "/scratch/\n.env\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def archive_names(path: Path) -> dict[str, bytes]:
+    import tarfile
+
+    with tarfile.open(path) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def test_without_git_the_archive_holds_only_what_the_manifest_lists(tmp_path):
+    """The issue's case: a tree without git published a `.env` with API_TOKEN=secret and a
+    scratch run, and dropped every folder named build, dist or runs."""
+    from rankbook.book import source_archive as sa
+
+    repo = tmp_path / "repo"
+    source_tree(repo)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    sha = git(repo, "rev-parse", "HEAD")
+    released, _ = sa.write_source_archive(repo, tmp_path / "out")
+    files = archive_names(released)
+    top = f"rankbook-{sha[:12]}"
+    assert sorted(files) == sorted(f"{top}/{r}" for r in (
+        "Makefile", "src/pkg/a.py", "src/pkg/build/keep.py", "data/runs/table.csv",
+        "notebooks/nb.ipynb", ".gitignore", sa.MANIFEST_NAME))
+    # a tarball of the release, unpacked without git, and a working folder's extras beside it
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name, data in files.items():
+        target = copy / name.split("/", 1)[1]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    (copy / ".env").write_text("API_TOKEN=secret\n")
+    (copy / "scratch").mkdir()
+    (copy / "scratch" / "big.run").write_bytes(b"q0 Q0 d 1 1 t\n" * 1000)
+    (copy / "runs").mkdir()
+    (copy / "runs" / "r.csv").write_text("x\n")
+    assert sa.commit_of(copy) == ""
+    source = sa.describe(copy)
+    assert source.kind == "manifest" and source.commit == sha
+    again, commit = sa.write_source_archive(copy, tmp_path / "out2")
+    held = archive_names(again)
+    assert commit == "" and sorted(n.split("/", 1)[1] for n in held) == sorted(
+        ["Makefile", "src/pkg/a.py", "src/pkg/build/keep.py", "data/runs/table.csv",
+         "notebooks/nb.ipynb", sa.MANIFEST_NAME])  # .gitignore: a dotfile, never without git
+    assert not any(b"secret" in data for data in held.values())
+    # a file edited since the release: "commit + changes", named so
+    (copy / "src" / "pkg" / "a.py").write_text("A = 2\n")
+    source = sa.describe(copy)
+    assert source.kind == "manifest-changes" and "1 file(s) edited, e.g. src/pkg/a.py" in source.note
+    assert source.folder == f"rankbook-{sha[:12]}-with-changes"
+    # no git and no manifest: no file at all, and the pages say so
+    (copy / sa.MANIFEST_NAME).unlink()
+    empty, _ = sa.write_source_archive(copy, tmp_path / "out3")
+    assert list(archive_names(empty)) == [f"rankbook/{sa.MANIFEST_NAME}"]
+    assert "it holds no source file" in sa.describe(copy).sentence()
+
+
+def test_a_commit_counts_only_at_the_projects_own_top_level(tmp_path):
+    """The archive unpacked into a user's own repository: the pages named that repository's
+    commit."""
+    from rankbook.book import source_archive as sa
+
+    outer = tmp_path / "mine"
+    (outer / "proj").mkdir(parents=True)
+    source_tree(outer / "proj")
+    (outer / "README").write_text("my project\n")
+    git(outer, "init", "-q")
+    git(outer, "add", "-A")
+    git(outer, "commit", "-qm", "mine")
+    theirs = git(outer, "rev-parse", "HEAD")
+    assert sa.commit_of(outer / "proj") == "" and sa.commit_of(outer) == theirs
+    source = sa.describe(outer / "proj")
+    assert source.kind == "none" and theirs[:12] not in source.commit_text()
+    assert theirs[:12] not in pipeline.git_commit(outer / "proj")
+    assert "no git" in pipeline.git_commit(outer / "proj")
+
+
+def test_uncommitted_changes_are_archived_and_named(tmp_path):
+    """The rerun box said "Download the source ... at commit X ... make book rebuilds every
+    page" while the archive (HEAD only) lacked the change."""
+    from rankbook.book import source_archive as sa
+
+    repo = tmp_path / "repo"
+    source_tree(repo)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    sha = git(repo, "rev-parse", "HEAD")
+    (repo / "src" / "pkg" / "a.py").write_text("A = 'changed'\n")
+    (repo / ".env").write_text("API_TOKEN=secret\n")  # untracked, ignored: never archived
+    path, commit = sa.write_source_archive(repo, tmp_path / "out")
+    files = archive_names(path)
+    top = f"rankbook-{sha[:12]}-with-changes"
+    assert commit == ""  # a citation names no commit the archive does not hold
+    assert files[f"{top}/src/pkg/a.py"] == b"A = 'changed'\n"
+    assert not any(".env" in name for name in files)
+    source = sa.read_description(tmp_path / "out")
+    text = sa.fill(sa.source_markdown(notebook="nb"), source)
+    assert f"at commit `{sha[:12]}` with uncommitted changes: the archive holds the working " \
+           "tree" in text
+    assert source.checkout() == ""  # no `git checkout X` for a tree that is not X
+
+
+@pytest.mark.slow
+@pytest.mark.notebooks
+def test_every_page_names_the_commit_of_the_build_not_of_its_execution(project):
+    """A page executed at commit A and reused by a build at commit B names B (the archive's),
+    in its rerun box and its provenance box; no page names A, and no stand-in is left."""
+    from rankbook.book import source_archive as sa
+    from test_faults import full_build, page, site_project
+
+    site_project(project)
+    (project / ".gitignore").write_text("_build/\nbook/generated/\nruns/\n")
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "A")
+    first = git(project, "rev-parse", "HEAD")
+    full_build(project)
+    html = page(project, "nb0")
+    assert first[:12] in html and f"git checkout {first[:12]}" in html
+    (project / "NOTES.md").write_text("a note\n")
+    git(project, "add", "NOTES.md")
+    git(project, "commit", "-qm", "B")
+    second = git(project, "rev-parse", "HEAD")
+    report = full_build(project)
+    assert report.ran == [] and sorted(report.reused) == ["nb0", "nb1"]
+    site = project / "_build" / "html"
+    for name in ("nb0", "nb1"):
+        html = page(project, name)
+        assert second[:12] in html and first[:12] not in html, name
+        assert f"at commit <code class=\"docutils literal notranslate\"><span class=\"pre\">" \
+               f"{second[:12]}</span></code>" in html
+    leftovers = [p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()
+                 and any(t.encode() in p.read_bytes() for t in sa.TOKENS)]
+    assert leftovers == []
+    archive = project / "book" / "generated" / sa.ARCHIVE_NAME
+    assert all(n.startswith(f"rankbook-{second[:12]}/") for n in archive_names(archive))
+
+
+@pytest.mark.notebooks
+def test_a_run_outside_the_site_names_its_source_when_it_is_written(project, capsys):
+    """``rankbook run`` is not rebuilt by a site build: its boxes are filled as it is
+    written, with no stand-in left."""
+    from rankbook.book import source_archive as sa
+    from test_faults import make_notebook
+
+    make_notebook(project / "notebooks" / "nb.ipynb")
+    assert cli.main(["run", "nb", "-p", "delay", "0.01"]) == 0
+    folder = Path(capsys.readouterr().out.split()[0])
+    text = (folder / "nb.ipynb").read_text()
+    assert not any(t in text for t in sa.TOKENS)
+    box = "".join(json.loads(text)["cells"][-1]["source"])  # the provenance box
+    assert "unknown (no git, no SOURCE-FILES.txt)" in box.replace("\\", "")  # escapes removed

@@ -444,23 +444,23 @@ def _os_error(exc: OSError, what: str) -> OutputError:
 # Execution
 # --------------------------------------------------------------------------------------------
 def git_commit(root: Path | None = None) -> str:
-    root = root or project_root()
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
-            text=True, check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()
-        return sha + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
+    """The commit of the source at ``root`` as the provenance box of a run names it: the
+    commit, "with uncommitted changes", or a copy without git
+    (:meth:`rankbook.book.source_archive.Source.commit_text`). A repository whose top level is
+    not ``root`` does not count."""
+    from .source_archive import describe
+
+    return describe(root or project_root()).commit_text()
 
 
 def _provenance_markdown(params: dict, defaults: dict, started: float, duration: float,
-                         commit: str, name: str | None = None) -> str:
+                         commit: str, name: str | None = None, checkout: str | None = None
+                         ) -> str:
+    """The provenance box. ``commit`` is the text of its commit row and ``checkout`` the
+    first step of its command (``git checkout X && ``; by default taken from a commit id at
+    the start of ``commit``): a page of the site gets
+    :data:`~rankbook.book.source_archive.COMMIT_TOKEN` and ``CHECKOUT_TOKEN``, filled when the
+    site is built."""
     import numpy
 
     from .outputs import escape_markdown
@@ -479,7 +479,7 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
         "|---|---|",
         f"| Parameters | {param_text} |",
         f"| Git commit | {code(commit)} |",
-        *([f"| Command | {code(_reproduce_command(name, params, defaults, commit))} |"]
+        *([f"| Command | {code(_reproduce_command(name, params, defaults, commit, checkout))} |"]
           if name else []),
         f"| Python | {platform.python_version()} |",
         f"| numpy | {numpy.__version__} |",
@@ -490,7 +490,8 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
     return f":::{{admonition}} Provenance\n:class: dropdown note rb-provenance\n\n{table}\n:::\n"
 
 
-def _reproduce_command(name: str, params: dict, defaults: dict, commit: str) -> str:
+def _reproduce_command(name: str, params: dict, defaults: dict, commit: str,
+                       checkout: str | None = None) -> str:
     """The exact commands that rebuild this output: check out the commit, then run. Each value
     is one shell word a reader can paste back, a file name with a line break in it too
     (:func:`rankbook.book.specs.shell_word`)."""
@@ -502,29 +503,46 @@ def _reproduce_command(name: str, params: dict, defaults: dict, commit: str) -> 
         if defaults.get(key) != value:
             text = cli_value(value)
             parts += ["-p", key, text if text == '""' else shell_word(text)]
-    sha = commit.split()[0]
-    checkout = f"git checkout {sha} && " if all(c in "0123456789abcdef" for c in sha) else ""
+    if checkout is None:
+        sha = (commit.split() or [""])[0]
+        plain = sha and all(c in "0123456789abcdef" for c in sha) and commit == sha
+        checkout = f"git checkout {sha} && " if plain else ""
     return f"{checkout}make venv && {' '.join(parts)}"
 
 
 def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, duration: float,
-                commit: str, key: dict | None = None, spec: NotebookSpec | None = None) -> None:
+                commit, key: dict | None = None, spec: NotebookSpec | None = None) -> None:
     """Hide the injected-parameters cell, then present the page (:mod:`rankbook.book.present`):
-    code folded, raw values dropped, the verdict box first and the provenance box last."""
+    code folded, raw values dropped, the verdict box first and the provenance box last.
+
+    ``commit``: ``None`` for a page of the site, whose source and commit are written when the
+    site is built (:mod:`rankbook.book.source_archive` tokens); else the
+    :class:`~rankbook.book.source_archive.Source` of a run, filled in now."""
     import nbformat
 
     from .present import _errata_for, _results_for, present
+    from .source_archive import CHECKOUT_TOKEN, COMMIT_TOKEN, Source, fill
 
     nb = nbformat.read(nb_path, as_version=4)
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
+    if isinstance(commit, Source):
+        text, checkout = commit.commit_text(), commit.checkout()
+    elif commit is None:
+        text, checkout = COMMIT_TOKEN, CHECKOUT_TOKEN
+    else:
+        text, checkout = str(commit), None
     present(nb, _results_for(nb_path),
-            _provenance_markdown(params, defaults, started, duration, commit,
-                                 spec.name if spec is not None else None),
+            _provenance_markdown(params, defaults, started, duration, text,
+                                 spec.name if spec is not None else None, checkout),
             _errata_for(nb_path),
             spec=spec, duration=duration if params == defaults else None)
+    if isinstance(commit, Source):  # a run, not a page of the site: its source is known now
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = fill(cell.source, commit)
     if key is not None:
         nb.metadata.setdefault("rankbook", {})["cache_key"] = key
     nbformat.write(nb, nb_path)
@@ -829,6 +847,7 @@ def execute(
     timeout: int | None = None,
     stage_prefix: str | None = None,
     finish=None,
+    site: bool = False,
 ) -> dict:
     """Execute ``spec`` with ``params``; on success move the executed notebook to
     ``notebook_out`` and its outputs folder to ``outputs_out``.
@@ -844,6 +863,8 @@ def execute(
     duration. ``finish(staged_outputs)``, when given, runs once the notebook ran and was
     presented, before the key file is written and the staging folder is swapped in (``rankbook
     run --page`` renders the page there): whatever it raises leaves the destination as it was.
+    ``site``: a page of the book, whose commit and source are written when the site is built
+    (:func:`rankbook.book.source_archive.fill_site`); else they are written now.
     """
     import papermill
 
@@ -915,8 +936,10 @@ def execute(
                     os.environ[k] = v
         duration = time.time() - started
         try:
+            from .source_archive import describe
+
             postprocess(stage_nb, {**spec.defaults(), **params}, spec.defaults(), started,
-                        duration, git_commit(root), key, spec=spec)
+                        duration, None if site else describe(root), key, spec=spec)
             if finish is not None:
                 finish(stage_out)
             if key is not None:
@@ -949,6 +972,7 @@ def _execute_for_build(spec_path: str, root: str, key: dict, timeout: int | None
             spec, {}, notebook_out=gen / f"{spec.name}.ipynb", outputs_out=gen / spec.name,
             root=rootp, failed_dir=gen / FAILED_DIR_NAME,
             kernel_log=gen / "_logs" / f"{spec.name}.kernel.log", key=key, timeout=timeout,
+            site=True,  # its commit and source are written when the site is built
         )
         return {"ok": True, **rec}
     except (NotebookFailed, OutputError) as exc:
@@ -1270,14 +1294,20 @@ def _exchange(a: Path, b: Path) -> bool:
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
-def publish_site(built: Path, site: Path) -> None:
+def publish_site(built: Path, site: Path, source=None) -> None:
     """Copy the built site beside ``site`` and put it in place of ``site`` in one rename (an
     exchange of the two folders where Linux allows it), so a reader, a web server or an upload
-    never sees half of one site and half of another; the old site is removed afterwards."""
+    never sees half of one site and half of another; the old site is removed afterwards. With
+    ``source`` (a :class:`~rankbook.book.source_archive.Source`), the copy's pages name it
+    (:func:`~rankbook.book.source_archive.fill_site`) before it is put in place."""
     stage = site.with_name(f".{site.name}-stage-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
     try:
         shutil.copytree(built, stage, symlinks=True)
+        if source is not None:
+            from .source_archive import fill_site
+
+            fill_site(stage, source)
         if site.is_dir() and _exchange(stage, site):
             shutil.rmtree(stage, ignore_errors=True)  # it holds the old site now
         else:
@@ -1394,7 +1424,10 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
                              f"published site ({site.relative_to(root)}) is unchanged")
         try:
             _refresh_static(root, built)
-            publish_site(built, site)
+            from .source_archive import describe, read_description
+
+            # the commit every page names is the one of the archive this build wrote
+            publish_site(built, site, read_description(gen) or describe(root))
             state = {"sources": sources, "global": glob_hash, "built_at": max(now, time.time())}
             (work / SITE_STATE).write_text(json.dumps(state, indent=0, sort_keys=True) + "\n")
             (work / SITE_DIRTY).unlink()

@@ -1,7 +1,8 @@
 """The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list`` and ``compare``.
 
 Exit status: 0 on success; 1 when a notebook or the book build fails, or the outputs cannot be
-written (full disk, read-only folder); 2 for bad usage (unknown notebook, unknown or repeated
+written (full disk, read-only folder) or printed (a report that standard output's encoding
+cannot show, under an ASCII locale); 2 for bad usage (unknown notebook, unknown or repeated
 parameter, a value that does not parse or breaks a declared constraint, a malformed input
 file) and when another build holds the lock; 130 after Ctrl-C (SIGINT) and 143 after SIGTERM,
 once the workers are stopped and the staging folders removed.
@@ -9,7 +10,9 @@ once the workers are stopped and the staging folders removed.
 ``rankbook compare`` exits 2 on malformed qrels or runs (naming ``file:line``), an unknown
 measure, runs scored on different queries, fewer than two runs or an output file that exists
 (without ``--force``); 1 on an unexpected error or an output that cannot be written, in one
-line; 130 after Ctrl-C, with no output written.
+line; 130 after Ctrl-C (143 after SIGTERM), naming exactly the outputs already in place (each
+is recorded in the same step as its rename); once the report's last line is printed, a signal
+changes nothing.
 """
 
 from __future__ import annotations
@@ -119,8 +122,12 @@ def _cmd_run(args) -> int:
     except (pipeline.ParameterError, pipeline.Busy) as exc:
         print(f"rankbook run: {exc}", file=sys.stderr)
         return 2
-    except (pipeline.NotebookFailed, pipeline.OutputError) as exc:
+    except pipeline.NotebookFailed as exc:
         print(f"rankbook run: {exc}", file=sys.stderr)
+        return 1
+    except pipeline.OutputError as exc:
+        there = f"; {_there(exc)}" if getattr(exc, "folder", None) is not None else ""
+        print(f"rankbook run: {exc}{there}", file=sys.stderr)
         return 1
     except PageFailed as exc:
         saved = getattr(exc, "saved", None)

@@ -739,16 +739,18 @@ def _raised(spec: NotebookSpec | None, params: dict | None) -> str:
     parameters."""
     if spec is None:
         return "lower the parameters that size the computation"
+    def number(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
     raised = []
     for key, value in (params or {}).items():
         default = spec.defaults().get(key)
-        try:
-            if isinstance(value, list) and isinstance(default, list):
-                bigger = len(value) > len(default) or (value and default and max(value) > max(default))
-            else:
-                bigger = value > default and not isinstance(value, bool)
-        except TypeError:
-            continue
+        if isinstance(value, list) and isinstance(default, list):
+            nums = all(number(v) for v in value + default)
+            bigger = len(value) > len(default) or (nums and value and default
+                                                   and max(value) > max(default))
+        else:
+            bigger = number(value) and number(default) and value > default
         if bigger:
             raised.append(f"{key} = {value!r}")
     if raised:

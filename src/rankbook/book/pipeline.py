@@ -1187,7 +1187,7 @@ def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | No
             from .rerun_page import PageFailed, write_page
 
             try:
-                write_page(staged, spec.name, root,
+                write_page(staged, spec.name, root, command=jupyter_book_command,
                            log=base / "_logs" / f"{spec.name}.page.log")
             except PageFailed as exc:  # keep the executed notebook: it ran, only the page failed
                 with contextlib.suppress(OSError):

@@ -148,16 +148,18 @@ def failure_cause(output: str, lines: int = 4) -> str:
     return "\n".join(kept[-lines:]) or "(jupyter-book printed nothing)"
 
 
-def write_page(folder: Path, name: str, root: Path | None = None, *,
+def write_page(folder: Path, name: str, root: Path | None = None, *, command,
                timeout: float = 900, log: Path | None = None) -> Path:
-    """Render the run in ``folder`` (holding ``NAME.ipynb``) as ``folder/NAME.html``.
+    """Render the run in ``folder`` (holding ``NAME.ipynb``) as ``folder/NAME.html``, with
+    ``command(root, output)``, the jupyter-book command line
+    (:func:`rankbook.book.pipeline.jupyter_book_command`, given by the pipeline, which calls
+    this inside a run's lock).
 
     Raises :class:`PageFailed` with the cause jupyter-book printed (:func:`failure_cause`)
     when the page cannot be built, its whole output saved in ``log`` when given; an older
     ``NAME.html`` is replaced only by a complete new one.
     """
     from .paths import project_root
-    from .pipeline import jupyter_book_command
 
     root = Path(root or project_root())
     folder = Path(folder)
@@ -184,7 +186,7 @@ def write_page(folder: Path, name: str, root: Path | None = None, *,
             "# References\n\n```{bibliography}\n:all:\n```\n", encoding="utf-8")
         (work / "_toc.yml").write_text(f"format: jb-book\nroot: {name}\nchapters:\n"
                                        f"- file: rb_references\n", encoding="utf-8")
-        cmd = [c for c in jupyter_book_command(work, work / "_out") if c not in ("-W",)]
+        cmd = [c for c in command(work, work / "_out") if c not in ("-W",)]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(root / "src"), *filter(None, [os.environ.get("PYTHONPATH")])])}
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,

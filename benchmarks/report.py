@@ -95,6 +95,19 @@ def table_rows(cases: dict) -> list:
         for r in wt.get("tau_b", []):
             rows.append(("Kendall tau-b, scores with ties", f"n={r['n']:,}", r["rankbook_s"],
                          "scipy.stats.kendalltau", r["scipy_s"]))
+    rt = cases.get("rbo_tau_ap")
+    if rt:
+        rr, ta = rt["rbo_range"], rt["tau_ap"]
+        rows.append(("RBO low, avg, high (ties)", f"2 x {rr['items']} items, {rr['orders']:,} tie orders",
+                     rr["rankbook_s"], f"enumerating the orders (extrapolated from {rr['brute_subsample']:,})",
+                     rr["brute_s"]))
+        if "total_s" in ta.get("pypi", {}):
+            rows.append(("tau_AP, batch", f"B={ta['B']}, n={ta['n']}", ta["rankbook_s"],
+                         f"tau-ap 0.1.0 loop (extrapolated from {ta['pypi']['subsample']} pairs)",
+                         ta["pypi"]["total_s"]))
+        a = ta["tau_ap_a"]
+        rows.append(("tau_AP_a (ties)", f"n={a['n']}, {a['orders']} orders", a["rankbook_s"],
+                     "mean of tau_AP over the orders", a["brute_s"]))
     c7 = cases.get("compare_7m")
     if c7 and "total_s" in c7.get("ranx", {}):
         rows.append(("rankbook compare (command)", f"2 TREC runs x {c7['lines_per_run']:,} lines",

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankbook.book import cli, csvsafe, explorer, outputs, sweep
-from rankbook.book.paths import OUTPUT_ENV, project_root
+from rankbook.ledger.paths import OUTPUT_ENV, project_root
 
 TAG = '=HYPERLINK("http://x")'
 HOSTILE = [TAG, "+1+1", "-2+3", "@SUM(A1:A2)", "\t=1", "\r=1", "'=already quoted"]

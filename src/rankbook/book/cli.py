@@ -110,6 +110,47 @@ def _cmd_claims(args) -> int:
     return claims_cmd.run(args)
 
 
+def _cmd_new_source(args) -> int:
+    from ..ledger.paths import project_root
+    from .scaffold import ScaffoldError, scaffold
+
+    root = project_root()
+    try:
+        written = scaffold(root, args.key, title=args.title, prefix=args.prefix, short=args.short,
+                           authors=args.author, year=args.year, cite=args.cite)
+    except ScaffoldError as exc:
+        print(f"rankbook new-source: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"rankbook new-source: cannot write {exc.filename}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    for path in written:
+        print(path.relative_to(root))
+    print(f"the source {args.key!r} is ready: `rankbook build` checks its first claim; edit its "
+          f"ledger (data/claims/{args.key}.toml), data and code (CONVENTIONS.md, "
+          "\"Adding a source\")", file=sys.stderr)
+    return 0
+
+
+def _cmd_fetch(args) -> int:
+    from ..ledger import fetch
+    from ..ledger.paths import project_root
+
+    root = project_root()
+    keys = args.key or fetch.registries(root)
+    status = 0
+    for key in keys:
+        try:
+            folder = fetch.files(key, root, download=True)
+        except ValueError as exc:  # DataUnavailable, an unknown key, a hash that differs
+            print(f"rankbook fetch: {exc}", file=sys.stderr)
+            status = 2 if not isinstance(exc, fetch.DataUnavailable) else 1
+            continue
+        print(f"{key}: {folder}")
+    return status
+
+
 def _cmd_run(args) -> int:
     from . import pipeline
     from .rerun_page import PageFailed
@@ -590,10 +631,28 @@ def _build_parser() -> argparse.ArgumentParser:
                                        "last build; one claim's evidence with its id")
     cl.add_argument("id", nargs="?", help="one claim (or erratum) id, e.g. A-P7.1: its evidence, "
                                           "errata and the command that reruns it")
-    cl.add_argument("--source", default=None, help="only this source: A, B, notes, rankdcg, "
-                                                     "blog or tools")
+    cl.add_argument("--source", default=None, help="only this source (the key of its ledger "
+                                                     "file, data/claims/KEY.toml)")
     cl.add_argument("--status", default=None, help="only this status, e.g. false")
     cl.set_defaults(func=_cmd_claims)
+
+    ns = sub.add_parser("new-source", help="scaffold a new source: its ledger, data, code, "
+                                           "notebook, chapter and table-of-contents entry")
+    ns.add_argument("key", help="the source's key, lower case (the ledger file KEY.toml, the "
+                                "data folder and the package rankbook.papers.KEY)")
+    ns.add_argument("--title", required=True, help="the source's title")
+    ns.add_argument("--prefix", required=True, help="the id prefix of its claims and errata, "
+                                                    "capital letters (BR: BR-T1, BR-E1)")
+    ns.add_argument("--short", default=None, help="its short name in tables (default: the title)")
+    ns.add_argument("--author", action="append", default=[], help="an author (repeat the option)")
+    ns.add_argument("--year", type=_nonnegative, default=None, help="its year")
+    ns.add_argument("--cite", default=None, help="its key in book/references.bib (default: KEY)")
+    ns.set_defaults(func=_cmd_new_source)
+
+    fe = sub.add_parser("fetch", help="fetch other authors' data the ledger needs (by URL and "
+                                      "SHA-256, or from a mirror folder), into the data cache")
+    fe.add_argument("key", nargs="*", help="the sources to fetch (data/fetch/KEY.toml; default: all)")
+    fe.set_defaults(func=_cmd_fetch)
 
     lst = sub.add_parser("list", help="list notebooks, or one notebook's parameters in full")
     lst.add_argument("name", nargs="?", help="one notebook: its parameters, types, defaults "

@@ -35,7 +35,7 @@ from typing import Any
 
 from .. import __version__
 from .interrupts import Interrupted, deferred, interruptible  # noqa: F401 - re-exported
-from .paths import NOTEBOOK_DIR_ENV, OUTPUT_ENV, ROOT_ENV, project_root
+from ..ledger.paths import NOTEBOOK_DIR_ENV, OUTPUT_ENV, ROOT_ENV, project_root
 from .specs import (  # noqa: F401 - re-exported: the pipeline is where callers look
     NotebookSpec,
     Parameter,
@@ -93,8 +93,10 @@ def runs_dir(root: Path | None = None) -> Path:
 # --------------------------------------------------------------------------------------------
 # Cache
 # --------------------------------------------------------------------------------------------
-def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None) -> str:
-    """Hash of the relative paths and bytes of every file under ``folder``."""
+def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None,
+              skip: tuple[str, ...] = ()) -> str:
+    """Hash of the relative paths and bytes of every file under ``folder`` (``skip``: relative
+    folders left out)."""
     h = hashlib.sha256()
     if folder.exists():
         for p in sorted(folder.rglob("*")):
@@ -102,17 +104,41 @@ def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None) -> str:
                 continue
             if suffixes and p.suffix not in suffixes:
                 continue
-            h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+            rel = p.relative_to(folder).as_posix()
+            if skip and rel.startswith(tuple(f"{s}/" for s in skip)):
+                continue
+            h.update(rel.encode() + b"\0")
             h.update(hashlib.sha256(p.read_bytes()).digest())
     return h.hexdigest()
+
+
+def ledger_hash(spec: NotebookSpec, root: Path) -> str:
+    """Hash of what the claims ledger gives the notebook's checks
+    (:func:`rankbook.ledger.claims.page_entries`): the numbers, data files and check functions
+    of the claims it uses, never their words; and whether the fetched data they name is on this
+    machine."""
+    from ..ledger import claims as _claims
+
+    book = _claims.ledger(root)
+    entries = _claims.page_entries(book, spec.name, spec.path.read_text(encoding="utf-8"))
+    fetched = sorted({rel[len(_claims.FETCH_PREFIX):] for e in entries.values()
+                      for rel in e["data"].values() if rel.startswith(_claims.FETCH_PREFIX)})
+    if fetched:
+        from ..ledger import fetch
+
+        entries["(fetched data available)"] = {k: fetch.available(k, root) for k in fetched}
+    return hashlib.sha256(json.dumps(entries, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def cache_key(spec: NotebookSpec, params: dict[str, Any], root: Path | None = None) -> dict:
     """Everything an execution's outputs depend on, each part as a content hash (never a file
     time): the notebook, its declared extra ``inputs``, the parameters, the files and folders
     the parameters name wherever they live (:func:`rankbook.book.specs.named_paths`: a CSV
-    outside ``data/``, a metric's ``.py`` file), the library's code, ``data/``, and the
+    outside ``data/``, a metric's ``.py`` file), the library's code, ``data/`` (the claims
+    ledger aside), what the ledger gives this notebook's checks (:func:`ledger_hash`), and the
     environment (:func:`environment_hash`)."""
+    from ..ledger.claims import LEDGER_DIR
+
     root = root or project_root()
     extra = hashlib.sha256()
     for rel in spec.inputs:
@@ -127,7 +153,8 @@ def cache_key(spec: NotebookSpec, params: dict[str, Any], root: Path | None = No
         ).hexdigest(),
         "files": files_hash(named_paths(spec, {**spec.defaults(), **params}, root)),
         "code": tree_hash(root / "src" / "rankbook", (".py",)),
-        "data": tree_hash(root / "data"),
+        "data": tree_hash(root / "data", skip=(LEDGER_DIR[-1],)),
+        "ledger": ledger_hash(spec, root),
         "environment": environment_hash(root),
     }
 
@@ -1053,6 +1080,9 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
         manifest, problem = read_manifest(gen)
         if problem:
             log(f"manifest unreadable: {problem}; re-executing everything")
+        from ..ledger import claims as _claims
+
+        _claims.load_ledger(root)  # a broken ledger stops the build before any kernel starts
         specs = discover(root)
         orphans = remove_orphans(gen, {s.name for s in specs}, manifest)
         if orphans:
@@ -1104,8 +1134,14 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
                     if res["ok"]:
                         report.ran.append(spec.name)
                         report.durations[spec.name] = res["duration"]
-                        manifest[spec.name] = {"key": key, "duration": res["duration"],
-                                               "executed": res["executed"]}
+                        moved = changed_parts(key, _key_now(spec, root))
+                        if moved:  # its inputs changed while it ran: never stored as current
+                            manifest.pop(spec.name, None)
+                            bar.write(f"  note   {spec.name}: {', '.join(moved)} changed while it "
+                                      "ran; the next build executes it again")
+                        else:
+                            manifest[spec.name] = {"key": key, "duration": res["duration"],
+                                                   "executed": res["executed"]}
                         save_manifest(gen, manifest)
                         again = res.get("kernel_restarts", 0)
                         bar.write(f"  ran    {spec.name} ({res['duration']:.1f} s"
@@ -1135,6 +1171,15 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
     report.ran.sort()
     report.failed.sort()
     return report
+
+
+def _key_now(spec: NotebookSpec, root: Path) -> dict:
+    """The notebook's cache key as its inputs stand now (after its run), or an empty key when
+    they cannot be read (the notebook or a file it names removed meanwhile)."""
+    try:
+        return cache_key(read_spec(spec.path), {}, root)
+    except (OSError, ValueError):
+        return {"notebook": "<unreadable>"}
 
 
 def build_book(root: Path | None = None, *, force: bool = False, jobs: int | None = None,
@@ -1328,6 +1373,29 @@ class SiteFailed(RuntimeError):
     """jupyter-book failed or was interrupted; the published site was left as it was."""
 
 
+def refresh_pages(root: Path, log=print) -> list[str]:
+    """Re-render the verdict boxes of the executed pages whose ledger words changed since they
+    ran (:func:`rankbook.book.present.refresh`): rewording a claim changes its pages without
+    executing any notebook. Only pages whose outputs are intact are touched, and the hash their
+    key file records for the executed notebook follows the new page."""
+    from .present import refresh
+
+    gen = generated_dir(root)
+    done = []
+    for spec in discover(root):
+        outputs, notebook = gen / spec.name, gen / f"{spec.name}.ipynb"
+        key, damage = verify_outputs(outputs, notebook)
+        if key is None:
+            continue
+        if refresh(notebook, root):
+            write_key_file(outputs, key, notebook)
+            done.append(spec.name)
+    if done:
+        log(f"re-rendered the verdicts of {len(done)} page(s) from the ledger's words: "
+            + ", ".join(done))
+    return done
+
+
 def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
     """Generate the summary pages, build the site with jupyter-book, and publish it whole
     (step 3). Returns the index path of the published site (``_build/html/index.html``).
@@ -1355,10 +1423,21 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
             manifest = load_manifest(gen)
             if remove_orphans(gen, {s.name for s in discover(root)}, manifest):
                 save_manifest(gen, manifest)
+            refresh_pages(root, log)
             write_generated_pages(root)
         except OSError as exc:
             raise _os_error(exc, str(gen)) from None
         work, site = root / SITE_WORK, root / SITE_DIR
+        if (root / "book" / "_static").is_dir():
+            # the Sphinx extension writes the explorers' bundle during the build: written
+            # first, the sources hashed below are those of the build, and the next build finds
+            # nothing changed
+            from .bundle import write_bundle
+
+            try:
+                write_bundle(root / "book" / "_static")
+            except OSError as exc:
+                raise _os_error(exc, str(root / "book" / "_static")) from None
         sources = _site_sources(root)
         glob_hash = _global_hash(root, sources)
         try:

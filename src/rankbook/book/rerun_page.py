@@ -159,7 +159,7 @@ def write_page(folder: Path, name: str, root: Path | None = None, *, command,
     when the page cannot be built, its whole output saved in ``log`` when given; an older
     ``NAME.html`` is replaced only by a complete new one.
     """
-    from .paths import project_root
+    from ..ledger.paths import project_root
 
     root = Path(root or project_root())
     folder = Path(folder)

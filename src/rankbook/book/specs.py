@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .paths import project_root
+from ..ledger.paths import _base_folder, project_root, resolve_input_path  # noqa: F401 - re-exported
 
 
 class ParameterError(ValueError):
@@ -35,8 +35,8 @@ class ParameterError(ValueError):
 #: (or ``OSError``) naming the file, the line and the problem.
 FILE_KINDS = {
     "rankings": "rankbook.aggregation_formats:check_rankings_file",
-    "permutations": "rankbook.book.limits:read_permutations_csv",
-    "json": "rankbook.book.limits:read_json",
+    "permutations": "rankbook.papers.paper_a.figure1:read_permutations_csv",
+    "json": "rankbook.book.specs:read_json",
 }
 
 #: The largest input file a run accepts. A bigger file is refused from its size, before it is
@@ -518,7 +518,8 @@ def run_combined_check(spec: NotebookSpec, values: dict[str, Any], root: Path | 
 
     module, func = spec.check.split(":")
     try:
-        getattr(importlib.import_module(module), func)(values, root or project_root())
+        getattr(importlib.import_module(module), func)(values, root or project_root(),
+                                                       float(spec.timeout))
     except (ValueError, TypeError, OSError) as exc:
         raise ParameterError(f"these parameters of {spec.name} do not go together: {exc} "
                              f"(see `rankbook list {spec.name}`)") from None
@@ -671,21 +672,6 @@ def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | N
 def _under_text(c: dict, root: Path | None) -> str:
     base = _base_folder(c.get("under", "data"), root)
     return f"{base}/"
-
-
-def _base_folder(under: str, root: Path | None = None) -> Path:
-    root = root or project_root()
-    return root if under == "root" else root / "data"
-
-
-def resolve_input_path(text: str, root: Path | None = None, under: str = "data") -> Path:
-    """An input file or folder: absolute as is; relative to the current folder when it exists
-    there, else under the project's ``data/`` folder (``under="root"``: the project root), where
-    the notebooks look for it."""
-    path = Path(text).expanduser()
-    if path.is_absolute() or path.exists():
-        return path.resolve()
-    return _base_folder(under, root) / path
 
 
 def resolve_metric_spec(value: str, root: Path | None = None) -> str:
@@ -1159,3 +1145,17 @@ def slug(params: dict[str, Any]) -> str:
         digest = hashlib.sha256(exact.encode()).hexdigest()[:10]
         out = f"{out[:60]}_{digest}" if out else digest
     return out
+
+
+def read_json(path) -> object:
+    """A JSON file, or ValueError naming the file, the line and the column of the problem."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: give the path of a JSON file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}, line {exc.lineno}, column {exc.colno}: not JSON "
+                         f"({exc.msg})") from None

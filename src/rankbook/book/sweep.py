@@ -52,7 +52,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .paths import project_root
+from ..ledger.paths import project_root
 from .specs import NotebookSpec, ParameterError, find, resolve_parameters, slug, unknown_parameter
 
 SWEEP_FILE = "sweep.json"

@@ -219,17 +219,28 @@ def file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path, text: str) -> None:
+def write_atomic(path, text: str, written: list | None = None) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it into place: a reader
     sees the old file or the new one, never half of one; on any error the old file stays. The
-    file gets the mode of any new file (:func:`file_mode`), not the temporary file's 0o600."""
-    path = Path(path)
+    file gets the mode of any new file (:func:`file_mode`), not the temporary file's 0o600.
+
+    ``written``: a list that receives ``path`` in the same step as the rename (no signal can
+    fall between the two: :func:`rankbook.book.interrupts.deferred`), so that a command
+    interrupted at any moment names exactly the outputs that are in place."""
+    from .interrupts import checkpoint, deferred
+
+    given, path = str(path), Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             os.fchmod(fh.fileno(), file_mode())
-        os.replace(tmp, path)
+        checkpoint("before-rename")
+        with deferred():
+            os.replace(tmp, path)
+            if written is not None:
+                written.append(given)
+            checkpoint("renamed")  # a signal here is raised once the rename is recorded
     except BaseException:
         try:
             os.unlink(tmp)
@@ -594,5 +605,8 @@ def _baseline_index(baseline, systems, run_paths, shown, names) -> int:
 
 
 def table_csv(table: pd.DataFrame) -> str:
-    """The comparison table as CSV text (full precision, yes/no left as True/False)."""
-    return table.to_csv(index=False, lineterminator="\n")
+    """The comparison table as CSV text (full precision, yes/no left as True/False; a text
+    cell that a spreadsheet would run as a formula is quoted: :mod:`rankbook.book.csvsafe`)."""
+    from .csvsafe import csv_text
+
+    return csv_text(table)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .bundle import BUNDLE_NAME, VEGALITE_VERSION, bundle_script, write_bundle  # noqa: F401 - re-exported
+from .csvsafe import restore_cell, write_csv
 
 #: Set while the grid of an explorer is computed; every point inherits it.
 POINT_ENV = "RANKBOOK_EXPLORER_POINT"
@@ -65,7 +66,8 @@ def read_rows(path: Path) -> list[dict]:
     """The rows of a grid's CSV, each a dict of typed values (see :func:`_typed`). The browser
     test reads the CSV the same way and compares it with what the chart plots."""
     with open(path, newline="") as fh:
-        return [{k: _typed(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+        return [{restore_cell(k): _typed(restore_cell(v)) for k, v in row.items()}
+                for row in csv.DictReader(fh)]
 
 
 def _given(grid: dict, fixed: dict, spec) -> list[tuple[str, str]]:
@@ -75,7 +77,8 @@ def _given(grid: dict, fixed: dict, spec) -> list[tuple[str, str]]:
     for key, values in grid.items():
         p = spec.parameters.get(key)
         is_list = p is not None and isinstance(p.default, list)
-        given.append((key, (";" if is_list else ",").join(cli_value(v) for v in values)))
+        sep = ";" if is_list else ","  # a separator inside a value is escaped (sweep.split_values)
+        given.append((key, sep.join(cli_value(v).replace(sep, "\\" + sep) for v in values)))
     for key, value in fixed.items():
         given.append((key, cli_value(value)))
     return given
@@ -444,9 +447,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         if column in df.columns and not pd.api.types.is_numeric_dtype(df[column]):
             df[column] = df[column].map(lambda v: display_name(v) if isinstance(v, str) else v)
     csv_path = out / f"{name}.csv"
-    tmp = csv_path.with_suffix(".csv.tmp")
-    df.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, csv_path)
+    write_csv(df, csv_path)  # no cell a formula (read_rows restores the labels)
     rows = read_rows(csv_path)
     if callable(domain):  # a range computed from the plotted values, like the figure's own
         domain = domain(df[y].to_numpy(dtype=float))
@@ -523,9 +524,7 @@ def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = N
         return None
     out = output_dir()
     csv_path = out / f"{name}.csv"
-    tmp = csv_path.with_suffix(".csv.tmp")
-    df.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, csv_path)
+    write_csv(df, csv_path)  # no cell a formula (read_rows restores the labels)
     rows = read_rows(csv_path)
     chart = vegalite_spec(rows, kind=kind, x=x, y=y, color=color, controls=dict(controls),
                           title=title, x_title=x_title, y_title=y_title,

@@ -276,8 +276,11 @@ def _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_conventio
 
 
 def table_csv(table: pd.DataFrame) -> str:
-    """A table as CSV text (full precision)."""
-    return table.to_csv(index=False, lineterminator="\n")
+    """A table as CSV text (full precision; a text cell that a spreadsheet would run as a
+    formula is quoted: :mod:`rankbook.book.csvsafe`)."""
+    from .csvsafe import csv_text
+
+    return csv_text(table)
 
 
 #: The formats ``--plot`` writes, by file extension.
@@ -294,12 +297,15 @@ def check_plot(path) -> None:
                              f"ending in {', '.join('.' + f for f in PLOT_FORMATS)}")
 
 
-def plot_plane(res: _repro.Reproduction, path) -> None:
+def plot_plane(res: _repro.Reproduction, path, written: list | None = None) -> None:
     """The ER–ΔRI plane: one point per measure with both intervals (matplotlib, imported here).
 
     ER = 1 and ΔRI = 0 (dashed) is a perfect reproduction of the effect; left of ER = 1 the
-    improvement shrank, right of it grew.
+    improvement shrank, right of it grew. ``written`` receives ``path`` in the same step as
+    its rename (as :func:`rankbook.book.compare_cmd.write_atomic`).
     """
+    from .interrupts import deferred
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -323,7 +329,7 @@ def plot_plane(res: _repro.Reproduction, path) -> None:
     if len(agg):
         ax.legend(fontsize=8)
     fig.tight_layout()
-    path = Path(path)
+    given, path = str(path), Path(path)
     fd_dir = path.parent
     import tempfile
 
@@ -332,7 +338,10 @@ def plot_plane(res: _repro.Reproduction, path) -> None:
     try:
         fig.savefig(tmp)
         os.chmod(tmp, _cc.file_mode())  # not the temporary file's 0o600
-        os.replace(tmp, path)
+        with deferred():
+            os.replace(tmp, path)
+            if written is not None:
+                written.append(given)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

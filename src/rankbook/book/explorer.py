@@ -123,6 +123,9 @@ def _control(column: str, values: list, initial) -> tuple[dict, str]:
                 "name": label}
     else:
         bind = {"input": "select", "options": values, "name": label}
+        labels = [display(v) if isinstance(v, str) else str(v) for v in values]
+        if labels != [str(v) for v in values]:  # ids (mad, sqrt_mad) read as their names
+            bind["labels"] = labels
     param = {"name": name, "value": initial, "bind": bind}
     return param, f"datum[{json.dumps(column)}] === {name}"
 
@@ -273,13 +276,18 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
                 "vconcat": panels,
                 "resolve": {"scale": {"x": "independent", "y": "independent"}}}
     spec["params"] = params + list(spec.get("params", []))
+    # a legend entry is never cut ("KTU as repro_eval comput…"): no label limit, and as many
+    # columns as the chart's width holds entries of the longest label (one on a phone)
+    legend_labels = {str(r[color]) for r in rows if color and r.get(color) is not None}
+    entry_px = 32 + 7.2 * max((len(v) for v in legend_labels), default=10)
     spec["config"] = {"background": "#ffffff", "font": "sans-serif",
-                      "axis": {"labelFontSize": 12, "titleFontSize": 13, "labelColor": "#222222", "labelLimit": 150,
-                               "titleColor": "#222222"},
+                      "axis": {"labelFontSize": 12, "titleFontSize": 13, "labelColor": "#222222",
+                               "labelLimit": 0, "titleColor": "#222222"},
                       # the legend goes under the chart, so that on a phone the chart keeps
                       # the column's width (a heat map beside its legend shrank to 70 px)
-                      "legend": {"orient": "bottom", "direction": "horizontal",
-                                 "labelFontSize": 12, "titleFontSize": 13,
+                      "legend": {"orient": "bottom", "direction": "vertical",
+                                 "columns": {"expr": f"max(1, floor(containerSize()[0] / {entry_px:.0f}))"},
+                                 "labelLimit": 0, "labelFontSize": 12, "titleFontSize": 13,
                                  "labelColor": "#222222", "titleColor": "#222222"},
                       "title": {"fontSize": 14, "color": "#222222"},
                       "range": {"category": ["#0072B2", "#E69F00", "#009E73", "#D55E00",
@@ -287,7 +295,16 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
     if panel is None:
         spec["width"] = "container"
+    if kind == "heatmap" and panel is None:
+        # a cell keeps a readable size whatever the screen: the chart is as wide as its
+        # columns need, and scrolls sideways in its box on a phone (rankbook.css)
+        spec["width"] = {"step": HEATMAP_STEP}
+        spec["autosize"] = {"type": "pad"}
     return spec
+
+
+#: The width of a heat map's cell in an explorer, in pixels: its labels (12 px) stay readable.
+HEATMAP_STEP = 17
 
 
 def _strip_layer_params(spec: dict) -> dict:
@@ -495,7 +512,9 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     if outside:
         lines[-1] += f" For values outside the grid: `{outside}`."
     lines += ["::::", ""]
-    display(Markdown("\n".join(lines)))
+    from .outputs import output_metadata
+
+    display(Markdown("\n".join(lines)), metadata=output_metadata("explorer", name, csv_path))
     return csv_path
 
 
@@ -516,7 +535,7 @@ def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = N
     """
     from IPython.display import Markdown, display
 
-    from .outputs import _check_name
+    from .outputs import _check_name, output_metadata
     from ..ledger.paths import notebook_dir, output_dir
 
     _check_name(name)
@@ -543,5 +562,5 @@ def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = N
         "",
         f"**Explore.** {what} Computed by this page's own run; every plotted value is a row of "
         f"{{download}}`{name}.csv <{rel}>`.",
-        "::::", ""])))
+        "::::", ""])), metadata=output_metadata("explorer", name, csv_path))
     return csv_path

@@ -149,13 +149,19 @@ def count_phrase(record: dict) -> str:
 
 
 def alternatives_phrase(record: dict) -> str:
-    """The counts under the other readings of a record, e.g. ``uniform reading: 28 of 33``; a
-    single statement (no count) reads ``holds`` or ``fails`` under each other reading.
+    """The counts under the other readings of a record, counted the same way as its main line
+    (:func:`count_phrase`) and saying which: a claim by its failures (``uniform reading: fails
+    for 5 of 33 metrics``, or ``holds for all 33``), numbers by their matches (``uniform
+    reading: 28 of 33 cells match``); a single statement (no count) reads ``holds`` or
+    ``fails`` under each other reading.
 
     Examples
     --------
     >>> alternatives_phrase({"total": 33, "alternatives": {"uniform reading": 28}})
-    'uniform reading: 28 of 33'
+    'uniform reading: 28 of 33 cells match'
+    >>> alternatives_phrase({"comparison": "claim", "total": 4, "unit": "pairs",
+    ...                      "alternatives": {"up to sign": 3, "strict": 4}})
+    'up to sign: fails for 1 of 4 pairs; strict: holds for all 4 pairs'
     >>> alternatives_phrase({"total": None, "alternatives": {"weighted": False}})
     'weighted: fails'
     """
@@ -164,7 +170,14 @@ def alternatives_phrase(record: dict) -> str:
     if total is None:
         return "; ".join(f"{k}: {'holds' if v else 'fails'}" if isinstance(v, bool)
                          else f"{k}: {v}" for k, v in alt.items())
-    return "; ".join(f"{k}: {v} of {total}" for k, v in alt.items())
+    unit = record.get("unit", "cells")
+    if record.get("comparison") == "claim":
+        def one(v):
+            failed = int(total) - int(v)
+            return f"holds for all {total} {unit}" if failed == 0 else (
+                f"fails for {failed} of {total} {unit}")
+        return "; ".join(f"{k}: {one(v)}" for k, v in alt.items())
+    return "; ".join(f"{k}: {v} of {total} {unit} match" for k, v in alt.items())
 
 
 def allowed_counts(record: dict) -> set[int]:
@@ -243,12 +256,28 @@ def _check_name(name: str) -> str:
     return name
 
 
-def _display(obj: Any) -> None:
+def _display(obj: Any, metadata: dict | None = None) -> None:
     try:
         from IPython.display import display
     except ImportError:  # pragma: no cover - IPython is a dependency
         return
-    display(obj)
+    if metadata:
+        display(obj, metadata=metadata)
+    else:
+        display(obj)
+
+
+#: Output metadata key that marks the last output of a table (:func:`save_table`,
+#: :func:`save_comparison_grid`) or an explorer: the page puts its provenance line after it
+#: (:mod:`rankbook.book.present`). Its value: ``{"kind", "name", "files": {kind: path}}``, each
+#: path relative to the executed notebook.
+OUTPUT_KEY = "rankbook_output"
+
+
+def output_metadata(kind: str, name: str, *paths: Path) -> dict:
+    """The :data:`OUTPUT_KEY` metadata of a table or an explorer saved as ``paths``."""
+    return {OUTPUT_KEY: {"kind": kind, "name": name,
+                         "files": {p.suffix.lstrip(".") or p.name: _relative(p) for p in paths}}}
 
 
 def _in_kernel() -> bool:
@@ -430,6 +459,63 @@ def readable(text: Any) -> str:
     return _BARE_NAN.sub(NOT_APPLICABLE, out)
 
 
+#: A snake_case id (``lr_minus``, ``cumulative_gain``): shown as the name a reader knows.
+_SNAKE_ID = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+#: A name of code inside a cell's text: a snake_case word, or a dotted name holding one
+#: (``rexmex.mean_rank``, ``time.perf_counter``); shown as code, or as its reader's name.
+_CODE_WORD = re.compile(r"(?<![\w.$\\`])(?:[A-Za-z]\w*\.)*[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+                        r"(?:\.[A-Za-z_]\w*)*(?![\w`])")
+
+
+def reader_text(value: Any, html: bool = False) -> Any:
+    """A table cell or header as a reader reads it: a snake_case id that
+    :mod:`rankbook.ledger.names` knows becomes its name (``lr_minus`` reads "LR−",
+    ``cumulative_gain`` "cumulative gain"), and an ASCII formula of
+    :data:`rankbook.ledger.names.FORMULAS` becomes maths (a :class:`MarkdownText` cell whose
+    other text stays escaped; plain Unicode symbols for an HTML table, ``html=True``). Other
+    values come back unchanged; the CSV keeps the ids.
+
+    Examples
+    --------
+    >>> reader_text("lr_minus"), reader_text("pairs_csv"), reader_text(3)
+    ('LR−', '`pairs_csv`', 3)
+    >>> reader_text("metric lr_minus and rexmex.mean_rank")
+    'metric LR− and `rexmex.mean_rank`'
+    >>> reader_text("z^T (I - L)^-1 z")
+    '$z^T (I - L)^{-1} z$'
+    >>> reader_text("x*y: sum_i pi(i)/log2(i+1)", html=True)
+    'x*y: Σᵢ π(i)/log₂(i+1)'
+    """
+    if not isinstance(value, str) or isinstance(value, MarkdownText):
+        return value
+    from ..ledger.names import FORMULAS, display, display_markdown, formulas
+
+    if _SNAKE_ID.match(value):
+        shown = display(value) if html else display_markdown(value)
+        if shown == value:
+            return value if html else MarkdownText(f"`{value}`")  # a name of code, as code
+        return MarkdownText(shown) if "$" in shown and not html else shown
+    found = [f for f in FORMULAS if f in value]
+    words = _CODE_WORD.findall(value)
+    if not found and not words:
+        return value
+    if html:
+        return _CODE_WORD.sub(lambda m: display(m.group()), formulas(value, markdown=False))
+    parts = [re.escape(f) for f in sorted(found, key=len, reverse=True)] + [_CODE_WORD.pattern]
+    pattern = re.compile("|".join(parts))
+    out, at = [], 0
+    for m in pattern.finditer(value):
+        token = m.group()
+        if token in FORMULAS:
+            shown = FORMULAS[token][0]
+        else:  # an id with a reader's name reads as it; any other name of code as code
+            name = display_markdown(token)
+            shown = md_escape(name) if name != token else f"`{token}`"
+        out += [escape_markdown(value[at:m.start()]), shown]
+        at = m.end()
+    return MarkdownText("".join(out + [escape_markdown(value[at:])]))
+
+
 def table_markdown(df, title: str, index: bool = False, markdown=()) -> str:
     """A MyST ``{table}`` directive with ``title`` holding ``df`` as a Markdown table.
 
@@ -438,15 +524,17 @@ def table_markdown(df, title: str, index: bool = False, markdown=()) -> str:
     text in it escaped by the caller with :func:`escape_markdown`).
     """
     frame = df.reset_index() if index else df
-    header = "| " + " | ".join(md_escape(c) if c in markdown else escape_markdown(c)
-                               for c in frame.columns) + " |"
+    header = "| " + " | ".join(md_escape(c) if c in markdown or isinstance(c, MarkdownText)
+                               else escape_markdown(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     rows = [
         "| " + " | ".join(_markdown_cell_text(v) for v in row) + " |"
         for row in frame.itertuples(index=False, name=None)
     ]
     body = "\n".join([header, rule, *rows])
-    return f":::{{table}} {md_escape(title)}\n\n{body}\n:::\n"
+    from ..ledger.names import formulas
+
+    return f":::{{table}} {md_escape(formulas(title))}\n\n{body}\n:::\n"
 
 
 def _relative(path: Path) -> str:
@@ -550,6 +638,7 @@ def save_table(
         if style is not None:
             import pandas as pd
 
+            df = df.map(lambda v: reader_text(v, html=True)) if hasattr(df, "map") else df
             # cells, index and column labels are data: HTML-escaped, whatever the style does
             with pd.option_context("styler.format.escape", "html"):
                 styler = df.style.format_index(escape="html", axis=0).format_index(
@@ -558,7 +647,10 @@ def save_table(
                     styler = styler.hide(axis="index")
                 if float_format:
                     styler = styler.format(float_format, subset=df.select_dtypes("number").columns)
-                styler = style(styler).set_caption(escape_html(title)).set_uuid(name)
+                from ..ledger.names import formulas
+
+                styler = style(styler).set_caption(
+                    escape_html(formulas(title, markdown=False))).set_uuid(name)
                 html = _readable_colours(styler.to_html())
             from IPython.display import HTML, Markdown
 
@@ -568,7 +660,7 @@ def save_table(
                 html = (f"<details class=\"rb-table\"><summary>{escape_html(title)}</summary>"
                         f"<div class=\"rb-scroll\">{html}</div></details>")
             _display(HTML(f"<div class=\"rb-table-wrap rb-scroll\">{html}</div>"))
-            _display(Markdown(download_markdown(path)))
+            _display(Markdown(download_markdown(path)), output_metadata("table", name, path))
         else:
             shown = df.copy()
             if float_format:
@@ -579,8 +671,12 @@ def save_table(
             shown = shown.map(_shown_value) if hasattr(shown, "map") else shown
             from IPython.display import Markdown
 
+            plain = [c for c in shown.columns if c not in markdown]
+            shown = shown.copy() if shown is df else shown
+            for col in plain:  # ids and ASCII formulas read as the names and maths a reader knows
+                shown[col] = shown[col].map(reader_text)
+            shown.columns = [c if c in markdown else reader_text(c) for c in shown.columns]
             for col in markdown:
-                shown = shown.copy() if shown is df else shown
                 shown[col] = shown[col].map(lambda v: MarkdownText("" if v is None else v))
             text = table_markdown(shown, title, index=index, markdown=markdown)
             if more:
@@ -590,7 +686,7 @@ def save_table(
                 text += "\n" + download_markdown(path)
             if collapse:
                 text = f"::::{{dropdown}} {md_escape(title)}\n\n{text}\n::::\n"
-            _display(Markdown(text))
+            _display(Markdown(text), output_metadata("table", name, path))
     return path
 
 
@@ -682,7 +778,8 @@ def save_comparison_grid(
                 cells.append(f"<td class=\"{GRID_CLASSES[st]}\" title=\"{esc(st)}\">{sym}{shown}{small}</td>")
             rows.append(f"<tr><th class=\"rb-row\">{esc(str(r))}</th>{''.join(cells)}</tr>")
         counts = state.stack().value_counts()
-        words = legend or {"match": "matches the printed value", "close": "off by about one unit "
+        words = legend or {"match": "within half a unit of the printed value's last decimal",
+                           "close": "off by about one unit "
                            "of the last printed decimal", "differs": "differs",
                            "not in the paper": "not in the paper"}
         key = " ".join(f"<span class=\"{GRID_CLASSES[k]}\">"
@@ -698,7 +795,7 @@ def save_comparison_grid(
         from IPython.display import HTML, Markdown
 
         _display(HTML(f"<div class=\"rb-scroll\">{table}</div>"))
-        _display(Markdown(download_markdown(path, "this grid")))
+        _display(Markdown(download_markdown(path, "this grid")), output_metadata("grid", name, path))
     return path
 
 

@@ -481,8 +481,8 @@ def git_commit(root: Path | None = None) -> str:
 
 
 def _provenance_markdown(params: dict, defaults: dict, started: float, duration: float,
-                         commit: str, name: str | None = None, checkout: str | None = None
-                         ) -> str:
+                         commit: str, name: str | None = None, checkout: str | None = None,
+                         folder: str | None = None) -> str:
     """The provenance box. ``commit`` is the text of its commit row and ``checkout`` the
     first step of its command (``git checkout X && ``; by default taken from a commit id at
     the start of ``commit``): a page of the site gets
@@ -495,6 +495,13 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
     def code(text: str) -> str:  # any value, literal inside a Markdown table cell
         return "<code>" + escape_markdown(text) + "</code>"
 
+    from .source_archive import ARCHIVE_NAME, CHECKOUT_TOKEN, FOLDER_TOKEN
+
+    # a page of the site offers the archive beside it; a run names the archive it came from
+    site = checkout == CHECKOUT_TOKEN
+    archive = (f"{{download}}`{ARCHIVE_NAME} <{ARCHIVE_NAME}>`, then " if site
+               else f"{code(ARCHIVE_NAME)} of the book, then ")
+    folder = FOLDER_TOKEN if site else (folder or "rankbook")
     rows = []
     for key, value in params.items():
         mark = "" if defaults.get(key) == value else " (changed from the default)"
@@ -506,7 +513,10 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
         "|---|---|",
         f"| Parameters | {param_text} |",
         f"| Git commit | {code(commit)} |",
-        *([f"| Command | {code(_reproduce_command(name, params, defaults, commit, checkout))} |"]
+        *([f"| Command, in a clone of the source | "
+           f"{code(_reproduce_command(name, params, defaults, commit, checkout))} |",
+           f"| Command, from the source archive (no git) | {archive}"
+           f"{code(_archive_command(name, params, defaults, folder))} |"]
           if name else []),
         f"| Python | {platform.python_version()} |",
         f"| numpy | {numpy.__version__} |",
@@ -517,11 +527,7 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
     return f":::{{admonition}} Provenance\n:class: dropdown note rb-provenance\n\n{table}\n:::\n"
 
 
-def _reproduce_command(name: str, params: dict, defaults: dict, commit: str,
-                       checkout: str | None = None) -> str:
-    """The exact commands that rebuild this output: check out the commit, then run. Each value
-    is one shell word a reader can paste back, a file name with a line break in it too
-    (:func:`rankbook.book.specs.shell_word`)."""
+def _run_words(name: str, params: dict, defaults: dict) -> list[str]:
     from .present import cli_value
     from .specs import shell_word
 
@@ -530,6 +536,24 @@ def _reproduce_command(name: str, params: dict, defaults: dict, commit: str,
         if defaults.get(key) != value:
             text = cli_value(value)
             parts += ["-p", key, text if text == '""' else shell_word(text)]
+    return parts
+
+
+def _archive_command(name: str, params: dict, defaults: dict, folder: str) -> str:
+    """The commands that rebuild this output from the source archive, with no git: unpack it,
+    go into its folder, install, run."""
+    from .source_archive import ARCHIVE_NAME
+
+    return (f"tar xzf {ARCHIVE_NAME} && cd {folder} && make venv && "
+            + " ".join(_run_words(name, params, defaults)))
+
+
+def _reproduce_command(name: str, params: dict, defaults: dict, commit: str,
+                       checkout: str | None = None) -> str:
+    """The exact commands that rebuild this output: check out the commit, then run. Each value
+    is one shell word a reader can paste back, a file name with a line break in it too
+    (:func:`rankbook.book.specs.shell_word`)."""
+    parts = _run_words(name, params, defaults)
     if checkout is None:
         sha = (commit.split() or [""])[0]
         plain = sha and all(c in "0123456789abcdef" for c in sha) and commit == sha
@@ -555,17 +579,19 @@ def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, dur
         tags = cell.metadata.setdefault("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
+    folder = None
     if isinstance(commit, Source):
-        text, checkout = commit.commit_text(), commit.checkout()
+        text, checkout, folder = commit.commit_text(), commit.checkout(), commit.folder
     elif commit is None:
         text, checkout = COMMIT_TOKEN, CHECKOUT_TOKEN
     else:
         text, checkout = str(commit), None
     present(nb, _results_for(nb_path),
             _provenance_markdown(params, defaults, started, duration, text,
-                                 spec.name if spec is not None else None, checkout),
+                                 spec.name if spec is not None else None, checkout, folder),
             _errata_for(nb_path),
-            spec=spec, duration=duration if params == defaults else None)
+            spec=spec, duration=duration if params == defaults else None,
+            params=params, folder=Path(nb_path).parent, commit=text)
     if isinstance(commit, Source):  # a run, not a page of the site: its source is known now
         for cell in nb.cells:
             if cell.cell_type == "markdown":
@@ -1341,12 +1367,14 @@ def _exchange(a: Path, b: Path) -> bool:
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
-def publish_site(built: Path, site: Path, source=None) -> None:
+def publish_site(built: Path, site: Path, source=None, root: Path | None = None) -> None:
     """Copy the built site beside ``site`` and put it in place of ``site`` in one rename (an
     exchange of the two folders where Linux allows it), so a reader, a web server or an upload
     never sees half of one site and half of another; the old site is removed afterwards. With
     ``source`` (a :class:`~rankbook.book.source_archive.Source`), the copy's pages name it
-    (:func:`~rankbook.book.source_archive.fill_site`) before it is put in place."""
+    (:func:`~rankbook.book.source_archive.fill_site`) before it is put in place; with ``root``
+    too, the copy gets its citation, RO-Crate and sources' metadata
+    (:func:`rankbook.book.crate.write_site_files`), hashed as they are published."""
     stage = site.with_name(f".{site.name}-stage-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
     try:
@@ -1355,12 +1383,38 @@ def publish_site(built: Path, site: Path, source=None) -> None:
             from .source_archive import fill_site
 
             fill_site(stage, source)
+            downloads = built.parent / "rankbook-downloads.json"
+            if root is not None and downloads.is_file():
+                from .crate import write_site_files
+
+                write_site_files(root, stage, json.loads(downloads.read_text()), source,
+                                 executed_pages(root))
         if site.is_dir() and _exchange(stage, site):
             shutil.rmtree(stage, ignore_errors=True)  # it holds the old site now
         else:
             _replace(stage, site)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def executed_pages(root: Path) -> list[dict]:
+    """Every executed page whose outputs are intact (:func:`rankbook.book.pipeline.verify_outputs`):
+    its name, title, key record (output hashes), parameters and times."""
+    gen = generated_dir(root)
+    pages = []
+    for spec in discover(root):
+        outputs, notebook = gen / spec.name, gen / f"{spec.name}.ipynb"
+        key, _ = verify_outputs(outputs, notebook)
+        if key is None:
+            continue
+        record = json.loads((outputs / KEY_FILE).read_text())
+        meta = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
+        papermill = meta.get("papermill", {})
+        params = {**spec.defaults(), **(papermill.get("parameters") or {})}
+        pages.append({"name": spec.name, "title": spec.title, "description": spec.description,
+                      "record": record, "parameters": params, "defaults": spec.defaults(),
+                      "start": papermill.get("start_time"), "end": papermill.get("end_time")})
+    return pages
 
 
 def _remove_stale_site_folders(root: Path) -> None:
@@ -1508,7 +1562,7 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
             from .source_archive import describe, read_description
 
             # the commit every page names is the one of the archive this build wrote
-            publish_site(built, site, read_description(gen) or describe(root))
+            publish_site(built, site, read_description(gen) or describe(root), root)
             state = {"sources": sources, "global": glob_hash, "built_at": max(now, time.time())}
             (work / SITE_STATE).write_text(json.dumps(state, indent=0, sort_keys=True) + "\n")
             (work / SITE_DIRTY).unlink()

@@ -34,6 +34,7 @@ from pathlib import Path
 from .outputs import (
     ERRATA_FILE,
     FIGURE_KEY,
+    OUTPUT_KEY,
     RESULTS_FILE,
     alternatives_phrase,
     count_phrase,
@@ -156,10 +157,10 @@ def status_details(rec: dict) -> list[str]:
     return parts
 
 
-def _status_cell(rec: dict, errata=()) -> str:
+def _status_cell(rec: dict, errata=(), root: Path | None = None) -> str:
     """Badge, the details of :func:`status_details`, and links to the errata of this claim by
     their ids."""
-    parts = [badge(rec["status"])] + status_details(rec)
+    parts = [badge(rec["status"])] + [link_ids(d, root=root) for d in status_details(rec)]
     ids = sorted({e["id"] for e in errata if e.get("id") and e.get("claim") == rec.get("id")},
                  key=lambda i: (i.rpartition("-E")[0], int(i.rpartition("-E")[2] or 0)))
     links = [f"{{ref}}`{i} <{erratum_anchor({'id': i})}>`" for i in ids]
@@ -175,25 +176,84 @@ def anchor_link(anchor: str, what: str = "this row") -> str:
             f'aria-label="Link to {what}">#</a>')
 
 
-def verdict_markdown(results: list[dict], link_prefix: str = "", errata=()) -> str:
+_IDS: dict = {}
+
+
+def _ledger_ids(root: Path | None = None) -> tuple[frozenset, frozenset, "re.Pattern | None"]:
+    """The claim ids and erratum ids of the ledger, and a pattern that finds any of them in
+    text (longest first, so ``A-S6.1-swap`` is not read as ``A-S6.1``)."""
+    from ..ledger import claims as _claims
+
+    try:
+        book = _claims.ledger(root)
+    except Exception:  # noqa: BLE001 - a project without a ledger: no id to link
+        return frozenset(), frozenset(), None
+    key = (id(book), len(book.claims), len(book.errata))
+    if _IDS.get("key") != key:
+        ids = sorted(set(book.claims) | set(book.errata), key=len, reverse=True)
+        pattern = (re.compile(r"(?<![\w-])(" + "|".join(re.escape(i) for i in ids)
+                              + r")(?![\w.-]*\w)") if ids else None)
+        _IDS.update(key=key, value=(frozenset(book.claims), frozenset(book.errata), pattern))
+    return _IDS["value"]
+
+
+def link_ids(text: str, prefix: str = "", root: Path | None = None) -> str:
+    """Markdown text (ledger words, evidence) with every claim id linked to its dashboard row
+    and every erratum id to its entry on the errata page (``prefix``: from the page to
+    ``book/generated/``), outside maths and code, so that no id on a page is a dead end.
+
+    Examples
+    --------
+    >>> link_ids("the same statement as A-P7.1; see `A-P7.1` and $A-P7.1$")  # doctest: +ELLIPSIS
+    'the same statement as <a class="rb-id" href="dashboard.html#claim-a-p7-1" ...>A-P7.1</a>; see `A-P7.1` and $A-P7.1$'
+    """
+    from ..ledger.claims import claim_anchor, erratum_anchor_of
+
+    claims, errata, pattern = _ledger_ids(root)
+    if pattern is None or not text:
+        return text
+
+    def one(m: re.Match) -> str:
+        i = m.group(1)
+        if i in errata:
+            return (f'<a class="rb-id" href="{prefix}errata.html#{erratum_anchor_of(i)}" '
+                    f'title="This erratum on the errata page">{i}</a>')
+        return (f'<a class="rb-id" href="{prefix}dashboard.html#{claim_anchor(i)}" '
+                f'title="This claim on the dashboard">{i}</a>')
+
+    out, at = [], 0
+    for m in _MATHS_OR_CODE.finditer(text):
+        out += [pattern.sub(one, text[at:m.start()]), m.group()]
+        at = m.end()
+    return "".join(out + [pattern.sub(one, text[at:])])
+
+
+def verdict_markdown(results: list[dict], link_prefix: str = "", errata=(),
+                     root: Path | None = None) -> str:
     """The verdict box of a page: one row per claim the notebook checked, with its ledger id
     and stable anchor (:func:`~rankbook.book.outputs.record_anchor`), its status and count, the
-    reading it uses and links to its errata by id."""
+    reading it uses and links to its errata by id; an id in the ledger's words links to its
+    row or entry (:func:`link_ids`)."""
     if not results:
         return ""
     rows = ["| Claim | Published | Reproduced | Status | Why |", "|---|---|---|---|---|"]
+
+    def words(text) -> str:
+        return link_ids(md_escape(text), root=root)
+
     for rec in results:
         claim = rec.get("claim") or rec["artifact"]
         name = md_escape(f"{rec.get('id') or ''} · {rec['artifact']}".strip(" ·"))
         if rec.get("section"):
             name = f"[{name}]({link_prefix}#{slugify(rec['section'])})"
+        else:  # the row's own anchor: an id on a page always links somewhere
+            name = f'<a href="#{record_anchor(rec)}">{name}</a>'
         anchor = f'<span id="{record_anchor(rec)}"></span>'
-        reproduced = md_escape(rec.get("reproduced") or "")
         rows.append(
-            f"| {anchor}{anchor_link(record_anchor(rec))}**{name}**: {md_escape(claim)} "
-            f"| {md_escape(rec.get('published') or '')} | {reproduced} "
-            f"| {_status_cell(rec, errata)} "
-            f"| {md_escape(rec.get('detail', ''))} |"
+            f"| {anchor}{anchor_link(record_anchor(rec))}**{name}**: {words(claim)} "
+            f"| {words(rec.get('published') or '')} | {words(rec.get('reproduced') or '')} "
+            f"| {_status_cell(rec, errata, root)} "
+            f"| {words(rec.get('detail', ''))} |"
         )
     body = "\n".join(rows)
     return f":::{{admonition}} Verdict\n:class: verdict\n\n{body}\n:::\n"
@@ -264,6 +324,166 @@ def _split_after_framing(source: str) -> tuple[str, str]:
     while i < len(lines) and lines[i].strip():  # the first paragraph
         i += 1
     return "\n".join(lines[:i]).rstrip() + "\n", "\n".join(lines[i:]).strip("\n")
+
+
+# --------------------------------------------------------------------------------------------
+# The provenance line of every figure, table and explorer
+# --------------------------------------------------------------------------------------------
+#: Tag of the Markdown cell that carries a figure's provenance line (a table's or an explorer's
+#: is an output of its own cell, right after it).
+PROVENANCE_LINE_TAG = "rankbook-provenance-line"
+#: Output metadata key holding the provenance line computed for a figure, table or explorer.
+_LINE_KEY = "rankbook_provenance"
+
+
+def _file_digest(path: Path) -> str | None:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _code(text: str) -> str:
+    """Any text as literal inline code in a Markdown line (the text between the tags is
+    Markdown, escaped in full)."""
+    return "<code>" + escape_markdown(text) + "</code>"
+
+
+def _function_link(path: str, documented: bool) -> str:
+    """A library function as its module and name, linked to its reference page (a Sphinx
+    cross-reference) when the reference documents it."""
+    parts = path.split(".")
+    short = ".".join(parts[-2:])
+    if not documented:
+        return _code(short)
+    return f"{{py:obj}}`{short} <{path}>`"
+
+
+def provenance_line(*, cell: int | None, notebook: str, commit: str, parameters: dict,
+                    defaults: dict, calls: list[tuple[str, bool]],
+                    through: list[tuple[str, bool]], files: list[tuple[str, str | None]]) -> str:
+    r"""The provenance line under a figure, a table or an explorer (Markdown, class
+    ``rb-prov``): the cell that made it, linked on the page (``#cell-N``, set by the book's
+    Sphinx extension) and in the executed notebook offered for download, the commit, the
+    parameters it depends on, the library functions it calls (each linked to the library
+    reference when ``True`` beside it) and the SHA-256 of each file saved.
+
+    Examples
+    --------
+    >>> print(provenance_line(cell=4, notebook="nb", commit="abc", parameters={"n": 5},
+    ...       defaults={"n": 6}, calls=[("rankbook.metrics.evaluate", True)], through=[],
+    ...       files=[("x.csv", "00ff")]))
+    ::::{div} rb-prov
+    Made by <a class="rb-cell-link" href="#cell-4">cell [4]</a> of the executed notebook ({download}`nb.ipynb <nb.ipynb>`), at commit <code>abc</code>, with <code>n \= 5</code> (changed from the default).
+    Calls {py:obj}`metrics.evaluate <rankbook.metrics.evaluate>`.
+    SHA-256 of <code>x\.csv</code>: <code>00ff</code>.
+    ::::
+    <BLANKLINE>
+    """
+    made = ("Made by " + (f'<a class="rb-cell-link" href="#cell-{cell}">cell [{cell}]</a>'
+                          if cell is not None else "a cell")
+            + f" of the executed notebook ({{download}}`{notebook}.ipynb <{notebook}.ipynb>`), "
+            f"at commit {_code(commit)}")
+    if parameters:
+        shown = [_code(f"{k} = {v!r}") + ("" if defaults.get(k) == v or k not in defaults
+                                          else " (changed from the default)")
+                 for k, v in parameters.items()]
+        made += ", with " + ", ".join(shown)
+    else:
+        made += ", with no parameter of the page"
+    lines = [made + "."]
+    if calls:
+        line = "Calls " + ", ".join(_function_link(p, d) for p, d in calls)
+        if through:
+            line += "; through them " + ", ".join(_function_link(p, d) for p, d in through)
+        lines.append(line + ".")
+    hashed = [f"{_code(name)}: {_code(digest)}" for name, digest in files if digest]
+    if hashed:
+        lines.append("SHA-256 of " + "; of ".join(hashed) + ".")
+    return "::::{div} rb-prov\n" + "\n".join(lines) + "\n::::\n"
+
+
+def _mark_provenance(nb, *, notebook: str, params: dict, defaults: dict, commit: str,
+                     folder: Path, root: Path | None) -> int:
+    """Compute the provenance line of every figure, table and explorer output of ``nb`` (from
+    the cell that shows it: :mod:`rankbook.book.lineage`) and keep it in the output's
+    metadata, for :func:`_place_provenance`. Returns how many outputs got one."""
+    from . import lineage
+
+    book = None
+    try:
+        from ..ledger import claims as _claims
+
+        book = _claims.ledger(root)
+    except Exception:  # noqa: BLE001 - without a ledger, claims.check is not followed
+        book = None
+    modules = lineage.reference_modules(root) if root is not None else {}
+    found = lineage.notebook_lineage(nb.cells, list(params), book)
+    marked = 0
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        outs = [o for o in cell.get("outputs", [])
+                if FIGURE_KEY in o.get("metadata", {}) or OUTPUT_KEY in o.get("metadata", {})]
+        if not outs:
+            continue
+        lin = found.get(i)
+        direct, through = lineage.library_calls(lin.calls if lin else [])
+        # only what the reference documents is listed: each name links to its page
+        if modules:
+            direct = [p for p in direct if lineage.documented(p, modules)]
+            through = [p for p in through if lineage.documented(p, modules)]
+        for o in outs:
+            info = o["metadata"].get(FIGURE_KEY) or o["metadata"].get(OUTPUT_KEY)
+            files = []
+            for kind, rel in sorted((info.get("files") or {}).items(),
+                                    key=lambda kv: (kv[0] != "svg", kv[0])):
+                files.append((Path(rel).name, _file_digest(Path(folder) / rel)))
+            o["metadata"][_LINE_KEY] = provenance_line(
+                cell=cell.get("execution_count"), notebook=notebook, commit=commit,
+                parameters={k: params[k] for k in (lin.parameters if lin else []) if k in params},
+                defaults=defaults,
+                calls=[(p, lineage.documented(p, modules)) for p in direct],
+                through=[(p, lineage.documented(p, modules)) for p in through], files=files)
+            marked += 1
+    return marked
+
+
+def _place_provenance(cells: list) -> list:
+    """Put each provenance line kept by :func:`_mark_provenance` under its output: a figure's
+    as a Markdown cell right after the figure's own cell, a table's or an explorer's as an
+    output right after it."""
+    import nbformat
+
+    out = []
+    for cell in cells:
+        out.append(cell)
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        line_cells = []
+        for o in cell.get("outputs", []):
+            outputs.append(o)
+            text = o.get("metadata", {}).pop(_LINE_KEY, None)
+            if not text:
+                continue
+            if FIGURE_KEY in o.get("metadata", {}):
+                line = nbformat.v4.new_markdown_cell(text)
+                line.metadata["tags"] = [PROVENANCE_LINE_TAG]
+                line_cells.append(line)
+            else:
+                outputs.append(nbformat.v4.new_output(
+                    "display_data", data={"text/markdown": text, "text/plain": ""},
+                    metadata={"rankbook_provenance_line": True}))
+        cell.outputs = outputs
+        out += line_cells
+    return out
+
+
+def _is_provenance_line(cell) -> bool:
+    return PROVENANCE_LINE_TAG in cell.metadata.get("tags", [])
 
 
 def _figure_cell(output):
@@ -368,9 +588,12 @@ def _move_lead_figure(cells: list, at: int) -> list:
     if lead is None or lead <= at + LEAD_FIGURE_SLACK:
         return cells
     group = [cells[lead]]
-    if _is_figure(cells[lead]) and lead + 1 < len(cells) and _is_explorer(cells[lead + 1]):
-        group.append(cells[lead + 1])
-    explorer = ", with its explorer" if len(group) > 1 else ""
+    while lead + len(group) < len(cells) and _is_provenance_line(cells[lead + len(group)]):
+        group.append(cells[lead + len(group)])
+    if _is_figure(cells[lead]) and lead + len(group) < len(cells) and _is_explorer(
+            cells[lead + len(group)]):
+        group.append(cells[lead + len(group)])
+    explorer = ", with its explorer" if any(_is_explorer(c) for c in group[1:]) else ""
     if _is_figure(cells[lead]):
         figure = cells[lead].metadata.get("mystnb", {}).get("figure", {})
         # the whole caption (a sentence cut at its first colon read as a broken reference), and
@@ -395,17 +618,29 @@ def _move_lead_figure(cells: list, at: int) -> list:
 
 
 def present(nb, results: list[dict] | None = None, provenance: str | None = None,
-            errata: list[dict] | None = None, *, spec=None, duration: float | None = None):
+            errata: list[dict] | None = None, *, spec=None, duration: float | None = None,
+            params: dict | None = None, folder: Path | None = None, commit: str | None = None,
+            root: Path | None = None):
     """Fold code, drop raw values, add the verdict box, the rerun box (when ``spec``, the
     notebook's :class:`~rankbook.book.specs.NotebookSpec`, is given) and the provenance box,
     and move the lead figure up (see module doc).
 
     ``nb`` is an ``nbformat`` notebook node, changed in place and returned. Raises
     ``ValueError`` when more than :data:`MAX_OPEN_CELLS` code cells are tagged ``show-input``.
+
+    With ``params`` (the values the notebook ran with), ``folder`` (where the paths of its
+    saved files start: the executed notebook's folder) and ``commit`` (the provenance box's
+    commit), every figure, table and explorer gets its provenance line
+    (:func:`provenance_line`): the cell that made it, its parameters, the library functions it
+    calls and the SHA-256 of its files.
     """
     import nbformat
 
-    nb.cells = _split_figures(nb.cells)
+    if params is not None and folder is not None and spec is not None:
+        _mark_provenance(nb, notebook=Path(spec.path).stem, params=params,
+                         defaults=spec.defaults(), commit=commit or "unknown", folder=folder,
+                         root=root if root is not None else Path(spec.path).resolve().parent.parent)
+    nb.cells = _place_provenance(_split_figures(nb.cells))
     open_cells = 0
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
@@ -474,7 +709,7 @@ def refresh(nb_path: Path, root: Path | None = None) -> bool:
     changed = False
     for cell in nb.cells:
         if "rankbook-verdict" in cell.metadata.get("tags", []):
-            text = verdict_markdown(results, errata=errata)
+            text = verdict_markdown(results, errata=errata, root=root)
             if cell.source != text:
                 cell.source, changed = text, True
     if changed:
@@ -570,8 +805,32 @@ def _relations(spec) -> list[str]:
     return out
 
 
+#: A quoted value (``'sqrt_mad'``), a snake_case name or a dotted name holding one
+#: (``rankbook.ties:check_ranking_texts``): text that is code, in a parameter's constraints or
+#: comment.
+_CODE_TOKEN = re.compile(r"'[^'\s]+'|\"[^\"\s]+\"|(?<![\w.$\\`<])(?:[A-Za-z]\w*[.:])*"
+                         r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:[.:][A-Za-z_]\w*)*(?![\w`])")
+
+
+def code_markdown(text) -> str:
+    """Prose about parameters as Markdown, with what is code in it as code: quoted values,
+    parameter names, function paths (a reader types them; they never read as words).
+
+    Examples
+    --------
+    >>> code_markdown("one of 'std', 'sqrt_mad'; below n_docs, see rankbook.ties:check_x")
+    "one of `'std'`, `'sqrt_mad'`; below `n_docs`, see `rankbook.ties:check_x`"
+    """
+    text = "" if text is None else str(text)
+    out, at = [], 0
+    for m in _CODE_TOKEN.finditer(text):
+        out += [md_escape(text[at:m.start()]), f"`{m.group()}`"]
+        at = m.end()
+    return "".join(out + [md_escape(text[at:])])
+
+
 def _cell_text(text: str) -> str:
-    return md_escape(text)
+    return code_markdown(text)
 
 
 def _code_cell(text: str) -> str:

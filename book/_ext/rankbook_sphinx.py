@@ -12,7 +12,9 @@
   points at a repository that does not exist.
 - Docstrings are reStructuredText, where MyST's ``{cite}`key``` is not a role: the library
   reference turns ``{cite}``, ``{cite:t}``, ``{cite:p}`` and ``{py:func}`` into the RST roles of
-  sphinxcontrib-bibtex and Sphinx before autodoc parses them.
+  sphinxcontrib-bibtex and Sphinx before autodoc parses them, and reads ``|E|`` (an absolute
+  value) and an inline literal glued to the next character (````k````@10) as the prose meant
+  them, not as RST markup.
 - Pages with a parameter explorer (``rankbook-explorer``) load the one JavaScript bundle
   (Vega, Vega-Lite, vega-embed from vl-convert-python), written into the site's ``_static``
   folder at build time; other pages load nothing extra.
@@ -105,9 +107,32 @@ def _bib_keys(app) -> set[str]:
     return _BIB_KEYS
 
 
+#: An inline literal, a role with its text, or maths: left as written.
+_RST_KEPT = re.compile(r"``.+?``|:[\w:]+:`[^`]*`|`[^`]*`")
+#: ``|x|`` (an absolute value, a set's size) read as a substitution reference by RST.
+_BARS = re.compile(r"(?<![\\|])\|(?=\S)([^|]*?\S)\|(?!\|)")
+#: What RST accepts right after an inline literal; anything else must be escaped (``k``@10).
+_AFTER_LITERAL = set(" \t.,;:!?)]}'\"/\\-") | {"", "\u2019", "\u201d", "\u2014", "\u2013"}
+
+
+def _plain_rst(line: str) -> str:
+    """Docstring prose as RST reads it literally: ``|E|`` is an absolute value, not a
+    substitution, and an inline literal glued to the next character (``k``@10) ends there."""
+    out, at = [], 0
+    for m in _RST_KEPT.finditer(line):
+        token = m.group()
+        out += [_BARS.sub(r"\|\1\|", line[at:m.start()]), token]
+        if token.startswith("``") and line[m.end():m.end() + 1] not in _AFTER_LITERAL:
+            out.append("\\ ")
+        at = m.end()
+    return "".join(out + [_BARS.sub(r"\|\1\|", line[at:])])
+
+
 def _rst_roles(app, what, name, obj, options, lines):
     keys = _bib_keys(app)
     for i, line in enumerate(lines):
+        if ("|" in line or "``" in line) and not line.lstrip().startswith((">>>", "...")):
+            line = lines[i] = _plain_rst(line)  # a doctest is a literal block: left as it is
         if "{" in line:
             line = _MYST_ROLE.sub(
                 lambda m: ":cite:p:`" if m.group(1) == "cite" else f":{m.group(1)}:`", line)
@@ -141,7 +166,7 @@ def _explorer_script(app, pagename, templatename, context, doctree):
 
 
 #: CSS classes of the nodes whose text was written by code, not by an author.
-DATA_CLASSES = {"cell_output", "verdict", "rb-provenance", "rerun", "rb-figure-pointer"}
+DATA_CLASSES = {"cell_output", "verdict", "rb-provenance", "rerun", "rb-figure-pointer", "rb-prov"}
 
 
 def _is_generated_page(source: str) -> bool:
@@ -164,7 +189,86 @@ class DataTextIsLiteral(Transform):
                 node["support_smartquotes"] = False
 
 
+# --------------------------------------------------------------------------------------------
+# Numbers of the build in the prose, and anchors on the cells of executed pages
+# --------------------------------------------------------------------------------------------
+_NUMBERS: dict = {}
+
+
+def _numbers(srcdir: str) -> tuple[dict, Path]:
+    """``book/generated/numbers.json`` (rankbook.book.prose.build_numbers), read once per
+    content."""
+    import json
+
+    path = Path(srcdir) / "book" / "generated" / "numbers.json"
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return {}, path
+    if _NUMBERS.get("stamp") != (str(path), stamp):
+        _NUMBERS.clear()
+        _NUMBERS.update(stamp=(str(path), stamp), values=json.loads(path.read_text()))
+    return _NUMBERS["values"], path
+
+
+def build_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{build}`KEY``` or ``{build}`KEY + KEY```: a number of the build's records, written into
+    the prose when the site is built (rankbook.book.prose). A key the build did not produce is
+    an error, so the book never prints a number typed by hand where one is computed."""
+    import sys
+
+    env = inliner.document.settings.env
+    numbers, path = _numbers(env.srcdir)
+    env.note_dependency(str(path))
+    src = Path(env.srcdir) / "src"
+    if src.is_dir() and str(src) not in sys.path:
+        sys.path.insert(0, str(src))
+    from rankbook.book.prose import evaluate
+
+    try:
+        value = evaluate(text, numbers)
+    except KeyError as exc:
+        msg = inliner.reporter.error(
+            f"{{build}}`{text}`: the build produced no number {exc.args[0]!r} ({path} holds "
+            f"{len(numbers)} keys; see rankbook.book.prose.build_numbers)", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    node = nodes.inline(rawtext, value, classes=["rb-build-number"])
+    node["title"] = f"computed by the build: {text}"
+    return [node], []
+
+
+def _cell_anchors(app, doctree):
+    """Every code cell of an executed page gets the anchor ``cell-N`` (N its execution count,
+    the ``[N]`` Jupyter shows beside it), so that the provenance line under a figure or table
+    links the cell that made it."""
+    used = {i for node in doctree.findall(nodes.Element) for i in node.get("ids", ())}
+    for node in doctree.findall(nodes.container):
+        if node.get("nb_element") != "cell_code" or node.get("exec_count") is None:
+            continue
+        anchor = f"cell-{node['exec_count']}"
+        if anchor not in used:
+            node["ids"].append(anchor)
+            used.add(anchor)
+
+
+def _site_files(app, exception):
+    """Once the site is built: where Sphinx put every file it offers for download, beside the
+    built site (``rankbook-downloads.json``), for the RO-Crate the build writes when it
+    publishes the site (rankbook.book.crate, after the pages name their commit)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    import json
+
+    downloads = {Path(name).as_posix(): f"_downloads/{dest}"
+                 for name, (_docs, dest) in app.env.dlfiles.items()}
+    (Path(app.outdir).parent / "rankbook-downloads.json").write_text(
+        json.dumps(downloads, indent=0, sort_keys=True) + "\n")
+
+
 def setup(app):
+    app.connect("build-finished", _site_files)
+    app.add_role("build", build_role)
+    app.connect("doctree-read", _cell_anchors)
     app.add_transform(DataTextIsLiteral)
     app.connect("config-inited", _repository_buttons, priority=900)
     app.connect("autodoc-process-docstring", _rst_roles)

@@ -27,6 +27,8 @@ from .outputs import (
 from .csvsafe import neutral_row
 from .citation import bibtex_entry, citation, cite_markdown, repository_url  # noqa: F401
 from .present import anchor_link, badge, html_with_maths, md_escape, slugify, status_details
+from .present import code_markdown
+from .present import link_ids as _link_ids_of
 
 #: The project whose ledger names the sources of the pages being written (set by
 #: :func:`write_generated_pages`; the package's own project otherwise).
@@ -35,6 +37,11 @@ _ROOT: list = []
 
 def _book() -> "_claims.Ledger":
     return _claims.ledger(_ROOT[-1] if _ROOT else None)
+
+
+def _link_ids(text: str, prefix: str = "") -> str:
+    """:func:`rankbook.book.present.link_ids` with the ledger of the project being written."""
+    return _link_ids_of(text, prefix, _ROOT[-1] if _ROOT else None)
 
 #: The errata page's sections, gravest first: an erratum's severity is the status it gives
 #: its claim (one scale, :data:`rankbook.ledger.claims.SEVERITIES`).
@@ -53,6 +60,12 @@ SEVERITY_COLUMN = {
     "imprecise": "imprecise",
     "holds": "slip (no verdict change)",
 }
+
+
+#: The word for each severity in errata.csv, as the errata page says it: a slip is a slip
+#: (its claim's status is unchanged), never "holds".
+SEVERITY_WORD = {"false": "false", "not reproduced": "not reproduced", "imprecise": "imprecise",
+                 "holds": "slip"}
 
 
 def _cell(text) -> str:
@@ -127,18 +140,18 @@ def claim_rows(book: "_claims.Ledger", results: list[dict]) -> list[dict]:
 
 
 def _errata_links(row: dict, errata_by_claim: dict, prefix: str = "") -> str:
-    ids = errata_by_claim.get(row["id"], [])
-    return ", ".join(f'<a href="{prefix}errata.html#{_claims.erratum_anchor_of(i)}">{i}</a>'
-                     for i in ids)
+    return ", ".join(erratum_link(i, prefix) for i in errata_by_claim.get(row["id"], []))
 
 
 def _claim_link(row: dict, prefix: str = "") -> str:
-    """The claim's id and place, linked to its verdict row on its page (or not linked)."""
+    """The claim's id and place, linked to its verdict row on its page (or not linked). The
+    link is raw HTML around Markdown text, so the place's maths is typeset like the rest of the
+    row (a TeX string inside a raw HTML element would lose its backslashes to Markdown)."""
     text = f"{row['id']} · {row['where']}"
-    if not row.get("notebook"):
-        return md_escape(text)
+    if not row.get("notebook"):  # not checked: its own row on the dashboard
+        return f'<a href="#{_claims.claim_anchor(row["id"])}">{md_escape(text)}</a>'
     return (f'<a href="{prefix}{row["notebook"]}.html#{_claims.claim_anchor(row["id"])}">'
-            f"{html_with_maths(text)}</a>")
+            f"{md_escape(text)}</a>")
 
 
 def errata_by_claim(errata: list[dict]) -> dict:
@@ -186,15 +199,15 @@ def dashboard_markdown(rows: list[dict], errata: list[dict] | None = None) -> st
                 continue
             status = _row_status(r, by_claim)
             if r.get("reason"):
-                why = "not checked: " + md_escape(r["reason"])
+                why = "not checked: " + _link_ids(md_escape(r["reason"]))
             else:
-                why = md_escape(r.get("detail") or "")
+                why = _link_ids(md_escape(r.get("detail") or ""))
             lines.append(
                 f"| <span id=\"{_claims.claim_anchor(r['id'])}\" class=\"rb-status\" "
                 f"data-status=\"{r['status']}\"></span>"
                 f"{anchor_link(_claims.claim_anchor(r['id']))}**{_claim_link(r)}**: "
-                f"{md_escape(r['claim'])} | {md_escape(r.get('published') or '')} "
-                f"| {md_escape(r.get('reproduced') or '')} | {status} | {why} |")
+                f"{_link_ids(md_escape(r['claim']))} | {_link_ids(md_escape(r.get('published') or ''))} "
+                f"| {_link_ids(md_escape(r.get('reproduced') or ''))} | {status} | {why} |")
         lines += ["", "::::", ""]
     return "\n".join(lines) + "\n"
 
@@ -216,7 +229,7 @@ def status_filter_html(statuses) -> str:
 
 def _row_status(r: dict, by_claim: dict, prefix: str = "") -> str:
     parts = [badge(r["status"])]
-    parts += status_details(r)
+    parts += [_link_ids(d, prefix) for d in status_details(r)]
     links = _errata_links(r, by_claim, prefix)
     if links:
         parts.append("errata: " + links)
@@ -242,8 +255,69 @@ def notebook_titles(root: Path) -> dict[str, str]:
     return {spec.name: spec.title for spec in discover(root)}
 
 
+#: The anchors errata had before they had ids (``data/claims/legacy_anchors.csv``).
+LEGACY_ANCHORS = ("data", "claims", "legacy_anchors.csv")
+
+
+def legacy_anchors(root: Path | None = None) -> list[dict]:
+    """The old anchors of the errata entries (``anchor``, ``erratum`` it leads to now or "",
+    ``was``, ``claim``), kept on the errata page as aliases."""
+    import csv
+
+    base = Path(root) if root is not None else (Path(_ROOT[-1]) if _ROOT else None)
+    if base is None:
+        from ..ledger.paths import project_root
+
+        base = project_root()
+    path = base.joinpath(*LEGACY_ANCHORS)
+    try:
+        lines = [ln for ln in path.read_text(encoding="utf-8").splitlines()
+                 if ln and not ln.startswith("#")]
+    except OSError:
+        return []
+    return list(csv.DictReader(lines))
+
+
+def _alias(anchor: str, target: str) -> str:
+    """An old anchor kept beside the new one: the link lands here, and the page's script puts
+    the new anchor in the address bar (rankbook-filter.js)."""
+    return f'<span id="{anchor}" class="rb-alias" data-target="{target}"></span>'
+
+
+def _class_word(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
+
+
+def errata_filter_html(errata: list[dict]) -> str:
+    """The errata page's filter (rankbook-filter.js): a search field over the entries' text,
+    and buttons by severity and by source; it says how many entries it shows."""
+    import html
+
+    sevs = [s for s in SEVERITIES if any(_severity(e) == s for e in errata)]
+    papers = sorted({e["paper"] for e in errata}, key=lambda p: _paper_key({"paper": p}))
+
+    def group(label: str, kind: str, values: list[tuple[str, str]]) -> str:
+        buttons = [f'<button type="button" data-{kind}="" aria-pressed="true">all</button>']
+        buttons += [f'<button type="button" data-{kind}="{html.escape(v)}" aria-pressed="false">'
+                    f"{html.escape(w)}</button>" for v, w in values]
+        return (f'<span class="rb-filter-group" role="group" aria-label="{label}">'
+                f"{label}: " + " ".join(buttons) + "</span>")
+
+    return ('<div class="rb-filter rb-errata-filter">'
+            '<label>Find: <input type="search" placeholder="id, place, word" '
+            'aria-label="Show only the errata whose text holds these words"></label> '
+            + group("Severity", "severity",
+                    [(_class_word(s), SEVERITY_COLUMN.get(s, s)) for s in sevs]) + " "
+            + group("Source", "source", [(_class_word(p), _book().short(p)) for p in papers])
+            + f' <span class="rb-filter-count" aria-live="polite">{len(errata)} of {len(errata)} '
+              "errata shown</span></div>")
+
+
 def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
-                    book: "_claims.Ledger | None" = None) -> str:
+                    book: "_claims.Ledger | None" = None, legacy: list[dict] | None = None) -> str:
+    """The errata page: the summary table, a filter (search, severity, source), then one
+    section per severity, gravest first, whose anchor never holds a count, and each erratum
+    with its stable anchor (and the anchors it had before, :func:`legacy_anchors`)."""
     lines = [
         "# Errata",
         "",
@@ -260,6 +334,13 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
         lines.append("No notebook has reported a discrepancy yet.")
         return "\n".join(lines) + "\n"
     errata = merge_errata(errata)
+    aliases: dict[str, list[str]] = {}
+    retired = []
+    for row in legacy or []:
+        if row.get("erratum"):
+            aliases.setdefault(row["erratum"], []).append(row["anchor"])
+        else:
+            retired.append(row)
     papers = sorted({e["paper"] for e in errata}, key=lambda p: _paper_key({"paper": p}))
     sevs = [s for s in SEVERITIES if any(_severity(e) == s for e in errata)]
     lines += [
@@ -273,29 +354,36 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
         row = [sum(_severity(e) == s and e["paper"] == p for e in errata) for s in sevs]
         lines.append(f"| {_book().short(p)} | " + " | ".join(str(c) if c else "" for c in row)
                      + f" | {sum(row)} |")
-    lines += [":::", ""]
+    lines += [":::", "", errata_filter_html(errata), ""]
     for sev in sevs:
         entries = sorted((e for e in errata if _severity(e) == sev),
                          key=lambda e: (_paper_key(e), _erratum_order(e["id"])))
-        lines += [f"## {SEVERITY_TITLE[sev]} ({len(entries)})", ""]
+        # the heading holds no count, so its anchor (#claims-that-are-false) never moves
+        lines += [f"## {SEVERITY_TITLE[sev]}", "",
+                  f"{plural(len(entries), 'erratum', 'errata')} of this severity.", ""]
         for e in entries:
             source = _book().short(e["paper"])
-            lines += [f"({erratum_anchor(e)})=", "",
-                      f"{anchor_link(erratum_anchor(e), 'this erratum')}"
-                      f"**{e['id']} · {source}, {_cell(e['where'])}** ({md_escape(e.get('kind', ''))}). "
-                      f"{md_escape(e['finding'])}", ""]
+            old = "".join(_alias(a, erratum_anchor(e)) for a in aliases.get(e["id"], []))
+            lines += [f"::::{{div}} rb-erratum rb-severity-{_class_word(sev)} "
+                      f"rb-source-{_class_word(e['paper'])}", "",
+                      f"({erratum_anchor(e)})=", "",
+                      f"{old}{anchor_link(erratum_anchor(e), 'this erratum')}"
+                      f"**<a class=\"rb-id\" href=\"#{erratum_anchor(e)}\">{e['id']}</a> · "
+                      f"{source}, {_cell(e['where'])}** ({md_escape(e.get('kind', ''))}). "
+                      f"{_link_ids(md_escape(e['finding']))}", ""]
             readings = list(e.get("readings") or [])
             if readings:
-                lines += ["*Under the reading:* " + "; ".join(md_escape(r) for r in readings), ""]
+                lines += ["*Under the reading:* " + "; ".join(_link_ids(md_escape(r)) for r in readings), ""]
             under = e.get("under") or {}
             if under:
                 lines += ["| Reading | Verdict |", "|---|---|"]
-                lines += [f"| {md_escape(k)} | {md_escape(v)} |" for k, v in under.items()]
+                lines += [f"| {_link_ids(md_escape(k))} | {_link_ids(md_escape(v))} |"
+                          for k, v in under.items()]
                 lines.append("")
             cells = list(e.get("cells") or [])
             if cells:
                 lines += [f"*Cells ({len(cells)}):* " + "; ".join(md_escape(c) for c in cells), ""]
-            lines += _evidence_block(e["evidence"])
+            lines += [_link_ids(line) for line in _evidence_block(e["evidence"])]
             shown = []
             owner = book.claims.get(e.get("claim")) if book is not None else None
             for nb in e["notebooks"]:
@@ -313,6 +401,19 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
                 row = {"id": e["claim"], "notebook": owner_page}
                 words = e["claim"] + (" · " + claim.where if claim else "")
                 lines += [f"Belongs to the claim {_row_link(row, words)}.", ""]
+            lines += ["::::", ""]
+    if retired:
+        lines += ["## Withdrawn errata", "",
+                  "Errata of earlier builds that no check finds any more; their old links land "
+                  "here.", ""]
+        for row in retired:
+            claim = book.claims.get(row["claim"]) if book is not None else None
+            link = (_row_link({"id": row["claim"], "notebook": claim.page},
+                              f"{row['claim']} · {claim.where}")
+                    if claim is not None and claim.page else md_escape(row["claim"]))
+            lines += [f'<span id="{row["anchor"]}"></span>**{md_escape(row["was"])}**, of the '
+                      f"claim {link}: withdrawn; the claim's verdict gives the current evidence.",
+                      ""]
     return "\n".join(lines) + "\n"
 
 
@@ -347,9 +448,18 @@ def count_conflicts(text: str, records: list[dict]) -> list[str]:
 
 def _row_link(rec: dict, text: str) -> str:
     """A link to a verdict row (an HTML id inside the verdict table, which MyST cannot see as a
-    target, so the link is raw HTML; the browser test checks every anchor)."""
-    return (f'<a href="{rec["notebook"]}.html#{record_anchor(rec)}">'
-            f"{html_with_maths(str(text))}</a>")
+    target, so the link is raw HTML around Markdown text, whose maths is typeset; the browser
+    test checks every anchor)."""
+    return f'<a href="{rec["notebook"]}.html#{record_anchor(rec)}">{md_escape(str(text))}</a>'
+
+
+def erratum_link(eid: str, prefix: str = "") -> str:
+    """An erratum's id linked to its entry on the errata page (raw HTML: the page's anchors
+    are MyST targets, but this link sits in pages that include generated Markdown)."""
+    import html
+
+    return (f'<a class="rb-id" href="{prefix}errata.html#{_claims.erratum_anchor_of(eid)}" '
+            f'title="This erratum on the errata page">{html.escape(eid)}</a>')
 
 
 def merge_errata(errata: list[dict]) -> list[dict]:
@@ -501,14 +611,15 @@ def _dashboard_link(row: dict, prefix: str) -> str:
 
 
 def _summary_entry(r: dict, prefix: str, by_claim: dict) -> str:
-    details = status_details(r)
+    details = [_link_ids(d, prefix) for d in status_details(r)]
     where = (_link(r, r["where"], prefix) if r.get("notebook") else md_escape(r["where"]))
     extra = "; ".join(details)
     if r.get("reason") and not r.get("notebook"):
-        extra += ("; " if extra else "") + "not checked: " + md_escape(r["reason"])
+        extra += ("; " if extra else "") + "not checked: " + _link_ids(md_escape(r["reason"]), prefix)
     ids = by_claim.get(r["id"])
     if ids:
-        extra += ("; " if extra else "") + "errata " + ", ".join(ids)
+        extra += ("; " if extra else "") + "errata " + ", ".join(erratum_link(i, prefix)
+                                                               for i in ids)
     # status_details escaped each part already and marks "borderline" in bold
     return (f"  - {badge(r['status'])} {_dashboard_link(r, prefix)} · {where}"
             + (f": {extra}" if extra else ""))
@@ -557,6 +668,24 @@ def summary_markdown(rows: list[dict], prefix: str = "generated/",
     return "\n".join(lines) + "\n"
 
 
+def glance_markdown(rows: list[dict], errata: list[dict], book: "_claims.Ledger",
+                    prefix: str = "generated/") -> str:
+    """The counts the landing page opens with, on its first screen: the claims of the ledger
+    by status, the errata by severity, and where to read them (links relative to ``book/``)."""
+    if not rows:
+        return "The ledger holds no claim yet.\n"
+    merged = merge_errata(errata)
+    n = len(book.sources)
+    line = (f"The claims ledger holds **{plural(len(rows), 'claim')}** of "
+            f"{plural(n, 'source')}: {_status_line(r['status'] for r in rows)}.")
+    if merged:
+        line += (f" The [errata]({prefix}errata.md) hold **{plural(len(merged), 'erratum', 'errata')}**: "
+                 f"{_severity_line(merged)}.")
+    line += (f" Every claim is on the [dashboard]({prefix}dashboard.md); the list by source "
+             "is <a href=\"#reproduction-status\">below</a>.")
+    return "::::{div} rb-glance\n" + line + "\n::::\n"
+
+
 def parameters_markdown(root: Path) -> str:
     """Every notebook's parameters, one fold per notebook: type, default, the allowed values
     (the constraints ``rankbook run`` checks, as in each page's rerun box) and the meaning."""
@@ -568,14 +697,14 @@ def parameters_markdown(root: Path) -> str:
              "the notebooks' `parameters` cells and constraints, like `rankbook list NAME`.",
              ""]
     for spec in discover(root):
-        lines += [f":::{{dropdown}} {spec.name}: {_cell(spec.description)}", ""]
+        lines += [f":::{{dropdown}} `{spec.name}`: {code_markdown(spec.description)}", ""]
         if spec.parameters:
             lines += ["| Parameter | Type | Default | Allowed values | Meaning |",
                       "|---|---|---|---|---|"]
             for p in spec.parameters.values():
                 allowed = p.constraint_text() or f"any {p.type_name}"
                 lines.append(f"| `{p.name}` | {p.type_name} | {_code_cell(cli_value(p.default))} "
-                             f"| {_cell(allowed)} | {_cell(p.comment)} |")
+                             f"| {code_markdown(allowed)} | {code_markdown(p.comment)} |")
         else:
             lines.append("(no parameters)")
         lines += ["", ":::", ""]
@@ -596,6 +725,39 @@ def sources_markdown(book: "_claims.Ledger", rows: list[dict], prefix: str = "")
                      f"{plural(len(mine), 'claim')}: {_status_line(r['status'] for r in mine)}; "
                      f"see the chapter [{md_escape(s.short)}]({prefix}{s.chapter}.md).")
     return "\n".join(lines) + "\n"
+
+
+#: The packages of code that reproduces one source each: every module gets its section on the
+#: library reference page ``book/reference/papers_<package>.md``.
+PAPERS_PACKAGE = "rankbook.papers"
+
+
+def package_reference(package: str) -> str:
+    """The library reference of a package of :data:`PAPERS_PACKAGE`, one section per module
+    (autodoc, every public function with or without a docstring; the ``[source]`` link of
+    each leads to its code on the site), included by the package's reference page. Written at
+    build time, so that a module added to the package is documented without a page edit."""
+    import importlib
+    import pkgutil
+
+    pkg = importlib.import_module(package)
+    lines = [f"<!-- generated by rankbook.book.site.package_reference({package!r}) -->", "",
+             "```{eval-rst}", f".. automodule:: {package}", "   :no-value:", "```", ""]
+    for mod in sorted(pkgutil.walk_packages(pkg.__path__, package + "."), key=lambda m: m.name):
+        lines += [f"## `{mod.name}`", "", "```{eval-rst}", f".. automodule:: {mod.name}",
+                  "   :members:", "   :undoc-members:", "   :ignore-module-all:",
+                  "   :no-value:", "```", ""]
+    return "\n".join(lines)
+
+
+def paper_packages() -> list[str]:
+    """Every subpackage of :data:`PAPERS_PACKAGE` (one per source or group of sources)."""
+    import importlib
+    import pkgutil
+
+    pkg = importlib.import_module(PAPERS_PACKAGE)
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__, PAPERS_PACKAGE + ".")
+                  if m.ispkg)
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -639,8 +801,10 @@ def _write_generated_pages(root: Path) -> None:
     _write_if_changed(gen / "dashboard.md",
                       with_download(dashboard_markdown(rows, errata), CLAIMS_CSV, "every claim"))
     _write_if_changed(gen / "errata.md", with_download(
-        errata_markdown(errata, notebook_titles(root), book), ERRATA_CSV, "every erratum"))
+        errata_markdown(errata, notebook_titles(root), book, legacy_anchors(root)), ERRATA_CSV,
+        "every erratum"))
     _write_if_changed(gen / "summary.md", summary_markdown(rows, errata=errata))
+    _write_if_changed(gen / "glance.md", glance_markdown(rows, errata, book))
     _write_if_changed(gen / "sources.md", sources_markdown(book, rows))
     for chapter, sources in book.chapters().items():
         mine = [r for r in rows if r["paper"] in sources]
@@ -648,12 +812,93 @@ def _write_generated_pages(root: Path) -> None:
         _write_if_changed(gen / f"summary_{chapter}.md",
                           summary_markdown(mine, lead="For this chapter's sources, the ledger holds",
                                            errata=theirs))
+    from .prose import NUMBERS_FILE, build_numbers
+
+    _write_if_changed(gen / NUMBERS_FILE, json.dumps(
+        build_numbers(rows, merge_errata(errata), book), indent=1, sort_keys=True) + "\n")
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))
+    for package in paper_packages():
+        _write_if_changed(gen / f"reference_{package.rpartition('.')[2]}.md",
+                          package_reference(package))
     _write_if_changed(gen / "status_rule.md", STATUS_RULE + "\n\n" + READING_RULE + "\n")
-    from .source_archive import write_source_archive
+    from .source_archive import read_description, write_source_archive
 
     _, commit = write_source_archive(root, gen)
-    _write_if_changed(gen / "cite.md", cite_markdown(root, commit=commit))
+    source = read_description(gen)
+    swhid = source.swhid if source is not None else {}
+    _write_if_changed(gen / "cite.md", cite_markdown(root, commit=commit, swhid=swhid))
+    _write_if_changed(gen / "source.md", source_page_markdown(book, swhid))
+
+
+def source_page_markdown(book: "_claims.Ledger", swhid: dict) -> str:
+    """The page of the source archive (``book/generated/source.md``): what it holds, how to run
+    it without git (unpack, ``make venv``, run), its Software Heritage identifiers, and the
+    machine-readable files at the site's root (the citation, the RO-Crate, each source's
+    ReScience-style ``metadata.yaml``, the lock file)."""
+    from .crate import CRATE_NAME, SOURCES_DIR
+    from .source_archive import ARCHIVE_NAME, FOLDER_TOKEN, MANIFEST_NAME, SOURCE_TOKEN
+
+    up = "../../"  # from book/generated/ to the site's root
+    lines = [
+        "# The source of this book",
+        "",
+        f"Download {{download}}`the source <{ARCHIVE_NAME}>` {SOURCE_TOKEN}. It holds the "
+        f"files the pages were built from and nothing else; `{MANIFEST_NAME}` at its top lists "
+        "each with its SHA-256.",
+        "",
+        "## Run it without git",
+        "",
+        "A copy of the archive needs no git and no account: Python 3.11 and `make`.",
+        "",
+        "```bash",
+        f"tar xzf {ARCHIVE_NAME}",
+        f"cd {FOLDER_TOKEN}",
+        "make venv          # the pinned environment into .venv (about 3 minutes)",
+        ".venv/bin/rankbook run agreement_heatmap -p n 20 -p k 6 --page   # one page, your values",
+        "make book          # every page",
+        "```",
+        "",
+        "Every page's provenance box gives the same steps with that page's own command, and each "
+        "figure and table names the cell of its executed notebook that made it.",
+        "",
+        "## Software Heritage identifiers",
+        "",
+        "SWHIDs (ISO/IEC 18670) name content, not a place: they are git's own object ids, so "
+        "any copy of the same files has the same identifier, archived or not.",
+        "",
+    ]
+    words = {"rev": "the commit the pages were built from (its files are exactly the archive's)",
+             "dir": f"the archive's files as a directory (`{MANIFEST_NAME}` aside): the git tree "
+                    "of a commit, or of the working tree with its changes"}
+    for kind, value in sorted(swhid.items(), key=lambda kv: kv[0] != "rev"):
+        lines.append(f"- `{value}`: {words.get(kind, kind)}.")
+    if "rev" not in swhid:
+        lines.append("- No commit identifier: the archive does not hold exactly one commit "
+                     "(uncommitted changes, or a copy without git).")
+    lines += ["",
+              "To check the directory identifier, unpack the archive and run, in its folder, "
+              "`git init -q && git add -A -f . && git rm -q --cached SOURCE-FILES.txt && git write-tree`: "
+              "git prints the same tree id.",
+              "",
+              "## Machine-readable provenance",
+              "",
+              f'- <a href="{up}{CRATE_NAME}">{CRATE_NAME}</a>: the site as an RO-Crate (1.2, '
+              "Process Run Crate profile): each executed page is a run, with its notebook, its "
+              "parameters, the lock file and every table and figure it wrote, each with its "
+              "SHA-256;",
+              f'- <a href="{up}CITATION.cff">CITATION.cff</a> and <a href="{up}citation.bib">'
+              "citation.bib</a>: how to cite this build, with its version, commit and "
+              "identifiers;",
+              f'- <a href="{up}requirements.lock">requirements.lock</a>: the pinned environment '
+              "every page ran in;"]
+    sources = list(book.sources.values())
+    for i, src in enumerate(sources):
+        end = "." if i == len(sources) - 1 else ";"
+        lines.append(f'- <a href="{up}{SOURCES_DIR}/{src.key}/metadata.yaml">'
+                     f"{SOURCES_DIR}/{src.key}/metadata.yaml</a>: the replication of "
+                     f"{md_escape(src.short)} in ReScience's format (the article, the code, the "
+                     f"data, its claims counted by status){end}")
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -694,7 +939,8 @@ def errata_csv(errata: list[dict]) -> str:
     w.writeheader()
     for e in sorted(merge_errata(errata), key=lambda e: (_paper_key(e), _erratum_order(e["id"]))):
         w.writerow(neutral_row({**{c: e.get(c) for c in cols}, "anchor": erratum_anchor(e),
-                                "severity": _severity(e), "readings": "; ".join(e.get("readings") or []),
+                                "severity": SEVERITY_WORD[_severity(e)],
+                                "readings": "; ".join(e.get("readings") or []),
                                 "notebooks": "; ".join(e.get("notebooks") or [])}))
     return buf.getvalue()
 

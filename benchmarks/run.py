@@ -426,7 +426,7 @@ def evaluate_targets(results: dict, quick: bool) -> list:
                 f"{rx['peak_rss_mb']:.0f} MB")
         targets.append(_target(
             "compare_7m_memory", f"rankbook compare, {cfg}: peak memory under 1 GB (VmHWM of "
-            "the command, read while it runs; issue 30)", rb["peak_rss_mb"], 1024.0, "MB", rb["peak_rss_mb"] < 1024.0,
+            "the command, read while it runs)", rb["peak_rss_mb"], 1024.0, "MB", rb["peak_rss_mb"] < 1024.0,
             f"{rb['wall_s']:.0f} s in all{peer}", applies))
         targets.append(_target(
             "compare_7m_interrupt", f"rankbook compare, {cfg}: exits 130 or 143 within 2 s of "

@@ -62,7 +62,7 @@ Each choice is quoted from the peer's own source (file and function); the same t
      - 0, counted in the mean
      - 0, counted
      - 0, counted
-     - nDCG and AP 0 (issue 29521), LRAP 1
+     - nDCG and AP 0 (scikit-learn issue 29521), LRAP 1
      - 0 (``empty_target_action="neg"``)
    * - query judged but not in the run
      - skipped (trec_eval without ``-c``)
@@ -94,13 +94,13 @@ Each choice is quoted from the peer's own source (file and function); the same t
      - mean
      - mean over rows
      - mean over queries (``RetrievalMetric``); the functional call on 2-D input pools all
-       rows into one list (issue 3216): ``profile("torchmetrics", averaging="pooled")``
+       rows into one list (torchmetrics issue 3216): ``profile("torchmetrics", averaging="pooled")``
 
 Versions: the first column is trec_eval 9.0.8 (profile ``trec_eval_9``). The profile
 ``trec_eval`` is trec_eval 10.0, which differs from it in two rows: it compares scores in
 double precision, and it stops (exit status 4) on a judged query the run lacks unless ``-c`` is
 given (``profile("trec_eval", complete=True)``). pytrec_eval-terrier 0.5 and ir_measures 0.4.3
-run the 9.x code. Until issue 31, ``"trec_eval"`` named the 9.x
+run the 9.x code. Up to rankbook 0.2.0, ``"trec_eval"`` named the 9.x
 behaviour: pass ``"trec_eval_9"`` to keep it. ranx's ``make_comparable=True`` is
 ``profile("ranx", make_comparable=True)``. Every profile scores an explicit order (a dict of
 lists, or ``order="rank"``) as given, without its tie rule (:func:`evaluate_run`).
@@ -405,7 +405,7 @@ CONVENTIONS: dict = {
             ("negative_labels", "_ranking.py: ndcg_score raises on y_true < 0; dcg_score accepts it"),
             ("qrels_only", "no query ids: a row exists only for what was scored"),
             ("run_only", "a row with y_true all 0"),
-            ("no_relevant", "_ranking.py: _ndcg_sample_scores sets all-irrelevant rows to 0 (issue 29521); "
+            ("no_relevant", "_ranking.py: _ndcg_sample_scores sets all-irrelevant rows to 0 (scikit-learn issue 29521); "
                             "average_precision_score returns 0 with a warning; "
                             "label_ranking_average_precision_score gives 1"),
             ("k_beyond_list", "ndcg_score(k) larger than the row: the whole row"),
@@ -431,7 +431,7 @@ CONVENTIONS: dict = {
             ("k_beyond_list", "functional/retrieval/precision.py: relevant / top_k (adaptive_k=False)"),
             ("gain", "functional/retrieval/ndcg.py: _dcg_sample_scores (target / log2(i + 2))"),
             ("averaging", "retrieval/base.py: _retrieval_aggregate 'mean'; the functional API "
-                          "flattens 2-D input (issue 3216)"),
+                          "flattens 2-D input (torchmetrics issue 3216)"),
         ),
     ),
 }
@@ -1894,7 +1894,7 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
 
 #: Two variants the atlas shows beside the seven profiles: ranx given plain dicts (ascending
 #: numba sort reversed, so tied documents come in reverse input order) and torchmetrics'
-#: functional call on 2-D input (every query pooled into one list, issue 3216).
+#: functional call on 2-D input (every query pooled into one list, torchmetrics issue 3216).
 VARIANTS = {
     "ranx (plain dicts)": ("ranx", {"ties": "numba_quicksort_reversed"}),
     "torchmetrics (2-D functional)": ("torchmetrics", {"averaging": "pooled"}),

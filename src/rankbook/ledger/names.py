@@ -18,6 +18,18 @@ NAMES = {
     "nu o sigma^-1": r"$\nu\circ\sigma^{-1}$",
     "reads_nu_only": "reads ν only",
     "reads_sigma_only": "reads σ only",
+    # the metric families of paper A's Table 1 (rankbook.metrics.FAMILIES)
+    "cumulative_gain": "cumulative gain",
+    "rank_position": "rank position",
+    # the readings of the spread d of paper B (rankbook.papers.paper_b.grids.DEVIATION_NAMES)
+    "std": "population standard deviation",
+    "mad": "mean absolute deviation (Eq. 13)",
+    "sqrt_mad": "square root of the mean absolute deviation (Algorithm 1)",
+    "sample_std": "sample standard deviation",
+    # paper B's set of rankings R_c and the sets with each aggregate added
+    "R_c": r"$\mathcal{R}_c$",
+    "R_c + GA": r"$\mathcal{R}_c$ + GA",
+    "R_c + CE": r"$\mathcal{R}_c$ + CE",
     # parameters shown in controls and tooltips
     "row": "γ",
     "gamma": "γ",
@@ -40,7 +52,42 @@ NAMES = {
 PLAIN = {
     "nu^-1 o sigma": "ν⁻¹∘σ",
     "nu o sigma^-1": "ν∘σ⁻¹",
+    # no Unicode subscript c exists: the script R and a plain c, never "R_c"
+    "R_c": "ℛc",
+    "R_c + GA": "ℛc + GA",
+    "R_c + CE": "ℛc + CE",
 }
+
+
+#: Formulas that code writes in ASCII (a registry's reading, a column computed under a
+#: formula's name), with the maths a page shows instead: Markdown maths, and plain text for
+#: places without maths (an HTML table, a plot). Longest first when several overlap.
+FORMULAS = {
+    "IDCG = sum_i (n+1-i)/log2(i+1)": (r"$\mathrm{IDCG} = \sum_i (n+1-i)/\log_2(i+1)$",
+                                        "IDCG = Σᵢ (n+1−i)/log₂(i+1)"),
+    "sum_i pi(i)/log2(i+1)": (r"$\sum_i \pi(i)/\log_2(i+1)$", "Σᵢ π(i)/log₂(i+1)"),
+    "pi = nu^-1 o sigma": (r"$\pi = \nu^{-1}\circ\sigma$", "π = ν⁻¹∘σ"),
+    "z^T (I - L)^-1 z": (r"$z^T (I - L)^{-1} z$", "zᵀ(I − L)⁻¹z"),
+    "log2(time)": (r"$\log_2$(time)", "log₂(time)"),
+    "eps_k = 1/k": (r"$\epsilon_k = 1/k$", "εₖ = 1/k"),
+}
+
+
+def formulas(text: str, markdown: bool = True) -> str:
+    """``text`` with every ASCII formula of :data:`FORMULAS` written as maths (``markdown``)
+    or as plain text with Unicode symbols; the rest of the text is left as it is (the caller
+    escapes it).
+
+    Examples
+    --------
+    >>> formulas("DCG: sum_i pi(i)/log2(i+1) with pi = nu^-1 o sigma", markdown=False)
+    'DCG: Σᵢ π(i)/log₂(i+1) with π = ν⁻¹∘σ'
+    """
+    out = str(text)
+    for ascii_form in sorted(FORMULAS, key=len, reverse=True):
+        if ascii_form in out:
+            out = out.replace(ascii_form, FORMULAS[ascii_form][0 if markdown else 1])
+    return out
 
 
 def _metric_label(name: str) -> str | None:

@@ -46,7 +46,10 @@ DESCRIPTION_NAME = "rankbook-source.json"
 SOURCE_TOKEN = "RBSOURCEAT7Q2Z"
 COMMIT_TOKEN = "RBCOMMIT7Q2Z"
 CHECKOUT_TOKEN = "RBCHECKOUT7Q2Z"
-TOKENS = (SOURCE_TOKEN, COMMIT_TOKEN, CHECKOUT_TOKEN)
+#: The archive's top folder (:attr:`Source.folder`), in the provenance box's command for a
+#: reader of the archive: unpack, ``cd`` into it, ``make venv``, run.
+FOLDER_TOKEN = "RBFOLDER7Q2Z"
+TOKENS = (SOURCE_TOKEN, COMMIT_TOKEN, CHECKOUT_TOKEN, FOLDER_TOKEN)
 
 
 def _git(root: Path, *args: str, text: bool = True):
@@ -78,6 +81,7 @@ class Source:
     commit: str = ""
     files: dict[str, str] = field(default_factory=dict)  # path -> sha256, the manifest
     note: str = ""
+    swhid: dict[str, str] = field(default_factory=dict)  # "dir" (and "rev"): swhids()
 
     @property
     def short(self) -> str:
@@ -122,8 +126,8 @@ class Source:
         return f"git checkout {self.short} && " if self.kind == "commit" else ""
 
     def to_json(self) -> str:
-        return json.dumps({"kind": self.kind, "commit": self.commit, "note": self.note},
-                          sort_keys=True) + "\n"
+        return json.dumps({"kind": self.kind, "commit": self.commit, "note": self.note,
+                           "folder": self.folder, "swhid": self.swhid}, sort_keys=True) + "\n"
 
 
 #: Top-level folders of outputs and environments: never source, whatever a manifest says.
@@ -221,6 +225,58 @@ def _contents(root: Path, read: bool = True) -> tuple[Source, dict[str, tuple[by
     return Source("manifest", commit, files), out
 
 
+# --------------------------------------------------------------------------------------------
+# Software Heritage identifiers (SWHIDs, ISO/IEC 18670): git's own object ids
+# --------------------------------------------------------------------------------------------
+def _git_object(kind: bytes, body: bytes) -> bytes:
+    return hashlib.sha1(kind + b" " + str(len(body)).encode() + b"\0" + body).digest()
+
+
+def tree_id(files: dict[str, tuple[bytes, int]]) -> str:
+    """The git tree id of ``files`` (``{path: (bytes, mode)}``, paths with ``/``): what
+    ``git write-tree`` gives for a tree holding exactly these files (regular files, executable
+    or not), and so the core of their directory SWHID. Computed from the bytes alone: a copy
+    without git gets the same id.
+
+    Examples
+    --------
+    >>> tree_id({"a.txt": (b"hi\\n", 0o644)})  # git: echo hi > a.txt; git add a.txt; git write-tree
+    '0d8a474fc67971fb3dd7616e26323d3066442555'
+    """
+    root: dict = {}
+    for rel, (data, mode) in files.items():
+        node = root
+        parts = rel.split("/")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = (data, mode)
+
+    def write(node: dict) -> bytes:
+        entries = []
+        for name, value in node.items():
+            if isinstance(value, dict):
+                entries.append((name + "/", b"40000 " + name.encode() + b"\0" + write(value)))
+            else:
+                data, mode = value
+                kind = b"100755" if mode & 0o111 else b"100644"
+                entries.append((name, kind + b" " + name.encode() + b"\0"
+                                + _git_object(b"blob", data)))
+        # git sorts a tree's entries by name, a folder's name as if it ended with "/"
+        return _git_object(b"tree", b"".join(e for _, e in sorted(entries, key=lambda x: x[0].encode())))
+
+    return write(root).hex()
+
+
+def swhids(source: "Source", files: dict[str, tuple[bytes, int]]) -> dict[str, str]:
+    """The SWHIDs of what the archive holds: ``dir`` (its source files, the manifest aside:
+    ``swh:1:dir:`` of their git tree) always, and ``rev`` (``swh:1:rev:`` of the commit) when
+    the archive is exactly a commit, whose tree is then that directory."""
+    out = {"dir": f"swh:1:dir:{tree_id(files)}"}
+    if source.kind == "commit" and source.commit:
+        out["rev"] = f"swh:1:rev:{source.commit}"
+    return out
+
+
 def describe(root: Path) -> Source:
     """What an archive of ``root`` would hold now (see the module's doc); in a git checkout,
     its kind and commit without reading the files."""
@@ -249,6 +305,7 @@ def write_source_archive(root: Path, dest: Path) -> tuple[Path, str]:
     unchanged build stays incremental. Returns the path and the commit it holds when it is a
     clean commit ("" otherwise: a citation names no commit the archive does not hold)."""
     source, files = _contents(root)
+    source.swhid = swhids(source, files)
     data = _archive(source, files)
     dest.mkdir(parents=True, exist_ok=True)
     path = dest / ARCHIVE_NAME
@@ -265,7 +322,8 @@ def read_description(folder: Path) -> Source | None:
     """The :class:`Source` :func:`write_source_archive` recorded in ``folder``, or None."""
     try:
         doc = json.loads((Path(folder) / DESCRIPTION_NAME).read_text())
-        return Source(doc["kind"], doc.get("commit", ""), note=doc.get("note", ""))
+        return Source(doc["kind"], doc.get("commit", ""), note=doc.get("note", ""),
+                      swhid=dict(doc.get("swhid") or {}))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -285,14 +343,15 @@ def fill(text: str, source: Source, markup: str = "markdown") -> str:
     if not any(t in text for t in TOKENS):
         return text
     sentence, commit, checkout = source.sentence(), source.commit_text(), source.checkout()
+    folder = source.folder
     if markup == "html":
         parts = sentence.split("`")  # inline code of the Markdown sentence, as HTML
         sentence = "".join(html.escape(p) if i % 2 == 0 else
                            f'<code class="docutils literal notranslate"><span class="pre">'
                            f"{html.escape(p)}</span></code>" for i, p in enumerate(parts))
-        commit, checkout = html.escape(commit), html.escape(checkout)
+        commit, checkout, folder = html.escape(commit), html.escape(checkout), html.escape(folder)
     return (text.replace(SOURCE_TOKEN, sentence).replace(COMMIT_TOKEN, commit)
-            .replace(CHECKOUT_TOKEN, checkout))
+            .replace(CHECKOUT_TOKEN, checkout).replace(FOLDER_TOKEN, folder))
 
 
 #: Files of a built site that can carry a token: pages, their sources, downloads, the index.

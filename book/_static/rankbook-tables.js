@@ -1,4 +1,4 @@
-// Tables that fit (issue 28). A table wider than its column first lets its headers and text
+// Tables that fit. A table wider than its column first lets its headers and text
 // cells wrap (class rb-wrap); on a wide screen it then takes the page's full width, over the
 // right-hand margin (rb-full, like the theme's full-width blocks), and, if still too wide, lets
 // long words (paths, identifiers) break inside their cells (rb-break). A table still wider than its
@@ -49,6 +49,8 @@
   }
 
   function fit() {
+    fitFigures();
+    fitMaths();
     var wide = window.matchMedia("(min-width: 992px)").matches;
     var tables = document.querySelectorAll("main .bd-article table");
     // reset everything first, so that a table measured after a change starts from its own size
@@ -98,22 +100,82 @@
     watch(full);
   }
 
-  // while a full-width table is on screen the page's contents list (right margin) folds away,
-  // as the theme does for its own full-width blocks
-  var observer = null;
-  function watch(blocks) {
-    if (observer) { observer.disconnect(); observer = null; }
-    var side = document.querySelector("div.bd-sidebar-secondary");
-    if (!side || !blocks.length || !window.IntersectionObserver) { return; }
-    var shown = new Set();
-    observer = new IntersectionObserver(function (entries) {
-      entries.forEach(function (e) {
-        if (e.isIntersecting) { shown.add(e.target); } else { shown.delete(e.target); }
-      });
-      side.classList.toggle("hide", shown.size > 0);
-    }, {rootMargin: "0px 0px -33% 0px"});
-    blocks.forEach(function (b) { observer.observe(b); });
+  // a full-width table passes over the right-hand margin, where the page's contents list sticks
+  // to the top of the window: the list steps aside (visibility hidden) whenever a full-width
+  // block would pass under it, measured at every scroll position, so nothing covers a column
+  var blocks = [];
+  function watch(found) {
+    blocks = found;
+    placeSidebar();
   }
+  function overlaps(a, b) {
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  }
+  function placeSidebar() {
+    var side = document.querySelector("div.bd-sidebar-secondary");
+    if (!side) { return; }
+    var box = side.getBoundingClientRect();  // laid out even when hidden
+    var away = blocks.some(function (b) { return overlaps(b.getBoundingClientRect(), box); });
+    side.classList.toggle("rb-side-away", away);
+  }
+  window.addEventListener("scroll", function () {
+    if (blocks.length) { placeSidebar(); }  // at once: a frame late, a column was covered
+  }, {passive: true});
+
+  // a wide figure (a heat map) keeps its size on a phone and scrolls in its own box: a cue
+  // says so, and a tap on the image opens its SVG, which the browser zooms
+  var FIGURE_CUE = "Scroll sideways for the rest of the figure; tap it to open the SVG, which zooms \u2192";
+  function fitFigures() {
+    document.querySelectorAll("figure.rb-wide").forEach(function (fig) {
+      var cue = fig.previousElementSibling;
+      var has = cue && cue.classList.contains("rb-scroll-cue");
+      var wide = fig.scrollWidth > fig.clientWidth + 1;
+      if (wide && !has) {
+        cue = document.createElement("p");
+        cue.className = "rb-scroll-cue";
+        cue.textContent = FIGURE_CUE;
+        fig.parentElement.insertBefore(cue, fig);
+      } else if (!wide && has) {
+        cue.remove();
+      }
+      var img = fig.querySelector("img");
+      var svg = fig.querySelector('figcaption a[href$=".svg"]');
+      if (img && svg && !img.dataset.rbZoom) {
+        img.dataset.rbZoom = "1";
+        img.addEventListener("click", function () {
+          if (fig.scrollWidth > fig.clientWidth + 1) { window.open(svg.href, "_blank"); }
+        });
+      }
+    });
+  }
+
+  // inline maths never scrolls, unless a formula is wider than its block: that one scrolls
+  function fitMaths() {
+    document.querySelectorAll('main mjx-container:not([display="true"])').forEach(function (m) {
+      m.classList.remove("rb-math-scroll");
+      var block = m.parentElement;
+      while (block && getComputedStyle(block).display.indexOf("inline") === 0) {
+        block = block.parentElement;
+      }
+      if (!block) { return; }
+      var inner = m.querySelector("mjx-math");
+      var width = inner ? inner.getBoundingClientRect().width : m.getBoundingClientRect().width;
+      if (width > block.clientWidth + 4) { m.classList.add("rb-math-scroll"); }
+    });
+    // a box that would scroll for a few pixels only (MathJax's and Pygments' rounding) hides
+    // them: a scroll bar for 1 to 4 pixels is noise
+    document.querySelectorAll("main pre, main div.math, main mjx-container, main .rb-scroll, " +
+                              "main .output, main .pst-scrollable-table-container, " +
+                              "main .highlight").forEach(function (el) {
+      el.classList.remove("rb-tiny-overflow");
+      var extra = el.scrollWidth - el.clientWidth;
+      var style = getComputedStyle(el).overflowX;
+      if (extra > 0 && extra <= 4 && (style === "auto" || style === "scroll")) {
+        el.classList.add("rb-tiny-overflow");
+      }
+    });
+  }
+  window.rankbookFitMaths = fitMaths;
 
   var timer = null;
   function later() {
@@ -126,11 +188,20 @@
     window.addEventListener("resize", later);
     document.addEventListener("toggle", later, true);  // a <details> fold opened or closed
     if (document.fonts && document.fonts.ready) { document.fonts.ready.then(fit); }
+    // MathJax typesets after the page loads: its boxes are measured once it is done
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(fit);
+    }
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
   } else {
     start();
   }
-  window.addEventListener("load", fit);
+  window.addEventListener("load", function () {
+    fit();
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(fit);
+    }
+  });
 })();

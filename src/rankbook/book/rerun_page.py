@@ -148,6 +148,38 @@ def failure_cause(output: str, lines: int = 4) -> str:
     return "\n".join(kept[-lines:]) or "(jupyter-book printed nothing)"
 
 
+def rerun_command(notebook: Path, name: str, root: Path | None = None) -> str:
+    """The ``rankbook run`` command of a run, with every ``-p`` value that differs from the
+    notebook's default (read from the executed notebook: papermill records the parameters it
+    injected), then ``--page``.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> nb = pathlib.Path(tempfile.mkdtemp()) / "agreement_heatmap.ipynb"
+    >>> _ = nb.write_text(json.dumps({"metadata": {"papermill": {"parameters": {"n": 20, "k": 6,
+    ...     "seed": 0}}}, "cells": []}))
+    >>> rerun_command(nb, "agreement_heatmap")
+    'rankbook run agreement_heatmap -p n 20 -p k 6 --page'
+    """
+    import json
+
+    from .present import command_for
+    from .specs import find
+
+    try:
+        params = json.loads(Path(notebook).read_text(encoding="utf-8")).get(
+            "metadata", {}).get("papermill", {}).get("parameters", {}) or {}
+    except (OSError, ValueError):
+        params = {}
+    try:
+        defaults = find(name, root).defaults()
+    except Exception:  # noqa: BLE001 - a notebook gone since the run: every value it ran with
+        defaults = {}
+    changed = {k: v for k, v in params.items() if k not in defaults or defaults[k] != v}
+    return command_for(name, changed) + " --page"
+
+
 def write_page(folder: Path, name: str, root: Path | None = None, *, command,
                timeout: float = 900, log: Path | None = None) -> Path:
     """Render the run in ``folder`` (holding ``NAME.ipynb``) as ``folder/NAME.html``, with
@@ -205,11 +237,15 @@ def write_page(folder: Path, name: str, root: Path | None = None, *, command,
             raise PageFailed(f"the page of {name} could not be built (jupyter-book exit status "
                              f"{proc.returncode}): {failure_cause(output)}{where}")
         html = inline(built.read_text(encoding="utf-8"), built.parent, files)
-        note = ("<div class=\"admonition note\"><p class=\"admonition-title\">A rerun, not the "
-                "book</p><p>This page was rendered by <code>rankbook run " + name +
-                " --page</code> from the run in this folder: the values are yours, the "
-                "provenance box at the end names them. Links to other pages of the book are "
-                "not part of this file; its tables (CSV) and figures lie beside it.</p></div>")
+        import html as _html
+
+        command = rerun_command(notebook, name, root)
+        note = ("<div class=\"admonition note rb-rerun-banner\"><p class=\"admonition-title\">"
+                "A rerun, not the book</p><p>This page was rendered by <code>"
+                + _html.escape(command) + "</code> from the run in this folder: the values are "
+                "yours, the provenance box at the end names them all. Links to other pages of "
+                "the book are not part of this file; its tables (CSV) and figures lie beside "
+                "it.</p></div>")
         html = re.sub(r"(<article[^>]*>)", lambda m: m.group(1) + note, html, count=1)
         out = folder / f"{name}.html"
         tmp = out.with_suffix(".html.tmp")

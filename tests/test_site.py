@@ -162,7 +162,9 @@ def test_pages_are_generated_from_the_ledger_and_the_records(generated):
     assert "**11 claims**" in summary and "**2 errata**" in summary
     # every status is counted on the summary line, not only the first (a spent generator did)
     assert "{bdg-danger}`false` 1" in summary and "{bdg-warning}`imprecise` 1" in summary
-    assert "3 of 7 cells match" in summary and "errata B-E1" in summary
+    # an erratum's id links to its entry on the errata page, wherever it is shown
+    assert "3 of 7 cells match" in summary and (
+        'errata <a class="rb-id" href="generated/errata.html#erratum-b-e1"' in summary)
     assert summary.index("Claims that are false (1)") < summary.index("or imprecise (1)")
     assert "Each stated result of the sources is one claim" in summary
     # the false and imprecise claims stay open, the rest is counted and folded; every claim's
@@ -188,9 +190,13 @@ def test_pages_are_generated_from_the_ledger_and_the_records(generated):
     page = site.errata_markdown([slip])
     header = next(line for line in page.splitlines() if line.startswith("| Source |"))
     assert "slip (no verdict change)" in header and "| holds |" not in header
-    assert "## Slips that do not change the verdict (1)" in page
+    # a section's heading holds no count, so its anchor never moves with the count
+    assert "## Slips that do not change the verdict\n\n1 erratum of this severity." in page
+    assert "data-severity=\"holds\"" in page and 'class="rb-filter rb-errata-filter"' in page
     assert "(data/claims/)" not in dash
-    assert "(erratum-b-e1)=" in errata and "**B-E1 · Paper B, Eq. 13** (typo)" in errata
+    assert "(erratum-b-e1)=" in errata and (
+        '**<a class="rb-id" href="#erratum-b-e1">B-E1</a> · Paper B, Eq. 13** (typo)' in errata)
+    assert "::::{div} rb-erratum rb-severity-imprecise rb-source-b" in errata
     assert r"TP\*TN - FP\*FN" in errata  # no Markdown emphasis eats the products
     assert "- line one\n- line two" in errata
     assert 'Belongs to the claim <a href="nb_two.html#claim-b-fy">B-FY · Figure Y</a>' in errata
@@ -393,7 +399,9 @@ def test_readings_are_named_with_the_count_under_each(ledger_root, monkeypatch):
     rec = _result("rob II", "A", "exact", 28, 33, unit="symbols", reading="uniform",
                   alternatives={"mixed": 27, "B": 33})
     box = present.verdict_markdown([rec])
-    assert "reading: uniform" in box and "other readings: mixed: 27 of 33; B: 33 of 33" in box
+    # the other readings count the same way as the main line, and say so
+    assert "reading: uniform" in box and (
+        "other readings: mixed: 27 of 33 symbols match; B: 33 of 33 symbols match" in box)
     assert site.count_conflicts("the row agrees on 27 of 33 symbols, 33 of 33 under B", [rec]) == []
     assert site.count_conflicts("the row agrees on 26 of 33 symbols", [rec])
 
@@ -513,8 +521,10 @@ def test_plain_subscripts_read_as_maths_and_links_keep_them():
     assert present.md_escape("Section III, the footrule d_ρ") == r"Section III, the footrule $d_{\rho}$"
     assert present.md_escape(r"user a\_1") == r"user a\_1"  # escaped user text stays literal
     assert "reads_nu_only" in present.md_escape("reads_nu_only")
+    # inside a link the maths stays Markdown maths, which the page typesets (a TeX string in
+    # raw HTML lost its backslashes to Markdown: "(\kappa_{p})" showed on the dashboard)
     link = site._claim_link({"id": "B-X", "where": "κ_p & d_τ", "notebook": "nb"})
-    assert r'<span class="math notranslate nohighlight">\(\kappa_{p}\)</span> &amp;' in link
+    assert link == r'<a href="nb.html#claim-b-x">B-X · $\kappa_{p}$ & $d_{\tau}$</a>', link
 
 
 def test_ledger_text_reaches_pages_as_literal_text(generated):

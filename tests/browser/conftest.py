@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import shutil
 import threading
 import time
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "_build" / "html"
+#: The built site (RANKBOOK_SITE_DIR measures another build, e.g. an older one for comparison).
+SITE = Path(os.environ.get("RANKBOOK_SITE_DIR") or ROOT / "_build" / "html")
 ARTIFACTS = ROOT / "test-artifacts"
 
 SKIP_PAGES = {"genindex.html", "search.html", "py-modindex.html"}

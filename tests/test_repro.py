@@ -529,7 +529,7 @@ def test_the_page_tidy_table_is_the_explorer_data():
     runs = page.build_runs(4, 8, noise=0.5, truncate=2, seed=2)
     section = page.measure_all(runs, ["AP", "P@5"], n_resamples=100)
     tidy = section.tables["measures_tidy"]
-    assert section.values["show"]["measures_tidy"] == {"show": False}
+    assert section.options("measures_tidy") == {"show": False}
     assert list(tidy.columns) == ["reproduction", "system", "measure", "value", "low", "high"]
     for name, res in section.values["results"].items():
         agg = res.aggregate

@@ -325,7 +325,8 @@ def core17_appendix_sentences(evidence: claims.Evidence, files_rbo_p: float) -> 
     repro_eval gives. Data that is not on this machine gives the one sentence saying so."""
     t = evidence.tables.get("readme")
     if t is None:
-        return [f"Not checkable: {evidence.detail or evidence.reproduced}."]
+        return ["Not checkable: the appendix data is not on this machine; the verdict at the top of "
+                "the page says why and names the command that fetches it."]
     out = []
     rbo = t[t["statistic"] == "RBO"]
     tool = t.attrs.get("tool")

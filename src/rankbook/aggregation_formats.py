@@ -103,6 +103,16 @@ def canonical(ranking) -> list:
 
     Accepts what :func:`rankbook.consensus.kappa` accepts (ties as sets, lists or braces).
 
+    Parameters
+    ----------
+    ranking : sequence or str
+        Labels best first; ties as sets, lists or braces.
+
+    Returns
+    -------
+    list
+        Labels and ``frozenset`` tie groups, best first.
+
     Examples
     --------
     >>> canonical("a{cb}d") == ["a", frozenset({"b", "c"}), "d"]
@@ -131,6 +141,17 @@ def same_rankings(a, b, *, as_text: bool = False) -> bool:
     too. Labels compare as they are (the item ``1`` is not the item ``"1"``); every format of
     this module but corankco stores labels as text, so rankings of numbers written and read
     back hold their labels as text: ``as_text=True`` compares ``str`` of each label and name.
+
+    Parameters
+    ----------
+    a, b : sequence or mapping of rankings
+        The two collections (``{name: ranking}`` compares the names too).
+    as_text : bool
+        Compare ``str`` of every label and name.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -413,6 +434,18 @@ def write_rankaggreg(rankings, path=None) -> str:
     ranking with a tie is refused (write it with :func:`write_consrank` or
     :func:`write_corankco`).
 
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        Rankings as :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+
+    Returns
+    -------
+    str
+        The file's text.
+
     Examples
     --------
     >>> print(write_rankaggreg({"j1": "ABC", "j2": "BA"}), end="")
@@ -459,6 +492,11 @@ def read_consrank(path, kind: str | None = None) -> dict:
         orderings of item numbers too: there it must be given. ``"ordering"`` reads each row
         as an ordering of the labels in its cells.
 
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -486,6 +524,18 @@ def read_consrank(path, kind: str | None = None) -> dict:
 def write_consrank(rankings, path=None) -> str:
     """Write rankings as ConsRank's data matrix: items in columns, dense ranks (1 best; tied
     items share a rank), ``NA`` for an item a ranking leaves out.
+
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        Rankings as :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+
+    Returns
+    -------
+    str
+        The file's text.
 
     Examples
     --------
@@ -558,6 +608,11 @@ def read_corankco(path, labels: str = "auto") -> dict:
         ``"auto"`` as corankco: integers when every item of the file is an integer, text
         otherwise.
 
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -601,6 +656,20 @@ def write_corankco(rankings, path=None, *, names: bool = True) -> str:
     Labels are all integers or all text (corankco reads a file of integers as integers); text
     labels may not hold brackets, braces, commas or colons. ``names=False`` leaves the names
     out, as corankco's own writer does.
+
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        Rankings as :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+    names : bool
+        Write each ranking's name before it.
+
+    Returns
+    -------
+    str
+        The file's text.
 
     Examples
     --------
@@ -652,6 +721,11 @@ def read_ranky(path, kind: str | None = None, judges_axis: int | None = None) ->
         1: the columns are the judges (ranky's layout); 0: the rows are.
 
     Missing cells (empty, ``NA``) are items a judge did not rank. Equal values tie.
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
 
     Examples
     --------
@@ -721,6 +795,22 @@ def ranky_matrix(rankings, kind: str = "scores") -> tuple[list, list, np.ndarray
     candidates (1 best, ties share the mean of their places, as ``ranky.rank``). An item a
     judge leaves out is ``nan``.
 
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        As :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    kind : {"scores", "ranks"}
+        Scores (higher is better) or mid-ranks (1 best).
+
+    Returns
+    -------
+    candidates : list
+        The items, in first-seen order.
+    judges : list
+        The rankings' names.
+    matrix : ndarray of float, shape (len(candidates), len(judges))
+        nan where a judge leaves an item out.
+
     Examples
     --------
     >>> c, j, M = ranky_matrix({"j1": "a{bc}", "j2": "ba"}, kind="ranks")
@@ -747,6 +837,22 @@ def ranky_matrix(rankings, kind: str = "scores") -> tuple[list, list, np.ndarray
 def write_ranky(rankings, path=None, *, kind: str = "scores", judges_axis: int = 1) -> str:
     """Write rankings as a ranky preference matrix (CSV, candidate names in the first column
     when ``judges_axis=1``, ranky's layout; judge names there when ``judges_axis=0``).
+
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        Rankings as :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+    kind : {"scores", "ranks"}
+        As in :func:`ranky_matrix`.
+    judges_axis : {1, 0}
+        1: judges in columns (ranky's layout); 0: judges in rows.
+
+    Returns
+    -------
+    str
+        The file's text.
 
     Examples
     --------
@@ -788,6 +894,11 @@ def read_pyflagr(path, kind: str | None = None) -> dict:
     kind : {"scores", None}
         PyFLAGR scores are higher-better; ``"ranks"`` (1 best) would reverse every list and is
         refused: convert rank numbers to scores first (PyFLAGR's "reverse ranking").
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
 
     Examples
     --------
@@ -837,6 +948,22 @@ def write_pyflagr(rankings, path=None, *, query: str = "1", dataset: str = "rank
     (query ``query``) or a mapping ``{query: {voter: ranking}}``. The score of a bucket is the
     number of buckets below it plus one (PyFLAGR's "reverse ranking"; tied items share it).
 
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        One set of rankings, or ``{query: {voter: ranking}}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+    query : str
+        The query id of a single set.
+    dataset : str
+        The last column of every line.
+
+    Returns
+    -------
+    str
+        The file's text.
+
     Examples
     --------
     >>> print(write_pyflagr({"v1": "a{bc}", "v2": "ca"}), end="")
@@ -879,6 +1006,18 @@ def format_of(path, rankings_format: str = "auto") -> str:
     ``x.pyflagr.csv``, ``x.ranky.csv``, or ``x.ranky-scores-judges-columns.csv`` and the
     other ranky choices of :data:`FORMAT_CHOICES`), else ``"rankbook"``.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    rankings_format : str
+        One of :data:`FORMAT_CHOICES`.
+
+    Returns
+    -------
+    str
+        The format's name.
+
     Examples
     --------
     >>> format_of("votes.consrank.csv"), format_of("m.ranky-ranks-judges-rows.csv")
@@ -907,6 +1046,16 @@ def format_of(path, rankings_format: str = "auto") -> str:
 def check_format(value) -> None:
     """A ``rankings_format`` setting is one of :data:`FORMAT_CHOICES` (ValueError listing them).
 
+    Parameters
+    ----------
+    value : object
+        The setting.
+
+    Raises
+    ------
+    ValueError
+        Listing :data:`FORMAT_CHOICES`.
+
     Examples
     --------
     >>> check_format("consrank")
@@ -931,6 +1080,18 @@ def read_rankings_file(path, rankings_format: str = "auto") -> dict:
     readers alone (``kind=None``) would refuse a matrix of integers under positional column
     names. A ranky file whose name does not say its kind and orientation is refused, naming
     the readings (give ``rankings_format="ranky-scores-judges-columns"`` or one of the others).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    rankings_format : str
+        One of :data:`FORMAT_CHOICES` (``"auto"``: by the file's name).
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
 
     Examples
     --------
@@ -967,6 +1128,16 @@ def check_rankings_file(path) -> dict:
     a number matrix here (its kind and orientation may come from a ``rankings_format``
     setting checked later); every other file is read fully.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups. (a ranky file's in its default orientation)
+
     Examples
     --------
     A ranky matrix (candidates x judges, higher scores first) is read with the judges in
@@ -1000,6 +1171,23 @@ def aggregate_scores(inputs, aggregate, *, items: str = "union", gamma: float = 
     with the same for all rankings together. Kendall's W is ``nan`` where it is undefined
     (fewer than 2 items common to the rankings, with ``items="common"``). An input may not be
     named like a summary row.
+
+    Parameters
+    ----------
+    inputs : sequence or mapping of rankings
+        The rankings that were aggregated (``{name: ranking}`` names the rows).
+    aggregate : sequence
+        The aggregated ranking.
+    items : {"union", "common"}
+        The items the taus and distances are computed on (see
+        :func:`rankbook.consensus.rank_matrix`).
+    gamma, lam : float in (0, 1]
+        The weights of :func:`rankbook.consensus.kappa`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows described above.
 
     Examples
     --------

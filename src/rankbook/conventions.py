@@ -466,6 +466,10 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
         judged query the run lacks scores 0) or ``make_comparable=True`` (ranx: such a query
         scores 0 and a query without judgements is left out).
 
+    Returns
+    -------
+    Convention
+
     Examples
     --------
     >>> profile("torchmetrics", averaging="pooled").averaging
@@ -548,6 +552,17 @@ def _measure_guess(text: str) -> str:
 
 def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Measure:
     """Parse an ir_measures-style name (``"P(rel=2)@5"``) and check the profile offers it.
+
+    Parameters
+    ----------
+    text : str
+        The measure's name, as ir_measures writes it.
+    convention : str or Convention
+        The profile that must offer it.
+
+    Returns
+    -------
+    Measure
 
     Examples
     --------
@@ -1952,6 +1967,16 @@ def conventions_table(with_sources: bool = True) -> pd.DataFrame:
 
     Returns a DataFrame with columns ``setting`` and one per profile; with ``with_sources``
     each cell also names where the peer makes the choice.
+
+    Parameters
+    ----------
+    with_sources : bool
+        Name each peer's source in the cells.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``setting`` and one per profile.
 
     Examples
     --------

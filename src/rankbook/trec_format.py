@@ -77,6 +77,15 @@ def display_name(path) -> str:
     File names are bytes on POSIX; Python decodes those that are not UTF-8 with lone
     surrogates (:func:`os.fsdecode`), which cannot be printed or written as UTF-8.
 
+    Parameters
+    ----------
+    path : str, bytes or path-like
+        The file name.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> display_name(b"bm25\\xff.run")
@@ -376,7 +385,19 @@ def plain_columns(source, what: str) -> PlainColumns | None:
     The fields are found from the blanks: with one blank between fields, a field ends at each
     blank and every line has its columns when every (columns)-th blank is a line end; else a
     field starts where a run of blanks ends, and every line has its columns when the line ends
-    fall between the last field of one line and the first of the next."""
+    fall between the last field of one line and the first of the next.
+
+    Parameters
+    ----------
+    source : object
+        What :func:`read_table` takes; only a path can be plain.
+    what : {"qrels", "run"}
+        The layout.
+
+    Returns
+    -------
+    PlainColumns or None
+    """
     if what not in _LAYOUT or not isinstance(source, (str, os.PathLike)):
         return None
     try:
@@ -624,6 +645,23 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
     decompression): :class:`InputTooLarge` is raised as soon as it is passed. A run read with
     ``order="rank"`` keeps its rank column (the fourth) as its values instead of the scores.
 
+    Parameters
+    ----------
+    source : str, path-like or stream
+        The file, as above.
+    what : {"qrels", "run"}
+        The layout.
+    max_bytes : int, optional
+        The most text read.
+    chunk_bytes : int
+        Bytes per block.
+    order : {"score", "rank"}
+        A run's values: its scores, or its rank column.
+
+    Returns
+    -------
+    TrecTable
+
     Examples
     --------
     >>> import gzip, io
@@ -758,6 +796,19 @@ def bad_ranks(ranks, max_rank: float | None = None) -> np.ndarray:
     ``max_rank``): a boolean mask, true for nan and inf too. The one rule of every reader and
     scorer of explicit orders.
 
+    Parameters
+    ----------
+    ranks : array_like of float
+        The ranks.
+    max_rank : float, optional
+        The largest valid rank.
+
+    Returns
+    -------
+    ndarray of bool, the shape of ``ranks``
+
+    Examples
+    --------
     >>> bad_ranks([1, 2, 0, 2.5, -3, float("nan")]).tolist()
     [False, False, True, True, True, True]
     """
@@ -910,6 +961,18 @@ def id_text(uniques, where: str = "ids") -> np.ndarray:
     ``.0`` (pandas turns an integer id column with a gap into floats: ``1.0`` is query ``"1"``),
     with an :class:`InputNote` warning naming ``where``. Other floats keep Python's shortest
     spelling (``1.5``).
+
+    Parameters
+    ----------
+    uniques : array_like
+        The distinct ids (str, int or float).
+    where : str
+        What they are, for the note.
+
+    Returns
+    -------
+    ndarray of object
+        The ids as str.
 
     Examples
     --------
@@ -1086,6 +1149,16 @@ def as_qrels(qrels) -> pd.DataFrame:
     (float), in input order. Raises :class:`ValueError` naming the query and the document for a
     relevance that is not a finite number or a document judged twice.
 
+    Parameters
+    ----------
+    qrels : str, path-like, pandas.DataFrame or dict
+        A qrels file, a table, or ``{query: {doc: relevance}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query_id``, ``doc_id``, ``relevance``.
+
     Examples
     --------
     >>> as_qrels({"q1": {"d1": 1, "d2": 0}, 7: {"d3": 2}})
@@ -1103,6 +1176,16 @@ def as_run(run) -> pd.DataFrame:
     Returns a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float),
     in input order. Raises :class:`ValueError` naming the query and the document for a score
     that is not a finite number or a document retrieved twice.
+
+    Parameters
+    ----------
+    run : str, path-like, pandas.DataFrame or dict
+        A run file, a table, or ``{query: {doc: score}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query_id``, ``doc_id``, ``score``.
 
     Examples
     --------

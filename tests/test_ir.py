@@ -532,7 +532,7 @@ def test_evaluate_bad_input_raises_value_error_naming_the_problem(call, words):
     "call, words",
     [
         (lambda: ir.precision_at_k([1, -1], 1), ["must be >= 0", "position 1"]),
-        (lambda: ir.precision_at_k([1, 0], 0), ["k=0", ">= 1"]),
+        (lambda: ir.precision_at_k([1, 0], 0), ["k must be an integer >= 1", "got 0"]),
         (lambda: ir.precision_at_k([1, 0], 1.5), ["integer >= 1"]),
         (lambda: ir.precision_at_k([1, 0], None), ["k is required"]),
         (lambda: ir.precision_at_k([[1, 0]], 1), ["1-D"]),

@@ -1,10 +1,18 @@
 """The computational core of :mod:`rankbook.metrics` (private): the 33 metric names, what
-each needs, the shared validation, the kernels and the block-wise evaluator.
+each needs, the kernels and the block-wise evaluator.
 
 :mod:`rankbook.metrics` (the public functions, the registry) and :mod:`rankbook.tied_metrics`
 (the same metrics on rankings with ties) both build on this module, which imports neither, so
 the package has no import cycle between them. Every name here is re-exported by
 :mod:`rankbook.metrics`; import from there.
+
+Validation happens once, going down the layers ``_validation <- permutations <- ties <-
+_metric_core <- tied_metrics <- metrics`` (each imports only those before it): the public
+functions check their arguments (:mod:`rankbook._validation`) and hand the rankings to
+:func:`_evaluate`, which checks them block by block (the permutation check and the inverse
+are one pass) unless the caller says they are checked already (``checked=True``: sampled
+permutations, or rankings a caller validated once, as :mod:`rankbook.agreement` and
+:mod:`rankbook.tied_metrics` do). The kernels and :class:`_Pair` trust their inputs.
 """
 
 from __future__ import annotations

@@ -425,8 +425,8 @@ def check_finite(values, name: str) -> np.ndarray:
     Raises
     ------
     ValueError
-        For anything that is not numbers, bools, or a nan or infinity (the first one's index is
-        named).
+        For anything that is not numbers, bools, or a nan or infinity (the first one's position
+        is named).
 
     Examples
     --------
@@ -435,7 +435,7 @@ def check_finite(values, name: str) -> np.ndarray:
     >>> check_finite([1, float("nan")], "scores")
     Traceback (most recent call last):
     ...
-    ValueError: scores must be finite numbers; index 1 holds nan
+    ValueError: scores must be finite numbers; position 1 holds nan
     """
     if isinstance(values, (str, bytes)):
         raise ValueError(f"{name} must be numbers, got a string {values!r}")
@@ -446,6 +446,6 @@ def check_finite(values, name: str) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         where = np.unravel_index(int(np.flatnonzero(bad.ravel())[0]), arr.shape) if arr.ndim else ()
-        at = where[0] if len(where) == 1 else tuple(int(i) for i in where)
-        raise ValueError(f"{name} must be finite numbers; index {at} holds {arr[where]}")
+        at = f"position {where[0]}" if len(where) == 1 else f"index {tuple(int(i) for i in where)}"
+        raise ValueError(f"{name} must be finite numbers; {at} holds {arr[where]}")
     return arr

@@ -53,6 +53,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import check_choice
+
 __all__ = [
     "FORMATS",
     "KINDS",
@@ -207,8 +209,7 @@ def _check_kind(kind, fmt: str, allowed: tuple, readings: dict) -> str | None:
     """``kind`` checked against what ``fmt`` allows; ``readings`` says what each kind means."""
     if kind is None:
         return None
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {list(KINDS)} or None; got {kind!r}")
+    check_choice(kind, KINDS, "kind", allow_none=True)
     if kind not in allowed:
         other = " or ".join(repr(k) for k in allowed)
         raise ValueError(
@@ -622,8 +623,7 @@ def read_corankco(path, labels: str = "auto") -> dict:
     >>> got["r1"] == [1, frozenset({2, 3}), 4], got["r2"]
     (True, [2, 1])
     """
-    if labels not in ("auto", "int", "str"):
-        raise ValueError(f"labels must be one of ['auto', 'int', 'str']; got {labels!r}")
+    check_choice(labels, ("auto", "int", "str"), "labels")
     p, text = _text_of(path)
     parsed = []
     for i, ln in enumerate(text.splitlines(), start=1):
@@ -1062,13 +1062,11 @@ def check_format(value) -> None:
     >>> check_format("ranky")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: rankings_format must be one of ['auto', ..., 'ranky-ranks-judges-rows']; got 'ranky'...
+    ValueError: rankings_format must be one of 'auto', ..., 'ranky-ranks-judges-rows' (a ranky matrix needs its kind and the axis of its judges); got 'ranky'
     """
-    if value not in FORMAT_CHOICES:
-        hint = ("; a ranky matrix needs its kind and the axis of its judges"
-                if str(value).startswith("ranky") else "")
-        raise ValueError(f"rankings_format must be one of {list(FORMAT_CHOICES)}; got "
-                         f"{value!r}{hint}")
+    hint = ("a ranky matrix needs its kind and the axis of its judges"
+            if str(value).startswith("ranky") else "")
+    check_choice(value, FORMAT_CHOICES, "rankings_format", explain=hint)
 
 
 def read_rankings_file(path, rankings_format: str = "auto") -> dict:

@@ -96,6 +96,8 @@ __all__ = [
     "agreement_intervals",
     "agreement_intervals_from_values",
     "ReversedMatrix",
+    "AgreementSample",
+    "evaluate_sample",
 ]
 
 TIES = ("def1", "def1_ordered", "lenient")
@@ -1007,30 +1009,80 @@ def agreement_matrix(
     >>> df.loc["dcg", "ndcg"], df.loc["mse", "rmse"], bool((df.values == df.values.T).all())
     (1.0, 1.0, True)
     """
-    values, meta = _sample_values(names, n, n_pairs, k, seed, protocol, pairs, numbering)
     check_choice(reverse, REVERSE, "reverse")
     check_choice(ties, TIES, "ties")
-    df = agreement_matrix_from_values(values, meta["names"], reverse=reverse, ties=ties)
-    given = dict(df.attrs)
-    df.attrs.clear()
-    df.attrs.update(n=meta["n"], n_pairs=meta["n_pairs"], k=k, seed=meta["seed"],
-                    protocol=meta["protocol"], reverse=reverse, ties=ties,
-                    reversed=given["reversed"], dropped=given["dropped"])
-    if meta["numbering"] != "given":
-        df.attrs["numbering"] = meta["numbering"]
-    return df
+    smp = evaluate_sample(names, n=n, n_pairs=n_pairs, k=k, seed=seed, protocol=protocol,
+                          pairs=pairs, numbering=numbering)
+    return agreement_matrix_from_values(smp.values, smp.names, reverse=reverse, ties=ties,
+                                        sample=smp)
 
 
-def _sample_values(names, n, n_pairs, k, seed, protocol, pairs, numbering):
-    """The metrics' values on the sample of :func:`agreement_matrix` (drawn, or the user's
-    ``pairs`` checked once), and what describes the sample: the one place where the arguments
-    of :func:`agreement_matrix` and :func:`agreement_intervals` are checked."""
+class AgreementSample(NamedTuple):
+    """The sample of :func:`agreement_matrix` with every metric's values on it
+    (:func:`evaluate_sample`): ``references`` and ``rankings`` (int64 arrays of shape
+    (n_pairs, n)), ``values`` (``{name: array of shape (n_pairs,)}``), ``names``, and what
+    describes the sample: ``n``, ``n_pairs``, ``k``, ``seed``, ``protocol`` (``"given"`` for
+    your own pairs) and ``numbering`` (the reading used)."""
+
+    references: np.ndarray
+    rankings: np.ndarray
+    values: dict
+    names: list
+    n: int
+    n_pairs: int
+    k: Optional[int]
+    seed: object
+    protocol: str
+    numbering: str
+
+    def attrs(self) -> dict:
+        """What ``agreement_matrix``'s ``attrs`` record about the sample.
+
+        Returns
+        -------
+        dict
+            ``n``, ``n_pairs``, ``k``, ``seed``, ``protocol`` (and ``numbering`` when it is not
+            ``"given"``).
+        """
+        out = dict(n=self.n, n_pairs=self.n_pairs, k=self.k, seed=self.seed,
+                   protocol=self.protocol)
+        if self.numbering != "given":
+            out["numbering"] = self.numbering
+        return out
+
+
+def evaluate_sample(names: Optional[Iterable[str]] = None, n: int = 100, n_pairs: int = 10000,
+                    k: Optional[int] = 30, seed=0, protocol: str = "reference", pairs=None,
+                    numbering: Optional[str] = None) -> AgreementSample:
+    """Draw the sample of :func:`agreement_matrix` (or check your ``pairs``) and evaluate the
+    metrics on it, once.
+
+    The one place where the sample's arguments are checked: the rankings are drawn (or
+    checked once) here and handed to the metrics' kernels, which do not check them again.
+    :func:`agreement_matrix`, :func:`agreement_intervals` and the Figure 1 page share it, and
+    :func:`agreement_matrix_from_values` turns it into the matrix.
+
+    Parameters
+    ----------
+    names, n, n_pairs, k, seed, protocol, pairs, numbering
+        As in :func:`agreement_matrix`.
+
+    Returns
+    -------
+    AgreementSample
+
+    Examples
+    --------
+    >>> smp = evaluate_sample(["mse", "ndpm"], n=6, n_pairs=4, seed=1)
+    >>> smp.rankings.shape, sorted(smp.values), smp.protocol
+    ((4, 6), ['mse', 'ndpm'], 'reference')
+    """
     names = list(_metrics.NAMES if names is None else names)
     if not names:
         raise ValueError("names must hold at least one metric name")
     for name in names:
         if name not in _metrics.REGISTRY:
-            raise ValueError(f"unknown metric {name!r}; valid names: {', '.join(_metrics.NAMES)}")
+            raise _metrics._unknown(name)
     check_choice(protocol, PROTOCOLS, "protocol")
     if pairs is None:
         numbering = _metrics.check_numbering(numbering)
@@ -1058,12 +1110,13 @@ def _sample_values(names, n, n_pairs, k, seed, protocol, pairs, numbering):
         n, n_pairs, seed, protocol = rankings.shape[1], rankings.shape[0], None, "given"
     # sampled or checked above: the kernels need not check the permutations again
     values = _metrics._evaluate(names, refs, rankings, k, numbering, checked=True)
-    return values, dict(names=names, n=int(n), n_pairs=int(n_pairs), seed=seed,
-                        protocol=protocol, numbering=numbering)
+    return AgreementSample(refs, rankings, values, names, int(n), int(n_pairs), k, seed,
+                           protocol, numbering)
 
 
 def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
-                                 ties: str = "def1") -> pd.DataFrame:
+                                 ties: str = "def1", sample: Optional[AgreementSample] = None
+                                 ) -> pd.DataFrame:
     """The agreement matrix of metrics whose values on one sample are already computed.
 
     :func:`agreement_matrix` draws the sample, evaluates the metrics and calls this; call it
@@ -1078,12 +1131,16 @@ def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
         ``reverse="orient"`` they must be names of :data:`rankbook.metrics.NAMES`.
     reverse, ties : str
         As in :func:`agreement_matrix`.
+    sample : AgreementSample, optional
+        The sample the values come from (:func:`evaluate_sample`): its description goes into
+        ``attrs`` as :func:`agreement_matrix` records it.
 
     Returns
     -------
     pandas.DataFrame
         As :func:`agreement_matrix`, with ``attrs`` ``n_pairs``, ``reverse``, ``ties``,
-        ``reversed`` and ``dropped``.
+        ``reversed`` and ``dropped`` (and the sample's ``n``, ``k``, ``seed``, ``protocol``
+        with ``sample``).
 
     Examples
     --------
@@ -1144,6 +1201,8 @@ def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
                 out[j, i], rev[j, i] = out[i, j], rev[i, j]
     counts = {name: int(np.isnan(a).sum()) for name, a in zip(names, arrays)}
     df = pd.DataFrame(out, index=pd.Index(names, name="m1"), columns=pd.Index(names, name="m2"))
+    if sample is not None:
+        df.attrs.update(sample.attrs())
     df.attrs.update(n_pairs=int(arrays[0].size), reverse=reverse, ties=ties,
                     reversed=ReversedMatrix(names, rev), dropped=counts)
     return df
@@ -1257,13 +1316,13 @@ def agreement_intervals(
     >>> bool((t.low <= t.ratio).all() and (t.ratio <= t.high).all())
     True
     """
-    values, meta = _sample_values(names, n, n_pairs, k, seed, protocol, pairs, numbering)
-    out = agreement_intervals_from_values(values, meta["names"], reverse=reverse, ties=ties,
-                                          confidence=confidence)  # checks reverse, ties
-    out.attrs.update(n=meta["n"], n_pairs=meta["n_pairs"], k=k, seed=meta["seed"],
-                     protocol=meta["protocol"], reverse=reverse, ties=ties,
-                     dropped=out.attrs.get("dropped"))
-    if meta["numbering"] != "given":
-        out.attrs["numbering"] = meta["numbering"]
-    out.attrs["confidence"] = float(confidence)
+    check_choice(reverse, REVERSE, "reverse")
+    check_choice(ties, TIES, "ties")
+    smp = evaluate_sample(names, n=n, n_pairs=n_pairs, k=k, seed=seed, protocol=protocol,
+                          pairs=pairs, numbering=numbering)
+    out = agreement_intervals_from_values(smp.values, smp.names, reverse=reverse, ties=ties,
+                                          confidence=confidence)
+    dropped = out.attrs.get("dropped")
+    out.attrs.update(smp.attrs())
+    out.attrs.update(reverse=reverse, ties=ties, dropped=dropped, confidence=float(confidence))
     return out

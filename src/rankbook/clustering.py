@@ -37,7 +37,7 @@ import pandas as pd
 
 from . import metrics as _metrics
 from . import permutations as _perm
-from ._validation import check_int
+from ._validation import check_choice, check_int
 from .pairwise import pairwise
 
 __all__ = ["induced_rankings", "MetricClusters", "cluster_metrics", "group_labels",
@@ -229,8 +229,8 @@ def cluster_metrics(names: Sequence[str], n: int, n_rankings: int, *, k: Optiona
     names = list(names)
     if len(names) < 2:
         raise ValueError(f"cluster_metrics needs at least 2 metrics, got {len(names)}")
-    if method not in LINKAGES:
-        raise ValueError(f"unknown linkage method {method!r}; valid: {', '.join(LINKAGES)}")
+    method = check_choice(method, LINKAGES, "method",
+                          explain="a linkage of scipy.cluster.hierarchy.linkage")
     n_clusters = _check_int(n_clusters, "n_clusters", 1)
     if n_clusters > len(names):
         raise ValueError(f"n_clusters={n_clusters} is more than the {len(names)} metrics")

@@ -134,6 +134,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from rankbook._validation import check_choice, check_flag
 from rankbook import trec_format
 
 __all__ = [
@@ -279,15 +280,11 @@ class Convention:
             "exp_dcg": ("none", "any", "gdeval"),
         }
         for field, choices in checks.items():
-            value = getattr(self, field)
-            if value not in choices:
-                raise ValueError(f"{field}={value!r} is not valid; choose one of {list(choices)}")
+            check_choice(getattr(self, field), choices, field)
         for form, dtype in self.score_dtype_by_measure:
-            if dtype not in ("float64", "float32"):
-                raise ValueError(f"score_dtype_by_measure[{form!r}]={dtype!r} is not valid; choose float64 or float32")
+            check_choice(dtype, ("float64", "float32"), f"score_dtype_by_measure[{form!r}]")
         for form, rule in self.ties_by_measure:
-            if rule not in TIE_RULES:
-                raise ValueError(f"ties_by_measure[{form!r}]={rule!r} is not valid; choose one of {list(TIE_RULES)}")
+            check_choice(rule, TIE_RULES, f"ties_by_measure[{form!r}]")
         if self.averaging == "pooled" and self.judgments != "retrieved":
             raise ValueError(
                 "averaging='pooled' pools the scored documents of every query into one list, "
@@ -500,8 +497,7 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
             offered = ", ".join(options) or "none"
             raise ValueError(f"option {opt!r} is not an option of the {base.name} profile; its "
                              f"options are: {offered}")
-        if not isinstance(value, bool):
-            raise ValueError(f"option {opt}={value!r} must be True or False")
+        check_flag(value, f"option {opt}")
         if value:
             for field, v in options[opt][1].items():
                 changes.setdefault(field, v)
@@ -964,9 +960,10 @@ def _file_inputs(qrels, run) -> _Inputs | None:
 
 
 def _check_order(order) -> None:
-    if order is not None and (not isinstance(order, str) or order not in ORDERS):
-        raise ValueError(f"order={order!r} is not valid; choose 'score' (rank by score, ties by "
-                         "the profile's rule) or 'rank' (an explicit order, scored as given)")
+    if order is not None:  # None: not given
+        check_choice(order, ORDERS, "order", explain=(
+            "'score': rank by score, ties by the profile's rule; 'rank': an explicit order, "
+            "scored as given"))
 
 
 def _load(qrels, run, order=None) -> _Inputs:

@@ -284,7 +284,7 @@ def linear_image(metric: str, fmap, n: int, *, k: Optional[int] = None, absolute
     """
     f = _as_map(fmap)
     if metric not in _metrics.REGISTRY:
-        raise ValueError(f"unknown metric {metric!r}; valid: {', '.join(_metrics.NAMES)}")
+        raise _metrics._unknown(metric)
     if absolute and sign:
         raise ValueError("choose absolute=True or sign=True, not both")
     n = _properties._check_n(n)
@@ -371,7 +371,7 @@ def proposition_7_1_cases(names: Optional[Iterable[str]] = None, ns: Sequence[in
     names = list(_metrics.NAMES if names is None else names)
     for name in names:
         if name not in _metrics.REGISTRY:
-            raise ValueError(f"unknown metric {name!r}; valid: {', '.join(_metrics.NAMES)}")
+            raise _metrics._unknown(name)
     fmaps = [_as_map(f) for f in maps]
     if not fmaps:
         raise ValueError("maps must hold at least one linear map")

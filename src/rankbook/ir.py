@@ -44,12 +44,11 @@ computes several of them in one call and validates the batch once.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
 from . import ties as _ties
-from ._validation import check_choice
+from ._validation import check_choice, check_finite, check_int, check_number
 
 __all__ = [
     "GAINS",
@@ -119,15 +118,10 @@ _PAIR_CHUNK = 1024  # rows per block in the pairwise counts: memory is _PAIR_CHU
 
 
 def _check_k(k, name: str = "k", allow_none: bool = True):
-    if k is None:
-        if allow_none:
-            return None
+    if k is None and not allow_none:
         raise ValueError(f"{name} is required: give an integer >= 1")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise ValueError(f"{name}={k!r} must be an integer >= 1 (or None for the whole list)")
-    if k < 1:
-        raise ValueError(f"{name}={k} must be >= 1 (or None for the whole list)")
-    return int(k)
+    return check_int(k, name, low=1, allow_none=allow_none,
+                     explain="None for the whole list" if allow_none else "")
 
 
 def _as_float_1d(values, name: str) -> np.ndarray:
@@ -137,10 +131,7 @@ def _as_float_1d(values, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D sequence of numbers: {exc}") from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one list), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"{name} must be finite numbers; position {bad} holds {arr[bad]}")
-    return arr
+    return check_finite(arr, name)
 
 
 def _check_relevance(relevance, name: str = "relevance") -> np.ndarray:
@@ -155,11 +146,7 @@ def _check_relevance(relevance, name: str = "relevance") -> np.ndarray:
 
 
 def _check_log_base(log_base) -> float:
-    if isinstance(log_base, bool) or not isinstance(log_base, numbers.Real):
-        raise ValueError(f"log_base={log_base!r} must be a real number > 1")
-    if not np.isfinite(log_base) or log_base <= 1:
-        raise ValueError(f"log_base={log_base!r} must be a finite real number > 1")
-    return float(log_base)
+    return check_number(log_base, "log_base", low=1, low_open=True)
 
 
 def _check_n_relevant(n_relevant, n_queries: int, name: str = "n_relevant"):
@@ -1048,10 +1035,8 @@ def r_score(ratings, d: float, alpha: float, normalize: bool = False, scores=Non
     """
     ties = _check_tie_rule(ties)
     r = _as_float_1d(ratings, "ratings")
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not np.isfinite(d):
-        raise ValueError(f"d={d!r} must be a finite real number (the neutral rating)")
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha) or alpha <= 1:
-        raise ValueError(f"alpha={alpha!r} must be a finite real number > 1 (half-life in positions)")
+    d = check_number(d, "d", example="the neutral rating")
+    alpha = check_number(alpha, "alpha", low=1, low_open=True, example="half-life in positions")
     disc = np.exp2(-np.arange(r.shape[0]) / (alpha - 1.0))
     util = np.maximum(r - d, 0.0)
     if scores is None:

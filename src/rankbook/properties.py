@@ -449,7 +449,7 @@ def _resolve(metric: Metric, n: int, k=None, higher_is_closer=None) -> _Resolved
         from . import metrics as _metrics
 
         if metric not in _metrics.REGISTRY:
-            raise ValueError(f"unknown metric {metric!r}; valid: {list(_metrics.NAMES)}")
+            raise _metrics._unknown(metric)
         info = _metrics.REGISTRY[metric]
         needs_k = bool(info.needs_k)
         if needs_k:
@@ -1629,7 +1629,7 @@ def stability_curves(
     names = list(_metrics.NAMES if names is None else names)
     for name in names:
         if name not in _metrics.REGISTRY:
-            raise ValueError(f"unknown metric {name!r}; valid: {list(_metrics.NAMES)}")
+            raise _metrics._unknown(name)
     ks = tuple(range(1, n)) if ks is None else tuple(ks)
     if not ks:
         raise ValueError("ks must be a non-empty sequence of ints")

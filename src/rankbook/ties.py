@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_choice
+from .permutations import _as_int_array, _check_perm
 
 __all__ = [
     "TIES",
@@ -269,8 +270,6 @@ class WeakOrder:
     blocks: np.ndarray
 
     def __post_init__(self):
-        from .permutations import _as_int_array, _check_perm
-
         order = _as_int_array(self.order, "order")
         _check_perm(order, "order")
         blocks = _as_int_array(self.blocks, "blocks")

@@ -187,6 +187,17 @@ def _is_weak(x) -> bool:
         isinstance(x, (list, tuple)) and any(isinstance(e, (set, frozenset)) for e in x))
 
 
+def _as_array(x):
+    """A list or tuple without tie groups as an array (a ragged one stays as it is, for the
+    permutation check to word the problem); anything else unchanged."""
+    if isinstance(x, (list, tuple)) and not any(isinstance(e, (set, frozenset)) for e in x):
+        try:
+            return np.asarray(x)
+        except (ValueError, TypeError):
+            return x
+    return x
+
+
 def _evaluate_ties(names, sigma, nu, k, ties, numbering=None):
     """The one entry point of every public function of this module (``names`` checked).
 
@@ -195,6 +206,7 @@ def _evaluate_ties(names, sigma, nu, k, ties, numbering=None):
     ranking is a weak order (a list holding sets, or a :class:`rankbook.ties.WeakOrder`), to
     :func:`rankbook.tied_metrics.evaluate`.
     """
+    sigma, nu = _as_array(sigma), _as_array(nu)  # lists converted once, not per check
     labels = _perm.is_label_ranking(sigma) or _perm.is_label_ranking(nu)
     numbering = _core.check_numbering(numbering, labels)
     if labels:

@@ -935,7 +935,7 @@ def _expected(names, s, bs, v, bv, k):
 # entry point
 
 
-def evaluate(names, sigma, nu, k, ties, numbering="given"):
+def evaluate(names, sigma, nu, k, ties, numbering=None):
     """The metrics ``names`` of rankings with ties under the rule ``ties`` (see the module
     docstring); called by :func:`rankbook.metrics.evaluate_many` and the per-metric functions.
 
@@ -950,8 +950,9 @@ def evaluate(names, sigma, nu, k, ties, numbering="given"):
         The cut-off, required by the metrics that need one.
     ties : {None, "optimistic", "pessimistic", "expected"}
         The tie rule; ``None`` refuses rankings with ties.
-    numbering : {"given", "pair"}
-        The reading of the item numbers (:mod:`rankbook.metrics`, *Reading a ranking*). Rows
+    numbering : {None, "given", "pair"}
+        The reading of the item numbers (:mod:`rankbook.metrics`, *Reading a ranking*; None,
+        the default, is ``"given"`` for these numbered rankings). Rows
         without ties are read either way; rows with ties only as given for the metrics that read
         the numbers (:data:`POSITION_METRICS`), since the positions of tied items in sigma,
         which ``"pair"`` would number them by, are not fixed. The item metrics give the same

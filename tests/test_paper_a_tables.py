@@ -80,7 +80,7 @@ def test_perturb_swap_and_slide():
     changed = left != nu
     assert (changed.sum(axis=1) == 2).all()
     assert (np.sort(left[changed].reshape(-1, 2), 1) == np.sort(nu[changed].reshape(-1, 2), 1)).all()
-    with pytest.raises(ValueError, match="unknown change"):
+    with pytest.raises(ValueError, match="change must be one of 'swap', 'slide'; got"):
         R.perturb(nu, "shuffle")
     with pytest.raises(ValueError, match="needs a random generator"):
         R.perturb(nu, "swap")

@@ -225,7 +225,7 @@ def test_explicit_order_refusals(tmp_path):
     with pytest.raises(ValueError, match="has none .*add a 'rank' column"):
         evaluate_run(qrels, pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": [1.0]}), "AP",
                      order="rank")
-    with pytest.raises(ValueError, match="order='ranks' is not valid; choose 'score'"):
+    with pytest.raises(ValueError, match="order must be one of 'score', 'rank' \\('score': rank by score.*; got 'ranks'"):
         evaluate_run(qrels, {"1": ["a"]}, "AP", order="ranks")
     # a mistyped order is refused for every kind of input, the fast paths included
     score_file = tmp_path / "scored.run"
@@ -234,7 +234,7 @@ def test_explicit_order_refusals(tmp_path):
     qrels_file.write_text("1 0 a 1\n")
     for q, r in [(qrels, {"1": {"a": 1.0, "b": 1.0}}), (qrels_file, score_file)]:
         for bad in ("rnk", "RANK", 42):
-            with pytest.raises(ValueError, match=f"order={bad!r} is not valid"):
+            with pytest.raises(ValueError, match=f"order must be one of 'score', 'rank' .*; got {bad!r}"):
                 evaluate_run(q, r, "AP", order=bad)
     with pytest.raises(ValueError, match="retrieved twice"):
         evaluate_run(qrels, {"1": ["a", "a"]}, "AP")

@@ -134,6 +134,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from rankbook._validation import check_choice, check_flag
 from rankbook import trec_format
 
 __all__ = [
@@ -279,15 +280,11 @@ class Convention:
             "exp_dcg": ("none", "any", "gdeval"),
         }
         for field, choices in checks.items():
-            value = getattr(self, field)
-            if value not in choices:
-                raise ValueError(f"{field}={value!r} is not valid; choose one of {list(choices)}")
+            check_choice(getattr(self, field), choices, field)
         for form, dtype in self.score_dtype_by_measure:
-            if dtype not in ("float64", "float32"):
-                raise ValueError(f"score_dtype_by_measure[{form!r}]={dtype!r} is not valid; choose float64 or float32")
+            check_choice(dtype, ("float64", "float32"), f"score_dtype_by_measure[{form!r}]")
         for form, rule in self.ties_by_measure:
-            if rule not in TIE_RULES:
-                raise ValueError(f"ties_by_measure[{form!r}]={rule!r} is not valid; choose one of {list(TIE_RULES)}")
+            check_choice(rule, TIE_RULES, f"ties_by_measure[{form!r}]")
         if self.averaging == "pooled" and self.judgments != "retrieved":
             raise ValueError(
                 "averaging='pooled' pools the scored documents of every query into one list, "
@@ -466,6 +463,10 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
         judged query the run lacks scores 0) or ``make_comparable=True`` (ranx: such a query
         scores 0 and a query without judgements is left out).
 
+    Returns
+    -------
+    Convention
+
     Examples
     --------
     >>> profile("torchmetrics", averaging="pooled").averaging
@@ -496,8 +497,7 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
             offered = ", ".join(options) or "none"
             raise ValueError(f"option {opt!r} is not an option of the {base.name} profile; its "
                              f"options are: {offered}")
-        if not isinstance(value, bool):
-            raise ValueError(f"option {opt}={value!r} must be True or False")
+        check_flag(value, f"option {opt}")
         if value:
             for field, v in options[opt][1].items():
                 changes.setdefault(field, v)
@@ -548,6 +548,17 @@ def _measure_guess(text: str) -> str:
 
 def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Measure:
     """Parse an ir_measures-style name (``"P(rel=2)@5"``) and check the profile offers it.
+
+    Parameters
+    ----------
+    text : str
+        The measure's name, as ir_measures writes it.
+    convention : str or Convention
+        The profile that must offer it.
+
+    Returns
+    -------
+    Measure
 
     Examples
     --------
@@ -1003,9 +1014,10 @@ def _refuse_exponent_level(qrels, conv) -> None:
 
 
 def _check_order(order) -> None:
-    if order is not None and (not isinstance(order, str) or order not in ORDERS):
-        raise ValueError(f"order={order!r} is not valid; choose 'score' (rank by score, ties by "
-                         "the profile's rule) or 'rank' (an explicit order, scored as given)")
+    if order is not None:  # None: not given
+        check_choice(order, ORDERS, "order", explain=(
+            "'score': rank by score, ties by the profile's rule; 'rank': an explicit order, "
+            "scored as given"))
 
 
 def _load(qrels, run, order=None, conv=None) -> _Inputs:
@@ -2030,6 +2042,16 @@ def conventions_table(with_sources: bool = True) -> pd.DataFrame:
 
     Returns a DataFrame with columns ``setting`` and one per profile; with ``with_sources``
     each cell also names where the peer makes the choice.
+
+    Parameters
+    ----------
+    with_sources : bool
+        Name each peer's source in the cells.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``setting`` and one per profile.
 
     Examples
     --------

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import os
 from typing import Tuple, Union
 
 import numpy as np
+
+from ._validation import check_choice, check_int
 
 __all__ = [
     "identity",
@@ -37,6 +40,9 @@ __all__ = [
     "all_permutations",
     "validate",
     "inversion_count",
+    "from_labels",
+    "label_pairs",
+    "is_label_ranking",
     "set_backend",
     "get_backend",
     "BACKENDS",
@@ -49,12 +55,7 @@ MAX_EXHAUSTIVE_N = 10
 
 
 def _check_n(n, what: str = "n") -> int:
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    n = int(n)
-    if n < 1:
-        raise ValueError(f"{what} must be a positive integer (n >= 1), got {n}")
-    return n
+    return check_int(n, what, low=1)
 
 
 def _as_int_array(x, name: str) -> np.ndarray:
@@ -122,10 +123,8 @@ _numba_error = ""
 _eligible_entries = 0  # entries of blocks of >= NUMBA_MIN_ENTRIES done on numpy under "auto"
 
 
-def _check_backend(name) -> str:
-    if name not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r}; valid backends: {', '.join(BACKENDS)}")
-    return name
+def _check_backend(name, what: str = "backend") -> str:
+    return check_choice(name, BACKENDS, what)
 
 
 def set_backend(name: str) -> str:
@@ -142,6 +141,16 @@ def set_backend(name: str) -> str:
     speed differs (the compiled inversion count is about 10 times faster at n = 1000, see the
     benchmarks page).
 
+    Parameters
+    ----------
+    name : {"auto", "numba", "numpy"}
+        The backend.
+
+    Returns
+    -------
+    str
+        The previous choice.
+
     Examples
     --------
     >>> previous = set_backend("numpy")
@@ -153,7 +162,7 @@ def set_backend(name: str) -> str:
     >>> set_backend("fortran")
     Traceback (most recent call last):
     ...
-    ValueError: unknown backend 'fortran'; valid backends: auto, numba, numpy
+    ValueError: backend must be one of 'auto', 'numba', 'numpy'; got 'fortran'
     """
     global _backend
     _check_backend(name)
@@ -166,6 +175,11 @@ def set_backend(name: str) -> str:
 
 def get_backend() -> str:
     """The backend large blocks use now: ``"numba"`` or ``"numpy"``.
+
+    Returns
+    -------
+    str
+        ``"numba"`` or ``"numpy"``.
 
     Examples
     --------
@@ -180,7 +194,7 @@ def get_backend() -> str:
 def _current() -> str:
     env = os.environ.get("RANKBOOK_BACKEND")
     if _backend == "auto" and env:
-        return _check_backend(env.strip().lower())  # NUMPY as numpy
+        return _check_backend(env.strip().lower(), "the environment variable RANKBOOK_BACKEND")  # NUMPY as numpy
     return _backend
 
 
@@ -226,6 +240,15 @@ def _kernels(entries: int, kernel: str):
 def _rows(arr: np.ndarray) -> np.ndarray:
     """The rows of ``arr`` as a C-contiguous int64 2-D array (a view when it already is one)."""
     return np.ascontiguousarray(arr.reshape(-1, arr.shape[-1]), dtype=np.int64)
+
+
+def _inverse_unchecked(arr: np.ndarray) -> np.ndarray:
+    """The 0-based inverses of rows already known to be permutations of 1..n (no check)."""
+    n = arr.shape[-1]
+    flat = arr.reshape(-1, n)
+    inv = np.empty(flat.shape, dtype=np.int64)
+    np.put_along_axis(inv, flat - 1, np.broadcast_to(np.arange(n, dtype=np.int64), flat.shape), -1)
+    return inv.reshape(arr.shape)
 
 
 def _check_perm(arr: np.ndarray, name: str) -> np.ndarray:
@@ -317,6 +340,15 @@ def validate(sigma, nu=None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]
 def identity(n: int) -> np.ndarray:
     """The identity ranking ``id = (1, 2, ..., n)``.
 
+    Parameters
+    ----------
+    n : int
+        The number of items, at least 1.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
     Examples
     --------
     >>> identity(4)
@@ -329,6 +361,17 @@ def identity(n: int) -> np.ndarray:
 def is_missing_label(x) -> bool:
     """``None``, ``nan`` (numpy's too) or ``pandas.NA``: a missing value, not an item's label.
 
+    Parameters
+    ----------
+    x : object
+        One entry of a ranking.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> [is_missing_label(x) for x in (None, float("nan"), "a", 0)]
     [True, True, False, False]
     """
@@ -340,7 +383,13 @@ def is_missing_label(x) -> bool:
 
 
 def physical_memory() -> int | None:
-    """This machine's physical memory in bytes, or None where the system does not say."""
+    """This machine's physical memory in bytes, or None where the system does not say.
+
+    Returns
+    -------
+    int or None
+        Bytes of physical memory.
+    """
     try:
         return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (AttributeError, ValueError, OSError):
@@ -351,6 +400,22 @@ def check_memory(nbytes: int, what: str, hint: str = "") -> None:
     """Refuse, with a ValueError naming the size, an array larger than this machine's physical
     memory (numpy would raise a bare MemoryError, or the system kill the process).
 
+    Parameters
+    ----------
+    nbytes : int
+        The size of the array about to be allocated.
+    what : str
+        What it holds, for the message.
+    hint : str
+        What to do instead, appended to the message.
+
+    Raises
+    ------
+    ValueError
+        When ``nbytes`` exceeds the physical memory.
+
+    Examples
+    --------
     >>> check_memory(8, "one number")
     >>> check_memory(2**80, "a huge matrix")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -377,6 +442,11 @@ def random(n: int, size=None, rng=None) -> np.ndarray:
         Batch shape. None gives one ranking of shape ``(n,)``; otherwise shape ``(*size, n)``.
     rng : int, numpy.random.Generator or None
         A seed or a Generator (``numpy.random.default_rng(rng)`` is used for seeds).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,), or ``size + (n,)``
+        Permutations of 1..n in one-line notation.
 
     Examples
     --------
@@ -406,6 +476,15 @@ def random(n: int, size=None, rng=None) -> np.ndarray:
 def inverse(r) -> np.ndarray:
     """The inverse permutation: ``inverse(r)[x - 1]`` is the position of item x in r.
 
+    Parameters
+    ----------
+    r : array_like of shape (n,) or (..., n)
+        Permutations of 1..n.
+
+    Returns
+    -------
+    ndarray of int64, the shape of ``r``
+
     Examples
     --------
     >>> inverse([3, 1, 2])
@@ -420,6 +499,15 @@ def compose(s, t) -> np.ndarray:
 
     In arrays, ``compose(s, t)[..., i - 1] = s[..., t[..., i - 1] - 1]``: the entries of ``s``
     read in the order of positions given by ``t``. Batch axes broadcast.
+
+    Parameters
+    ----------
+    s, t : array_like of shape (n,) or (..., n)
+        Permutations of 1..n (batch axes broadcast).
+
+    Returns
+    -------
+    ndarray of int64, shape (..., n)
 
     Examples
     --------
@@ -438,6 +526,17 @@ def transposition(n: int, i, j) -> np.ndarray:
     ``i`` and ``j`` may be integer arrays (they broadcast); the result then has shape
     ``(*broadcast(i, j).shape, n)``. ``compose(nu, transposition(n, i, j))`` swaps the entries
     of ``nu`` at positions i and j (eq. 5 of paper A).
+
+    Parameters
+    ----------
+    n : int
+        The number of items, at least 2.
+    i, j : int or array_like of int
+        Distinct 1-based positions in 1..n (arrays broadcast).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,), or the broadcast shape of i and j plus ``(n,)``
 
     Examples
     --------
@@ -467,6 +566,15 @@ def full_cycle(n: int) -> np.ndarray:
     ``compose(nu, full_cycle(n))`` is nu slid up one place (``np.roll(nu, -1)``), the "slide" of
     eq. 6 of paper A.
 
+    Parameters
+    ----------
+    n : int
+        The number of items, at least 1.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
     Examples
     --------
     >>> full_cycle(4)
@@ -480,6 +588,15 @@ def all_permutations(n: int) -> np.ndarray:
     """All n! permutations of S_n, shape ``(n!, n)``, in lexicographic order.
 
     For exhaustive checks; limited to ``n <= MAX_EXHAUSTIVE_N`` (10! rows = 290 MB as int64).
+
+    Parameters
+    ----------
+    n : int
+        The number of items, 1 <= n <= :data:`MAX_EXHAUSTIVE_N`.
+
+    Returns
+    -------
+    ndarray of int64, shape (n!, n)
 
     Examples
     --------
@@ -609,6 +726,15 @@ def inversion_count(r) -> np.ndarray:
     processed in chunks of about 131 072 entries, so memory stays bounded for any batch.
     The counts are exact int64 for every n (at most n(n-1)/2, below 2**63 for n < 4.29e9).
 
+    Parameters
+    ----------
+    r : array_like of shape (n,) or (..., n)
+        Permutations of 1..n.
+
+    Returns
+    -------
+    ndarray of int64, the batch shape (a 0-d array for one ranking)
+
     Examples
     --------
     >>> int(inversion_count([3, 1, 2]))
@@ -625,13 +751,25 @@ def from_labels(reference, *others) -> np.ndarray:
     """Number the items of label rankings by their position in ``reference``.
 
     Paper A's metrics take rankings as permutations of 1..n, and their values depend on how the
-    items are numbered (see :mod:`rankbook.metrics`, "Numbering the items"). The natural
+    items are numbered (see :mod:`rankbook.metrics`, "Reading a ranking"). The natural
     numbering gives each item its position in the reference ranking: the reference becomes the
     identity and every other ranking the list of its items' reference positions. Returns an
     int array of shape ``(1 + len(others), n)``: the reference first, then each other ranking.
 
     Raises ``ValueError`` when a ranking repeats an item or does not hold exactly the reference's
     items, naming the items that differ.
+
+    Parameters
+    ----------
+    reference : sequence of hashable
+        The reference ranking, best first (a string: one label per character).
+    *others : sequence of hashable
+        Rankings of the same items.
+
+    Returns
+    -------
+    ndarray of int64, shape (1 + len(others), n)
+        The reference (the identity), then each other ranking numbered by the reference.
 
     Examples
     --------
@@ -661,3 +799,142 @@ def from_labels(reference, *others) -> np.ndarray:
                              f"not in the reference: {extra}")
         rows.append(np.array([seen[x] + 1 for x in items]))
     return np.vstack(rows)
+
+
+def is_label_ranking(x) -> bool:
+    """Whether ``x`` is a ranking (or a batch) of labels rather than of item numbers.
+
+    A string (one label per character), or a list or array whose entries are not all numbers
+    (strings, any hashable labels). A list holding sets is a weak order
+    (:mod:`rankbook.ties`), not a label list. Numbers are item numbers, never labels: that is how
+    every function of rankbook that takes rankings tells them apart (``labels=True`` in
+    :func:`rankbook.pairwise.pairwise` overrides it).
+
+    Parameters
+    ----------
+    x : object
+        A ranking, a batch of rankings, or anything else.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_label_ranking("bac"), is_label_ranking(["b", "a"]), is_label_ranking([2, 1, 3])
+    (True, True, False)
+    """
+    if isinstance(x, (str, bytes)):
+        return True
+    if isinstance(x, np.ndarray):
+        arr = x
+    elif isinstance(x, (list, tuple)):
+        if any(isinstance(e, (set, frozenset)) for e in x):
+            return False
+        try:
+            arr = np.asarray(x)
+        except (ValueError, TypeError):  # ragged: the numeric reader says so
+            return False
+    else:
+        return False
+    if arr.dtype.kind in "US":
+        return True
+    if arr.dtype.kind == "O":
+        return any(isinstance(e, (str, bytes)) or not isinstance(e, (numbers.Number, type(None)))
+                   for e in arr.ravel()) and not any(isinstance(e, (set, frozenset))
+                                                      for e in arr.ravel())
+    return False
+
+
+def _label_rows(x, name: str) -> np.ndarray:
+    """Label rankings as an object array of shape (..., n) (a string: one label per character)."""
+    if isinstance(x, (str, bytes)):
+        x = list(x)
+    if isinstance(x, np.ndarray):
+        arr = x.astype(object)
+    else:
+        try:
+            arr = np.array(x, dtype=object)
+        except ValueError:
+            raise ValueError(f"{name} must be one label list or a rectangular batch of them "
+                             "(rows of equal length)") from None
+    if arr.ndim == 0 or arr.size == 0:
+        raise ValueError(f"{name} must list at least one item, got {x!r}")
+    return arr
+
+
+def label_pairs(sigma, nu):
+    """Number the items of label rankings pair by pair, by their position in ``sigma``.
+
+    The reading of label lists everywhere in rankbook (``numbering="pair"``, the only one label
+    lists have: they carry no numbers of their own): each row of sigma becomes the identity and
+    the matching row of nu the positions in sigma of its items, as
+    :func:`from_labels` does for one reference. Batch axes broadcast.
+
+    Parameters
+    ----------
+    sigma, nu : str, sequence of labels, or array_like of shape (..., n)
+        Label rankings, best first; a string holds one label per character. Each pair must hold
+        the same n items, each once.
+
+    Returns
+    -------
+    sigma, nu : ndarray of int64, shape (..., n)
+        The pairs numbered by sigma: permutations of 1..n.
+
+    Raises
+    ------
+    ValueError
+        A missing label (None, nan), a repeated item, a pair whose rankings hold different
+        items (naming them), or shapes that do not broadcast.
+
+    Examples
+    --------
+    >>> s, v = label_pairs("fbcead", "febacd")
+    >>> s.tolist(), v.tolist()
+    ([1, 2, 3, 4, 5, 6], [1, 4, 2, 5, 3, 6])
+    """
+    S, V = _label_rows(sigma, "sigma"), _label_rows(nu, "nu")
+    if S.shape[-1] != V.shape[-1]:
+        raise ValueError(f"sigma and nu rank different numbers of items: sigma has "
+                         f"n={S.shape[-1]}, nu has n={V.shape[-1]}")
+    try:
+        batch = np.broadcast_shapes(S.shape[:-1], V.shape[:-1])
+    except ValueError:
+        raise ValueError(f"the batch shapes of sigma {S.shape[:-1]} and nu {V.shape[:-1]} do "
+                         "not broadcast") from None
+    n = S.shape[-1]
+    S2 = np.broadcast_to(S, batch + (n,)).reshape(-1, n)
+    V2 = np.broadcast_to(V, batch + (n,)).reshape(-1, n)
+    out = np.empty(S2.shape, dtype=np.int64)
+    for r in range(S2.shape[0]):
+        where = f" (row {np.unravel_index(r, batch)})" if batch else ""
+        position: dict = {}
+        for i, x in enumerate(S2[r]):
+            if is_missing_label(x):
+                raise ValueError(f"sigma{where} holds a missing label ({x!r}) at position "
+                                 f"{i + 1}; every label must name an item")
+            try:
+                if x in position:
+                    raise ValueError(f"sigma{where} repeats item {x!r} (positions "
+                                     f"{position[x] + 1} and {i + 1})")
+            except TypeError:
+                raise ValueError(f"sigma{where}: labels must be hashable, got {x!r}") from None
+            position[x] = i
+        try:
+            row = [position[x] + 1 for x in V2[r]]
+        except (KeyError, TypeError):
+            row = None
+        if row is None or len(set(row)) != n:
+            items = list(V2[r])
+            dup = next((x for x in items if items.count(x) > 1), None) if all(
+                not is_missing_label(x) for x in items) else None
+            if dup is not None:
+                raise ValueError(f"nu{where} repeats item {dup!r}")
+            missing = ", ".join(map(str, sorted(set(position) - set(items), key=str))) or "none"
+            extra = ", ".join(map(str, sorted(set(items) - set(position), key=str))) or "none"
+            raise ValueError(f"nu{where} does not hold sigma's items: missing {missing}; not in "
+                             f"sigma: {extra}")
+        out[r] = row
+    ident = np.broadcast_to(np.arange(1, n + 1, dtype=np.int64), batch + (n,)).copy()
+    return ident, out.reshape(batch + (n,))

@@ -48,6 +48,8 @@ import numpy as np
 import pandas as pd
 from scipy import special as _special
 
+from ._validation import check_choice, check_int, check_number, check_seed
+
 
 class _LazyScipyStats:
     """``scipy.stats``, imported on first use: its import takes about 0.4 s of CPU, which
@@ -110,12 +112,6 @@ _SUPERSCRIPTS = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰ�
 # validation
 
 
-def _check_choice(value, choices, what):
-    if value not in choices:
-        raise ValueError(f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
-
-
 def _check_test(test) -> str:
     """The test's name, its other spellings (``ttest``, ``permutation``, ...) mapped to it."""
     name = _TEST_ALIASES.get(test, test) if isinstance(test, str) else test
@@ -144,6 +140,19 @@ def min_resamples(confidence: float | None = None, test: bool = False) -> int:
     resample in each tail, ``ceil(2 / (1 - confidence))`` (40 at 95%); a Monte Carlo test
     (``test``) needs :data:`MIN_TEST_RESAMPLES`.
 
+    Parameters
+    ----------
+    confidence : float, optional
+        The level of a bootstrap interval, 0 < confidence < 1.
+    test : bool
+        A Monte Carlo test will use the resamples.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> min_resamples(0.95), min_resamples(0.99), min_resamples(test=True)
     (40, 200, 19)
     """
@@ -173,12 +182,7 @@ def _check_resamples(n_resamples, confidence: float | None = None, test: bool = 
 
 
 def _check_seed(seed):
-    if seed is None or isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None; "
-                         f"got {seed!r}")
-    return int(seed)
+    return check_seed(seed)
 
 
 def _scores(values, name="values", min_len=2) -> np.ndarray:
@@ -463,7 +467,7 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
     >>> bool(np.isclose(ci.low, ref.low) and np.isclose(ci.high, ref.high))
     True
     """
-    _check_choice(method, CI_METHODS, "method")
+    check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
     n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
@@ -518,7 +522,7 @@ def _bootstrap_ci_of_mean_series(series, confidence: float = 0.95, method: str =
     the index draws shared by series of one length when ``seed`` is a number or a
     SeedSequence (the same seed draws the same indices for every call); with a Generator or
     ``None`` each series draws its own, as separate calls would."""
-    _check_choice(method, CI_METHODS, "method")
+    check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
     n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
@@ -564,7 +568,7 @@ def _bootstrap_ci_of_means(q: int, cases, confidence: float = 0.95, method: str 
     cases of one block size (:func:`rankbook.repro.reproduce` resamples every measure this
     way); no array of resampled values is built, only the counts.
     """
-    _check_choice(method, CI_METHODS, "method")
+    check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
     n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
@@ -719,6 +723,18 @@ def cohens_dz(x, y=None):
     :cite:`cohen1988statistical`. Vectorised over leading axes. 0 when every difference is 0;
     ``±inf`` when all differences are equal and non-zero.
 
+    Parameters
+    ----------
+    x : array_like of shape (..., q)
+        Paired scores, or the differences when ``y`` is None.
+    y : array_like of shape (..., q), optional
+        The other system's scores.
+
+    Returns
+    -------
+    float or ndarray of float
+        The batch shape.
+
     Examples
     --------
     >>> round(cohens_dz([0.5, 0.6, 0.9, 0.4], [0.4, 0.6, 0.7, 0.2]), 4)
@@ -855,7 +871,7 @@ def randomization_test(x, y=None, *, alternative: str = "two-sided", n_resamples
     >>> round(stat, 2), p, how  # sums 0.7 and 0.8, and their negatives: 4 of 32
     (0.7, 0.125, 'exact: all 2^5 = 32 sign assignments')
     """
-    _check_choice(alternative, ALTERNATIVES, "alternative")
+    check_choice(alternative, ALTERNATIVES, "alternative")
     n_resamples = _check_resamples(n_resamples, test=True)
     seed = _check_seed(seed)
     d = _scores(x, "x", 1) if y is None else _scores(x, "x", 1) - _scores(y, "y", 1)
@@ -917,6 +933,25 @@ def paired_test(x, y, test: str = "randomization", *, alternative: str = "two-si
     x, y : array_like of shape (..., q)
         Scores of the two systems; ``x`` may carry a batch of leading axes (many systems
         against one ``y``).
+    test : {"randomization", "t", "wilcoxon"}
+        The test (other spellings such as ``"ttest"`` are accepted).
+    alternative : {"two-sided", "greater", "less"}
+        The alternative hypothesis on the mean of ``x - y``.
+    confidence : float
+        The interval's level, 0 < confidence < 1.
+    ci_method : {"bca", "percentile"}
+        The bootstrap interval (:func:`bootstrap_ci`).
+    n_resamples : int
+        Resamples of the bootstrap and of a Monte Carlo randomisation test.
+    exact, max_exact
+        As in :func:`randomization_test`.
+    seed : int, numpy.random.Generator or None
+        Seed of the resamples.
+
+    Returns
+    -------
+    PairedTest
+        Floats for one pair of systems, arrays for a batch.
 
     Examples
     --------
@@ -929,7 +964,7 @@ def paired_test(x, y, test: str = "randomization", *, alternative: str = "two-si
     0.0467
     """
     test = _check_test(test)
-    _check_choice(alternative, ALTERNATIVES, "alternative")
+    check_choice(alternative, ALTERNATIVES, "alternative")
     xs, ys = _scores(x, "x"), _scores(y, "y")
     if xs.shape[-1] != ys.shape[-1]:
         raise ValueError(f"x and y must hold the same queries: {xs.shape[-1]} and "
@@ -979,6 +1014,18 @@ def correct(pvalues, method: str = "holm"):
     ``holm``, ``bonferroni``, ``fdr_bh`` and ``fdr_by``. A family is the last axis; ``nan``
     entries (tests that could not be run) stay ``nan`` and do not count in m.
 
+    Parameters
+    ----------
+    pvalues : array_like of float
+        The p-values; the last axis is a family.
+    method : {"holm", "bonferroni", "bh", "by", "none"}
+        The correction.
+
+    Returns
+    -------
+    ndarray of float
+        The adjusted p-values, the shape of ``pvalues``.
+
     Examples
     --------
     >>> correct([0.01, 0.04, 0.03, 0.20], "holm").round(4).tolist()
@@ -986,7 +1033,7 @@ def correct(pvalues, method: str = "holm"):
     >>> correct([0.01, 0.04, 0.03, 0.20], "bh").round(4).tolist()
     [0.04, 0.0533, 0.0533, 0.2]
     """
-    _check_choice(method, CORRECTIONS, "correction")
+    check_choice(method, CORRECTIONS, "correction")
     try:
         p = np.array(pvalues, dtype=np.float64)
     except (TypeError, ValueError):
@@ -1383,13 +1430,12 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     table's marks)
     """
     test = _check_test(test)
-    _check_choice(correction, CORRECTIONS, "correction")
-    _check_choice(ci_method, CI_METHODS, "ci_method")
-    _check_choice(missing, ("error", "zero", "drop"), "missing")
-    _check_choice(family, ("measure", "all"), "family")
+    check_choice(correction, CORRECTIONS, "correction")
+    check_choice(ci_method, CI_METHODS, "ci_method")
+    check_choice(missing, ("error", "zero", "drop"), "missing")
+    check_choice(family, ("measure", "all"), "family")
     confidence = _check_confidence(confidence)
-    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
     n_resamples = _check_resamples(n_resamples, confidence, test=True)
     seed = _check_seed(seed)
     data = _tidy_input(per_query, measures, missing)
@@ -1559,6 +1605,23 @@ def simulate_benchmark(effects: Sequence[float], n_queries: int = 50, *, noise: 
     query correlated across systems, as in real test collections, which is why paired tests
     are used.
 
+    Parameters
+    ----------
+    effects : sequence of float
+        The true effect :math:`\\delta_i` of each system.
+    n_queries : int
+        Queries, at least 2.
+    noise : float
+        Standard deviation of the per-score noise, >= 0.
+    difficulty : float
+        Standard deviation of the query difficulty, >= 0.
+    seed : int, numpy.random.Generator or None
+        Seed of the draw.
+    names : sequence of str, optional
+        The systems' names (default ``s1, s2, ...``).
+    measure : str
+        The value of the ``measure`` column.
+
     Returns
     -------
     pandas.DataFrame
@@ -1574,8 +1637,7 @@ def simulate_benchmark(effects: Sequence[float], n_queries: int = 50, *, noise: 
     effects = [float(e) for e in effects]
     if len(effects) < 2:
         raise ValueError("effects needs one value per system, at least 2 systems")
-    if isinstance(n_queries, bool) or not isinstance(n_queries, (int, np.integer)) or n_queries < 2:
-        raise ValueError(f"n_queries must be an integer >= 2, got {n_queries!r}")
+    n_queries = check_int(n_queries, "n_queries", low=2)
     if not noise >= 0 or not difficulty >= 0:
         raise ValueError("noise and difficulty must be >= 0")
     names = [f"s{i + 1}" for i in range(len(effects))] if names is None else [str(n) for n in names]
@@ -1601,6 +1663,27 @@ def decision_rates(effects: Sequence[float], n_queries: int = 50, n_repeats: int
     A system with the baseline's effect is a *null* system (any rejection is a false
     discovery); the others are truly different.
 
+    Parameters
+    ----------
+    effects : sequence of float
+        The true effect :math:`\\delta_i` of each system; the first is the baseline.
+    n_queries : int
+        Queries per benchmark, at least 2.
+    n_repeats : int
+        Benchmarks simulated.
+    test : {"randomization", "t", "wilcoxon"}
+        The paired test.
+    alpha : float
+        The significance level, 0 < alpha < 1.
+    corrections : sequence of str
+        The corrections compared (:data:`CORRECTIONS`).
+    noise : float
+        As in :func:`simulate_benchmark`.
+    n_resamples : int
+        Resamples of a Monte Carlo test.
+    seed : int
+        The first benchmark's seed (an integer).
+
     Returns
     -------
     pandas.DataFrame
@@ -1619,10 +1702,9 @@ def decision_rates(effects: Sequence[float], n_queries: int = 50, n_repeats: int
     True
     """
     for c in corrections:
-        _check_choice(c, CORRECTIONS, "correction")
+        check_choice(c, CORRECTIONS, "correction")
     effects = [float(e) for e in effects]
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    n_repeats = check_int(n_repeats, "n_repeats", low=1)
     seed = _check_seed(seed)
     if not isinstance(seed, int):
         raise ValueError("decision_rates needs an integer seed (one benchmark per seed)")
@@ -1678,6 +1760,17 @@ def expected_scores(effects: Sequence[float], *, noise: float = 0.5,
 
     by 101-point Gauss-Hermite quadrature (accurate to about 1e-12 here). The true
     difference of two systems is the difference of their expected scores.
+
+    Parameters
+    ----------
+    effects : sequence of float
+        The true effect :math:`\\delta_i` of each system.
+    noise, difficulty : float
+        As in :func:`simulate_benchmark`.
+
+    Returns
+    -------
+    ndarray of float, shape (len(effects),)
 
     Examples
     --------
@@ -1759,7 +1852,7 @@ def rank_correlation_ci(x, y, measure: str = "tau_b", confidence: float = 0.95,
     >>> round(ci.estimate, 4), bool(ci.low < ci.estimate < ci.high <= 1)
     (0.7778, True)
     """
-    _check_choice(method, CI_METHODS, "method")
+    check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
     n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
@@ -1819,6 +1912,23 @@ def weightedtau_test(x, y, *, alternative: str = "two-sided", n_resamples: int =
     (equal to scipy's enumeration); above that, y is permuted with this function's own stream
     of the seed.
 
+    Parameters
+    ----------
+    x, y : array_like of float, shape (n,)
+        Paired values.
+    alternative : {"two-sided", "greater", "less"}
+        The alternative hypothesis on :math:`\\tau_w`.
+    n_resamples : int
+        Permutations drawn above 8 pairs.
+    seed : int, numpy.random.Generator or None
+        Seed of the permutations.
+    **weightedtau_kwargs
+        Passed to ``scipy.stats.weightedtau`` (``rank``, ``weigher``, ``additive``).
+
+    Returns
+    -------
+    PermutationResult
+
     Examples
     --------
     >>> x = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
@@ -1826,7 +1936,7 @@ def weightedtau_test(x, y, *, alternative: str = "two-sided", n_resamples: int =
     >>> round(r.statistic, 4), r.pvalue < 0.01
     (1.0, True)
     """
-    _check_choice(alternative, ALTERNATIVES, "alternative")
+    check_choice(alternative, ALTERNATIVES, "alternative")
     n_resamples = _check_resamples(n_resamples, test=True)
     seed = _check_seed(seed)
     a, b = _paired_values(x, y)

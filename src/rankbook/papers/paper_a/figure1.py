@@ -200,17 +200,22 @@ def sample(*, n: int = 100, n_pairs: int = 10000, k: int = 30, seed: int = 0,
                               columns=names)
             ar.index.name, ar.columns.name = "m1", "m2"
             ar.attrs["n_pairs"] = len(rankings)
+            values = metrics.evaluate_many(names, refs, rankings, k=k)
         else:
-            ar = agreement.agreement_matrix(names, k=k, pairs=(numbered[0], rankings),
-                                            reverse=reverse, ties=ties)
+            smp = agreement.evaluate_sample(names, k=k, pairs=(numbered[0], rankings))
+            ar = agreement.agreement_matrix_from_values(smp.values, names, reverse=reverse,
+                                                        ties=ties, sample=smp)
+            values = smp.values
         n, n_pairs, protocol = numbered.shape[1], len(rankings), "reference"
         source = Path(str(pairs_csv)).name
     else:
-        ar = agreement.agreement_matrix(names, n=n, n_pairs=n_pairs, k=k, seed=seed,
-                                        protocol=protocol, reverse=reverse, ties=ties)
-        refs, rankings = agreement.sample(n, n_pairs, seed=seed, protocol=protocol)
+        # one draw, one evaluation: the matrix and the page's values share the sample
+        smp = agreement.evaluate_sample(names, n=n, n_pairs=n_pairs, k=k, seed=seed,
+                                        protocol=protocol)
+        ar = agreement.agreement_matrix_from_values(smp.values, names, reverse=reverse,
+                                                    ties=ties, sample=smp)
+        values = smp.values
         source = ""
-    values = metrics.evaluate_many(names, refs, rankings, k=k)
     return Sample(ar=ar, values=values, n=int(n), n_pairs=int(n_pairs), k=int(k), seed=int(seed),
                   protocol=protocol, reverse=reverse, ties=ties, source=source)
 

@@ -97,6 +97,19 @@ def test_kendall_lacks_the_identity_and_is_no_distance_but_its_image_is():
     assert equivalence.check_kendall_distance(claim, n=4, metric="dcg").status == "false"
 
 
+def test_some_metrics_are_distances_as_they_stand():
+    """The introduction's "none of the metrics is a distance": MAE is an L1 distance on the
+    arrays, checked here by hand on every triple of S_4."""
+    ev = equivalence.check_no_distance(BOOK.claim("A-S1-distance"), n=4, k=1,
+                                       names=["mae", "mse", "kendall_tau"])
+    assert ev.status == "false" and ev.failures == ["MAE is a distance on $S_{4}$"]
+    assert [f.id for f in ev.findings] == ["A-E200"]
+    P = permutations.all_permutations(4)
+    d = np.abs(P[:, None, :] - P[None, :, :]).mean(axis=-1)
+    assert (d[~np.eye(len(P), dtype=bool)] > 0).all() and (d == d.T).all()
+    assert (d[:, None, :] <= d[:, :, None] + d[None, :, :] + 1e-12).all()  # d(a,c) <= d(a,b) + d(b,c)
+
+
 def test_linear_equivalence_is_true_by_definition_and_a_wrong_test_shows():
     claim = BOOK.claim("A-D3-equiv")
     names = ["dcg", "ndcg", "kendall_tau", "ndpm", "recall", "precision"]
@@ -131,6 +144,7 @@ def test_referee_findings_in_the_ledger():
     row = right_invariance.check_rob2_row(BOOK.claim("A-T2-rob2"), n=4)
     assert row.status == "imprecise" and row.borderline == ""
     assert row.alternatives[right_invariance.READINGS["B"]] == row.total  # shown, not borderline
+    assert BOOK.erratum("A-E200").severity == "false"
     for cid in ("A-D3-equiv", "A-S5.1-one", "A-C3-dcg-ndcg", "A-C3-binary"):
         assert BOOK.claim(cid).check and not BOOK.claim(cid).reason
 

@@ -11,6 +11,7 @@ sizes, cut-offs and maps in ``claim.params``, its errata through ``claim.finding
 * :func:`check_distance_equivalence`: Section 6.6's "a metric without the identity of
   indiscernibles or symmetry is not even linearly equivalent to a distance" (finding
   ``distance``);
+* :func:`check_no_distance`: the introduction's "none of the metrics is a distance";
 * :func:`check_kendall_distance`: Section 6's answer to Hassanzadeh and Milenkovic, Kendall's τ
   lacks the identity of indiscernibles and is no distance;
 * :func:`check_eq7_consistency`: Section 6.6's "eq. 7 still preserves the consistency
@@ -573,6 +574,71 @@ def check_distance_equivalence(claim: claims.Claim, *, n: int | None = None, k: 
 def never_a_distance(claim: claims.Claim, **smoke) -> dict:
     """Mutant: a distance test that never succeeds."""
     return {"transformable": lambda name, n, k: False}
+
+
+def check_no_distance(claim: claims.Claim, *, n: int | None = None, k: int | None = None,
+                      names: Sequence[str] | None = None,
+                      distance: Callable | None = None) -> claims.Evidence:
+    """The introduction: in the paper's definitions none of the metrics is a mathematical
+    distance (and DCG has to be modified to obtain one).
+
+    One case per metric of ``names`` (default the 33), exhaustively on :math:`S_n` (``n`` and
+    ``k`` default the claim's): it holds when the metric as it stands is no distance under
+    Definition 11 (``distance(name, n, k)``, default :func:`rankbook.properties.is_distance`
+    with no transform). The sentence holds when every metric is none; the metrics that are
+    distances are the finding ``distances``. Beside it, the reading of Section 6 that a distance
+    must also have the identity of indiscernibles of Definition 4.
+
+    Examples
+    --------
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_no_distance(checked_by(check_no_distance), n=4, k=1, names=["mae", "mse"]).status
+    'false'
+    """
+    n = int(claim.params["n"] if n is None else n)
+    k = int(claim.params["k"] if k is None else k)
+    names = list(metrics.NAMES if names is None else names)
+    rows = []
+    for name in names:
+        kk = k if metrics.REGISTRY[name].needs_k else None
+        if distance is None:
+            r = properties.is_distance(name, n, k=kk, transform="none")
+            is_dist = bool(r.holds)
+            why = "" if r.holds else evidence_text(r.evidence)
+        else:
+            is_dist, why = bool(distance(name, n, kk)), ""
+        ioi = bool(properties.identity_of_indiscernibles(name, n, k=kk).holds)
+        rows.append({"metric": display(name), "a distance as it stands (Definition 11)": is_dist,
+                     "identity of indiscernibles (Definition 4)": ioi, "why not": why})
+    table = pd.DataFrame(rows)
+    dist = table[table["a distance as it stands (Definition 11)"]]
+    both = dist[dist["identity of indiscernibles (Definition 4)"]]
+    ev = claim.evidence(
+        comparison="claim", published="no metric is a distance",
+        reproduced=(f"{len(dist)} of the {len(table)} metrics "
+                    + ("is a distance as it stands" if len(dist) == 1 else "are distances as they stand")
+                    + (f": {', '.join(dist['metric'])}" if len(dist) else "")),
+        matched=len(table) - len(dist), total=len(table), unit="metrics",
+        failures=[f"{m} is a distance on $S_{{{n}}}$" for m in dist["metric"]] or None,
+        reading="a distance as Definition 11 prints it",
+        alternatives={"a distance must also have the identity of indiscernibles of Definition 4":
+                      len(table) - len(both)},
+        detail=f"every metric as it stands, exhaustive on $S_{{{n}}}$, k = {k}: Definitions 4 and 11")
+    if len(dist):
+        ev.findings.append(claim.finding("distances", cells=list(dist["metric"]), evidence=(
+            f"S_{n}, k = {k} (exhaustive), Definition 11 with no transformation: "
+            f"{', '.join(dist['metric'])} vanish only on equal rankings, are symmetric and meet the "
+            f"triangle inequality; none of them has the identity of indiscernibles of Definition 4"
+            if both.empty else f"S_{n}: distances as they stand: {', '.join(dist['metric'])}"),
+            readings=["a distance as Definition 11 prints it"]))
+    ev.add_table("metrics_as_distances", table, collapse=True,
+                 title="Which metrics are a distance as they stand (Definition 11)")
+    return ev
+
+
+def no_distance_at_all(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: a distance test that never succeeds."""
+    return {"distance": lambda name, n, k: False}
 
 
 def check_kendall_distance(claim: claims.Claim, *, n: int | None = None,

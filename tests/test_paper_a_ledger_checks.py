@@ -1,23 +1,53 @@
 """Paper A's checks driven by their ledger entries (issue 36): the stated results that gained an
-entry (eq. 4 of the proof of Proposition 6.1, the first half of Proposition 6.4, the
-introduction's "none of the metrics is a distance"), the sentences graded true by definition
-(A-D3-equiv, A-S5.1-one), and the referee's findings (A-T2-rob2's borderline, A-E160's grade,
-Proposition 7.1's headline), each against an independent computation or a fault it must
-catch."""
+entry (Section 5's description of Kendall's τ, eq. 4 of the proof of Proposition 6.1, the first
+half of Proposition 6.4, Section 6's sentence on Kendall's τ as a distance), the sentences graded
+true by definition (A-D3-equiv, A-S5.1-one, A-C3-dcg-ndcg, A-C3-binary), and the referee's
+findings (A-T2-rob2's borderline, A-E160's grade, Proposition 7.1's headline), each against an
+independent computation or a fault it must catch."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pytest
+from scipy.stats import kendalltau
 
-from rankbook import permutations
+from rankbook import metrics, permutations
 from rankbook.ledger import claims
 from rankbook.papers.paper_a import equivalence, figure1, injectivity, lemma63, right_invariance
 from rankbook.papers.paper_a.entries import checked_by
 
 BOOK = claims.ledger()
+
+
+def _inversions(p) -> int:
+    return sum(1 for i, j in itertools.combinations(range(len(p)), 2) if p[i] > p[j])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_adjacent_swap_distance_is_the_inversion_count(n):
+    """The breadth-first search over swaps of neighbours against a count of inversions by hand
+    (bubble sort needs exactly one swap of neighbours per inversion)."""
+    got = lemma63.adjacent_swap_distance(n)
+    want = [_inversions(p) for p in permutations.all_permutations(n).tolist()]
+    assert got.tolist() == want
+
+
+def test_adjacent_swaps_claim_against_scipy_and_a_fault():
+    claim = BOOK.claim("A-S5-kendall")
+    ev = lemma63.check_adjacent_swaps(claim, ns=[4, 5])
+    assert ev.status == "holds" and ev.total == 24 + 120
+    assert ev.alternatives == {"τ equal to the count s itself": 0}
+    P = permutations.all_permutations(5)
+    s = lemma63.adjacent_swap_distance(5)
+    tau = [kendalltau(list(range(1, 6)), p).statistic for p in P.tolist()]
+    np.testing.assert_allclose(tau, 1 - 2 * s / 10, atol=1e-12)  # scipy's τ, the same rescaling
+    wrong = lemma63.check_adjacent_swaps(claim, ns=[4], kendall=metrics.spearman_rho)
+    assert wrong.status == "false" and wrong.failures
+    with pytest.raises(ValueError, match="1..8"):
+        lemma63.adjacent_swap_distance(9)
 
 
 def test_lemma_6_3_reads_its_tolerance_from_the_ledger():
@@ -46,6 +76,25 @@ def test_the_signed_difference_is_no_distance_and_the_absolute_one_is_up_to_5():
     absolute = injectivity.check_signed_difference(claim, n_distance=5,
                                                    **injectivity.absolute_difference(claim))
     assert absolute.status == "false"
+
+
+def test_binary_gains_by_hand_and_true_by_definition():
+    # positions 1..3, discounts 1, 1/log2(3), 1/2; relevant items 1 and 2
+    d = [1.0, 1 / math.log2(3), 0.5]
+    assert injectivity.binary_dcg([[3, 1, 2]], 2).tolist() == pytest.approx([d[1] + d[2]])
+    ev = injectivity.check_binary_gains(BOOK.claim("A-C3-binary"), n=4, k=2)
+    assert ev.status == "true by definition"
+    assert "leaves it unchanged on 24 of 24" in ev.reproduced
+    scale = injectivity.check_dcg_ndcg_scale(BOOK.claim("A-C3-dcg-ndcg"), n=4)
+    assert scale.status == "true by definition" and "intercept" in scale.reproduced
+
+
+def test_kendall_lacks_the_identity_and_is_no_distance_but_its_image_is():
+    claim = BOOK.claim("A-S6-kendall")
+    ev = equivalence.check_kendall_distance(claim, n=4)
+    assert ev.status == "holds" and (ev.matched, ev.total) == (2, 2)
+    assert ev.alternatives == {"not even an affine image is a distance (Section 6.6)": 1}
+    assert equivalence.check_kendall_distance(claim, n=4, metric="dcg").status == "false"
 
 
 def test_some_metrics_are_distances_as_they_stand():
@@ -96,11 +145,11 @@ def test_referee_findings_in_the_ledger():
     assert row.status == "imprecise" and row.borderline == ""
     assert row.alternatives[right_invariance.READINGS["B"]] == row.total  # shown, not borderline
     assert BOOK.erratum("A-E200").severity == "false"
-    for cid in ("A-D3-equiv", "A-S5.1-one"):
+    for cid in ("A-D3-equiv", "A-S5.1-one", "A-C3-dcg-ndcg", "A-C3-binary"):
         assert BOOK.claim(cid).check and not BOOK.claim(cid).reason
 
 
 def test_checked_by_finds_one_entry_or_refuses():
     assert checked_by(lemma63.check_lemma_6_3).id == "A-L6.3"
     with pytest.raises(ValueError, match="0 ledger claims"):
-        checked_by(lemma63.wrong_kendall)
+        checked_by(lemma63.adjacent_swap_distance)

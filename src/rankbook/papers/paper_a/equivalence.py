@@ -12,6 +12,8 @@ sizes, cut-offs and maps in ``claim.params``, its errata through ``claim.finding
   indiscernibles or symmetry is not even linearly equivalent to a distance" (finding
   ``distance``);
 * :func:`check_no_distance`: the introduction's "none of the metrics is a distance";
+* :func:`check_kendall_distance`: Section 6's answer to Hassanzadeh and Milenkovic, Kendall's τ
+  lacks the identity of indiscernibles and is no distance;
 * :func:`check_eq7_consistency`: Section 6.6's "eq. 7 still preserves the consistency
   definition" (finding ``decreasing``).
 
@@ -637,6 +639,52 @@ def check_no_distance(claim: claims.Claim, *, n: int | None = None, k: int | Non
 def no_distance_at_all(claim: claims.Claim, **smoke) -> dict:
     """Mutant: a distance test that never succeeds."""
     return {"distance": lambda name, n, k: False}
+
+
+def check_kendall_distance(claim: claims.Claim, *, n: int | None = None,
+                           metric: str = "kendall_tau") -> claims.Evidence:
+    """Section 6, after Definition 3: against Hassanzadeh and Milenkovic, who accept Kendall's τ
+    as a metric on rankings, the paper says τ does not have its identity of indiscernibles, so
+    it cannot be taken for a distance.
+
+    Two statements about ``metric`` (default Kendall's τ), exhaustively on :math:`S_n` (``n``
+    default the claim's): it lacks the identity of indiscernibles of Definition 4, and it is no
+    distance as it stands (Definition 11). The claim holds when both do. Beside it, the reading
+    of Section 6.6 that not even an affine image of it is a distance (Definition 12), which
+    fails for τ: :math:`(1 - \\tau)/2` is the Kendall distance.
+
+    Examples
+    --------
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_kendall_distance(checked_by(check_kendall_distance), n=4).status
+    'holds'
+    """
+    n = int(claim.params["n"] if n is None else n)
+    kk = properties.default_k(n) if metrics.REGISTRY[metric].needs_k else None
+    ioi = properties.identity_of_indiscernibles(metric, n, k=kk)
+    itself = properties.is_distance(metric, n, k=kk, transform="none")
+    image = properties.is_distance(metric, n, k=kk)
+    statements = {"lacks the identity of indiscernibles (Definition 4)": not ioi.holds,
+                  "is no distance as it stands (Definition 11)": not itself.holds}
+    held = sum(statements.values())
+    name = display(metric)
+    return claim.evidence(
+        comparison="claim", published=f"{name} lacks the identity of indiscernibles, so no distance",
+        reproduced="; ".join(f"{name} {k}: {'yes' if v else 'no'}" for k, v in statements.items()),
+        matched=held, total=len(statements), unit="statements",
+        failures=[f"{name} does not: {k}" for k, v in statements.items() if not v] or None,
+        reading="the metric as it stands",
+        alternatives={"not even an affine image is a distance (Section 6.6)":
+                      held - int(statements["is no distance as it stands (Definition 11)"])
+                      + int(not image.holds)},
+        detail=(f"exhaustive on $S_{{{n}}}$" + ("" if ioi.evidence is None else
+                f"; two rankings with one value against a third: {evidence_text(ioi.evidence)}")
+                + (f"; {image.note} is a distance" if image.holds else "")))
+
+
+def dcg_for_kendall(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: DCG in place of τ (it has the identity of indiscernibles for n up to 6)."""
+    return {"metric": "dcg"}
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,6 +14,9 @@ errata through ``claim.finding(role)``):
 * :func:`check_prop_7_2`: identity of indiscernibles (Definition 4) against maximal agreement
   (Definition 15) (finding ``counterexample``); :func:`check_converse_7_2`: the proof's example,
   precision@k, has maximal agreement without the identity of indiscernibles;
+* :func:`check_dcg_ndcg_scale` and :func:`check_binary_gains`: two statements true by
+  definition, shown on the page (nDCG is DCG times a constant; binary gains cannot tell apart two
+  relevant items);
 * :func:`identity_notions`: the three notions the paper calls identity of indiscernibles, side
   by side (used by the check of Proposition 7.1).
 
@@ -155,7 +158,6 @@ def check_prop_6_1(claim: claims.Claim, *, n_min: int | None = None, n_max: int 
                 "sigma": "" if ev is None else str(ev.ranking("sigma").tolist()),
                 "tau": "" if ev is None else str(ev.ranking("tau").tolist()),
                 "nu": "" if ev is None else str(ev.ranking("nu").tolist())})
-    equiv_n = min(n_metric, properties.MATRIX_MAX_N)
     common = dict(comparison="claim", published="true for every n")
     if n_first is None:
         out = claim.evidence(
@@ -199,7 +201,6 @@ def check_prop_6_1(claim: claims.Claim, *, n_min: int | None = None, n_max: int 
                       title=f"The first collision of S_{n_first}, position by position")
     out.add_table("dcg_ndcg_identity_check", pd.DataFrame(checks),
                   title="Def. 4 for the two-argument dcg and ndcg (exhaustive)")
-    out.values.update(equiv=properties.linearly_equivalent("dcg", "ndcg", equiv_n), equiv_n=equiv_n)
     return out
 
 
@@ -517,6 +518,79 @@ def check_converse_7_2(claim: claims.Claim, *, n: int | None = None, k: int | No
         "identity of indiscernibles": bool(ioi.holds)}]),
         title="The proof's example: precision@k, maximal agreement without the identity of indiscernibles")
     return ev
+
+
+def check_dcg_ndcg_scale(claim: claims.Claim, *, n: int | None = None) -> claims.Evidence:
+    """Section 6.6 and Appendix C.3: DCG and nDCG are linearly equivalent, so they never disagree.
+
+    True by definition: the normaliser IDCG depends on n only, so nDCG is DCG times a positive
+    constant, and an increasing linear map keeps every comparison. The evidence shows the
+    factor fitted exhaustively on :math:`S_n` (``n`` default the claim's) by
+    :func:`rankbook.properties.linearly_equivalent`.
+
+    Examples
+    --------
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_dcg_ndcg_scale(checked_by(check_dcg_ndcg_scale), n=4).status
+    'true by definition'
+    """
+    n = int(claim.params["n"] if n is None else n)
+    eq = properties.linearly_equivalent("dcg", "ndcg", n)
+    ev = claim.evidence(
+        comparison="definition", published="linearly equivalent, never disagree",
+        reproduced=(f"nDCG = DCG / {1 / eq.slope:.6f} on $S_{{{n}}}$ (the IDCG of n = {n}), intercept "
+                    f"{abs(eq.intercept):.1e}" if eq.holds else f"no linear fit on $S_{{{n}}}$"),
+        detail="the normaliser depends on n only, so the two order every pair of rankings alike")
+    ev.say(f"DCG and nDCG linearly equivalent on $S_{{{n}}}$ (exhaustive): {'yes' if eq.holds else 'no'}"
+           + (f"; nDCG = DCG / {1 / eq.slope:.6f} (IDCG of n = {n}), intercept {abs(eq.intercept):.1e}."
+              if eq.holds else "."))
+    return ev
+
+
+def binary_dcg(perms, k: int) -> np.ndarray:
+    """DCG with binary gains: 1 at each position whose item is among the ``k`` relevant items
+    1..k of the identity, discounted by :math:`1/\\log_2(i + 1)`.
+
+    Examples
+    --------
+    >>> binary_dcg([[1, 2, 3], [2, 1, 3], [3, 1, 2]], 2).round(4).tolist()
+    [1.6309, 1.6309, 1.1309]
+    """
+    p = np.asarray(perms)
+    disc = 1.0 / np.log2(np.arange(2, p.shape[-1] + 2))
+    return ((p <= k) * disc).sum(axis=-1)
+
+
+def check_binary_gains(claim: claims.Claim, *, n: int | None = None, k: int | None = None) -> claims.Evidence:
+    """Appendix C.3: with the gain 1 for every relevant item, DCG and nDCG would lose the identity
+    of indiscernibles.
+
+    True by construction: two rankings that differ by a swap of two relevant items put the same
+    gains at the same positions. The evidence shows it on :math:`S_n` (``n``, ``k`` default the
+    claim's): the number of distinct binary DCG values against the number of permutations, and
+    the swaps of two relevant items that leave it unchanged.
+
+    Examples
+    --------
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_binary_gains(checked_by(check_binary_gains), n=4, k=2).status
+    'true by definition'
+    """
+    n = int(claim.params["n"] if n is None else n)
+    k = int(claim.params["k"] if k is None else k)
+    P = permutations.all_permutations(n)
+    x = binary_dcg(P, k)
+    swapped = P.copy()
+    first, second = np.argsort(P > k, axis=1, kind="stable")[:, :2].T  # two positions of relevant items
+    rows = np.arange(len(P))
+    swapped[rows, first], swapped[rows, second] = P[rows, second], P[rows, first]
+    same = int(np.sum(binary_dcg(swapped, k) == x))
+    return claim.evidence(
+        comparison="definition", published="binary gains lose the identity of indiscernibles",
+        reproduced=(f"on $S_{{{n}}}$ with {k} relevant items: {len(np.unique(x))} distinct values for "
+                    f"{len(P)} permutations; a swap of two relevant items leaves it unchanged on {same} "
+                    f"of {len(P)}"),
+        detail="the swap exchanges two gains of 1, so every position keeps its gain")
 
 
 def identity_notions(n: int = 6, names: Sequence = ("kendall_tau", "mse", "precision", "dcg",

@@ -8,7 +8,10 @@ ledger claim it receives (its numbers in ``claim.params``, its errata through
   :math:`\\tau(\\mathrm{id}, (i\\ j)) = (\\binom{n}{2} - 4d + 2)/\\binom{n}{2}` on every
   transposition of :math:`S_n`, with the proof's printed arithmetic as the finding ``proof``;
 * :func:`check_width_dependency`: Appendix B's remark that Spearman's ρ and NDPM, like τ, give
-  every transposition of one width the same value.
+  every transposition of one width the same value;
+* :func:`check_adjacent_swaps`: Section 5's description of Kendall's τ as a measure of the
+  smallest number of swaps of neighbours that turns one ranking into the other, against a
+  breadth-first search of :math:`S_n`.
 
 The ``perturb`` functions below are the faults of the mutation test (``[claims.test]`` of the
 ledger entries): each returns keyword arguments that a correct check must catch.
@@ -16,12 +19,13 @@ ledger entries): each returns keyword arguments that a correct check must catch.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from rankbook import metrics, transpositions
+from rankbook import metrics, permutations, transpositions
 from rankbook.ledger import claims
 from rankbook.ledger.names import display
 
@@ -162,3 +166,89 @@ def _position_weighted(sigma, nu):
 def position_weighted(claim: claims.Claim, **smoke) -> dict:
     """Mutant: NDPM replaced by a metric that weighs positions."""
     return {"implementations": {"spearman_rho": metrics.spearman_rho, "ndpm": _position_weighted}}
+
+
+def adjacent_swap_distance(n: int) -> np.ndarray:
+    """The smallest number of swaps of neighbours that turns the identity into each permutation
+    of :math:`S_n` (in the order of :func:`rankbook.permutations.all_permutations`), by a
+    breadth-first search over the graph whose edges are the swaps of two neighbours: a count
+    that does not go through inversions.
+
+    Examples
+    --------
+    >>> adjacent_swap_distance(3).tolist()
+    [0, 1, 1, 2, 2, 3]
+    """
+    if not 1 <= int(n) <= 8:
+        raise ValueError(f"the search enumerates S_n: n must lie in 1..8, got {n!r}")
+    n = int(n)
+    start = tuple(range(1, n + 1))
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        p = queue.popleft()
+        for i in range(n - 1):
+            q = p[:i] + (p[i + 1], p[i]) + p[i + 2:]
+            if q not in dist:
+                dist[q] = dist[p] + 1
+                queue.append(q)
+    return np.array([dist[tuple(int(x) for x in p)] for p in permutations.all_permutations(n)])
+
+
+def check_adjacent_swaps(claim: claims.Claim, *, ns: Sequence[int] | None = None,
+                         kendall: Callable | None = None) -> claims.Evidence:
+    """Section 5: Kendall's τ measures the smallest number of swaps of neighbours that turns one
+    ranking into the other.
+
+    On every permutation π of :math:`S_n`, ``n`` in ``ns`` (default the claim's), the number
+    ``s`` of swaps of neighbours from the identity to π is found by a breadth-first search
+    (:func:`adjacent_swap_distance`), and τ(id, π) (``kendall``, default
+    :func:`rankbook.metrics.kendall_tau`) is compared with :math:`1 - 2s/\\binom{n}{2}`, the
+    decreasing affine function of ``s`` that takes 1 on equal rankings, to the claim's
+    ``tolerance``. One case per permutation; the claim holds when τ is that function of the
+    count everywhere. The other reading, τ equal to the count itself, is shown beside it.
+
+    Examples
+    --------
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_adjacent_swaps(checked_by(check_adjacent_swaps), ns=[3, 4]).status
+    'holds'
+    """
+    ns = list(claim.params["ns"] if ns is None else ns)
+    tol = float(claim.param("tolerance"))
+    f = kendall or metrics.kendall_tau
+    rows, equal_count, total = [], 0, 0
+    for n in ns:
+        P = permutations.all_permutations(int(n))
+        s = adjacent_swap_distance(int(n))
+        tau = np.asarray(f(np.broadcast_to(permutations.identity(int(n)), P.shape), P), dtype=float)
+        affine = 1.0 - 2.0 * s / (n * (n - 1) / 2)
+        ok = np.abs(tau - affine) <= tol
+        equal_count += int(np.sum(np.abs(tau - s) <= tol))
+        total += len(P)
+        bad = np.flatnonzero(~ok)
+        rows.append({"n": int(n), "permutations": len(P), "largest number of swaps": int(s.max()),
+                     "τ = 1 − 2s / C(n, 2)": int(ok.sum()), "τ = s": int(np.sum(np.abs(tau - s) <= tol)),
+                     "first exception": "" if not bad.size else
+                     f"{P[bad[0]].tolist()}: s = {int(s[bad[0]])}, τ = {tau[bad[0]]:.4g}"})
+    table = pd.DataFrame(rows)
+    matched = int(table["τ = 1 − 2s / C(n, 2)"].sum())
+    ev = claim.evidence(
+        comparison="claim", published="τ measures the smallest number of swaps of neighbours",
+        reproduced=(f"τ = 1 − 2s / C(n, 2) on all {total} permutations" if matched == total else
+                    f"τ = 1 − 2s / C(n, 2) on {matched} of {total} permutations"),
+        matched=matched, total=total, unit="permutations",
+        failures=[f"$S_{{{r['n']}}}$: {r['first exception']}" for r in rows if r["first exception"]] or None,
+        reading="measures: τ is a decreasing affine function of the count s, 1 on equal rankings",
+        alternatives={"τ equal to the count s itself": equal_count},
+        detail=(f"every permutation of $S_n$ against the identity, n = {_sizes(ns)}; s by a "
+                "breadth-first search over swaps of neighbours, not through inversions"))
+    ev.add_table("kendall_adjacent_swaps", table,
+                 title="Kendall's τ against the smallest number s of swaps of neighbours, every "
+                       "permutation of S_n")
+    return ev
+
+
+def spearman_for_kendall(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: Spearman's ρ in place of τ (not an affine function of the number of swaps)."""
+    return {"kendall": metrics.spearman_rho}

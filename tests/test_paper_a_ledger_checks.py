@@ -1,9 +1,10 @@
 """Paper A's checks driven by their ledger entries (issue 36): the stated results that gained an
 entry (Section 5's description of Kendall's τ, eq. 4 of the proof of Proposition 6.1, the first
-half of Proposition 6.4, Section 6's sentence on Kendall's τ as a distance), the sentences graded
-true by definition (A-D3-equiv, A-S5.1-one, A-C3-dcg-ndcg, A-C3-binary), and the referee's
-findings (A-T2-rob2's borderline, A-E160's grade, Proposition 7.1's headline), each against an
-independent computation or a fault it must catch."""
+half of Proposition 6.4, Section 6's sentence on Kendall's τ as a distance, the introduction's
+"none of the metrics is a distance"), the sentences graded true by definition (A-D3-equiv,
+A-S5.1-one, A-C3-dcg-ndcg, A-C3-binary), and the referee's findings (A-T2-rob2's borderline,
+A-E160's grade, Proposition 7.1's headline), each against an independent computation or a fault
+it must catch."""
 
 from __future__ import annotations
 
@@ -89,12 +90,20 @@ def test_binary_gains_by_hand_and_true_by_definition():
     assert scale.status == "true by definition" and "intercept" in scale.reproduced
 
 
-def test_kendall_lacks_the_identity_and_is_no_distance_but_its_image_is():
+def test_kendall_lacks_the_identity_but_its_linear_image_is_a_distance():
     claim = BOOK.claim("A-S6-kendall")
     ev = equivalence.check_kendall_distance(claim, n=4)
-    assert ev.status == "holds" and (ev.matched, ev.total) == (2, 2)
-    assert ev.alternatives == {"not even an affine image is a distance (Section 6.6)": 1}
-    assert equivalence.check_kendall_distance(claim, n=4, metric="dcg").status == "false"
+    assert ev.status == "false" and (ev.matched, ev.total) == (1, 2)
+    assert ev.failures == ["a linear map makes Kendall's τ a distance: f = 1 - m"]
+    assert ev.alternatives == {"Kendall's τ as it stands, with no map": 2}
+    assert [f.id for f in ev.findings] == ["A-E201"]
+    # 1 - τ by hand on S_4: zero only on the diagonal, symmetric, the triangle inequality
+    P = permutations.all_permutations(4)
+    tau = np.array([[kendalltau(a, b).statistic for b in P.tolist()] for a in P.tolist()])
+    d = 1 - tau
+    assert np.allclose(d[np.eye(len(P), dtype=bool)], 0) and (d[~np.eye(len(P), dtype=bool)] > 0).all()
+    assert np.allclose(d, d.T) and (d[:, None, :] <= d[:, :, None] + d[None, :, :] + 1e-12).all()
+    assert equivalence.check_kendall_distance(claim, n=4, metric="mape").status == "holds"
 
 
 def test_some_metrics_are_distances_as_they_stand():
@@ -144,7 +153,7 @@ def test_referee_findings_in_the_ledger():
     row = right_invariance.check_rob2_row(BOOK.claim("A-T2-rob2"), n=4)
     assert row.status == "imprecise" and row.borderline == ""
     assert row.alternatives[right_invariance.READINGS["B"]] == row.total  # shown, not borderline
-    assert BOOK.erratum("A-E200").severity == "false"
+    assert BOOK.erratum("A-E200").severity == BOOK.erratum("A-E201").severity == "false"
     for cid in ("A-D3-equiv", "A-S5.1-one", "A-C3-dcg-ndcg", "A-C3-binary"):
         assert BOOK.claim(cid).check and not BOOK.claim(cid).reason
 

@@ -37,7 +37,7 @@ import pandas as pd
 from rankbook.ledger import claims
 from rankbook.ledger.names import display
 from rankbook.papers.paper_a import tables as T
-from rankbook.ledger.limits import within_memory, within_time
+from rankbook.ledger.limits import within_memory
 
 #: The three groups of Figure 1 (right).
 GROUPS = T.FIGURE1_GROUPS

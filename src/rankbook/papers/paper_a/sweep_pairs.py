@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rankbook.ledger import claims
-from rankbook.ledger.limits import within_memory, within_time
+from rankbook.ledger.limits import within_memory
 
 
 def ks_for(ns, k_share: float) -> dict[int, int]:
@@ -211,7 +211,6 @@ def check_lengths(claim: claims.Claim, *, intervals=None, replicates=(), referen
     (imprecise: the sentence states no number and is right about the picture), none (not
     reproduced). Failing lengths at the paper's reference are the finding ``pairs``.
     """
-    import pandas as pd
     from scipy import stats
 
     bound, confidence = float(claim.param("bound")), float(claim.param("confidence"))

@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from rankbook import metrics, transpositions
+from rankbook import metrics
+from rankbook.papers.paper_a import transpositions
 from rankbook.ledger import claims
 from rankbook.ledger.names import display
 
@@ -32,7 +33,7 @@ def check_lemma_6_3(ns: Sequence[int] = (5, 10, 20, 50), *, kendall: Callable | 
 
     ``kendall(sigma, nu)`` is the implementation of τ checked (default
     :func:`rankbook.metrics.kendall_tau`); ``formula(n, width)`` the closed form compared
-    (default the lemma's, :func:`rankbook.transpositions.lemma_6_3_tau`). The evidence carries
+    (default the lemma's, :func:`rankbook.papers.paper_a.transpositions.lemma_6_3_tau`). The evidence carries
     the table of every transposition (``tables["all"]``), its summary per size and width
     (``tables["by_width"]``) and the proof's printed expressions (``tables["proof"]``), whose
     departure from the values they claim confirms erratum ``A-E9``.

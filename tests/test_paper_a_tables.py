@@ -374,3 +374,33 @@ def test_table2_cells_explorer_plots_every_published_cell_under_every_reading(pu
         lower = max([0.0] + [b for b in table2.CELL_PANELS if b < bound])
         assert lower < top[metric] <= bound or (lower == 0 and top[metric] <= bound), metric
     assert not any("_" in c for c in rows.columns)
+
+
+def test_adjacent_swap_distance_counts_the_discordant_pairs():
+    """The breadth-first distance behind Section 5's sentence on Kendall's τ (claim A-S5-tau)
+    equals the number of pairs of elements the two rankings order differently, counted
+    directly (the paper's notation: sigma(i) is the position of element i)."""
+    import itertools
+
+    from rankbook.papers.paper_a import formulas
+
+    n = 4
+    perms = permutations.all_permutations(n)
+    d = formulas.adjacent_swap_distance(n)
+    for a, b in itertools.product(range(len(perms)), repeat=2):
+        s, v = perms[a], perms[b]
+        discordant = sum((s[i] - s[j]) * (v[i] - v[j]) < 0 for i, j in itertools.combinations(range(n), 2))
+        assert d[a, b] == discordant
+
+
+def test_printed_error_sums_are_n_times_the_means():
+    from rankbook.papers.paper_a import formulas
+
+    rng = np.random.default_rng(1)
+    s, v = permutations.random(7, 20, rng), permutations.random(7, 20, rng)
+    sums = formulas.printed_error_sums(["mse", "rmse", "mae"], s, v)
+    np.testing.assert_allclose(sums["mse"], 7 * metrics.mse(s, v))
+    np.testing.assert_allclose(sums["mae"], 7 * metrics.mae(s, v))
+    np.testing.assert_allclose(sums["rmse"], np.sqrt(7) * metrics.rmse(s, v))
+    with pytest.raises(ValueError, match="no printed sum"):
+        formulas.printed_error_sums(["r2"], s, v)

@@ -37,6 +37,7 @@ __all__ = [
     "type_i_runs",
     "summarize_runs",
     "cell_status",
+    "confusion_change_exact",
     "fit_k",
     "IDENTITIES",
     "identity_violations",

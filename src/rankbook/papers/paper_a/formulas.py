@@ -706,7 +706,7 @@ def check_reverse(claim: claims.Claim, n: int | None = None, k: int | None = Non
         few = len(reaches[how]) * 2 < len(names)
         return [(f"{display(tau)} takes its least value at every ranking and its inverse",
                  tau in reaches[how]),
-                (f"most metrics do not ({len(reaches[how])} of {len(names)} do)", few)]
+                (f"most metrics do not ({len(reaches[how])} do, {len(names)} checked)", few)]
 
     mine = statements(reading)
     failures = [text for text, ok in mine if not ok]
@@ -725,8 +725,8 @@ def check_reverse(claim: claims.Claim, n: int | None = None, k: int | None = Non
                                                      for t, ok in statements("group inverse")))])))
     ev = claim.evidence(
         comparison="claim", published=f"{display(tau)} has the property, most metrics do not",
-        reproduced=(f"{sum(ok for _, ok in mine)} of 2 statements hold; "
-                    f"{len(reaches[reading])} of {len(names)} metrics have the property"),
+        reproduced=(f"{sum(ok for _, ok in mine)} of 2 statements hold; the property holds for "
+                    f"{len(reaches[reading])} metrics ({len(names)} checked)"),
         matched=sum(ok for _, ok in mine), total=2, unit="statements", failures=failures or None,
         reading=REVERSE_READINGS[reading],
         alternatives={REVERSE_READINGS[h]: sum(ok for _, ok in statements(h))

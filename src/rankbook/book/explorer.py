@@ -31,14 +31,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from .bundle import BUNDLE_NAME, VEGALITE_VERSION, bundle_script, write_bundle  # noqa: F401 - re-exported
+from .csvsafe import restore_cell, write_csv
+
 #: Set while the grid of an explorer is computed; every point inherits it.
 POINT_ENV = "RANKBOOK_EXPLORER_POINT"
 
-#: The file in the site's ``_static`` folder that holds Vega, Vega-Lite and vega-embed.
-BUNDLE_NAME = "rankbook-explorer.js"
 
-#: The Vega-Lite version of the bundle; altair writes specs for it.
-VEGALITE_VERSION = "6.4"
 
 #: Kinds of chart: a line per colour over a numeric x, bars, a heat map, or dots (one row per
 #: category, the value along the axis: the reproduced cells with the published ones over them).
@@ -67,7 +66,8 @@ def read_rows(path: Path) -> list[dict]:
     """The rows of a grid's CSV, each a dict of typed values (see :func:`_typed`). The browser
     test reads the CSV the same way and compares it with what the chart plots."""
     with open(path, newline="") as fh:
-        return [{k: _typed(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+        return [{restore_cell(k): _typed(restore_cell(v)) for k, v in row.items()}
+                for row in csv.DictReader(fh)]
 
 
 def _given(grid: dict, fixed: dict, spec) -> list[tuple[str, str]]:
@@ -77,7 +77,8 @@ def _given(grid: dict, fixed: dict, spec) -> list[tuple[str, str]]:
     for key, values in grid.items():
         p = spec.parameters.get(key)
         is_list = p is not None and isinstance(p.default, list)
-        given.append((key, (";" if is_list else ",").join(cli_value(v) for v in values)))
+        sep = ";" if is_list else ","  # a separator inside a value is escaped (sweep.split_values)
+        given.append((key, sep.join(cli_value(v).replace(sep, "\\" + sep) for v in values)))
     for key, value in fixed.items():
         given.append((key, cli_value(value)))
     return given
@@ -446,9 +447,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         if column in df.columns and not pd.api.types.is_numeric_dtype(df[column]):
             df[column] = df[column].map(lambda v: display_name(v) if isinstance(v, str) else v)
     csv_path = out / f"{name}.csv"
-    tmp = csv_path.with_suffix(".csv.tmp")
-    df.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, csv_path)
+    write_csv(df, csv_path)  # no cell a formula (read_rows restores the labels)
     rows = read_rows(csv_path)
     if callable(domain):  # a range computed from the plotted values, like the figure's own
         domain = domain(df[y].to_numpy(dtype=float))
@@ -500,51 +499,6 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     return csv_path
 
 
-def bundle_script(vl_version: str = VEGALITE_VERSION) -> str:
-    """The site's one JavaScript file for explorers: Vega, Vega-Lite and vega-embed (bundled by
-    ``vl-convert-python``, no network) and the code that draws every ``.rankbook-explorer``.
-    Wrapped in a function so that its top-level names stay private to it."""
-    import vl_convert as vlc
-
-    init = r"""
-window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;
-function rankbookDrawExplorers() {
-  for (const el of document.querySelectorAll('.rankbook-explorer')) {
-    const source = el.querySelector('script.rb-explorer-spec');
-    const target = el.querySelector('.rb-explorer-chart');
-    if (!source || !target || el.dataset.ready) continue;
-    el.dataset.ready = 'drawing';
-    vegaEmbed(target, JSON.parse(source.textContent), {actions: false, renderer: 'svg'})
-      .then(res => { el.rankbookView = res.view; el.dataset.ready = 'yes'; })
-      .catch(err => { target.textContent = 'The explorer could not be drawn: ' + err;
-                      el.dataset.ready = 'error'; });
-  }
-}
-if (document.readyState === 'loading') {
-  document.addEventListener('DOMContentLoaded', rankbookDrawExplorers);
-} else {
-  rankbookDrawExplorers();
-}
-"""
-    body = vlc.javascript_bundle(snippet=init, vl_version=vl_version)
-    head = (f"/* rankbook explorers: Vega {vlc.get_vega_version()}, Vega-Lite {vl_version}, "
-            f"vega-embed {vlc.get_vega_embed_version()} (BSD-3-Clause, the Vega project), bundled "
-            f"by vl-convert-python. Generated at build time; do not edit. */\n")
-    return head + "(function () {\n" + body + "\n})();\n"
-
-
-def write_bundle(folder: Path) -> Path:
-    """Write :data:`BUNDLE_NAME` into ``folder`` unless an identical one is there."""
-    path = Path(folder) / BUNDLE_NAME
-    text = bundle_script()
-    if not path.is_file() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".js.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    return path
-
-
 def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = None,
               controls: dict[str, Any], title: str, what: str, x_title: str | None = None,
               y_title: str | None = None, color_title: str | None = None,
@@ -570,9 +524,7 @@ def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = N
         return None
     out = output_dir()
     csv_path = out / f"{name}.csv"
-    tmp = csv_path.with_suffix(".csv.tmp")
-    df.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, csv_path)
+    write_csv(df, csv_path)  # no cell a formula (read_rows restores the labels)
     rows = read_rows(csv_path)
     chart = vegalite_spec(rows, kind=kind, x=x, y=y, color=color, controls=dict(controls),
                           title=title, x_title=x_title, y_title=y_title,

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..ledger.paths import notebook_dir, output_dir
+from .csvsafe import write_csv
 
 from ..ledger.claims import (  # noqa: E402  (the one scale and the records, see rankbook.ledger.claims)
     COMPARISONS,
@@ -539,10 +540,7 @@ def save_table(
                          f"columns: {list(df.columns)}")
     if show and not title:
         raise ValueError(f"table {name!r} is shown without a title: pass title='...'")
-    path = output_dir() / f"{name}.csv"
-    tmp = path.with_suffix(".csv.tmp")
-    df.to_csv(tmp, index=index, lineterminator="\n")
-    os.replace(tmp, path)
+    path = write_csv(df, output_dir() / f"{name}.csv", index=index)  # no cell a formula
     if show and _in_kernel():
         total = len(df)
         more = ""
@@ -659,10 +657,7 @@ def save_comparison_grid(
         "status": state.to_numpy().ravel(),
     })
     tidy.insert(4, "difference", tidy["reproduced"] - tidy["published"])
-    path = output_dir() / f"{name}.csv"
-    tmp = path.with_suffix(".csv.tmp")
-    tidy.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, path)
+    path = write_csv(tidy, output_dir() / f"{name}.csv")
     if _in_kernel():
         import numpy as np
 

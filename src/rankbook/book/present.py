@@ -517,7 +517,10 @@ def cli_value(value) -> str:
 
 
 def _shell(text: str) -> str:
-    return '""' if text == '""' else shlex.quote(text)
+    """One shell word a reader can paste back (:func:`rankbook.book.specs.shell_word`)."""
+    from .specs import shell_word
+
+    return '""' if text == '""' else shell_word(text)
 
 
 def command_for(name: str, overrides: dict, *, prefix: str = "rankbook") -> str:

@@ -24,6 +24,7 @@ from .outputs import (
     erratum_anchor,
     record_anchor,
 )
+from .csvsafe import neutral_row
 from .citation import bibtex_entry, citation, cite_markdown, repository_url  # noqa: F401
 from .present import anchor_link, badge, html_with_maths, md_escape, slugify, status_details
 
@@ -677,8 +678,8 @@ def claims_csv(rows: list[dict], errata: list[dict]) -> str:
     w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     for r in rows:
-        w.writerow({**{c: r.get(c) for c in cols}, "anchor": _claims.claim_anchor(r["id"]),
-                    "errata": "; ".join(by_claim.get(r["id"], []))})
+        w.writerow(neutral_row({**{c: r.get(c) for c in cols}, "anchor": _claims.claim_anchor(r["id"]),
+                                "errata": "; ".join(by_claim.get(r["id"], []))}))
     return buf.getvalue()
 
 
@@ -692,9 +693,9 @@ def errata_csv(errata: list[dict]) -> str:
     w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     for e in sorted(merge_errata(errata), key=lambda e: (_paper_key(e), _erratum_order(e["id"]))):
-        w.writerow({**{c: e.get(c) for c in cols}, "anchor": erratum_anchor(e),
-                    "severity": _severity(e), "readings": "; ".join(e.get("readings") or []),
-                    "notebooks": "; ".join(e.get("notebooks") or [])})
+        w.writerow(neutral_row({**{c: e.get(c) for c in cols}, "anchor": erratum_anchor(e),
+                                "severity": _severity(e), "readings": "; ".join(e.get("readings") or []),
+                                "notebooks": "; ".join(e.get("notebooks") or [])}))
     return buf.getvalue()
 
 

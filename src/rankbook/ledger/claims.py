@@ -109,10 +109,10 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0
 FETCH_PREFIX = "fetch:"
 
 
-class DataUnavailable(ValueError):
-    """Data a check needs is not on this machine (another authors' files, fetched by URL and
-    hash, with no mirror and no network). :func:`check` turns it into the status
-    ``not checkable`` with the message, which names the command that fetches the data."""
+#: Data a check needs that is not on this machine (another authors' files, fetched by URL and
+#: hash, with no mirror and no network): :func:`check` turns it into the status
+#: ``not checkable`` with the message, which names the command that fetches the data.
+from .fetch import DataUnavailable  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -420,6 +420,23 @@ def cells_explorer(kfit: KFit) -> dict:
               "the tooltip gives the $k$ each cell used."))
 
 
+def k_fit_section(kfit: KFit) -> claims.Section:
+    """What the page shows of the fit of k: the distance figure (:func:`k_fit_figure`) and
+    the fit's table when k was fitted, and the k used for each size with the reason."""
+    out = claims.Section()
+    if len(kfit.fit):
+        out.add_figure("k_fit", k_fit_figure(kfit), caption=(
+            "Median distance between the printed and the simulated k-dependent cells of each "
+            f"size, in units of {kfit.unit:g}, against $k/n$: thick, the fit seeds pooled; "
+            "thin, each fit seed alone; dotted, the $k$ used."),
+            alt="Line plot of the median distance against k over n, one curve per n; "
+                + "; ".join(f"for n = {n} the k used is {kfit.k_of[n]}" for n in sorted(kfit.k_of))
+                + ".")
+        out.add_table("k_fit", kfit.fit, show=False)
+    out.add_table("k_used", kfit.chosen[["n", "k", "why"]], title="The k used for each n, and why")
+    return out
+
+
 def k_fit_figure(kfit: KFit):
     """Median distance against k/n, one curve per size, with the k used marked (a figure)."""
     import matplotlib.pyplot as plt

@@ -50,7 +50,6 @@ __all__ = [
     "equivalence_kind",
     "FIGURE1_HIGH",
     "FIGURE1_LOW",
-    "FIGURE1_ALPHA",
     "FIGURE1_MIN_RANK_CORR",
     "FIGURE1_MAX_MEAN_ABS_DIFF",
     "FIGURE1_SETTING",
@@ -673,9 +672,6 @@ def equivalence_kind(x, y, tol: float = 1e-9) -> str:
 #: below ``FIGURE1_LOW`` (every ratio below 1/2 included).
 FIGURE1_HIGH = 5 / 6
 FIGURE1_LOW = 2 / 3
-#: "Not significantly different": a two-sided exact binomial test of the two counts against
-#: equal proportions (p = 1/2) does not reject at this level.
-FIGURE1_ALPHA = 0.05
 #: "Similar pictures": the ratios of the distinct pairs at another n and k have a Spearman
 #: rank correlation of at least ``FIGURE1_MIN_RANK_CORR`` with those at the paper's setting,
 #: and a mean absolute difference of at most ``FIGURE1_MAX_MEAN_ABS_DIFF``.
@@ -738,7 +734,7 @@ def figure1_statements(ar: pd.DataFrame) -> dict:
 
 
 def figure1_balance(ar, high: float = FIGURE1_HIGH, low: float = FIGURE1_LOW,
-                    alpha: float = FIGURE1_ALPHA) -> dict:
+                    alpha: float | None = None) -> dict:
     """Are as many pairs of metrics highly agreeing as highly disagreeing (Figure 1's text)?
 
     Counts the distinct pairs (upper triangle of the matrix ``ar``, or given ratios) with a
@@ -746,7 +742,8 @@ def figure1_balance(ar, high: float = FIGURE1_HIGH, low: float = FIGURE1_LOW,
     counts against equal proportions with a two-sided exact binomial test
     (``scipy.stats.binomtest``). The pairs are not independent samples (pairs sharing a
     metric are correlated), so the test is the plain reading of the paper's "not significantly
-    different", not a sampling statement.
+    different", not a sampling statement. The level ``alpha`` of "not significantly
+    different" is the ledger's (Figure 1's claim); without it ``holds`` is None.
 
     Returns
     -------
@@ -755,7 +752,8 @@ def figure1_balance(ar, high: float = FIGURE1_HIGH, low: float = FIGURE1_LOW,
 
     Examples
     --------
-    >>> r = figure1_balance(np.r_[np.full(30, 0.95), np.full(26, 0.55), np.full(10, 0.75)])
+    >>> r = figure1_balance(np.r_[np.full(30, 0.95), np.full(26, 0.55), np.full(10, 0.75)],
+    ...                     alpha=0.05)
     >>> r["high"], r["low"], r["partial"], round(r["p_value"], 3), r["holds"]
     (30, 26, 10, 0.689, True)
     """
@@ -769,7 +767,7 @@ def figure1_balance(ar, high: float = FIGURE1_HIGH, low: float = FIGURE1_LOW,
     p = float(binomtest(n_high, total, 0.5).pvalue) if total else 1.0
     return {"pairs": int(x.size), "high": n_high, "low": n_low,
             "partial": int(ok.sum()) - total, "undefined": int((~ok).sum()),
-            "p_value": p, "holds": bool(p >= alpha)}
+            "p_value": p, "holds": None if alpha is None else bool(p >= alpha)}
 
 
 def figure1_similarity(reference: pd.DataFrame, other: pd.DataFrame,
@@ -848,7 +846,7 @@ def figure1_over_seeds(seeds: Sequence[int], *, n: int = 100, n_pairs: int = 100
         rows.append({"seed": int(s), "dcg_ndcg": dcg, "within": within, "between": between,
                      "dcg_ndcg_holds": dcg_ok, "groups_holds": grp_ok,
                      "high": bal["high"], "low": bal["low"], "partial": bal["partial"],
-                     "p_value": bal["p_value"], "balanced": bal["holds"]})
+                     "p_value": bal["p_value"]})
     return pd.DataFrame(rows), mats
 
 

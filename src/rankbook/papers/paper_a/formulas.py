@@ -12,8 +12,6 @@ settings in ``claim.params``, data by role, errata by role) and returning
 * :func:`check_error_symmetry`: Section 3's "error metrics do not depend on which ranking is
   the truth";
 * :func:`check_nonnegative`: Section 4's metric as a map into the non-negative reals;
-* :func:`check_tau_adjacent`: Section 5's "Kendall's τ measures the smallest number of swaps of
-  adjacent elements";
 * :func:`check_agreement_positive`: Section 7 and the proof of Proposition 7.2 call maximal
   agreement equivalent to positive definiteness;
 * :func:`check_eq7_positive`: eq. 7 makes :math:`m_{\\max} - m` positive definite (true by
@@ -23,8 +21,7 @@ settings in ``claim.params``, data by role, errata by role) and returning
 * :func:`check_reverse`: Appendix A's "τ gives its minimum to a ranking and its inverse, which
   most metrics do not";
 * the statements true by definition of Appendices A and C and Section 6.6
-  (:func:`check_upper_bound`, :func:`check_sets`, :func:`check_binary_gains`,
-  :func:`check_bounded`, :func:`check_dcg_ndcg`).
+  (:func:`check_upper_bound`, :func:`check_sets`, :func:`check_bounded`).
 
 The ``perturb`` functions at the end serve the mutation test of the ledger.
 """
@@ -418,87 +415,6 @@ def check_nonnegative(claim: claims.Claim, n: int | None = None, k: int | None =
 
 
 # --------------------------------------------------------------------------------------------
-def adjacent_swap_distance(n: int) -> np.ndarray:
-    """The smallest number of swaps of adjacent elements that turns one ranking of
-    :math:`S_n` into another, by breadth-first search on the graph of :math:`S_n` whose edges
-    exchange the elements at two neighbouring positions (in the paper's notation, where
-    :math:`\\sigma(i)` is the position of element i, the values p and p + 1 trade places).
-    Returns the ``(n!, n!)`` table of distances, in the order of
-    :func:`rankbook.permutations.all_permutations`. Nothing of Kendall's τ is used.
-
-    Examples
-    --------
-    >>> d = adjacent_swap_distance(3)
-    >>> int(d.max()), int(d[0, -1])
-    (3, 3)
-    """
-    perms = permutations.all_permutations(n)
-    index = {tuple(p): i for i, p in enumerate(perms.tolist())}
-    neighbours = []
-    for p in perms:
-        out = []
-        for v in range(1, n):
-            q = p.copy()
-            q[p == v], q[p == v + 1] = v + 1, v
-            out.append(index[tuple(q.tolist())])
-        neighbours.append(out)
-    dist = np.full((len(perms), len(perms)), -1, dtype=int)
-    for s in range(len(perms)):
-        dist[s, s] = 0
-        frontier = [s]
-        while frontier:
-            nxt = []
-            for a in frontier:
-                for b in neighbours[a]:
-                    if dist[s, b] < 0:
-                        dist[s, b] = dist[s, a] + 1
-                        nxt.append(b)
-            frontier = nxt
-    return dist
-
-
-def check_tau_adjacent(claim: claims.Claim, n: int | None = None, *,
-                       reading: str = "measures") -> claims.Evidence:
-    """Section 5: "Kendall's τ score measures the smallest number of swaps of adjacent
-    elements that transform one ranking into the other". Under ``reading="measures"`` (the
-    verdict's) τ is a decreasing affine function of that number d,
-    :math:`\\tau = 1 - 4d/(n(n-1))`; under ``"equals"`` τ is d itself. One case per pair of
-    :math:`S_n`, d by breadth-first search (:func:`adjacent_swap_distance`), equal within
-    ``params.tolerance``."""
-    if reading not in ("measures", "equals"):
-        raise ValueError(f"reading must be 'measures' or 'equals', got {reading!r}")
-    n = int(_given(claim, n=n))
-    tol = float(claim.params["tolerance"])
-    perms, S, V = _pairs(n)
-    d = adjacent_swap_distance(n).ravel().astype(float)
-    tau = np.asarray(metrics.kendall_tau(S, V), float)
-    affine = 1 - 4 * d / (n * (n - 1))
-    ok_affine = np.abs(tau - affine) <= tol
-    ok_equal = np.abs(tau - d) <= tol
-    ok = ok_affine if reading == "measures" else ok_equal
-    bad = np.flatnonzero(~ok)
-    table = pd.DataFrame([{"smallest number of adjacent swaps": int(x),
-                           "pairs of S" + _sub(n): int((d == x).sum()),
-                           "Kendall's τ": ", ".join(f"{v:.4g}" for v in sorted(set(np.round(tau[d == x], 12)))),
-                           "1 − 4d/(n(n−1))": float(1 - 4 * x / (n * (n - 1)))}
-                          for x in sorted(set(d))])
-    return claim.evidence(
-        comparison="claim", published="τ measures the smallest number of adjacent swaps",
-        reproduced=(f"τ = 1 − 4d/(n(n−1)) on {int(ok_affine.sum())} of {len(d)} pairs"
-                    if reading == "measures" else f"τ = d on {int(ok_equal.sum())} of {len(d)} pairs"),
-        matched=int(ok.sum()), total=len(d), unit="cases",
-        failures=[f"σ = {S[i].tolist()}, ν = {V[i].tolist()}: τ = {tau[i]:.4g}, d = {int(d[i])}"
-                  for i in bad[:5]] or None,
-        reading=("τ a decreasing affine function of the number of swaps"
-                 if reading == "measures" else "τ the number of swaps itself"),
-        alternatives={("τ the number of swaps itself" if reading == "measures"
-                       else "τ a decreasing affine function of the number"):
-                      int((ok_equal if reading == "measures" else ok_affine).sum())},
-        detail=f"every pair of S{_sub(n)}; the number of swaps by breadth-first search",
-        tables={"tau_swaps": table})
-
-
-# --------------------------------------------------------------------------------------------
 def check_agreement_positive(claim: claims.Claim, n: int | None = None, k: int | None = None, *,
                              names: Sequence[str] | None = None,
                              reading: str = "m itself") -> claims.Evidence:
@@ -787,29 +703,6 @@ def check_sets(claim: claims.Claim, n: int | None = None, k: int | None = None) 
     return ev
 
 
-def check_binary_gains(claim: claims.Claim, n: int | None = None) -> claims.Evidence:
-    """Appendix C.3: with the gain 1 for every relevant item, DCG and nDCG would lose the
-    identity of indiscernibles. True by construction: two rankings that differ by a swap of
-    two relevant items get the same gains at the same positions. The table counts the distinct
-    values of DCG on :math:`S_n` with the paper's gains (the positions) and with the gain 1."""
-    n = int(_given(claim, n=n))
-    perms = permutations.all_permutations(n)
-    discount = 1.0 / np.log2(np.arange(2, n + 2))
-    graded = np.round(properties.dcg_single(perms.astype(float)), 12)
-    binary = np.round(np.ones_like(perms, dtype=float) @ discount, 12)
-    ev = claim.evidence(comparison="definition", published="gain 1: no identity of indiscernibles",
-                        reproduced=(f"{len(set(graded))} distinct DCG values with the gains "
-                                    f"σ(i), {len(set(np.atleast_1d(binary)))} with the gain 1, "
-                                    f"for the {len(perms)} rankings of S{_sub(n)}"),
-                        detail="with equal gains every ranking has the same gains at each position")
-    ev.add_table("binary_gains", pd.DataFrame([
-        {"gains": "σ(i), the paper's", "distinct DCG values": len(set(graded)), "rankings": len(perms)},
-        {"gains": "1 for every relevant item", "distinct DCG values": len(set(np.atleast_1d(binary))),
-         "rankings": len(perms)}]),
-        title=f"DCG of the {len(perms)} rankings of S{_sub(n)}, every item relevant")
-    return ev
-
-
 def check_bounded(claim: claims.Claim, n: int | None = None, k: int | None = None, *,
                   names: Sequence[str] | None = None) -> claims.Evidence:
     """Section 6.6: to see whether :math:`f_m` can be made positive definite it suffices that
@@ -827,32 +720,6 @@ def check_bounded(claim: claims.Claim, n: int | None = None, k: int | None = Non
         "largest value": t["largest value"],
         "offset that makes it non-negative": np.maximum(0.0, -t["smallest value"])}),
         float_format="{:.4g}", collapse=True, title=f"Each metric's range on S{_sub(n)} (k = {k})")
-    return ev
-
-
-def check_dcg_ndcg(claim: claims.Claim, n: int | None = None) -> claims.Evidence:
-    """Appendix C.3: DCG and nDCG are linearly equivalent, so they never disagree. True by
-    definition: the normaliser IDCG depends on n only, so nDCG is DCG times a positive
-    constant. The table gives nDCG / DCG over every pair of :math:`S_n`, one value, and the
-    pairs of pairs the two order differently, none."""
-    n = int(_given(claim, n=n))
-    perms, S, V = _pairs(n)
-    dcg = np.asarray(metrics.dcg(S, V), float)
-    ndcg = np.asarray(metrics.ndcg(S, V), float)
-    ratios = sorted(set(np.round(ndcg / dcg, 12)))
-    order_d, order_n = np.argsort(dcg, kind="stable"), np.argsort(ndcg, kind="stable")
-    same_order = bool(np.array_equal(dcg[order_n], np.sort(dcg)))
-    ev = claim.evidence(comparison="definition", published="nDCG = DCG / IDCG(n)",
-                        reproduced=(f"nDCG / DCG takes {len(ratios)} value on every pair of "
-                                    f"S{_sub(n)}: {', '.join(f'{r:.6g}' for r in ratios)}"
-                                    if len(ratios) == 1 else
-                                    f"nDCG / DCG takes {len(ratios)} values on S{_sub(n)}"),
-                        detail="IDCG depends on n only")
-    ev.add_table("dcg_ndcg", pd.DataFrame([{
-        "pairs of S" + _sub(n): len(S), "values of nDCG / DCG": len(ratios),
-        "nDCG / DCG": ", ".join(f"{r:.6g}" for r in ratios[:3]),
-        "sorting by nDCG sorts DCG": same_order and len(order_d) == len(order_n)}]),
-        title=f"DCG and nDCG on every pair of S{_sub(n)}")
     return ev
 
 

@@ -1052,50 +1052,6 @@ def check_error_properties(claim: claims.Claim, props: pd.DataFrame | None = Non
     return ev
 
 
-def check_kendall_distance(claim: claims.Claim, props: pd.DataFrame | None = None, *,
-                           n: int | None = None, distance: bool | None = None) -> claims.Evidence:
-    """Section 6, before 6.1: the paper answers the view that Kendall's τ is the one metric on
-    rankings by showing that τ lacks Definition 4's identity of indiscernibles, "thus not
-    allowing us to consider it a distance". Two statements about ``params.metric``: (1) it
-    lacks the identity of indiscernibles of Definition 4; (2) no linear map makes it a
-    distance (Definition 12, with the distance's own identity axiom of Definition 11). Decided
-    by the Table 2 page's checks (``props``) or on S_n here; ``distance`` overrides the verdict
-    of (2) (the mutation test). Under Definition 4's notion of identity (2) follows from (1),
-    and the count under it stands beside the verdict."""
-    metric = claim.params["metric"]
-    if props is None:
-        n = int(n or claim.params["n"])
-        props = pd.concat([_one_row(claim, p, [metric], n, None)
-                           for p in ("identity_of_indiscernibles", "is_distance")])
-    rows = props[props["metric"] == metric].set_index("property")
-    lacks = not bool(rows.loc["identity_of_indiscernibles", "reproduced"])
-    is_distance = bool(rows.loc["is_distance", "reproduced"]) if distance is None else bool(distance)
-    statements = [(f"{_label(metric)} lacks Definition 4's identity of indiscernibles", lacks),
-                  (f"no linear map makes {_label(metric)} a distance (Definitions 11 and 12)",
-                   not is_distance)]
-    failures = [text for text, ok in statements if not ok]
-    findings = []
-    if is_distance and claim.has_finding("distance"):
-        findings.append(claim.finding("distance", readings=[
-            "a distance has the identity of indiscernibles of Definition 11"], evidence="\n".join([
-                f"identity of indiscernibles (Definition 4): "
-                f"{rows.loc['identity_of_indiscernibles', 'method']}: "
-                + ("fails" if lacks else "holds"),
-                f"distance after the linear map of eq. 7 (Definitions 11 and 12): "
-                f"{rows.loc['is_distance', 'method']}: " + ("a distance" if is_distance else "no distance"),
-                "Definition 11 asks a distance to vanish only on equal rankings, which "
-                f"{_label(metric)}'s largest value, reached only there, gives after eq. 7"])))
-    return claim.evidence(
-        comparison="claim", published=f"{_label(metric)} cannot be considered a distance",
-        reproduced=f"{sum(ok for _, ok in statements)} of 2 statements hold",
-        matched=sum(ok for _, ok in statements), total=2, unit="statements",
-        failures=failures or None,
-        reading="a distance as Definitions 11 and 12 define it",
-        alternatives={"a distance needs Definition 4's identity of indiscernibles": 2 if lacks else 1},
-        detail="; ".join(f"{text}: {'holds' if ok else 'fails'}" for text, ok in statements),
-        findings=findings)
-
-
 def flipped(claim: claims.Claim, **_) -> dict:
     """The mutation test's fault: every printed symbol the opposite of the recomputed one."""
     return {"published": lambda rec: ~rec.astype(bool)}

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from rankbook import agreement as A
 from rankbook import metrics as M
 from rankbook import permutations as P
-from rankbook import transpositions as T
+from rankbook.papers.paper_a import transpositions as T
 
 HAVE_NUMBA = P._load_numba() is not None
 needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")

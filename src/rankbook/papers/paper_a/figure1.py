@@ -27,7 +27,7 @@ the figures, tables and Markdown the page shows, in order, with reader names
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
@@ -57,26 +57,6 @@ WHOLE_VS_PAIRS = (
     "difference), the sweep page each pair of metrics on its own; a picture can stay alike "
     "while some pairs move, so a setting can pass as a picture and fail pair by pair."
 )
-
-
-@dataclass
-class Part:
-    """Deprecated: the old shape of a page section (``("figure", fig, name, kwargs)``,
-    ``("table", df, name, kwargs)``, ``("markdown", text, None, {})`` items). This page uses
-    :class:`rankbook.ledger.claims.Section`; the class stays only while another module of the
-    package still imports it, and goes with its last import."""
-
-    items: list = field(default_factory=list)
-    values: dict = field(default_factory=dict)
-
-    def figure(self, fig, name, **kw):
-        self.items.append(("figure", fig, name, kw))
-
-    def table(self, df, name, **kw):
-        self.items.append(("table", df, name, kw))
-
-    def text(self, markdown: str):
-        self.items.append(("markdown", markdown, None, {}))
 
 
 def ratio_param(claim: claims.Claim, name: str) -> float:

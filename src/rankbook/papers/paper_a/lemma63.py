@@ -25,7 +25,8 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from rankbook import metrics, permutations, transpositions
+from rankbook import metrics, permutations
+from rankbook.papers.paper_a import transpositions
 from rankbook.ledger import claims
 from rankbook.ledger.names import display
 
@@ -41,9 +42,10 @@ def check_lemma_6_3(claim: claims.Claim, *, ns: Sequence[int] | None = None,
 
     ``kendall(sigma, nu)`` is the implementation of τ checked (default
     :func:`rankbook.metrics.kendall_tau`); ``formula(n, width)`` the closed form compared
-    (default the lemma's, :func:`rankbook.transpositions.lemma_6_3_tau`). A transposition agrees
-    when τ lies within the claim's ``tolerance`` of the closed form. The evidence carries the
-    table of every transposition (``tables["all"]``), its summary per size and width
+    (default the lemma's, :func:`rankbook.papers.paper_a.transpositions.lemma_6_3_tau`). A
+    transposition agrees when τ lies within the claim's ``tolerance`` of the closed form. The
+    evidence carries the table of every transposition (``tables["all"]``), its summary per size
+    and width
     (``tables["by_width"]``) and the proof's printed expressions (``tables["proof"]``), whose
     departure from the values they claim is the finding ``proof``.
 

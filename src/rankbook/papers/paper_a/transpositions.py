@@ -184,7 +184,7 @@ def kendall_transposition_table(ns, kendall=None) -> pd.DataFrame:
     (6, True, True)
     """
     if kendall is None:
-        from .metrics import kendall_tau as kendall
+        from rankbook.metrics import kendall_tau as kendall
     frames = []
     for n in ns:
         n = _check_n(n)

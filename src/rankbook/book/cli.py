@@ -1,4 +1,4 @@
-"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list`` and ``compare``.
+"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list``, ``compare``, ``reproduce``, ``check`` and ``claims``.
 
 Exit status: 0 on success; 1 when a notebook or the book build fails, or the outputs cannot be
 written (full disk, read-only folder); 2 for bad usage (unknown notebook, unknown or repeated
@@ -256,6 +256,29 @@ def _cmd_compare(args) -> int:
     return 0
 
 
+def _cmd_check(args) -> int:
+    from . import pipeline
+
+    try:
+        from . import check_cmd  # numpy, scipy and pandas: loaded only for this command
+    except KeyboardInterrupt:
+        print("rankbook check: interrupted by SIGINT", file=sys.stderr)
+        return 130
+    try:
+        with pipeline.interruptible():
+            report, notes = check_cmd.check_runs(
+                args.qrels, args.runs, args.measures, convention=args.convention,
+                depths=args.depths,
+                max_bytes=(check_cmd._cc.DEFAULT_MAX_BYTES if args.max_bytes is None
+                           else args.max_bytes))
+    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
+        return _failed("check", exc, [], check_cmd.CheckError)
+    for note in notes:
+        print(f"rankbook check: note: {note}", file=sys.stderr)
+    print(check_cmd.to_json(report) if args.json else report.report(), end="" if args.json
+          else "\n", flush=True)
+    return report.exit_status
+
 
 def _failed(command: str, exc: BaseException, written: list, user_error: type) -> int:
     """The exit status and one-line message of a ``compare`` or ``reproduce`` that stopped:
@@ -495,6 +518,29 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="also write every test (uncorrected and corrected p-values) as CSV")
     c.add_argument("--force", action="store_true", help="replace output files that exist")
     c.set_defaults(func=_cmd_compare)
+
+    ck = sub.add_parser(
+        "check", help="pre-flight check of qrels and runs: what would change a number",
+        description="Before scoring: topics in one file only, judged@k, documents ranked twice, "
+                    "tied scores (and ties between documents of different relevance), the "
+                    "relevance levels and what each measure reads from them, the run tags. "
+                    "Exit status 0: nothing found would change a number; 1: something would; "
+                    "2: bad usage or an unreadable input.")
+    ck.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    ck.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files")
+    ck.add_argument("-m", "--measures", default=None, metavar="M1,M2",
+                    help="ir_measures names: which relevance levels each tells apart, and "
+                         "whether its threshold is reached")
+    ck.add_argument("--convention", default="trec_eval",
+                    help="whose choices the findings describe (precision of ties, topics in one "
+                         "file only): trec_eval (default), trec_eval_9, pytrec_eval, "
+                         "ir_measures, ranx, sklearn or torchmetrics")
+    ck.add_argument("--depths", default="10,100,1000", metavar="K1,K2",
+                    help="depths of judged@k (default: %(default)s)")
+    ck.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                    help="largest input file, in bytes (default 512MiB)")
+    ck.add_argument("--json", action="store_true", help="print the report as JSON")
+    ck.set_defaults(func=_cmd_check)
 
     rp = sub.add_parser(
         "reproduce", help="did a rerun reproduce the original runs? KTU, RBO, RMSE, ER, ΔRI",

@@ -81,7 +81,7 @@ PLANTED = {  # code -> (severity, subject)
     "several_tags": ("warning", "bm25"),
     "runs_differ_in_topics": ("problem", "runs"),
     "threshold_unreached": ("problem", "P(rel=5)@5"),
-    "binary_on_graded": ("warning", "AP"),
+    "binary_on_graded": ("note", "AP"),
 }
 
 
@@ -126,7 +126,7 @@ def test_every_planted_problem_is_found_in_text(tmp_path, capsys):
     assert "no judgement reaches level 5" in problems
     assert "cover different topics" in problems
     assert "judged@10 is" in warns and "more than one run tag" in warns
-    assert "levels 1, 2 all count as relevant" in warns
+    assert "levels 1, 2 all count as relevant" in out.split("Notes:")[1]
     header = out.splitlines()[2]
     for col in ("judged@10", "judged@100", "judged@1000", "duplicates", "tied", "largest tie",
                 "decisive ties", "only in qrels", "only in run"):
@@ -239,3 +239,32 @@ def test_the_block_compare_and_reproduce_print(tmp_path):
     assert lines and all(line.startswith("rankbook compare: check: ") for line in lines)
     assert any("problem: bm25:" in line for line in lines)
     assert not any(": note:" in line for line in lines)
+
+
+def test_compare_and_reproduce_print_the_check_before_their_report(tmp_path, capsys,
+                                                                   monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    qrels, runs = _planted(tmp_path)
+    # what compare reads: no document listed twice, the same topics in every file
+    drop = ("99 ", "77 ")
+    qrels.write_text("\n".join(dict.fromkeys(
+        line for line in qrels.read_text().splitlines() if not line.startswith(drop))) + "\n")
+    lines = runs[0].read_text().splitlines()
+    runs[0].write_text("\n".join(line for line in lines[:-1] if not line.startswith(drop)) + "\n")
+    status = cli.main(["compare", *map(str, runs), "--qrels", str(qrels), "--measures", "AP",
+                       "--resamples", "200"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    block = [line for line in err.splitlines() if ": check: " in line]
+    assert any("problem: bm25: 1 group(s) of tied scores" in line for line in block)
+    assert any("warning: bm25: judged@10" in line for line in block)
+    assert not any("topics_only" in line or "no judgements" in line for line in block)
+    ex = Path(__file__).resolve().parents[1] / "examples" / "reproduce"
+    status = cli.main(["reproduce", "--orig-baseline", str(ex / "orig_baseline.txt"),
+                       "--orig-advanced", str(ex / "orig_advanced.txt"),
+                       "--rep-baseline", str(ex / "rep_baseline.txt"),
+                       "--rep-advanced", str(ex / "rep_advanced.txt"),
+                       "--qrels", str(ex / "qrels.txt"), "--resamples", "200"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "rankbook reproduce: check: problem: " in err and "rep_baseline.txt" in err

@@ -45,7 +45,8 @@ import pandas as pd
 from . import conventions as _conv
 from . import trec_format as _tf
 
-__all__ = ["SEVERITIES", "DEFAULT_DEPTHS", "Finding", "PreflightReport", "check_inputs"]
+__all__ = ["SEVERITIES", "DEFAULT_DEPTHS", "Finding", "PreflightReport", "check_inputs",
+           "Preflight"]
 
 #: Severities of a :class:`Finding`, gravest first. Only ``"problem"`` sets the exit status.
 SEVERITIES = ("problem", "warning", "note")
@@ -285,6 +286,11 @@ def _lenient_lines(data: bytes, what: str):
 
 def _read_source(obj, what: str, name: str, max_bytes) -> _Side:
     """One qrels (``what="qrels"``) or run input as :class:`_Side`, duplicates counted."""
+    if isinstance(obj, _tf.TrecTable):  # already read (and checked) by the reader
+        return _from_table(obj, name)
+    if isinstance(obj, pd.DataFrame) and what == "run" and "score" not in obj.columns \
+            and "rank" in obj.columns:  # an explicit order: minus its ranks rank it alike
+        obj = obj.assign(score=-obj["rank"].astype(float)).drop(columns="rank")
     if _is_path(obj) or hasattr(obj, "read"):
         regular = _is_path(obj) and os.path.isfile(obj)
         data = None
@@ -389,6 +395,9 @@ def _name_of(obj, i: int) -> str:
 def _doc_codes_for(run: _Side, qrels: _Side) -> tuple[np.ndarray, np.ndarray]:
     """The qrels' documents in the run's document codes, and the run's own codes, both in one
     dense numbering (-1: a qrels document the run never holds)."""
+    if run.dnames is None and qrels.dnames is None:  # both integers: the same ids compare
+        codes, _ = pd.factorize(np.concatenate([run.dcodes, qrels.dcodes]), sort=False)
+        return codes[run.dcodes.size:].astype(np.int64), codes[: run.dcodes.size].astype(np.int64)
     qdocs = qrels.dnames[qrels.dcodes] if qrels.dnames is not None else qrels.dcodes.astype(str)
     if run.dnames is None:  # the run's documents are integers written canonically
         s = pd.Series(np.asarray(qdocs, dtype=object), dtype=object).astype(str)
@@ -431,7 +440,11 @@ def _run_summary(run: _Side, qrels: _Side, judged_topics: set, conv, depths) -> 
 
     values = run.values.astype(np.float32).astype(np.float64) \
         if conv.score_dtype == "float32" else run.values
-    order = np.lexsort((-values, run.qcodes))  # stable: file order among tied scores
+    q, v = run.qcodes, values
+    if q.size < 2 or bool(np.all((q[1:] > q[:-1]) | ((q[1:] == q[:-1]) & (v[1:] <= v[:-1])))):
+        order = np.arange(q.size)  # written in rank order, as TREC runs are: no sort
+    else:
+        order = np.lexsort((-values, run.qcodes))  # stable: file order among tied scores
     q_sorted = run.qcodes[order]
     v_sorted = values[order]
     n = q_sorted.size
@@ -441,7 +454,6 @@ def _run_summary(run: _Side, qrels: _Side, judged_topics: set, conv, depths) -> 
     starts = np.flatnonzero(start_of)
     lengths = np.diff(np.append(starts, n))
     pos = np.arange(n) - np.repeat(starts, lengths)
-    qlen = np.repeat(lengths, lengths)
     row = {"run": run.name, "tag": run.tag, "topics": len(topics), "documents": int(n),
            "only_in_run": len(only_run), "only_in_qrels": len(only_qrels)}
     j_sorted, c_sorted = judged[order], common[order]
@@ -468,10 +480,9 @@ def _run_summary(run: _Side, qrels: _Side, judged_topics: set, conv, depths) -> 
     row["largest_tie_topic"] = (str(names[q_sorted[np.flatnonzero(gsize[gid] == big)[0]]])
                                 if n and big > 1 else None)
     eff = labels[order] if conv.negative_labels == "gain" else np.maximum(labels[order], 0.0)
-    gmax = np.full(gsize.size, -np.inf)
-    gmin = np.full(gsize.size, np.inf)
-    np.maximum.at(gmax, gid[c_sorted], eff[c_sorted])
-    np.minimum.at(gmin, gid[c_sorted], eff[c_sorted])
+    gstart = np.flatnonzero(new)  # groups are runs of consecutive rows
+    gmax = np.maximum.reduceat(np.where(c_sorted, eff, -np.inf), gstart) if n else eff
+    gmin = np.minimum.reduceat(np.where(c_sorted, eff, np.inf), gstart) if n else eff
     decisive = (gsize > 1) & (gmax > gmin)
     row["decisive_ties"] = int(decisive.sum())
     dec_topics = _natural(pd.unique(names[q_sorted[np.flatnonzero(new)[decisive]]]))
@@ -602,7 +613,7 @@ def _measure_rows(measures, qrels: _Side, conv) -> tuple[pd.DataFrame, list]:
                     "scores 0 on it", 0))
             elif len(counted) > 1:
                 findings.append(Finding(
-                    "warning", "binary_on_graded", text,
+                    "note", "binary_on_graded", text,
                     f"a binary measure on graded judgements: levels "
                     f"{', '.join(map(_level_text, counted))} all count as relevant, alike", None))
             if below:
@@ -699,13 +710,6 @@ def check_inputs(qrels, runs, measures=None, *, convention="trec_eval",
     >>> round(r["judged@10"], 4), r["tied_share"], int(r["largest_tie"])
     (0.6667, 0.5, 2)
     """
-    conv = _conv.profile(convention)
-    depths = _check_depths(depths)
-    if isinstance(measures, str):
-        measures = [m.strip() for m in measures.split(",")] if "(" not in measures else [measures]
-    measures = list(measures or [])
-    for m in measures:
-        _conv.parse_measure(m, conv)
     if isinstance(runs, Mapping):
         given = list(runs.values())
         run_names = [str(k) for k in runs]
@@ -720,38 +724,83 @@ def check_inputs(qrels, runs, measures=None, *, convention="trec_eval",
         run_names = [str(n) for n in names]
     if not given:
         raise ValueError("give at least one run to check")
-    q_side = _read_source(qrels, "qrels", _name_of(qrels, 0) if _is_path(qrels) else "qrels",
-                          max_bytes)
-    q_info, findings = _qrels_summary(q_side, conv)
-    judged_topics = {str(x) for x in q_side.qnames}
-    rows, topic_sets = [], []
+    check = Preflight(qrels, measures, convention=convention, depths=depths,
+                      max_bytes=max_bytes)
     for obj, name in zip(given, run_names):
-        side = _read_source(obj, "run", name, max_bytes)
-        row, found = _run_summary(side, q_side, judged_topics, conv, depths)
-        rows.append(row)
-        findings += found
-        topic_sets.append({str(x) for x in side.qnames})
-    if len({frozenset(t) for t in topic_sets}) > 1:
-        union = set().union(*topic_sets)
-        short = [(n, _natural(union - t)) for n, t in zip(run_names, topic_sets) if union - t]
-        n0, lack = short[0]
-        findings.append(Finding(
-            "problem", "runs_differ_in_topics", "runs",
-            f"the runs cover different topics ({n0} lacks {_preview(lack)}; "
-            f"{len(short)} run(s) lack some): a paired comparison needs every run scored on "
-            "the same topics (rankbook compare --missing zero or drop decides)",
-            len(short), [n for n, _ in short]))
-    tags = [r["tag"] for r in rows if r["tag"] is not None]
-    shared = sorted({t for t in tags if tags.count(t) > 1})
-    if shared:
-        findings.append(Finding(
-            "warning", "same_tag", "runs",
-            f"several runs carry the tag {', '.join(map(repr, shared))}: named by tag they "
-            "would be told apart only by a suffix", len(shared), shared))
-    mtable, mfound = _measure_rows(measures, q_side, conv)
-    findings += mfound
-    order = {s: i for i, s in enumerate(SEVERITIES)}
-    findings.sort(key=lambda f: order[f.severity])
-    runs_df = pd.DataFrame(rows)
-    settings = {"convention": conv.name, "depths": list(depths), "measures": measures}
-    return PreflightReport(q_info, runs_df, mtable, findings, settings)
+        check.add_run(obj, name)
+    return check.report()
+
+
+class Preflight:
+    """The check of :func:`check_inputs` one run at a time, for callers that read each run once
+    and let it go before the next (``rankbook compare`` on long runs): ``Preflight(qrels,
+    measures)`` (``qrels_name`` names the qrels in the findings), then :meth:`add_run` for each run (a path, a dict, a DataFrame or a
+    :class:`rankbook.trec_format.TrecTable` already read), then :meth:`report`. Only a
+    summary of each run is kept.
+
+    Examples
+    --------
+    >>> check = Preflight({"1": {"a": 1, "b": 0}}, "P@1")
+    >>> check.add_run({"1": {"a": 1.0, "b": 1.0}}, "tied")
+    >>> [f.code for f in check.report().of("problem")]
+    ['decisive_ties']
+    """
+
+    def __init__(self, qrels, measures=None, *, convention="trec_eval",
+                 depths: Sequence[int] = DEFAULT_DEPTHS, max_bytes: int | None = None,
+                 qrels_name: str | None = None):
+        self.conv = _conv.profile(convention)
+        self.depths = _check_depths(depths)
+        if isinstance(measures, str):
+            measures = ([m.strip() for m in measures.split(",")] if "(" not in measures
+                        else [measures])
+        self.measures = list(measures or [])
+        for m in self.measures:
+            _conv.parse_measure(m, self.conv)
+        self.max_bytes = max_bytes
+        if qrels_name is None:
+            qrels_name = _name_of(qrels, 0) if _is_path(qrels) else "qrels"
+        self.qrels = _read_source(qrels, "qrels", str(qrels_name), max_bytes)
+        self.q_info, self.findings = _qrels_summary(self.qrels, self.conv)
+        self.judged_topics = {str(x) for x in self.qrels.qnames}
+        self.rows, self.topic_sets, self.names = [], [], []
+
+    def add_run(self, run, name: str | None = None) -> None:
+        """Check one run (see :func:`check_inputs`); its name defaults to ``run1``, ..."""
+        name = str(name) if name is not None else _name_of(run, len(self.rows))
+        side = _read_source(run, "run", name, self.max_bytes)
+        row, found = _run_summary(side, self.qrels, self.judged_topics, self.conv, self.depths)
+        self.rows.append(row)
+        self.findings += found
+        self.topic_sets.append({str(x) for x in side.qnames})
+        self.names.append(name)
+
+    def report(self) -> PreflightReport:
+        """The report of the qrels and every run added so far."""
+        findings = list(self.findings)
+        topic_sets, run_names, rows = self.topic_sets, self.names, self.rows
+        if len({frozenset(t) for t in topic_sets}) > 1:
+            union = set().union(*topic_sets)
+            short = [(n, _natural(union - t)) for n, t in zip(run_names, topic_sets) if union - t]
+            n0, lack = short[0]
+            findings.append(Finding(
+                "problem", "runs_differ_in_topics", "runs",
+                f"the runs cover different topics ({n0} lacks {_preview(lack)}; "
+                f"{len(short)} run(s) lack some): a paired comparison needs every run scored on "
+                "the same topics (rankbook compare --missing zero or drop decides)",
+                len(short), [n for n, _ in short]))
+        tags = [r["tag"] for r in rows if r["tag"] is not None]
+        shared = sorted({t for t in tags if tags.count(t) > 1})
+        if shared:
+            findings.append(Finding(
+                "warning", "same_tag", "runs",
+                f"several runs carry the tag {', '.join(map(repr, shared))}: named by tag they "
+                "would be told apart only by a suffix", len(shared), shared))
+        mtable, mfound = _measure_rows(self.measures, self.qrels, self.conv)
+        findings += mfound
+        order = {s: i for i, s in enumerate(SEVERITIES)}
+        findings.sort(key=lambda f: order[f.severity])
+        runs_df = pd.DataFrame(rows)
+        settings = {"convention": self.conv.name, "depths": list(self.depths),
+                    "measures": list(self.measures)}
+        return PreflightReport(dict(self.q_info), runs_df, mtable, findings, settings)

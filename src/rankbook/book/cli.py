@@ -247,6 +247,8 @@ def _cmd_compare(args) -> int:
         return _failed("compare", exc, written, compare_cmd.CompareError)
     for note in res.notes:
         print(f"rankbook compare: note: {note}", file=sys.stderr)
+    for line in compare_cmd.check_block(res.check, "compare"):
+        print(line, file=sys.stderr)
     print(res.summary)
     print()
     print(res.comparison.report())
@@ -367,6 +369,9 @@ def _cmd_reproduce(args) -> int:
             for w in caught:  # notes on the inputs, one line each, as compare prints them
                 if issubclass(w.category, UserWarning):
                     print(f"rankbook reproduce: note: {w.message}", file=sys.stderr)
+            for report in getattr(res, "check", []):
+                for line in reproduce_cmd._cc.check_block(report, "reproduce"):
+                    print(line, file=sys.stderr)
             texts = {args.out: reproduce_cmd.table_csv(res.aggregate)}
             if args.per_topic:
                 texts[args.per_topic] = reproduce_cmd.table_csv(res.per_topic)

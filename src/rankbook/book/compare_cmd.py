@@ -41,6 +41,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import conventions as _conv
+from .. import preflight as _pf
 from .. import stats as _stats
 from .. import trec_format as _tf
 from ..trec_format import display_name
@@ -82,6 +83,24 @@ class CompareResult:
     table: pd.DataFrame  # comparison.table with the run file of each system
     notes: list = field(default_factory=list)  # queries skipped, scored 0 or dropped
     summary: str = ""  # what was scored, under which conventions, on how many queries
+    check: _pf.PreflightReport | None = None  # the pre-flight check of the inputs read
+
+
+#: Findings of the pre-flight check that ``compare`` and ``reproduce`` report in their own
+#: words already (a topic in one file only refuses or notes the run; an unreachable threshold
+#: is a note): left out of the check's block they print.
+OWN_FINDINGS = ("topics_only_in_qrels", "topics_only_in_run", "runs_differ_in_topics",
+                "threshold_unreached")
+
+
+def check_block(report: _pf.PreflightReport | None, command: str) -> list[str]:
+    """The lines ``rankbook COMMAND`` prints before its report: each problem and warning of the
+    pre-flight check (:mod:`rankbook.preflight`) it does not already report itself."""
+    if report is None:
+        return []
+    return [f"rankbook {command}: check: {f.severity}: {f.subject}: {f.message}"
+            for f in report.findings
+            if f.severity in ("problem", "warning") and f.code not in OWN_FINDINGS]
 
 
 def split_measures(text: str) -> list[str]:
@@ -475,6 +494,7 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         elif real is not None:
             first_of[real] = (i, name)
     qrels = _read(qrels_path, "qrels", max_bytes, notes)
+    check = _pf.Preflight(qrels, wanted, convention=conv, qrels_name=qrels_shown)
     judged = set(qrels.qnames)
     top = float(qrels.values.max()) if len(qrels) else 0.0
     for m in wanted:  # a threshold no judgement reaches: every system scores 0, said once
@@ -491,6 +511,7 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                 f"{run.other_tag!r} later), so --names tag cannot name it; give each system its "
                 "own file with one tag, or name the runs by file (--names stem)")
         labels.append(run.tag if names == "tag" and run.tag else stem)
+        check.add_run(run, labels[-1])
         in_run = set(run.qnames)
         if not (in_run & judged) and conv.run_only != "unjudged":
             raise CompareError(
@@ -582,7 +603,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
     summary = (f"{len(run_paths)} runs scored against {qrels_shown} under {conv.name}'s "
                f"conventions{as_given}, compared on {' or '.join(map(str, n_queries))} queries")
     comparison.settings["order"] = order
-    return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary)
+    return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary,
+                         check=check.report())
 
 
 def _baseline_index(baseline, systems, run_paths, shown, names) -> int:

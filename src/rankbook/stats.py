@@ -83,6 +83,15 @@ __all__ = [
     "simulate_benchmark",
     "decision_rates",
     "expected_scores",
+    "TUKEY_DESIGNS",
+    "TukeyHSD",
+    "tukey_hsd",
+    "randomized_tukey_hsd",
+    "SIZE_METHODS",
+    "paired_t_power",
+    "topic_set_size",
+    "anova_power",
+    "topic_set_size_anova",
 ]
 
 #: Bootstrap interval methods of :func:`bootstrap_ci` (``"bca"``: bias-corrected and
@@ -1022,6 +1031,413 @@ def correct(pvalues, method: str = "holm"):
         out[r, ok] = res
     out = out.reshape(p.shape)
     return float(out[0]) if scalar else out
+
+
+# ----------------------------------------------------------------------------------------------
+# many systems at once: Tukey's HSD, its randomised form, topic set sizes
+
+#: Designs of :func:`tukey_hsd`: ``"two-way"`` (topics are blocks, the IR literature's use) or
+#: ``"one-way"`` (systems only, ``scipy.stats.tukey_hsd``).
+TUKEY_DESIGNS = ("two-way", "one-way")
+#: Most within-topic permutations :func:`randomized_tukey_hsd` enumerates for an exact p-value.
+MAX_EXACT_PERMUTATIONS = 1_000_000
+
+
+class TukeyHSD(NamedTuple):
+    """Result of :func:`tukey_hsd` and :func:`randomized_tukey_hsd` for ``m`` systems.
+
+    ``statistic[i, j]`` is the difference of mean scores ``mean_i - mean_j``; ``pvalue[i, j]``
+    its adjusted p-value (the diagonal is 1); ``low`` and ``high`` the simultaneous interval of
+    each difference at ``confidence`` (``nan`` for the randomised form); ``mse`` and ``df`` the
+    error mean square and its degrees of freedom (``nan`` for the randomised form); ``design``;
+    ``resamples`` says how the randomised p-values were computed (``"-"`` otherwise).
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    mse: float
+    df: float
+    design: str
+    confidence: float
+    resamples: str = "-"
+
+
+def _systems_by_topics(scores, name="scores") -> np.ndarray:
+    X = _scores(scores, name)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a matrix of systems (rows) by topics (columns), got "
+                         f"{X.ndim} axes")
+    if X.shape[0] < 2:
+        raise ValueError(f"{name} needs at least 2 systems (rows), got {X.shape[0]}")
+    return X
+
+
+def tukey_hsd(scores, design: str = "two-way", confidence: float = 0.95) -> TukeyHSD:
+    """Tukey's honestly significant difference test of every pair of systems.
+
+    With ``m`` systems scored on the same ``n`` topics (``scores`` of shape ``(m, n)``), the
+    difference of two mean scores is studentized by one error variance shared by all pairs,
+
+    .. math::
+
+        q_{ij} = \\frac{|\\bar x_i - \\bar x_j|}{\\sqrt{\\mathrm{MSE}/n}}, \\qquad
+        p_{ij} = P(Q_{m, \\nu} \\ge q_{ij}),
+
+    with :math:`Q_{m,\\nu}` the studentized range of ``m`` means on :math:`\\nu` degrees of
+    freedom (Tukey :cite:`tukey1949comparing`), and the simultaneous interval
+    :math:`\\bar x_i - \\bar x_j \\pm Q_{m,\\nu}^{(1-\\alpha)} \\sqrt{\\mathrm{MSE}/n}`. The two
+    designs differ only in the error term:
+
+    ``"two-way"`` (default; the IR use, Carterette :cite:`carterette2012multiple`, Sakai
+    :cite:`sakai2018laboratory`)
+        topics are blocks: the residual of the additive model system + topic,
+        :math:`\\mathrm{MSE} = \\sum_{ij} (x_{ij} - \\bar x_{i\\cdot} - \\bar x_{\\cdot j} +
+        \\bar x)^2 / ((m-1)(n-1))` on :math:`\\nu = (m-1)(n-1)`. The variation between topics
+        (some topics are hard for every system) is taken out, as a paired test takes it out.
+    ``"one-way"``
+        the topics are ignored: :math:`\\mathrm{MSE}` is the pooled within-system variance on
+        :math:`\\nu = m(n-1)`, exactly ``scipy.stats.tukey_hsd(*scores)``. On IR data it is
+        much larger than the two-way term, and the test far less powerful.
+
+    Parameters
+    ----------
+    scores : array_like of shape (m, n)
+        Systems by topics.
+    design : {"two-way", "one-way"}
+    confidence : float
+        Level of the simultaneous intervals.
+
+    Returns
+    -------
+    TukeyHSD
+
+    Examples
+    --------
+    >>> x = [[0.50, 0.61, 0.42, 0.70, 0.33, 0.58],
+    ...      [0.40, 0.55, 0.30, 0.61, 0.20, 0.49],
+    ...      [0.52, 0.60, 0.45, 0.69, 0.35, 0.57]]
+    >>> res = tukey_hsd(x)
+    >>> res.pvalue[0].round(5).tolist()
+    [1.0, 3e-05, 0.85027]
+    >>> from scipy import stats
+    >>> bool(np.allclose(tukey_hsd(x, "one-way").pvalue, stats.tukey_hsd(*x).pvalue))
+    True
+    """
+    _check_choice(design, TUKEY_DESIGNS, "design")
+    confidence = _check_confidence(confidence)
+    X = _systems_by_topics(scores)
+    m, n = X.shape
+    means = X.mean(axis=1)
+    if design == "one-way":
+        sse = float(((X - means[:, None]) ** 2).sum())
+        df = m * (n - 1)
+    else:
+        resid = X - means[:, None] - X.mean(axis=0)[None, :] + X.mean()
+        sse = float((resid ** 2).sum())
+        df = (m - 1) * (n - 1)
+    mse = sse / df
+    se = math.sqrt(mse / n)
+    diff = means[:, None] - means[None, :]
+    pvalue = np.ones((m, m))
+    iu = np.triu_indices(m, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = np.abs(diff[iu]) / se if se > 0 else np.where(diff[iu] == 0, 0.0, np.inf)
+    p = np.where(q == 0, 1.0, _sps.studentized_range.sf(q, m, df)) if q.size else q
+    pvalue[iu] = p
+    pvalue[iu[1], iu[0]] = p
+    crit = float(_sps.studentized_range.ppf(confidence, m, df))
+    return TukeyHSD(diff, pvalue, diff - crit * se, diff + crit * se, mse, float(df), design,
+                    confidence)
+
+
+def _range_tolerance(X: np.ndarray) -> float:
+    """Differences of means closer than this count as equal (the same sums added in another
+    order round differently)."""
+    return 8.0 * (X.shape[1] + 1) * np.finfo(float).eps * max(1.0, float(np.abs(X).max()))
+
+
+def _exact_ranges(X: np.ndarray):
+    """Every value of the largest minus the smallest system mean over the within-topic
+    permutations of the system labels, in blocks: the first topic's labels stay (relabelling
+    the systems leaves the range unchanged, so each of its m! orders gives the same
+    distribution); yields arrays of ranges."""
+    import itertools
+
+    m, n = X.shape
+    perms = np.array(list(itertools.permutations(range(m))), dtype=np.int64)  # (m!, m)
+    f = perms.shape[0]
+    per_topic = X.T[:, perms] if n > 1 else np.zeros((0, f, m))  # (n, m!, m)
+    total = f ** (n - 1)
+    block = max(1, _BLOCK_CELLS // (m * max(n, 1)))
+    for start in range(0, total, block):
+        codes = np.arange(start, min(total, start + block), dtype=np.int64)
+        sums = np.broadcast_to(X[:, 0], (codes.size, m)).copy()
+        rest = codes.copy()
+        for j in range(1, n):
+            sums += per_topic[j][rest % f]
+            rest //= f
+        means = sums / n
+        yield means.max(axis=1) - means.min(axis=1)
+
+
+def randomized_tukey_hsd(scores, *, n_resamples: int = 10000, exact: Optional[bool] = None,
+                         max_exact: int = MAX_EXACT_PERMUTATIONS, seed=0) -> TukeyHSD:
+    """The randomised Tukey HSD test of IR: a permutation test of every pair of systems that
+    controls the family-wise error over all of them.
+
+    Under the null hypothesis that the ``m`` systems are exchangeable, the scores of one topic
+    could have come from the systems in any order. Each resample permutes the system labels
+    within every topic independently and records the largest minus the smallest system mean,
+    :math:`R^* = \\max_i \\bar x^*_i - \\min_i \\bar x^*_i`; a pair's adjusted p-value is the
+    share of resamples with :math:`R^* \\ge |\\bar x_i - \\bar x_j|` (Carterette
+    :cite:`carterette2012multiple`; Sakai :cite:`sakai2018laboratory`, who calls it the
+    randomised Tukey HSD test). Comparing every pair with the distribution of the *largest*
+    difference is what controls the family-wise error. When the :math:`(m!)^{n-1}` label
+    orders (the first topic's order is fixed: relabelling the systems leaves :math:`R^*`
+    unchanged) number at most ``max_exact`` (or ``exact=True``), they are all enumerated and
+    the p-value is exact; otherwise ``n_resamples`` seeded resamples give :math:`p = (h +
+    1)/(B + 1)` (Phipson and Smyth :cite:`phipson2010permutation`). Differences equal up to
+    rounding count as reached.
+
+    Parameters
+    ----------
+    scores : array_like of shape (m, n)
+        Systems by topics.
+    n_resamples, seed
+        Monte Carlo resamples and their seed (a stream of its own, as the sign flips of
+        :func:`randomization_test`).
+    exact : bool, optional
+        Force (True) or forbid (False) enumeration; default: enumerate when feasible.
+
+    Returns
+    -------
+    TukeyHSD
+        ``low``, ``high``, ``mse`` and ``df`` are ``nan`` (no interval is inverted).
+
+    Examples
+    --------
+    >>> x = [[0.50, 0.61, 0.42, 0.70], [0.40, 0.55, 0.30, 0.61], [0.52, 0.60, 0.45, 0.69]]
+    >>> res = randomized_tukey_hsd(x)
+    >>> res.resamples
+    'exact: all 6^3 = 216 within-topic label orders (the first topic fixed)'
+    >>> res.pvalue[1].round(4).tolist()  # 9 and 5 of the 216 orders reach the differences
+    [0.0417, 1.0, 0.0231]
+    """
+    n_resamples = _check_resamples(n_resamples, test=True)
+    seed = _check_seed(seed)
+    X = _systems_by_topics(scores)
+    m, n = X.shape
+    means = X.mean(axis=1)
+    diff = means[:, None] - means[None, :]
+    iu = np.triu_indices(m, 1)
+    observed = np.abs(diff[iu])
+    tol = _range_tolerance(X)
+    order = np.argsort(observed)
+    thresholds = observed[order] - tol
+    hits = np.zeros(observed.size)
+    f = math.factorial(m)
+    total = f ** (n - 1) if m <= 20 else math.inf
+    use_exact = exact if exact is not None else total <= max_exact
+    if use_exact and total > 50 * MAX_EXACT_PERMUTATIONS:
+        raise ValueError(f"exact enumeration of ({m}!)^{n - 1} label orders is not feasible; use "
+                         "exact=None (automatic) or exact=False (Monte Carlo)")
+
+    def tally(ranges):
+        # ranges >= threshold, for every pair at once: a sorted search
+        ranges = np.sort(ranges)
+        counts = ranges.size - np.searchsorted(ranges, thresholds, side="left")
+        hits[order] += counts
+
+    if use_exact:
+        for ranges in _exact_ranges(X):
+            tally(ranges)
+        p = hits / total
+        how = (f"exact: all {f}^{n - 1} = {total} within-topic label orders (the first topic "
+               "fixed)")
+    else:
+        rng = _sign_rng(seed)
+        block = max(1, _BLOCK_CELLS // (m * n))
+        base = np.arange(m)
+        cols = np.arange(n)[None, :, None]
+        Xt = X.T  # (n, m)
+        for start in range(0, n_resamples, block):
+            b = min(block, n_resamples - start)
+            perm = rng.permuted(np.broadcast_to(base, (b, n, m)), axis=-1)
+            sums = Xt[cols, perm].sum(axis=1)
+            means_b = sums / n
+            tally(means_b.max(axis=1) - means_b.min(axis=1))
+        p = (hits + 1.0) / (n_resamples + 1.0)
+        how = f"Monte Carlo: {n_resamples} seeded within-topic permutations"
+    pvalue = np.ones((m, m))
+    pvalue[iu] = np.minimum(p, 1.0)
+    pvalue[iu[1], iu[0]] = pvalue[iu]
+    nan = np.full((m, m), np.nan)
+    return TukeyHSD(diff, pvalue, nan, nan.copy(), float("nan"), float("nan"), "randomized",
+                    float("nan"), how)
+
+
+#: Methods of :func:`topic_set_size`: ``"t"`` (the paired t-test's exact power, Sakai's
+#: design) and ``"normal"`` (the normal approximation rankkit 0.1.0 prints).
+SIZE_METHODS = ("t", "normal")
+
+
+def _check_positive(value, name):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
+    if not v > 0 or not math.isfinite(v):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return v
+
+
+def _check_level(value, name, example):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1), e.g. {example}; got {value!r}") from None
+    if not 0 < v < 1:
+        raise ValueError(f"{name} must be in (0, 1), e.g. {example}; got {value!r}")
+    return v
+
+
+def paired_t_power(n_topics, delta: float, sd: float, alpha: float = 0.05) -> float:
+    """Power of the two-sided paired t-test at level ``alpha`` on ``n_topics`` topics, when
+    the true mean difference is ``delta`` and the per-topic differences have standard
+    deviation ``sd``.
+
+    .. math::
+
+        1 - \\beta = P(|T'| > t_{1-\\alpha/2,\\,n-1}), \\qquad
+        T' \\sim t'_{n-1}(\\lambda = \\sqrt{n}\\,\\delta/\\sigma_d),
+
+    the noncentral t distribution (Sakai :cite:`sakai2016topic`), as
+    ``statsmodels.stats.power.TTestPower().power(delta / sd, n, alpha)`` computes it (which
+    returns ``nan`` where scipy's ``nct.cdf`` fails far in its lower tail; the lower tail is
+    taken here as the upper tail of :math:`-T'`, which is 0 there).
+
+    Examples
+    --------
+    >>> round(paired_t_power(50, 0.05, 0.2), 4)
+    0.4104
+    """
+    n = np.asarray(n_topics, dtype=float)
+    if (n < 2).any() or (n != np.round(n)).any():
+        raise ValueError(f"n_topics must be whole numbers >= 2, got {n_topics!r}")
+    delta = _check_positive(delta, "delta")
+    sd = _check_positive(sd, "sd")
+    alpha = _check_level(alpha, "alpha", 0.05)
+    df = n - 1
+    crit = _sps.t.ppf(1 - alpha / 2, df)
+    nc = np.sqrt(n) * delta / sd
+    # the lower tail as the upper tail of -T' (scipy's nct.cdf gives nan far in its tail)
+    lower = np.nan_to_num(_sps.nct.sf(crit, df, -nc), nan=0.0)
+    out = _sps.nct.sf(crit, df, nc) + lower
+    return float(out) if out.ndim == 0 else out
+
+
+def _smallest_n(power_of, target: float, start: int, limit: int = 10**7) -> int:
+    """The smallest n >= start with power_of(n) >= target (power grows with n)."""
+    lo = max(2, int(start))
+    if power_of(lo) >= target:
+        while lo > 2 and power_of(lo - 1) >= target:
+            lo -= 1
+        return lo
+    hi = lo * 2
+    while power_of(hi) < target:
+        lo, hi = hi, hi * 2
+        if hi > limit:
+            raise ValueError(f"more than {limit:,} topics would be needed")
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if power_of(mid) < target else (lo, mid)
+    return hi
+
+
+def topic_set_size(delta: float, sd: float, alpha: float = 0.05, power: float = 0.8,
+                   method: str = "t") -> int:
+    """How many topics a paired comparison of two systems needs to detect a difference
+    ``delta`` with probability ``power`` at level ``alpha``, given the standard deviation
+    ``sd`` of the per-topic differences (Sakai's topic set size design :cite:`sakai2016topic`).
+
+    ``"t"`` (default): the smallest :math:`n \\ge 2` whose two-sided paired t-test has power
+    at least ``power`` (:func:`paired_t_power`, exact noncentral t). ``"normal"``: the normal
+    approximation :math:`\\lceil ((z_{1-\\alpha/2} + z_{1-\\beta})\\,\\sigma_d/\\delta)^2 \\rceil`,
+    which ignores that the variance is estimated and so asks for slightly fewer topics; it is
+    what rankkit 0.1.0 prints ("to detect ... you would need N queries").
+
+    Examples
+    --------
+    >>> topic_set_size(0.05, 0.2), topic_set_size(0.05, 0.2, method="normal")
+    (128, 126)
+    """
+    _check_choice(method, SIZE_METHODS, "method")
+    delta = _check_positive(delta, "delta")
+    sd = _check_positive(sd, "sd")
+    alpha = _check_level(alpha, "alpha", 0.05)
+    power = _check_level(power, "power", 0.8)
+    z = _special.ndtri(1 - alpha / 2) + _special.ndtri(power)
+    approx = math.ceil((z * sd / delta) ** 2)
+    if method == "normal":
+        return int(approx)
+    return _smallest_n(lambda n: paired_t_power(n, delta, sd, alpha), power, approx)
+
+
+def anova_power(n_topics, min_range: float, variance: float, n_systems: int,
+                alpha: float = 0.05) -> float:
+    """Power of the one-way ANOVA F-test of ``n_systems`` systems on ``n_topics`` topics each,
+    when the best and the worst system differ by ``min_range`` and the others lie at the grand
+    mean (the least favourable configuration of that range), with error variance ``variance``.
+
+    .. math::
+
+        1 - \\beta = P(F' > F_{1-\\alpha;\\,m-1,\\,m(n-1)}), \\qquad
+        F' \\sim F'_{m-1,\\,m(n-1)}\\Big(\\lambda = n\\,\\frac{D^2}{2\\sigma^2}\\Big),
+
+    Sakai's ANOVA-based design :cite:`sakai2016topic`; equal to
+    ``statsmodels.stats.power.FTestAnovaPower().power(f, m * n, alpha, m)`` with Cohen's
+    :math:`f^2 = D^2 / (2 m \\sigma^2)`.
+
+    Examples
+    --------
+    >>> round(anova_power(100, 0.1, 0.04, 5), 4)
+    0.8162
+    """
+    n = np.asarray(n_topics, dtype=float)
+    if (n < 2).any() or (n != np.round(n)).any():
+        raise ValueError(f"n_topics must be whole numbers >= 2, got {n_topics!r}")
+    min_range = _check_positive(min_range, "min_range")
+    variance = _check_positive(variance, "variance")
+    alpha = _check_level(alpha, "alpha", 0.05)
+    if isinstance(n_systems, bool) or not isinstance(n_systems, (int, np.integer)) \
+            or n_systems < 2:
+        raise ValueError(f"n_systems must be a whole number >= 2, got {n_systems!r}")
+    m = int(n_systems)
+    df1, df2 = m - 1, m * (n - 1)
+    crit = _sps.f.ppf(1 - alpha, df1, df2)
+    out = _sps.ncf.sf(crit, df1, df2, n * min_range ** 2 / (2 * variance))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def topic_set_size_anova(min_range: float, variance: float, n_systems: int,
+                         alpha: float = 0.05, power: float = 0.8) -> int:
+    """How many topics a one-way ANOVA of ``n_systems`` systems needs to detect a range
+    ``min_range`` between the best and the worst system with probability ``power``
+    (:func:`anova_power`; Sakai :cite:`sakai2016topic`): the smallest such :math:`n \\ge 2`.
+
+    Examples
+    --------
+    >>> topic_set_size_anova(0.1, 0.04, 5)
+    97
+    """
+    power = _check_level(power, "power", 0.8)
+    anova_power(2, min_range, variance, n_systems, alpha)  # validates the arguments
+    z = _special.ndtri(1 - alpha / 2) + _special.ndtri(power)
+    start = max(2, math.ceil(2 * (z / min_range) ** 2 * variance))
+    return _smallest_n(lambda n: anova_power(n, min_range, variance, n_systems, alpha), power,
+                       start)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -210,3 +210,94 @@ def test_sizes_refuse_bad_input():
         stats.topic_set_size(0.05, 0.2, method="z")
     with pytest.raises(ValueError, match="n_systems"):
         stats.topic_set_size_anova(0.05, 0.04, 1)
+
+
+def test_compare_with_tukey_takes_its_adjusted_pvalues():
+    df = stats.simulate_benchmark([0, 0, 0.3, 0.6], n_queries=12, seed=4)
+    wide = df.pivot(index="system", columns="query_id", values="value")
+    wide = wide.loc[["s1", "s2", "s3", "s4"], list(pd.unique(df.query_id))].to_numpy()
+    ref = stats.tukey_hsd(wide)
+    res = stats.compare(df, correction="tukey", n_resamples=200)
+    for r in res.pairs.itertuples():
+        i, j = int(r.system[1]) - 1, int(r.other[1]) - 1
+        assert r.p_corrected == pytest.approx(ref.pvalue[i, j], rel=1e-12)
+        assert r.significant == (ref.pvalue[i, j] < 0.05)
+    plain = stats.compare(df, correction="none", n_resamples=200)
+    np.testing.assert_array_equal(res.pairs.p_value, plain.pairs.p_value)  # the paired test's
+    rnd = stats.compare(df, correction="randomized-tukey", n_resamples=2000, seed=1)
+    ref = stats.randomized_tukey_hsd(wide, n_resamples=2000, seed=1)
+    for r in rnd.pairs.itertuples():
+        i, j = int(r.system[1]) - 1, int(r.other[1]) - 1
+        assert r.p_corrected == ref.pvalue[i, j]
+    # with a baseline the family is still every pair of the four systems
+    base = stats.compare(df, baseline="s1", correction="tukey", n_resamples=200)
+    assert list(base.pairs.p_corrected) == [stats.tukey_hsd(wide).pvalue[k, 0] for k in (1, 2, 3)]
+    best = base.best.set_index("system")
+    b = best.loc["s1", "best"]
+    for s_, row in best.iterrows():
+        if s_ != b:
+            k, kb = int(s_[1]) - 1, int(b[1]) - 1
+            assert row.p_corrected == pytest.approx(stats.tukey_hsd(wide).pvalue[k, kb])
+    assert "Tukey's HSD over every pair" in base.footer()
+    with pytest.raises(ValueError, match="family='measure'"):
+        stats.compare(df, correction="tukey", family="all", n_resamples=200)
+
+
+def test_compare_topic_set_sizes_use_each_pairs_variance():
+    df = stats.simulate_benchmark([0, 0.2, 0.5], n_queries=25, seed=2)
+    res = stats.compare(df, baseline="s1", n_resamples=200, delta=0.04, power=0.9, alpha=0.01)
+    wide = df.pivot(index="system", columns="query_id", values="value").loc[["s1", "s2", "s3"]]
+    M = wide.to_numpy()
+    pairs = res.sizes[res.sizes.design == "paired t-test"]
+    assert list(pairs.systems) == ["s2 vs s1", "s3 vs s1"]
+    for (a, row) in zip((1, 2), pairs.itertuples()):
+        sd = np.std(M[a] - M[0], ddof=1)
+        assert row.variance == pytest.approx(sd ** 2)
+        assert row.topics == stats.topic_set_size(0.04, sd, 0.01, 0.9)
+        assert row.topics_normal == stats.topic_set_size(0.04, sd, 0.01, 0.9, "normal")
+    anova = res.sizes[res.sizes.design == "one-way ANOVA"].iloc[0]
+    var = np.var(M, axis=1, ddof=1).mean()
+    assert anova.variance == pytest.approx(var)
+    assert anova.topics == stats.topic_set_size_anova(0.04, var, 3, 0.01, 0.9)
+    assert "topics needed to detect a difference of 0.04" in res.sizes_statement()
+    assert stats.compare(df, n_resamples=200).sizes.empty
+
+
+def test_rankbook_compare_offers_tukey_and_topic_set_sizes(tmp_path, capsys, monkeypatch):
+    from rankbook.book import cli
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(1)
+    q, runs = [], {"a": [], "b": [], "c": []}
+    for t in range(1, 9):
+        for d in range(8):
+            q.append(f"{t} 0 d{d} {int(rng.integers(0, 3))}")
+        for s_, shift in zip(runs, (0.0, 0.5, 1.0)):
+            sc = rng.permutation(8) + shift * rng.random(8)
+            runs[s_] += [f"{t} Q0 d{d} 0 {sc[d]:.4f} {s_}" for d in range(8)]
+    (tmp_path / "q").write_text("\n".join(q) + "\n")
+    for s_, lines in runs.items():
+        (tmp_path / f"{s_}.run").write_text("\n".join(lines) + "\n")
+    argv = ["compare", "a.run", "b.run", "c.run", "--qrels", "q", "--measures", "AP",
+            "--correction", "randomized-tukey", "--resamples", "500", "--topic-set-size",
+            "0.05", "--power", "0.9", "--pairs", "pairs.csv"]
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "randomised Tukey HSD over every pair" in out
+    assert "topics needed to detect a difference of 0.05 with power 0.9" in out
+    pairs = pd.read_csv(tmp_path / "pairs.csv")
+    per_query = [conventions_evaluate(tmp_path / "q", tmp_path / f"{s_}.run") for s_ in "abc"]
+    M = np.array(per_query)
+    ref = stats.randomized_tukey_hsd(M, n_resamples=500, seed=0)
+    assert list(pairs.p_corrected) == [ref.pvalue[1, 0], ref.pvalue[2, 0]]
+    with pytest.raises(SystemExit) as exc:  # argparse refuses it, status 2
+        cli.main(["compare", "a.run", "b.run", "--qrels", "q", "--topic-set-size", "0",
+                  "--force"])
+    assert exc.value.code == 2
+
+
+def conventions_evaluate(qrels, run):
+    from rankbook.conventions import evaluate_run
+
+    pq = evaluate_run(qrels, run, "AP").per_query
+    return pq.value.to_numpy()

@@ -65,6 +65,8 @@ __all__ = [
     "CI_METHODS",
     "TESTS",
     "CORRECTIONS",
+    "FAMILY_TESTS",
+    "COMPARE_CORRECTIONS",
     "ALTERNATIVES",
     "BootstrapCI",
     "bootstrap_ci",
@@ -103,6 +105,17 @@ TESTS = ("randomization", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 #: Alternative hypotheses about the mean difference ``x - y``.
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: Tests of a whole family of systems that :func:`compare` takes as its ``correction``:
+#: Tukey's HSD (:func:`tukey_hsd`, two-way) and the randomised Tukey HSD
+#: (:func:`randomized_tukey_hsd`).
+FAMILY_TESTS = ("tukey", "randomized-tukey")
+#: What :func:`compare` takes as ``correction``.
+COMPARE_CORRECTIONS = CORRECTIONS + FAMILY_TESTS
+#: How each correction is named in reports.
+CORRECTION_NAMES = {"none": "uncorrected", "holm": "Holm-corrected",
+                    "bonferroni": "Bonferroni-corrected", "bh": "Benjamini-Hochberg-corrected",
+                    "by": "Benjamini-Yekutieli-corrected", "tukey": "Tukey-HSD-adjusted",
+                    "randomized-tukey": "randomised-Tukey-HSD-adjusted"}
 
 _STATSMODELS_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "by": "fdr_by"}
 _TEST_ALIASES = {"randomization": "randomization", "randomisation": "randomization",
@@ -1493,12 +1506,19 @@ class Comparison:
         ``p_value``, ``p_corrected`` (the ``correction`` over these tests of one measure) and
         ``tied`` (``p_corrected >= alpha``, and the best itself). ``table["tied_with_best"]``
         holds the same flag.
+    sizes : pandas.DataFrame
+        With ``delta`` (:func:`compare`): topic set sizes, one row per tested pair (``design``
+        "paired t-test") and one per measure ("one-way ANOVA"): ``measure``, ``design``,
+        ``systems``, ``variance`` (of the per-topic differences, or pooled within systems),
+        ``delta``, ``alpha``, ``power``, ``topics`` (needed), ``topics_normal`` (the normal
+        approximation, rankkit's), ``n_queries`` (in the data). Empty without ``delta``.
     """
 
     table: pd.DataFrame
     pairs: pd.DataFrame
     settings: dict = field(default_factory=dict)
     best: pd.DataFrame = field(default_factory=pd.DataFrame)
+    sizes: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def tied_with_best(self) -> dict:
         """``{measure: [systems]}``: the best system and those whose difference from it is not
@@ -1509,8 +1529,7 @@ class Comparison:
         """One sentence per measure naming the tied-with-the-best set, the test and the
         correction used."""
         s = self.settings
-        corr = {"none": "uncorrected", "holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected",
-                "bh": "Benjamini-Hochberg-corrected", "by": "Benjamini-Yekutieli-corrected"}
+        corr = CORRECTION_NAMES
         out = []
         for m, g in self.best.groupby("measure", sort=False):
             best = g["best"].iloc[0]
@@ -1525,6 +1544,19 @@ class Comparison:
             against = ("against the other system" if others == 1 else
                        f"against each of the {others} other systems")
             over = "" if others == 1 else f" over those {others} tests"
+            if s["correction"] in FAMILY_TESTS:  # the family test decides, not the paired one
+                name = ("Tukey's HSD" if s["correction"] == "tukey"
+                        else "the randomised Tukey HSD test")
+                tests = f"{name} over every pair of the {others + 1} systems"
+                if tied == [best]:
+                    out.append(f"{m}: {best} is the best ({head}) and no system is tied with it "
+                               f"(each other system differs significantly from it: {tests}, "
+                               f"p < {s['alpha']:g})")
+                else:
+                    out.append(f"{m}: tied with the best ({best}, {head}): {', '.join(tied)} "
+                               f"(difference from {best} not significant: {tests}, "
+                               f"p >= {s['alpha']:g})")
+                continue
             if tied == [best]:
                 every = "the other system differs" if others == 1 else "each other system differs"
                 out.append(f"{m}: {best} is the best ({head}) and no system is tied with it "
@@ -1561,18 +1593,44 @@ class Comparison:
 
     def footer(self) -> str:
         s = self.settings
-        corr = {"none": "uncorrected", "holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected",
-                "bh": "Benjamini-Hochberg-corrected", "by": "Benjamini-Yekutieli-corrected"}
+        corr = CORRECTION_NAMES
         against = (f"against the baseline {s['baseline']!r}" if s.get("baseline") is not None
                    else "between every pair of systems")
         marked = bool((self.table["mark"] != "").any()) if "mark" in self.table else True
-        how = (f"({s['test']} test {against}, {corr[s['correction']]} p < {s['alpha']:g} "
-               f"within each {s['family']}; {s['resamples']})")
+        if s["correction"] in FAMILY_TESTS:
+            name = "Tukey's HSD" if s["correction"] == "tukey" else "randomised Tukey HSD"
+            how = (f"({name} over every pair of the systems of each measure, p < "
+                   f"{s['alpha']:g}; the p_value column holds the uncorrected {s['test']} "
+                   f"test {against}; {s['resamples']})")
+        else:
+            how = (f"({s['test']} test {against}, {corr[s['correction']]} p < {s['alpha']:g} "
+                   f"within each {s['family']}; {s['resamples']})")
         head = (f"Superscripts: significantly better than that system {how}." if marked else
                 f"No superscripts: no difference is significant {how}.")
         return (f"{head} Intervals (in the table's ci and diff columns): "
                 f"{s['confidence']:.0%} {s['ci_method']} bootstrap, {s['n_resamples']} "
                 f"resamples, seed {s['seed']}.")
+
+    def sizes_statement(self) -> str:
+        """One sentence per measure: how many topics would detect ``delta`` (empty without
+        it; see :func:`compare`)."""
+        if self.sizes is None or not len(self.sizes):
+            return ""
+        s = self.settings
+        out = []
+        for m, g in self.sizes.groupby("measure", sort=False):
+            pairs = g[g.design == "paired t-test"]
+            anova = g[g.design == "one-way ANOVA"].iloc[0]
+            n = lambda v: "-" if v != v else f"{int(v):,}"
+            each = "; ".join(f"{r.systems} {n(r.topics)} (normal approximation {n(r.topics_normal)})"
+                             for r in pairs.itertuples())
+            out.append(f"{m}: topics needed to detect a difference of {s['delta']:g} with power "
+                       f"{s['power']:g} at level {s['alpha']:g} (Sakai's topic set size design; "
+                       f"{int(anova.n_queries)} in the data): paired t-test, from each pair's "
+                       f"observed variance: {each}; one-way ANOVA over the "
+                       f"{anova.systems.removeprefix('all ')}, a range of {s['delta']:g} "
+                       f"between the best and the worst: {n(anova.topics)}")
+        return "\n".join(out)
 
     def report(self, decimals: int = 4) -> str:
         """The table as text, laid out like ranx's report, with a footer saying how."""
@@ -1722,7 +1780,8 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
             test: str = "randomization", correction: str = "holm", *, alpha: float = 0.05,
             confidence: float = 0.95, ci_method: str = "bca", n_resamples: int = 10000,
             seed=0, missing: str = "error", family: str = "measure",
-            max_exact: int = 20) -> Comparison:
+            max_exact: int = 20, delta: Optional[float] = None,
+            power: float = 0.8) -> Comparison:
     """Compare systems scored on the same queries: means, intervals, tests, corrected p-values.
 
     For every measure: the mean of each system with its bootstrap interval; then either the
@@ -1759,7 +1818,13 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
         of a wide table.
     test : {"randomization", "t", "wilcoxon"}
         See :func:`paired_test`.
-    correction : {"holm", "bonferroni", "bh", "by", "none"}
+    correction : {"holm", "bonferroni", "bh", "by", "none", "tukey", "randomized-tukey"}
+        A correction of the paired tests' p-values (:func:`correct`), or a test of the whole
+        family of one measure's systems at once: ``"tukey"`` (Tukey's HSD, topics as blocks,
+        :func:`tukey_hsd`) or ``"randomized-tukey"`` (:func:`randomized_tukey_hsd`, with
+        ``n_resamples`` and ``seed``), whose adjusted p-value of each pair is ``p_corrected``
+        (``p_value`` stays the paired test's). These always take every pair of the measure's
+        systems as the family, with a baseline too, and need ``family="measure"``.
     alpha, confidence : float
     ci_method : {"bca", "percentile"}
     n_resamples : int
@@ -1770,6 +1835,13 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
         A system without a score for a query: refuse (default), score it 0 (trec_eval), or
         drop the query for that measure.
     family : {"measure", "all"}
+    delta, power : float, optional
+        With ``delta``, ``result.sizes`` holds topic set sizes (Sakai
+        :cite:`sakai2016topic`): the topics each tested pair needs to detect a difference
+        ``delta`` with probability ``power`` at level ``alpha``, from its observed variance of
+        per-topic differences (:func:`topic_set_size`, also its normal approximation), and the
+        topics a one-way ANOVA of all the systems needs to detect a range ``delta``, from their
+        pooled within-system variance (:func:`topic_set_size_anova`).
 
     Returns
     -------
@@ -1798,77 +1870,159 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     over those 2 tests, p >= 0.05; these tests are a family of their own, apart from the
     table's marks)
     """
-    test = _check_test(test)
-    _check_choice(correction, CORRECTIONS, "correction")
-    _check_choice(ci_method, CI_METHODS, "ci_method")
-    _check_choice(missing, ("error", "zero", "drop"), "missing")
-    _check_choice(family, ("measure", "all"), "family")
-    confidence = _check_confidence(confidence)
-    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    n_resamples = _check_resamples(n_resamples, confidence, test=True)
-    seed = _check_seed(seed)
+    args = _compare_args(test, correction, ci_method, missing, family, confidence, alpha,
+                         n_resamples, seed, delta, power)
     data = _tidy_input(per_query, measures, missing)
-    rows, pair_rows, best_rows = [], [], []
-    how = set()
+    rows, pair_rows, best_rows, size_rows, how = [], [], [], [], set()
     for m, (systems, queries, M) in data.items():
         if baseline is not None and baseline not in systems:
             raise ValueError(f"baseline {baseline!r} is not among the systems of measure {m!r}: "
                              f"{systems}")
+        pa, pb = _pairs_to_test(systems, baseline)
+        means, lo, hi, theta_b, again = _system_intervals(M, args)
+        pairs, h = _pair_tests(M, pa, pb, theta_b, again, args, max_exact)
+        how |= h
+        family_p = _family_pvalues(M, args, max_exact)
+        best_rows.extend(_tied_with_best(M, systems, means, m, args["test"], correction, alpha,
+                                         n_resamples, args["seed"], max_exact, family_p))
         S, q = M.shape
-        letters = _letters(S)
-        rng = _bootstrap_rng(seed)
-        again = copy.deepcopy(rng)  # the same draws once more, for the differences' near ties
-        means = M.mean(axis=1)
-        bca = ci_method == "bca"  # BCa counts the resamples tied with the estimate: in
-        theta_b = _resample_means(M, n_resamples, rng, means if bca else None)  # scipy's
-        accel = _accel_mean(M) if bca else None  # arithmetic, as bootstrap_ci does
-        lo, hi, _ = _interval_from_distribution(means, theta_b, accel, confidence, ci_method)
-        if baseline is not None:
-            b = systems.index(baseline)
-            pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
-            pb = np.full(pa.size, b, dtype=np.int64)
-        else:
-            pa, pb = np.triu_indices(S, 1)
-        K = pa.size
-        # per pair: the difference vectors, in blocks of pairs (bounded memory)
-        diff, sums, absd = np.empty(K), np.empty(K), np.empty(K)
-        eff, daccel, p = np.empty(K), np.empty(K), np.empty(K)
-        step = max(1, _BLOCK_CELLS // q)
-        for k0 in range(0, K, step):
-            sl = slice(k0, k0 + step)
-            D = M[pa[sl]] - M[pb[sl]]
-            sums[sl] = D.sum(axis=1)
-            diff[sl] = sums[sl] / q
-            absd[sl] = np.abs(D).sum(axis=1)
-            eff[sl] = cohens_dz(D)
-            if bca:
-                daccel[sl] = _accel_mean(D)
-            if test == "t":
-                p[sl] = _p_t(D, "two-sided")[1]
-            elif test == "wilcoxon":
-                p[sl] = _p_wilcoxon(D, "two-sided")[1]
-        dboot = theta_b[pa] - theta_b[pb]
-        if bca:  # the interval of a difference is scipy's bootstrap of the paired differences
-            _exact_near_ties(dboot, diff, lambda ks: M[pa[ks]] - M[pb[ks]], q, again)
-        dlo, dhi, _ = _interval_from_distribution(diff, dboot, daccel if bca else None,
-                                                  confidence, ci_method)
-        if test == "randomization":
-            _, p, h = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed,
-                                       max_exact, T=sums, absd=absd)
-            how.add(h)
-        best_rows.extend(_tied_with_best(M, systems, means, m, test, correction, alpha,
-                                         n_resamples, seed, max_exact))
         for k in range(len(pa)):
-            pair_rows.append({"measure": m, "system": systems[pa[k]], "other": systems[pb[k]],
-                              "diff": diff[k], "diff_low": dlo[k], "diff_high": dhi[k],
-                              "effect_size": eff[k],
-                              "p_value": float(p[k]), "n_queries": q})
+            row = {"measure": m, "system": systems[pa[k]], "other": systems[pb[k]]}
+            row.update({c: pairs[c][k] for c in ("diff", "diff_low", "diff_high",
+                                                 "effect_size")})
+            row.update(p_value=float(pairs["p"][k]), n_queries=q)
+            if family_p is not None:
+                row["p_family"] = float(family_p[pa[k], pb[k]])
+            pair_rows.append(row)
+        letters = _letters(S)
         for i, s in enumerate(systems):
             rows.append({"system": s, "letter": letters[i], "measure": m, "mean": means[i],
                          "ci_low": lo[i], "ci_high": hi[i], "n_queries": q})
-    pairs = pd.DataFrame(pair_rows)
-    if family == "all":
+        if args["delta"] is not None:
+            size_rows.extend(_size_rows(m, M, systems, pa, pb, args))
+    pairs = _corrected_pairs(pd.DataFrame(pair_rows), correction, family, alpha)
+    table = _system_table(pd.DataFrame(rows), pairs, pd.DataFrame(best_rows), baseline)
+    if args["test"] == "randomization":
+        resamples = "; ".join(sorted(how))
+    else:
+        resamples = "no resampling for the test"
+    if correction == "randomized-tukey":
+        resamples += f"; randomised Tukey HSD: {args['family_how']}"
+    settings = dict(baseline=baseline, test=args["test"], correction=correction,
+                    alpha=float(alpha), confidence=args["confidence"], ci_method=ci_method,
+                    n_resamples=n_resamples,
+                    seed=seed if not isinstance(seed, np.random.Generator) else "generator",
+                    family=family, missing=missing, resamples=resamples)
+    if args["delta"] is not None:
+        settings.update(delta=args["delta"], power=args["power"])
+    sizes = pd.DataFrame(size_rows, columns=_SIZE_COLUMNS)
+    return Comparison(table=table, pairs=pairs, settings=settings, best=pd.DataFrame(best_rows),
+                      sizes=sizes)
+
+
+def _compare_args(test, correction, ci_method, missing, family, confidence, alpha,
+                  n_resamples, seed, delta, power) -> dict:
+    """:func:`compare`'s options, checked, in one dict (``test`` under its canonical name)."""
+    test = _check_test(test)
+    _check_choice(correction, COMPARE_CORRECTIONS, "correction")
+    _check_choice(ci_method, CI_METHODS, "ci_method")
+    _check_choice(missing, ("error", "zero", "drop"), "missing")
+    _check_choice(family, ("measure", "all"), "family")
+    if family == "all" and correction in FAMILY_TESTS:
+        raise ValueError(f"correction {correction!r} adjusts the pairs of the systems of one "
+                         "measure at a time (a studentized range over them); use "
+                         "family='measure', or a p-value correction (holm, bonferroni, bh, by) "
+                         "for family='all'")
+    confidence = _check_confidence(confidence)
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    n_resamples = _check_resamples(n_resamples, confidence, test=True)
+    if delta is not None:
+        delta = _check_positive(delta, "delta")
+        power = _check_level(power, "power", 0.8)
+    return dict(test=test, correction=correction, ci_method=ci_method, confidence=confidence,
+                alpha=float(alpha), n_resamples=n_resamples, seed=_check_seed(seed),
+                delta=delta, power=power, family_how="")
+
+
+def _pairs_to_test(systems, baseline):
+    """Indices (a, b) of the pairs tested: each system against the baseline, or every pair."""
+    S = len(systems)
+    if baseline is not None:
+        b = systems.index(baseline)
+        pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
+        return pa, np.full(pa.size, b, dtype=np.int64)
+    return np.triu_indices(S, 1)
+
+
+def _system_intervals(M, args):
+    """Each system's mean and bootstrap interval, the bootstrap means (systems x resamples) and
+    a generator in the state before the draws (the differences' near ties redraw them)."""
+    rng = _bootstrap_rng(args["seed"])
+    again = copy.deepcopy(rng)  # the same draws once more, for the differences' near ties
+    means = M.mean(axis=1)
+    bca = args["ci_method"] == "bca"  # BCa counts the resamples tied with the estimate: in
+    theta_b = _resample_means(M, args["n_resamples"], rng, means if bca else None)  # scipy's
+    accel = _accel_mean(M) if bca else None  # arithmetic, as bootstrap_ci does
+    lo, hi, _ = _interval_from_distribution(means, theta_b, accel, args["confidence"],
+                                            args["ci_method"])
+    return means, lo, hi, theta_b, again
+
+
+def _pair_tests(M, pa, pb, theta_b, again, args, max_exact):
+    """Per tested pair: the mean difference with its bootstrap interval, the effect size and
+    the paired test's p-value, in blocks of pairs (bounded memory)."""
+    S, q = M.shape
+    K = pa.size
+    bca = args["ci_method"] == "bca"
+    test = args["test"]
+    diff, sums, absd = np.empty(K), np.empty(K), np.empty(K)
+    eff, daccel, p = np.empty(K), np.empty(K), np.empty(K)
+    step = max(1, _BLOCK_CELLS // q)
+    for k0 in range(0, K, step):
+        sl = slice(k0, k0 + step)
+        D = M[pa[sl]] - M[pb[sl]]
+        sums[sl] = D.sum(axis=1)
+        diff[sl] = sums[sl] / q
+        absd[sl] = np.abs(D).sum(axis=1)
+        eff[sl] = cohens_dz(D)
+        if bca:
+            daccel[sl] = _accel_mean(D)
+        if test == "t":
+            p[sl] = _p_t(D, "two-sided")[1]
+        elif test == "wilcoxon":
+            p[sl] = _p_wilcoxon(D, "two-sided")[1]
+    dboot = theta_b[pa] - theta_b[pb]
+    if bca:  # the interval of a difference is scipy's bootstrap of the paired differences
+        _exact_near_ties(dboot, diff, lambda ks: M[pa[ks]] - M[pb[ks]], q, again)
+    dlo, dhi, _ = _interval_from_distribution(diff, dboot, daccel if bca else None,
+                                              args["confidence"], args["ci_method"])
+    how = set()
+    if test == "randomization":
+        _, p, h = _signflip_counts(M, pa, pb, "two-sided", None, args["n_resamples"],
+                                   args["seed"], max_exact, T=sums, absd=absd)
+        how.add(h)
+    return {"diff": diff, "diff_low": dlo, "diff_high": dhi, "effect_size": eff, "p": p}, how
+
+
+def _family_pvalues(M, args, max_exact):
+    """Tukey's HSD p-values of every pair of systems (a matrix), for the corrections that test
+    the whole family at once; ``None`` for the p-value corrections."""
+    if args["correction"] == "tukey":
+        return tukey_hsd(M, "two-way").pvalue
+    if args["correction"] == "randomized-tukey":
+        res = randomized_tukey_hsd(M, n_resamples=args["n_resamples"], seed=args["seed"])
+        args["family_how"] = res.resamples
+        return res.pvalue
+    return None
+
+
+def _corrected_pairs(pairs: pd.DataFrame, correction, family, alpha) -> pd.DataFrame:
+    """``pairs`` with ``p_corrected`` (within each measure, or over the whole table) and the
+    two significance flags."""
+    if correction in FAMILY_TESTS:
+        pairs["p_corrected"] = pairs.pop("p_family")
+    elif family == "all":
         pairs["p_corrected"] = correct(pairs["p_value"].to_numpy(), correction)
     else:
         pairs["p_corrected"] = np.nan
@@ -1877,7 +2031,13 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
                                                     correction)
     pairs["significant_uncorrected"] = pairs["p_value"] < alpha
     pairs["significant"] = pairs["p_corrected"] < alpha
-    table = pd.DataFrame(rows)
+    return pairs
+
+
+def _system_table(table: pd.DataFrame, pairs: pd.DataFrame, best: pd.DataFrame,
+                  baseline) -> pd.DataFrame:
+    """One row per system and measure: means and intervals, the marks (the letters of the
+    systems it beats), the baseline test's columns and the tied-with-the-best flag."""
     letter_of = dict(zip(table.system, table.letter))
     marks = {}
     for r in pairs.itertuples():
@@ -1897,27 +2057,46 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     else:
         for c in cols:
             table[c] = np.nan if c != "significant" else pd.array([pd.NA] * len(table), "boolean")
-    best = pd.DataFrame(best_rows)
     tied = dict(zip(zip(best.measure, best.system), best.tied))
     table["tied_with_best"] = [bool(tied[(m, s)]) for m, s in zip(table.measure, table.system)]
-    table = table[["system", "letter", "measure", "mean", "ci_low", "ci_high"] + cols
-                  + ["mark", "tied_with_best", "n_queries"]]
-    if test == "randomization":
-        resamples = "; ".join(sorted(how))
-    else:
-        resamples = "no resampling for the test"
-    settings = dict(baseline=baseline, test=test, correction=correction, alpha=float(alpha),
-                    confidence=confidence, ci_method=ci_method, n_resamples=n_resamples,
-                    seed=seed if not isinstance(seed, np.random.Generator) else "generator",
-                    family=family, missing=missing, resamples=resamples)
-    return Comparison(table=table, pairs=pairs, settings=settings, best=best)
+    return table[["system", "letter", "measure", "mean", "ci_low", "ci_high"] + cols
+                 + ["mark", "tied_with_best", "n_queries"]]
+
+
+#: Columns of :attr:`Comparison.sizes`.
+_SIZE_COLUMNS = ["measure", "design", "systems", "variance", "delta", "alpha", "power",
+                 "topics", "topics_normal", "n_queries"]
+
+
+def _size_rows(measure, M, systems, pa, pb, args) -> list:
+    """Topic set sizes for one measure: each tested pair from its paired variance (paired
+    t-test; and the normal approximation), and all systems from the pooled within-system
+    variance (one-way ANOVA, Sakai's design)."""
+    S, q = M.shape
+    delta, power, alpha = args["delta"], args["power"], args["alpha"]
+    rows = []
+    for a, b in zip(pa, pb):
+        sd = float(np.std(M[a] - M[b], ddof=1))
+        t = topic_set_size(delta, sd, alpha, power) if sd > 0 else np.nan
+        z = topic_set_size(delta, sd, alpha, power, "normal") if sd > 0 else np.nan
+        rows.append({"measure": measure, "design": "paired t-test",
+                     "systems": f"{systems[a]} vs {systems[b]}", "variance": sd ** 2,
+                     "delta": delta, "alpha": alpha, "power": power, "topics": t,
+                     "topics_normal": z, "n_queries": q})
+    var = float(((M - M.mean(axis=1, keepdims=True)) ** 2).sum() / (S * (q - 1)))
+    n = topic_set_size_anova(delta, var, S, alpha, power) if var > 0 else np.nan
+    rows.append({"measure": measure, "design": "one-way ANOVA",
+                 "systems": f"all {S} systems", "variance": var, "delta": delta,
+                 "alpha": alpha, "power": power, "topics": n, "topics_normal": np.nan,
+                 "n_queries": q})
+    return rows
 
 
 def _tied_with_best(M, systems, means, measure, test, correction, alpha, n_resamples, seed,
-                    max_exact) -> list[dict]:
+                    max_exact, family_p=None) -> list[dict]:
     """Rows of :attr:`Comparison.best` for one measure: the system of highest mean (the first
     of equal means) against each other system, ``test`` two-sided, ``correction`` over these
-    ``S - 1`` tests."""
+    ``S - 1`` tests (Tukey's corrections: the pairs' family p-values, ``family_p``)."""
     S, q = M.shape
     b = int(np.argmax(means))
     pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
@@ -1935,7 +2114,7 @@ def _tied_with_best(M, systems, means, measure, test, correction, alpha, n_resam
         _, p, _ = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed, max_exact,
                                    T=D.sum(axis=1), absd=np.abs(D).sum(axis=1))
     p = np.asarray(p, dtype=float)
-    pc = correct(p, correction)
+    pc = family_p[pa, pb] if family_p is not None else correct(p, correction)
     for k, i in enumerate(pa):
         rows.append({"measure": measure, "system": systems[i], "best": systems[b],
                      "diff": float(D[k].mean()), "p_value": float(p[k]),

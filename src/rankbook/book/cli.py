@@ -231,7 +231,8 @@ def _cmd_compare(args) -> int:
                 names=args.names, baseline=args.baseline, all_pairs=args.all_pairs,
                 test=args.test, correction=args.correction, alpha=args.alpha,
                 confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                missing=args.missing, order=args.order,
+                missing=args.missing, order=args.order, delta=args.topic_set_size,
+                power=args.power,
                 max_bytes=(compare_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
                            else args.max_bytes))
             texts = {args.out: compare_cmd.table_csv(res.table)}
@@ -254,6 +255,9 @@ def _cmd_compare(args) -> int:
     print(res.comparison.report())
     print()
     print(res.comparison.tied_statement(), flush=True)
+    if args.topic_set_size is not None:
+        print()
+        print(res.comparison.sizes_statement(), flush=True)
     print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr)
     return 0
 
@@ -389,6 +393,16 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, e.g. 0.05; got {text}")
+    return value
+
+
 def _nonnegative(text: str) -> int:
     try:
         value = int(text)
@@ -495,9 +509,16 @@ def _build_parser() -> argparse.ArgumentParser:
                         "wilcoxon (also spelled randomisation, permutation, ttest, t-test)")
     c.add_argument("--correction", default="holm",
                    help="multiple-comparison correction within each measure: holm (default), "
-                        "bonferroni, bh, by or none")
+                        "bonferroni, bh, by or none; or a test of every pair of systems at once: "
+                        "tukey (Tukey's HSD, topics as blocks) or randomized-tukey (the "
+                        "randomised Tukey HSD of Carterette and Sakai)")
     c.add_argument("--alpha", type=_fraction("0.05"), default=0.05,
                    help="significance level (default: %(default)s)")
+    c.add_argument("--topic-set-size", type=_positive_float, default=None, metavar="DELTA",
+                   help="also print how many topics would detect a difference DELTA (Sakai's "
+                        "topic set size design: paired t-test per pair, one-way ANOVA over all)")
+    c.add_argument("--power", type=_fraction("0.8"), default=0.8,
+                   help="power of the topic set sizes (default: %(default)s)")
     c.add_argument("--confidence", type=_fraction("0.95"), default=0.95,
                    help="level of the bootstrap intervals (default: %(default)s)")
     c.add_argument("--resamples", type=_positive, default=10000, metavar="N",

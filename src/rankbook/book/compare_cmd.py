@@ -346,7 +346,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                  test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
                  confidence: float = 0.95, resamples: int = 10000, seed: int = 0,
                  missing: str = "error", max_bytes: int | None = DEFAULT_MAX_BYTES,
-                 order: str = "score") -> CompareResult:
+                 order: str = "score", delta: float | None = None,
+                 power: float = 0.8) -> CompareResult:
     """Score TREC runs against a qrels file and compare them (what ``rankbook compare`` does).
 
     Parameters
@@ -379,6 +380,10 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     order : {"score", "rank"}
         ``"rank"``: every run is an explicit order, read from the rank column (the fourth) and
         scored as given, with no tie rule (:func:`rankbook.conventions.evaluate_run`).
+    delta, power : float, optional
+        Topic set sizes (``--topic-set-size DELTA``, ``--power``): the topics that would
+        detect a difference ``delta`` with probability ``power`` (``comparison.sizes``,
+        :func:`rankbook.stats.compare`).
 
     Returns
     -------
@@ -416,9 +421,16 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                            f"{', '.join(_conv.CONVENTIONS)}")
     if _stats._TEST_ALIASES.get(test, test) not in _stats.TESTS:
         raise CompareError(f"--test {test!r} is not one of {_stats.TESTS_TEXT}")
-    if correction not in _stats.CORRECTIONS:
+    if correction not in _stats.COMPARE_CORRECTIONS:
         raise CompareError(f"--correction {correction!r} is not one of "
-                           f"{', '.join(_stats.CORRECTIONS)}")
+                           f"{', '.join(_stats.COMPARE_CORRECTIONS)}")
+    if delta is not None and (isinstance(delta, bool) or not isinstance(delta, (int, float))
+                              or not 0 < delta < float("inf")):
+        raise CompareError(f"--topic-set-size must be a positive difference, e.g. 0.05; got "
+                           f"{delta!r}")
+    if isinstance(power, bool) or not isinstance(power, (int, float)) or not 0 < power < 1:
+        raise CompareError(f"--power must be a number strictly between 0 and 1, e.g. 0.8; got "
+                           f"{power!r}")
     for opt, value in (("--alpha", alpha), ("--confidence", confidence)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             raise CompareError(f"{opt} must be a number strictly between 0 and 1, got {value!r}")
@@ -471,7 +483,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         return _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                                   conv, names, baseline, all_pairs, test, correction, alpha,
                                   confidence, resamples, seed, missing, max_bytes, order,
-                                  strict, applied)
+                                  strict, applied, delta=delta, power=power)
     except MemoryError:
         raise OSError(errno.ENOMEM, "out of memory while reading or scoring the runs; the "
                       f"command needs about {MEMORY_PER_BYTE} bytes of memory per byte of its "
@@ -481,7 +493,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
 def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted, conv, names,
                        baseline, all_pairs, test, correction, alpha, confidence, resamples,
                        seed, missing, max_bytes, order="score", strict=False,
-                       applied="") -> CompareResult:
+                       applied="", delta=None, power=0.8) -> CompareResult:
     notes: list[str] = [applied] if applied else []
     first_of: dict[str, tuple[int, str]] = {}
     for i, (path, name) in enumerate(zip(run_paths, shown), start=1):  # a file given twice
@@ -590,7 +602,7 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         comparison = _stats.compare(
             per_query, baseline=None if all_pairs else baseline, measures=wanted, test=test,
             correction=correction, alpha=alpha, confidence=confidence, n_resamples=resamples,
-            seed=seed, missing=missing)
+            seed=seed, missing=missing, delta=delta, power=power)
     except ValueError as exc:
         raise CompareError(str(exc)) from None
     comparison.settings["convention"] = conv.name

@@ -1495,7 +1495,8 @@ def _check_gdeval(data, conv):
                 "by gdeval.pl, which reads only query ids that end in digits after their last '-'")
 
 
-def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> RunEvaluation:
+def evaluate_run(qrels, run, measures, convention="trec_eval", order=None,
+                 ties=None) -> RunEvaluation:
     r"""Score a run against relevance judgements under the conventions of one tool.
 
     Parameters
@@ -1522,6 +1523,11 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         the rank column of a TREC run file (its fourth), the ``rank`` column of a DataFrame or
         the values of a ``{query: {document: rank}}`` dict, rank 1 first. Two documents of a
         query with the same rank are refused.
+    ties : {None, "range"}
+        ``"range"``: also the lowest, highest and expected value over the orders of tied
+        documents (:func:`rankbook.tie_range.tie_range_of`): returns a
+        :class:`rankbook.tie_range.TieRange`, whose ``per_query`` and ``aggregate`` have the
+        columns ``value`` (as without it), ``low``, ``high`` and ``expected``.
 
     Returns
     -------
@@ -1582,6 +1588,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     0        1     P@5    0.1
     1        1      AP    0.5
     """
+    if ties is not None:
+        return _with_tie_range(qrels, run, measures, convention, order, ties)
     conv = profile(convention)
     try:
         names = [measures] if isinstance(measures, str) else list(measures)
@@ -1813,6 +1821,22 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     agg = pd.Series(mat.mean(axis=0) if qnames.size else np.full(len(names), np.nan), index=names, dtype=float)
     agg.index.name = "measure"
     return RunEvaluation(per, agg)
+
+
+def _with_tie_range(qrels, run, measures, convention, order, ties):
+    """``evaluate_run(..., ties="range")``: the evaluation, then :mod:`rankbook.tie_range`."""
+    from . import tie_range as _tr
+
+    if ties != "range":
+        raise ValueError(f"ties={ties!r} is not valid; choose None (the profile's own tie "
+                         "rule) or 'range' (also the lowest, highest and expected value over "
+                         "the orders of tied documents)")
+    qrels, run = _tr.read_once(qrels, run, order)
+    res = evaluate_run(qrels, run, measures, convention, order)
+    conv = profile(convention)
+    names = [measures] if isinstance(measures, str) else list(measures)
+    return _tr.tie_range_of(res, qrels, run, [parse_measure(t, conv) for t in names], conv,
+                            order)
 
 
 # --------------------------------------------------------------------------------------------

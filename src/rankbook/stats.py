@@ -1103,9 +1103,9 @@ def tukey_hsd(scores, design: str = "two-way", confidence: float = 0.95) -> Tuke
     :math:`\\bar x_i - \\bar x_j \\pm Q_{m,\\nu}^{(1-\\alpha)} \\sqrt{\\mathrm{MSE}/n}`. The two
     designs differ only in the error term:
 
-    ``"two-way"`` (default; the IR use, Carterette :cite:`carterette2012multiple`, Sakai
-    :cite:`sakai2018laboratory`)
-        topics are blocks: the residual of the additive model system + topic,
+    ``"two-way"`` (default)
+        the IR use (Carterette :cite:`carterette2012multiple`, Sakai
+        :cite:`sakai2018laboratory`): topics are blocks, the residual of the additive model system + topic,
         :math:`\\mathrm{MSE} = \\sum_{ij} (x_{ij} - \\bar x_{i\\cdot} - \\bar x_{\\cdot j} +
         \\bar x)^2 / ((m-1)(n-1))` on :math:`\\nu = (m-1)(n-1)`. The variation between topics
         (some topics are hard for every system) is taken out, as a paired test takes it out.

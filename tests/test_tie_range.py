@@ -259,3 +259,33 @@ def test_sklearn_threshold_ap_can_beat_every_order():
     peer = average_precision_score([0, 1, 1], [1.0, 0.5, 0.5])
     assert row.value == pytest.approx(peer) == pytest.approx(2 / 3)
     assert row.high == pytest.approx(7 / 12) and row.low == pytest.approx(7 / 12)
+
+
+def test_rankbook_compare_tie_range_columns(tmp_path, capsys, monkeypatch):
+    from rankbook.book import cli
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(2)
+    q_lines, runs = [], {"x": [], "y": []}
+    for t in range(1, 7):
+        for d in range(10):
+            q_lines.append(f"{t} 0 d{d} {int(rng.integers(0, 3))}")
+        for s in runs:
+            runs[s] += [f"{t} Q0 d{d} 0 {float(rng.integers(0, 3))} {s}" for d in range(10)]
+    (tmp_path / "q").write_text("\n".join(q_lines) + "\n")
+    for s, lines in runs.items():
+        (tmp_path / f"{s}.run").write_text("\n".join(lines) + "\n")
+    assert cli.main(["compare", "x.run", "y.run", "--qrels", "q", "--measures", "nDCG@5,AP",
+                     "--tie-range", "--resamples", "200"]) == 0
+    out, _ = capsys.readouterr()
+    assert "over the orders of tied documents" in out
+    table = pd.read_csv(tmp_path / "compare.csv").set_index(["system", "measure"])
+    for s in runs:
+        ref = evaluate_run(str(tmp_path / "q"), str(tmp_path / f"{s}.run"), ["nDCG@5", "AP"],
+                           ties="range").aggregate
+        for m in ("nDCG@5", "AP"):
+            row = table.loc[(s, m)]
+            assert row["mean"] == pytest.approx(ref.loc[m, "value"], abs=1e-12)
+            assert (row.tie_low, row.tie_high, row.tie_expected) == pytest.approx(
+                tuple(ref.loc[m, ["low", "high", "expected"]]), abs=1e-12)
+            assert row.tie_low < row.tie_high

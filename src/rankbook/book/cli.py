@@ -232,7 +232,7 @@ def _cmd_compare(args) -> int:
                 test=args.test, correction=args.correction, alpha=args.alpha,
                 confidence=args.confidence, resamples=args.resamples, seed=args.seed,
                 missing=args.missing, order=args.order, delta=args.topic_set_size,
-                power=args.power,
+                power=args.power, tie_range=args.tie_range,
                 max_bytes=(compare_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
                            else args.max_bytes))
             texts = {args.out: compare_cmd.table_csv(res.table)}
@@ -258,6 +258,9 @@ def _cmd_compare(args) -> int:
     if args.topic_set_size is not None:
         print()
         print(res.comparison.sizes_statement(), flush=True)
+    if args.tie_range:
+        print()
+        print(compare_cmd.tie_statement(res.table), flush=True)
     print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr)
     return 0
 
@@ -519,6 +522,9 @@ def _build_parser() -> argparse.ArgumentParser:
                         "topic set size design: paired t-test per pair, one-way ANOVA over all)")
     c.add_argument("--power", type=_fraction("0.8"), default=0.8,
                    help="power of the topic set sizes (default: %(default)s)")
+    c.add_argument("--tie-range", action="store_true",
+                   help="also the lowest, highest and expected mean over the orders of tied "
+                        "documents (columns tie_low, tie_high, tie_expected)")
     c.add_argument("--confidence", type=_fraction("0.95"), default=0.95,
                    help="level of the bootstrap intervals (default: %(default)s)")
     c.add_argument("--resamples", type=_positive, default=10000, metavar="N",

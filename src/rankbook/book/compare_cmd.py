@@ -347,7 +347,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                  confidence: float = 0.95, resamples: int = 10000, seed: int = 0,
                  missing: str = "error", max_bytes: int | None = DEFAULT_MAX_BYTES,
                  order: str = "score", delta: float | None = None,
-                 power: float = 0.8) -> CompareResult:
+                 power: float = 0.8, tie_range: bool = False) -> CompareResult:
     """Score TREC runs against a qrels file and compare them (what ``rankbook compare`` does).
 
     Parameters
@@ -384,6 +384,10 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         Topic set sizes (``--topic-set-size DELTA``, ``--power``): the topics that would
         detect a difference ``delta`` with probability ``power`` (``comparison.sizes``,
         :func:`rankbook.stats.compare`).
+    tie_range : bool
+        ``--tie-range``: the lowest, highest and expected mean of each system and measure over
+        the orders of tied documents (``evaluate_run(..., ties="range")``), on the queries
+        compared: the columns ``tie_low``, ``tie_high`` and ``tie_expected`` of the table.
 
     Returns
     -------
@@ -483,7 +487,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         return _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                                   conv, names, baseline, all_pairs, test, correction, alpha,
                                   confidence, resamples, seed, missing, max_bytes, order,
-                                  strict, applied, delta=delta, power=power)
+                                  strict, applied, delta=delta, power=power,
+                                  tie_range=tie_range)
     except MemoryError:
         raise OSError(errno.ENOMEM, "out of memory while reading or scoring the runs; the "
                       f"command needs about {MEMORY_PER_BYTE} bytes of memory per byte of its "
@@ -493,7 +498,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
 def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted, conv, names,
                        baseline, all_pairs, test, correction, alpha, confidence, resamples,
                        seed, missing, max_bytes, order="score", strict=False,
-                       applied="", delta=None, power=0.8) -> CompareResult:
+                       applied="", delta=None, power=0.8, tie_range=False) -> CompareResult:
     notes: list[str] = [applied] if applied else []
     first_of: dict[str, tuple[int, str]] = {}
     for i, (path, name) in enumerate(zip(run_paths, shown), start=1):  # a file given twice
@@ -514,7 +519,7 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         if top < level:
             notes.append(f"{m}: no document in {qrels_shown} has relevance {level} or more (the "
                          f"highest is {top:g}), so every system scores 0 on it")
-    tables, scored_queries, labels = [], [], []
+    tables, scored_queries, labels, ranges = [], [], [], []
     for path, name, stem in zip(run_paths, shown, stems):
         run = _read(path, "run", max_bytes, notes, order)
         if names == "tag" and run.other_tag is not None:
@@ -534,7 +539,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
             warnings.simplefilter("always", _tf.InputNote)
             try:
                 res = _conv.evaluate_run(qrels, run, wanted, convention=conv,
-                                         order="rank" if order == "rank" else None)
+                                         order="rank" if order == "rank" else None,
+                                         ties="range" if tie_range else None)
             except ValueError as exc:
                 hint = ""
                 if "absent from the run" in str(exc) or "has no judgements" in str(exc):
@@ -553,6 +559,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         pq = res.per_query
         scored_queries.append(list(pd.unique(pq["query_id"])))
         tables.append(pq)
+        if tie_range:
+            ranges.append(pq[["query_id", "measure", "low", "high", "expected"]])
     systems = unique_names(labels)
     b = _baseline_index(baseline, systems, run_paths, shown, names)
     if not all_pairs:
@@ -598,6 +606,10 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                      f"{'it is' if len(not_run) == 1 else 'they are'} skipped, as {conv.name} does")
 
     per_query = pd.concat(tables, ignore_index=True)[["system", "query_id", "measure", "value"]]
+    if tie_range:
+        kept = (set.intersection(*(set(q) for _, q in scored.values())) if missing == "drop"
+                else union)
+        ranges = [r.assign(system=s) for r, s in zip(ranges, systems)]
     try:
         comparison = _stats.compare(
             per_query, baseline=None if all_pairs else baseline, measures=wanted, test=test,
@@ -609,6 +621,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
     table = comparison.table.copy()
     files = {s: p for s, (p, _) in scored.items()}
     table.insert(1, "run_file", table["system"].map(files))
+    if tie_range:
+        table = table.join(_tie_means(ranges, kept), on=["system", "measure"])
     n_queries = sorted(set(table["n_queries"]))
     as_given = (", each run an explicit order (its rank column, no tie rule)"
                 if order == "rank" else "")
@@ -617,6 +631,36 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
     comparison.settings["order"] = order
     return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary,
                          check=check.report())
+
+
+def _tie_means(ranges: list, queries: set) -> pd.DataFrame:
+    """Mean ``low``, ``high`` and ``expected`` per system and measure over ``queries`` (a query
+    a run lacks scores 0 there, as ``--missing zero`` makes it), indexed by (system, measure),
+    columns ``tie_low``, ``tie_high``, ``tie_expected``."""
+    out = []
+    for r in ranges:
+        r = r[r["query_id"].isin(queries)]
+        sums = r.groupby(["system", "measure"], sort=False)[["low", "high", "expected"]].sum()
+        out.append(sums / max(len(queries), 1))
+    return pd.concat(out).rename(columns=lambda c: f"tie_{c}")
+
+
+def tie_statement(table: pd.DataFrame, decimals: int = 4) -> str:
+    """One line per measure: each system's mean as scored and the range the orders of its
+    tied documents allow (``--tie-range``)."""
+    if "tie_low" not in table.columns:
+        return ""
+    f = f"{{:.{decimals}f}}".format
+    out = []
+    for m, g in table.groupby("measure", sort=False):
+        parts = [f"{r.system} {f(r.mean)} in [{f(r.tie_low)}, {f(r.tie_high)}], expected "
+                 f"{f(r.tie_expected)}" for r in g.itertuples()]
+        moved = [r.system for r in g.itertuples() if r.tie_high - r.tie_low > 0]
+        tail = (f"; the tie order can move {', '.join(moved)}" if moved else
+                "; no tie order moves any system")
+        out.append(f"{m}: mean as scored, and its lowest and highest over the orders of tied "
+                   f"documents: {'; '.join(parts)}{tail}")
+    return "\n".join(out)
 
 
 def _baseline_index(baseline, systems, run_paths, shown, names) -> int:

@@ -268,3 +268,20 @@ def test_compare_and_reproduce_print_the_check_before_their_report(tmp_path, cap
     out, err = capsys.readouterr()
     assert status == 0, err
     assert "rankbook reproduce: check: problem: " in err and "rep_baseline.txt" in err
+
+
+def test_decisive_ties_are_a_problem_only_where_they_move_a_measure():
+    qrels = {"1": {"a": 1, "b": 0, "c": 0, "d": 1, "e": 0}}
+    run = {"1": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 1.0, "e": 1.0}}  # d and e tied at 4-5
+    beyond = preflight.check_inputs(qrels, [run], ["P@1", "nDCG@3"])
+    f = {x.code: x for x in beyond.findings}["decisive_ties"]
+    assert f.severity == "warning" and beyond.exit_status == 0
+    assert beyond.runs.loc[0, "tie_ranges"] == {"P@1": [1.0, 1.0], "nDCG@3": [
+        pytest.approx(1 / (1 + 1 / np.log2(3))), pytest.approx(1 / (1 + 1 / np.log2(3)))]}
+    moved = preflight.check_inputs(qrels, [run], ["P@5", "AP"])
+    f = {x.code: x for x in moved.findings}["decisive_ties"]
+    assert f.severity == "problem" and moved.exit_status == 1
+    assert "the tie order moves the mean AP between 0.7000 and 0.7500" in f.message
+    assert "P@5" not in f.message  # both orders hold the two relevant documents in the top 5
+    none = preflight.check_inputs(qrels, [run])  # no measure: any decisive tie is a problem
+    assert {x.code: x for x in none.findings}["decisive_ties"].severity == "problem"

@@ -91,7 +91,9 @@ class PreflightReport:
         length), ``duplicates`` (documents ranked twice), ``tied_share`` (share of documents
         whose score another document of its topic shares), ``largest_tie`` (documents in the
         largest tie group), ``largest_tie_topic``, ``decisive_ties`` (tie groups whose
-        documents differ in relevance) and ``decisive_topics``.
+        documents differ in relevance), ``decisive_topics`` and ``tie_ranges`` (with measures
+        and decisive ties: ``{measure: [low, high]}``, the run's mean at the worst and the best
+        order of its tied documents, on the topics both files hold; else ``None``).
     measures : pandas.DataFrame
         One row per measure asked for: ``measure``, ``reads`` (what it takes from a
         judgement), ``levels_counted`` (the levels that count as relevant or give a gain) and
@@ -428,7 +430,29 @@ def _join(run: _Side, qrels: _Side):
     return judged, labels
 
 
-def _run_summary(run: _Side, qrels: _Side, judged_topics: set, conv, depths) -> tuple[dict, list]:
+def _frame(side: _Side, value: str) -> pd.DataFrame:
+    docs = side.dnames[side.dcodes] if side.dnames is not None else side.dcodes.astype(str)
+    return pd.DataFrame({"query_id": np.array([str(x) for x in side.qnames], dtype=object)[side.qcodes],
+                         "doc_id": np.asarray(docs, dtype=object).astype(str), value: side.values})
+
+
+def _tie_ranges(run: _Side, qrels: _Side, conv, measures) -> dict:
+    """{measure: (low, high)} of the run's mean over the orders of its tied documents, on the
+    topics both files hold (``evaluate_run(..., ties="range")``)."""
+    both = _conv.profile(conv, qrels_only="skip", run_only="skip")
+    if both.averaging == "pooled":
+        return {}
+    try:
+        agg = _conv.evaluate_run(_frame(qrels, "relevance"), _frame(run, "score"), measures,
+                                 convention=both, ties="range").aggregate
+    except ValueError:  # an input the profile refuses: its own finding says so
+        return {}
+    return {m: (float(agg.loc[m, "low"]), float(agg.loc[m, "high"])) for m in measures
+            if agg.loc[m, "low"] == agg.loc[m, "low"]}
+
+
+def _run_summary(run: _Side, qrels: _Side, judged_topics: set, conv, depths,
+                 measures=(), ranges: bool = True) -> tuple[dict, list]:
     """The row of the runs table for one run, and its findings."""
     findings = []
     names = np.array([str(x) for x in run.qnames], dtype=object)
@@ -515,14 +539,27 @@ def _run_summary(run: _Side, qrels: _Side, judged_topics: set, conv, depths) -> 
             f"{first.doc_id!r} of topic {first.query_id!r}, {where} "
             f"{', '.join(map(str, first[where]))}): trec_eval and rankbook refuse the run, a "
             "dict keeps one of the scores", dups, ex))
+    span = _tie_ranges(run, qrels, conv, list(measures)) if (
+        row["decisive_ties"] and measures and ranges) else {}
+    row["tie_ranges"] = {m: list(v) for m, v in span.items()} if span else None
     if row["decisive_ties"]:
+        moved = {m: v for m, v in span.items() if v[1] > v[0]}
+        if span and not moved:
+            severity, effect = "warning", (
+                "; none of the measures asked for moves with it (those ties lie beyond their "
+                "cut-offs or between levels they count alike)")
+        elif span:
+            severity, effect = "problem", "; the tie order moves the mean " + ", ".join(
+                f"{m} between {lo:.4f} and {hi:.4f}" for m, (lo, hi) in moved.items())
+        else:
+            severity, effect = "problem", ("; `evaluate_run(..., ties=\"range\")` gives how "
+                                           "far it moves each score")
         findings.append(Finding(
-            "problem", "decisive_ties", run.name,
+            severity, "decisive_ties", run.name,
             f"{row['decisive_ties']} group(s) of tied scores hold documents of different "
             f"relevance, in {len(dec_topics)} topic(s) ({_preview(dec_topics)}): the tie rule "
             f"decides their order, and tools break ties differently (trec_eval by document id, "
-            "ranx by input order); `evaluate_run(..., ties=\"range\")` gives how far it moves "
-            "each score", row["decisive_ties"], dec_topics[:10]))
+            f"ranx by input order){effect}", row["decisive_ties"], dec_topics[:10]))
     elif big > 1:
         findings.append(Finding(
             "note", "ties", run.name,
@@ -690,8 +727,11 @@ def check_inputs(qrels, runs, measures=None, *, convention="trec_eval",
     n)` with :math:`n` the documents the run lists for it (as ir_measures' ``Judged@k``
     divides), ranked by score with tied documents in file order, and is averaged over the topics
     both files hold. A tie group is *decisive* when its documents' relevance levels differ
-    (levels below 0 count as 0 unless the profile uses them as gains): only then does the tie
-    order change a score (McSherry and Najork :cite:`mcsherry2008computing`).
+    (levels below 0 count as 0 unless the profile uses them as gains): only then can the tie
+    order change a score (McSherry and Najork :cite:`mcsherry2008computing`). With measures,
+    the run is scored at the best and the worst order of its ties
+    (``evaluate_run(..., ties="range")``): decisive ties that move none of them (beyond their
+    cut-offs, or between levels they count alike) are a warning, not a problem.
 
     Raises
     ------
@@ -703,7 +743,7 @@ def check_inputs(qrels, runs, measures=None, *, convention="trec_eval",
     --------
     >>> qrels = {"1": {"a": 2, "b": 0}, "2": {"c": 1}}
     >>> runs = {"bm25": {"1": {"a": 1.0, "b": 1.0, "x": 0.5}, "3": {"z": 1.0}}}
-    >>> rep = check_inputs(qrels, runs, ["P@10"])
+    >>> rep = check_inputs(qrels, runs, ["P@1"])
     >>> rep.exit_status, sorted({f.code for f in rep.of("problem")})
     (1, ['decisive_ties', 'topics_only_in_qrels', 'topics_only_in_run'])
     >>> r = rep.runs.iloc[0]
@@ -734,7 +774,8 @@ def check_inputs(qrels, runs, measures=None, *, convention="trec_eval",
 class Preflight:
     """The check of :func:`check_inputs` one run at a time, for callers that read each run once
     and let it go before the next (``rankbook compare`` on long runs): ``Preflight(qrels,
-    measures)`` (``qrels_name`` names the qrels in the findings), then :meth:`add_run` for each run (a path, a dict, a DataFrame or a
+    measures)`` (``qrels_name`` names the qrels in the findings; ``tie_ranges=False`` skips the
+    scoring that measures how far decisive ties move each measure), then :meth:`add_run` for each run (a path, a dict, a DataFrame or a
     :class:`rankbook.trec_format.TrecTable` already read), then :meth:`report`. Only a
     summary of each run is kept.
 
@@ -748,8 +789,9 @@ class Preflight:
 
     def __init__(self, qrels, measures=None, *, convention="trec_eval",
                  depths: Sequence[int] = DEFAULT_DEPTHS, max_bytes: int | None = None,
-                 qrels_name: str | None = None):
+                 qrels_name: str | None = None, tie_ranges: bool = True):
         self.conv = _conv.profile(convention)
+        self.tie_ranges = bool(tie_ranges)
         self.depths = _check_depths(depths)
         if isinstance(measures, str):
             measures = ([m.strip() for m in measures.split(",")] if "(" not in measures
@@ -769,7 +811,8 @@ class Preflight:
         """Check one run (see :func:`check_inputs`); its name defaults to ``run1``, ..."""
         name = str(name) if name is not None else _name_of(run, len(self.rows))
         side = _read_source(run, "run", name, self.max_bytes)
-        row, found = _run_summary(side, self.qrels, self.judged_topics, self.conv, self.depths)
+        row, found = _run_summary(side, self.qrels, self.judged_topics, self.conv, self.depths,
+                                  self.measures, self.tie_ranges)
         self.rows.append(row)
         self.findings += found
         self.topic_sets.append({str(x) for x in side.qnames})

@@ -511,7 +511,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         elif real is not None:
             first_of[real] = (i, name)
     qrels = _read(qrels_path, "qrels", max_bytes, notes)
-    check = _pf.Preflight(qrels, wanted, convention=conv, qrels_name=qrels_shown)
+    check = _pf.Preflight(qrels, wanted, convention=conv, qrels_name=qrels_shown,
+                          tie_ranges=False)  # --tie-range scores the ranges, once
     judged = set(qrels.qnames)
     top = float(qrels.values.max()) if len(qrels) else 0.0
     for m in wanted:  # a threshold no judgement reaches: every system scores 0, said once

@@ -459,3 +459,20 @@ def ir_metrics_tour(values: dict, root: Path) -> None:
     _within_time(1e-4 * users * seeds, _timeout("ir_metrics_tour", root),
                  f"the FCP check on n_pairs_sim = {users} simulated users x n_seeds = {seeds} "
                  "seeds", "lower n_pairs_sim or n_seeds")
+
+
+def tie_range(values: dict, root: Path) -> None:
+    """The restarts of the fused run (n_restarts x n_queries x its documents) and the ranges of
+    the rounded runs (decimals x n_queries x n_docs) fit in a cell's time limit."""
+    q, d = values["n_queries"], values["n_docs"]
+    fused = q * min(d, 2 * values["rrf_depth"])
+    # measured (in process, 2 loaded cores): about 3 microseconds per document of a restart
+    # (shuffle and score) and 6 per document of a range (scoring it and its two orders); a
+    # margin of 2
+    seconds = 2 * (3e-6 * values["n_restarts"] * fused
+                   + 6e-6 * (len(values["decimals"]) + 3) * q * d * len(values["measures"]))
+    _within_time(seconds, _timeout("tie_range", root),
+                 f"n_restarts = {values['n_restarts']} restarts of the fused run of "
+                 f"n_queries = {q} queries (up to 2 x rrf_depth = {2 * values['rrf_depth']} "
+                 f"documents each) and {len(values['decimals'])} rounded runs of n_docs = {d}",
+                 "lower n_restarts, n_queries, n_docs or rrf_depth")

@@ -105,6 +105,12 @@ behaviour: pass ``"trec_eval_9"`` to keep it. ranx's ``make_comparable=True`` is
 ``profile("ranx", make_comparable=True)``. Every profile scores an explicit order (a dict of
 lists, or ``order="rank"``) as given, without its tie rule (:func:`evaluate_run`).
 
+One evaluator object scoring several runs is a choice too (the last row of the table): the
+original pytrec_eval 0.5 drops measures cut at several depths from its second ``evaluate`` on,
+or returns wrong values {cite}`pytrec_eval_issue22,pytrec_eval_issue57`, fixed only in
+pytrec-eval-terrier, the version the ``pytrec_eval`` profile reproduces; :func:`evaluate_run`
+holds no state between calls.
+
 torchmetrics needs torch, which rankbook does not install: its profile was derived from the
 source of torchmetrics 1.9.0 and is tested against the examples of its own docstrings, not
 against the running library. Other quirks it fixes: scores are cast to float32, documents with
@@ -1921,7 +1927,25 @@ _SETTINGS = (
     ("k_beyond_list", "P@k with k longer than the list"),
     ("gain", "gain and discount"),
     ("averaging", "averaging"),
+    ("repeated_calls", "one evaluator scoring several runs"),
 )
+
+#: What happens when one evaluator object scores several runs, by profile (pytrec_eval issues
+#: 22, 38 and 57: the original pytrec_eval 0.5 loses measures cut at several depths, or returns
+#: wrong values, from its second call on; pytrec-eval-terrier fixed it).
+REPEATED_CALLS = {
+    "trec_eval": "a new process per run: nothing carries over",
+    "trec_eval_9": "a new process per run: nothing carries over",
+    "pytrec_eval": ("equal results (pytrec-eval-terrier); the original pytrec_eval 0.5 drops "
+                    "all but one depth of a measure cut at several from the second evaluate() "
+                    "on, and can return wrong values (cvangysel/pytrec_eval issues 22, 38, 57)"),
+    "ir_measures": ("equal results with pytrec-eval-terrier >= 0.5.4; with the original "
+                    "pytrec_eval 0.5 the bug above (ir_measures issues 42, 49)"),
+    "ranx": "no evaluator object: each evaluate() call starts afresh",
+    "sklearn": "functions without state",
+    "torchmetrics": ("functional calls hold no state; a RetrievalMetric object pools every "
+                     "update() until reset()"),
+}
 
 
 def _describe(conv: Convention, setting: str) -> str:
@@ -1968,6 +1992,8 @@ def _describe(conv: Convention, setting: str) -> str:
         return "relevance" + extra.get(conv.exp_dcg, "") + ", log2(rank + 1)"
     if setting == "averaging":
         return {"per_query": "mean over queries", "pooled": "one pooled list"}[conv.averaging]
+    if setting == "repeated_calls":
+        return REPEATED_CALLS.get(conv.name, "")
     raise AssertionError(setting)
 
 

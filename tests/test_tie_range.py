@@ -289,3 +289,15 @@ def test_rankbook_compare_tie_range_columns(tmp_path, capsys, monkeypatch):
             assert (row.tie_low, row.tie_high, row.tie_expected) == pytest.approx(
                 tuple(ref.loc[m, ["low", "high", "expected"]]), abs=1e-12)
             assert row.tie_low < row.tie_high
+
+
+@pytest.mark.parametrize("profile", ["sklearn", "torchmetrics", "trec_eval_9", "ir_measures"])
+def test_queries_in_one_input_only_under_profiles_that_keep_them(profile):
+    """A query the qrels do not judge (scored with every label 0 by scikit-learn and
+    torchmetrics, skipped by trec_eval) and one the run lacks (0 under ir_measures)."""
+    qrels = {"1": {"a": 2, "b": 0, "c": 1}, "3": {"z": 1}}
+    run = {"1": {"a": 1.0, "b": 1.0, "c": 0.5}, "2": {"x": 1.0, "y": 1.0}}
+    if profile == "ir_measures":
+        qrels = {"1": qrels["1"], "3": qrels["3"]}
+        run = {"1": run["1"]}
+    _check(qrels, run, profile)

@@ -514,7 +514,9 @@ def _run_summary(run: _Side, qrels: _Side, judged_topics: set, conv, depths,
 
     # findings
     if only_qrels:
-        rule = {"error": f"{conv.name} refuses the run (trec_eval 10.0 stops without -c)",
+        rule = {"error": ("trec_eval 10.0 stops on them (exit status 4) without -c"
+                          if conv.name.startswith("trec_eval") else
+                          f"{conv.name} refuses the run"),
                 "skip": f"{conv.name} averages over the {len(topics & judged_topics)} topics both "
                         "files hold",
                 "zero": f"{conv.name} scores them 0"}[conv.qrels_only]

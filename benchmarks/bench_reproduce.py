@@ -1,9 +1,15 @@
 """``rankbook reproduce`` against repro_eval 0.5.0 on the same four run files and qrels.
 
-Inputs (seeded, written to a temporary folder outside the timings): 250 topics, four runs of
-1,000 documents per topic (an original baseline and advanced run, and reproductions of both
-with the scores perturbed and some documents replaced), 200 judgements per topic (relevance
-0-2), five measures: AP, nDCG@10, P@10, RR, R@100.
+Inputs (seeded, written to a temporary folder outside the timings), five measures: AP,
+nDCG@10, P@10, RR, R@100.
+
+* the target's shape, a user's reproduction (issue 38, :func:`write_realistic`): 300 topics,
+  about 530 documents per topic with Web-track ids, scores with one decimal (many ties, broken
+  by document id), most retrieved documents unjudged, levels -2 to 3;
+* the earlier synthetic shape, reported beside it (``synthetic``): 250 topics, four runs of
+  1,000 documents per topic (an original baseline and advanced run, and reproductions of both
+  with the scores perturbed and some documents replaced), 200 judgements per topic (relevance
+  0-2), no ties.
 
 * rankbook: the command line ``rankbook reproduce`` in a child process, start-up, reading and
   checking included, with its defaults (KTU over the union, RBO, RMSE, nRMSE, ER, ΔRI, the
@@ -82,6 +88,45 @@ def write_files(folder: Path, topics: int, docs: int, seed: int = 0) -> None:
                               for k, j in enumerate(top[t]))
 
 
+def write_realistic(folder: Path, topics: int = 300, seed: int = 0) -> None:
+    """Four runs and qrels of the shape a user's reproduction has (issue 38): Web-track-like ids
+    (``wt-201``, ``clueweb12-0000tw-05-12114``), 400 to 660 documents per topic (about 530),
+    scores with one decimal (many ties, broken by document id), about 150 judgements per topic
+    of which a third on documents no run retrieves (so most retrieved documents are unjudged),
+    levels -2 to 3. The reproductions rerun the same topics with perturbed scores, some
+    documents replaced."""
+    rng = np.random.default_rng(seed)
+
+    def docids(n):
+        return [f"clueweb12-{a:04d}tw-{b:02d}-{c:05d}" for a, b, c in
+                zip(rng.integers(0, 2000, n), rng.integers(0, 100, n), rng.integers(0, 100_000, n))]
+
+    runs = {r: [] for r in ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced")}
+    qrels = []
+    for t in range(topics):
+        qid = f"wt-{201 + t}"
+        n = int(rng.integers(400, 661))
+        pool = list(dict.fromkeys(docids(n + 200)))[: n + 100]
+        judged_idx = rng.choice(min(len(pool), 300), size=100, replace=False)
+        extra = [d for d in docids(60) if d not in set(pool)][:50]
+        rel = {pool[i]: int(rng.choice([-2, 0, 0, 0, 0, 1, 1, 2, 3])) for i in judged_idx}
+        rel.update({d: int(rng.choice([0, 0, 1, 2])) for d in extra})
+        qrels += [f"{qid} 0 {d} {r}\n" for d, r in rel.items()]
+        gain = np.array([max(rel.get(d, 0), 0) for d in pool], dtype=float)
+        base = rng.gamma(4.0, 1.5, len(pool))
+        scores = {"orig_baseline": base + 0.8 * gain, "orig_advanced": base + 1.6 * gain}
+        scores["rep_baseline"] = scores["orig_baseline"] + rng.normal(0, 0.5, len(pool))
+        scores["rep_advanced"] = scores["orig_advanced"] + rng.normal(0, 0.5, len(pool))
+        for name, sc in scores.items():
+            sc = np.round(sc, 1)  # one decimal: ties
+            top = np.argsort(-sc, kind="stable")[:n]
+            runs[name] += [f"{qid} Q0 {pool[j]} {k + 1} {sc[j]:.1f} {name}\n"
+                           for k, j in enumerate(top)]
+    (folder / "qrels.txt").write_text("".join(qrels))
+    for name, lines in runs.items():
+        (folder / f"{name}.txt").write_text("".join(lines))
+
+
 def _child(argv, env=None) -> tuple[float, float, subprocess.CompletedProcess]:
     """Wall clock and CPU time (user + system of the child) of one child process."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -92,40 +137,34 @@ def _child(argv, env=None) -> tuple[float, float, subprocess.CompletedProcess]:
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), proc
 
 
-def run(quick: bool = False) -> dict:
-    topics, docs = (50, 200) if quick else (250, 1000)
+def _measure(d: Path, repeats: int) -> dict:
+    """rankbook reproduce and repro_eval on the files in ``d``, interleaved: wall and CPU."""
     import os
 
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    import compileall
+    rankbook = [PYTHON, "-m", "rankbook", "reproduce", "--qrels", str(d / "qrels.txt"),
+                "--measures", ",".join(MEASURES), "--out", str(d / "out.csv"), "--force"]
+    for role in ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced"):
+        rankbook += [f"--{role.replace('_', '-')}", str(d / f"{role}.txt")]
+    ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
+    for _ in range(repeats):  # interleaved: the machine is shared
+        s, c, p = _child(rankbook, env)
+        if p.returncode:
+            raise RuntimeError(f"rankbook reproduce failed: {p.stderr.strip()}")
+        ours.append(s)
+        ours_cpu.append(c)
+        s, c, p = _child([PYTHON, "-c", _REPRO_EVAL, str(d), ",".join(MEASURES)])
+        if p.returncode:
+            raise RuntimeError(f"repro_eval failed: {p.stderr.strip()[-500:]}")
+        theirs.append(s)
+        theirs_cpu.append(c)
+    import pandas as pd
 
-    compileall.compile_dir(str(ROOT / "src" / "rankbook"), quiet=1)  # as pip install does
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        write_files(d, topics, docs)
-        rankbook = [PYTHON, "-m", "rankbook", "reproduce", "--qrels", str(d / "qrels.txt"),
-                    "--measures", ",".join(MEASURES), "--out", str(d / "out.csv"), "--force"]
-        for role in ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced"):
-            rankbook += [f"--{role.replace('_', '-')}", str(d / f"{role}.txt")]
-        ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
-        for _ in range(1 if quick else 3):  # interleaved: the machine is shared
-            s, c, p = _child(rankbook, env)
-            if p.returncode:
-                raise RuntimeError(f"rankbook reproduce failed: {p.stderr.strip()}")
-            ours.append(s)
-            ours_cpu.append(c)
-            s, c, p = _child([PYTHON, "-c", _REPRO_EVAL, str(d), ",".join(MEASURES)])
-            if p.returncode:
-                raise RuntimeError(f"repro_eval failed: {p.stderr.strip()[-500:]}")
-            theirs.append(s)
-            theirs_cpu.append(c)
-        import pandas as pd
-
-        table = pd.read_csv(d / "out.csv")
-        er_ours = table[table.statistic == "ER"].set_index("measure")["value"]
-        er_theirs = json.loads(p.stdout.strip().splitlines()[-1])["er"]
-        check = max(abs(er_ours[m] - er_theirs[m]) for m in MEASURES)
-    out = {"topics": topics, "documents": docs, "runs": 4, "measures": MEASURES,
+    table = pd.read_csv(d / "out.csv")
+    er_ours = table[table.statistic == "ER"].set_index("measure")["value"]
+    er_theirs = json.loads(p.stdout.strip().splitlines()[-1])["er"]
+    check = max(abs(er_ours[m] - er_theirs[m]) for m in MEASURES)
+    out = {"measures": MEASURES, "runs": 4,
            "rankbook_s": float(np.median(ours)), "repro_eval_s": float(np.median(theirs)),
            "rankbook_times": [round(t, 3) for t in ours],
            "repro_eval_times": [round(t, 3) for t in theirs],
@@ -133,8 +172,40 @@ def run(quick: bool = False) -> dict:
            "repro_eval_cpu_s": float(np.median(theirs_cpu)), "check_er_max_abs_diff": check}
     out["speedup"] = out["repro_eval_s"] / out["rankbook_s"]
     out["speedup_cpu"] = out["repro_eval_cpu_s"] / out["rankbook_cpu_s"]
-    log(f"reproduce: rankbook {out['rankbook_s']:.2f} s, repro_eval {out['repro_eval_s']:.2f} s "
-        f"({out['speedup']:.1f}x wall, {out['speedup_cpu']:.1f}x CPU), ER max diff {check:.2e}")
+    return out
+
+
+#: The target of both shapes: rankbook reproduce at least this many times faster than
+#: repro_eval (wall and CPU time of the whole command).
+SPEEDUP = 5.0
+
+
+def run(quick: bool = False) -> dict:
+    """The target's shape is a user's (issue 38): :func:`write_realistic`, 300 topics with
+    ties and unjudged documents; the earlier synthetic shape (:func:`write_files`, no ties,
+    every retrieved document judged or not at random) is measured beside it."""
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "src" / "rankbook"), quiet=1)  # as pip install does
+    topics = 60 if quick else 300
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        write_realistic(d, topics)
+        out = _measure(d, 1 if quick else 3)
+        rows = sum(1 for _ in open(d / "orig_baseline.txt"))
+    out.update(shape="realistic", topics=topics, documents=round(rows / topics),
+               target=SPEEDUP)
+    log(f"reproduce (realistic): rankbook {out['rankbook_s']:.2f} s, repro_eval "
+        f"{out['repro_eval_s']:.2f} s ({out['speedup']:.1f}x wall, {out['speedup_cpu']:.1f}x "
+        f"CPU), ER max diff {out['check_er_max_abs_diff']:.2e}")
+    s_topics, s_docs = (50, 200) if quick else (250, 1000)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        write_files(d, s_topics, s_docs)
+        syn = _measure(d, 1)
+    syn.update(shape="synthetic", topics=s_topics, documents=s_docs)
+    out["synthetic"] = syn
+    log(f"reproduce (synthetic): {syn['speedup']:.1f}x wall, {syn['speedup_cpu']:.1f}x CPU")
     return out
 
 

@@ -95,6 +95,19 @@ def table_rows(cases: dict) -> list:
         for r in wt.get("tau_b", []):
             rows.append(("Kendall tau-b, scores with ties", f"n={r['n']:,}", r["rankbook_s"],
                          "scipy.stats.kendalltau", r["scipy_s"]))
+    rt = cases.get("rbo_tau_ap")
+    if rt:
+        rr, ta = rt["rbo_range"], rt["tau_ap"]
+        rows.append(("RBO low, avg, high (ties)", f"2 x {rr['items']} items, {rr['orders']:,} tie orders",
+                     rr["rankbook_s"], f"enumerating the orders (extrapolated from {rr['brute_subsample']:,})",
+                     rr["brute_s"]))
+        if "total_s" in ta.get("pypi", {}):
+            rows.append(("tau_AP, batch", f"B={ta['B']}, n={ta['n']}", ta["rankbook_s"],
+                         f"tau-ap 0.1.0 loop (extrapolated from {ta['pypi']['subsample']} pairs)",
+                         ta["pypi"]["total_s"]))
+        a = ta["tau_ap_a"]
+        rows.append(("tau_AP_a (ties)", f"n={a['n']}, {a['orders']} orders", a["rankbook_s"],
+                     "mean of tau_AP over the orders", a["brute_s"]))
     c7 = cases.get("compare_7m")
     if c7 and "total_s" in c7.get("ranx", {}):
         rows.append(("rankbook compare (command)", f"2 TREC runs x {c7['lines_per_run']:,} lines",
@@ -184,6 +197,19 @@ def table_rows(cases: dict) -> list:
                      f"x 4 runs x {len(rp['measures'])} measures", rp["rankbook_s"],
                      "repro_eval 0.5.0 (same files, same measures, no intervals)",
                      rp["repro_eval_s"]))
+    rf = cases.get("reader_10m")
+    if rf:
+        rows.append(("evaluate_run from TREC files (CPU)", f"{rf['run_lines']:,} run lines, "
+                     f"{len(rf['measures'])} measures", rf["rankbook"]["cpu_s"],
+                     "pytrec_eval's parse_qrel/parse_run + evaluate (CPU)",
+                     rf["pytrec_eval"]["cpu_s"]))
+    tf = cases.get("track_files")
+    if tf:
+        for key, peer in (("pytrec_eval", "pytrec-eval-terrier"), ("ir_measures", "ir_measures")):
+            rows.append(("a TREC track's files to numbers (CPU)",
+                         f"{tf['topics']} topics x {tf['runs']} runs x {tf['documents']:,} "
+                         f"documents", tf["rankbook"]["cpu_s"], f"{peer}, its own readers",
+                         tf[key]["cpu_s"]))
     tt = cases.get("ties_tukey")
     if tt:
         tb, tk, kb = tt["tie_brute_force"], tt["tukey"], tt["tukey_brute_force"]

@@ -13,7 +13,11 @@ run beside pytrec_eval, ranx and ir_measures from the same dicts and files), ``b
 ``sweep`` (bench_sweep), ``compare`` (bench_stats), ``compare_7m`` (bench_compare_cli:
 ``rankbook compare`` on two 7-million-line runs, time, peak memory and Ctrl-C), ``cold_call``
 (bench_cold: the first call in a fresh process against a scipy loop) and ``weak_tau``
-(bench_weak_tau: Kendall's tau between weak orders at n = 20 000, time and peak memory) and
+(bench_weak_tau: Kendall's tau between weak orders at n = 20 000, time and peak memory),
+``rbo_tau_ap`` (bench_rbo_tau_ap: RBO^low/high/avg against brute force over the orders of the
+ties, tau_AP and its tie forms against the PyPI tau-ap and brute force), ``reader_10m`` and
+``track_files`` (bench_conventions: from TREC files to numbers, 10 M run lines against
+pytrec_eval's readers, and a TREC track's 10 runs against pytrec_eval and ir_measures) and
 ``ties_tukey`` (bench_ties_tukey: tie ranges against brute force over tie orders, Tukey's HSD
 against scipy and the randomised one against brute force). The run
 prints a table of medians and ratios and writes a JSON file read by the book's benchmark page
@@ -44,7 +48,8 @@ from common import ROOT, log, strip_values  # noqa: E402
 from report import fmt_s, table_rows  # noqa: E402
 
 CASES = ("metric_batch", "pairwise", "agreement", "consensus", "ir", "conventions", "book", "sweep",
-         "compare", "compare_7m", "cold_call", "weak_tau", "reproduce", "ties_tukey")
+         "compare", "compare_7m", "cold_call", "weak_tau", "reproduce", "rbo_tau_ap", "reader_10m",
+         "track_files", "ties_tukey")
 
 
 def _machine() -> dict:
@@ -119,13 +124,19 @@ def run_case(name: str, quick: bool) -> dict:
         import bench_weak_tau as m
     elif name == "reproduce":
         import bench_reproduce as m
+    elif name == "rbo_tau_ap":
+        import bench_rbo_tau_ap as m
+    elif name in ("reader_10m", "track_files"):  # from files to numbers (bench_conventions)
+        import bench_conventions as m
     elif name == "ties_tukey":
         import bench_ties_tukey as m
     else:
         raise ValueError(f"unknown case {name!r}; valid: {', '.join(CASES)}")
     load0 = os.getloadavg()[0]
     started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    out = m.run(quick=quick)
+    run = {"reader_10m": getattr(m, "run_files", None),
+           "track_files": getattr(m, "run_track", None)}.get(name, m.run)
+    out = run(quick=quick)
     out["case_seconds"] = time.perf_counter() - t0
     out["measured_utc"] = started
     out["load_average_1min"] = {"start": round(load0, 2), "end": round(os.getloadavg()[0], 2)}
@@ -318,11 +329,13 @@ def evaluate_targets(results: dict, quick: bool) -> list:
                 ratio, 1.0, "x", ratio >= 1.0, each, applies))
     rp = results.get("reproduce")
     if rp:
+        shape = ("runs with ties (one-decimal scores), unjudged documents and levels -2 to 3, "
+                 if rp.get("shape") == "realistic" else "")
         targets.append(_target(
             "reproduce_speedup",
-            f"rankbook reproduce, {rp['topics']} topics x {rp['documents']:,} documents x 4 runs x "
-            f"{len(rp['measures'])} measures (with bootstrap intervals): at least 5x faster than "
-            "repro_eval on the same files",
+            f"rankbook reproduce, {shape}{rp['topics']} topics x {rp['documents']:,} documents x "
+            f"4 runs x {len(rp['measures'])} measures (with bootstrap intervals): at least 5x "
+            "faster than repro_eval on the same files",
             rp["speedup"], 5.0, "x", rp["speedup"] >= 5.0,
             why=(f"rankbook {rp['rankbook_s']:.2f} s wall ({rp['rankbook_cpu_s']:.2f} s CPU), "
                  f"repro_eval {rp['repro_eval_s']:.2f} s wall ({rp['repro_eval_cpu_s']:.2f} s CPU); "
@@ -336,8 +349,44 @@ def evaluate_targets(results: dict, quick: bool) -> list:
                 rp["speedup_cpu"], 5.0, "x", rp["speedup_cpu"] >= 5.0,
                 why=(f"rankbook {rp['rankbook_cpu_s']:.2f} s CPU, repro_eval "
                      f"{rp['repro_eval_cpu_s']:.2f} s CPU (medians of "
-                     f"{len(rp.get('rankbook_times', []))} interleaved runs each)"),
+                     f"{len(rp.get('rankbook_times', []))} interleaved runs each)"
+                     + (f"; on the synthetic shape (no ties) {rp['synthetic']['speedup_cpu']:.1f}x"
+                        if "synthetic" in rp else "")),
                 applies=applies))
+    rf = results.get("reader_10m")
+    if rf:
+        rb, pt = rf["rankbook"], rf["pytrec_eval"]
+        cfg = (f"{rf['Q']:,} queries x {rf['documents']:,} documents ({rf['run_lines']:,} run "
+               f"lines, {rf['run_bytes'] / 2**20:.0f} MiB), five measures, from the files")
+        why = (f"rankbook {rb['cpu_s']:.1f} s CPU, peak {rb['peak_rss_mb']:.0f} MB; pytrec_eval "
+               f"reading {pt['read_cpu_s']:.1f} s + scoring {pt['score_cpu_s']:.1f} s CPU, peak "
+               f"{pt['peak_after_read_mb']:.0f} MB after reading, {pt['peak_rss_mb']:.0f} MB in "
+               f"all; largest difference of the means {rf['check']:.1e}")
+        targets.append(_target(
+            "reader_10m_cpu", f"evaluate_run, {cfg}: within the CPU time of reading the files in "
+            "Python into dicts (pytrec_eval.parse_qrel/parse_run) plus pytrec_eval (ratio "
+            "pytrec_eval/rankbook)", rf["cpu_ratio"], rf["targets"]["reader_10m_cpu"], "x",
+            rf["cpu_ratio"] >= rf["targets"]["reader_10m_cpu"], why, applies))
+        targets.append(_target(
+            "reader_10m_memory", f"evaluate_run, {cfg}: less peak memory than reading the files "
+            "into dicts, and than pytrec_eval after it (ratio of the smaller of those peaks to "
+            "rankbook's)", rf["memory_ratio"], rf["targets"]["reader_10m_memory"], "x",
+            rf["memory_ratio"] > rf["targets"]["reader_10m_memory"], why, applies))
+    tf = results.get("track_files")
+    if tf:
+        cfg = (f"{tf['topics']} topics x {tf['documents']:,} documents x {tf['runs']} runs "
+               f"({tf['run_lines']:,} lines), {', '.join(tf['measures'])}, from the files")
+        why = (f"rankbook {tf['rankbook']['cpu_s']:.2f} s CPU, pytrec_eval "
+               f"{tf['pytrec_eval']['cpu_s']:.2f} s, ir_measures {tf['ir_measures']['cpu_s']:.2f} s "
+               f"(each library's own readers, qrels read once); largest differences "
+               f"{tf['check']['pytrec_eval']:.1e}, {tf['check']['ir_measures']:.1e}")
+        for peer, key in (("pytrec-eval-terrier", "pytrec_eval"), ("ir_measures", "ir_measures")):
+            ratio = tf[f"cpu_ratio_{key}"]
+            limit = tf["targets"][f"track_vs_{key}"]
+            targets.append(_target(
+                f"track_files_vs_{key}", f"A TREC track's files to numbers, {cfg}: at least as "
+                f"fast as {peer} (CPU ratio {peer}/rankbook)", ratio, limit, "x", ratio >= limit,
+                why, applies))
     bk = results.get("book")
     if bk and not bk.get("skipped"):
         for key, limit, label in (("cold", 300.0, "Cold book build (nothing cached): under 5 minutes"),
@@ -410,6 +459,46 @@ def evaluate_targets(results: dict, quick: bool) -> list:
             "MB", worst["peak_rss_mb"] < 1024.0,
             f"largest: {worst['metric']} on {worst['pattern']}; slowest: {slow['metric']} on "
             f"{slow['pattern']}, {slow['seconds']:.2f} s", applies))
+    rt = results.get("rbo_tau_ap")
+    if rt:
+        rr, ta = rt["rbo_range"], rt["tau_ap"]
+        targets.append(_target(
+            "rbo_range_vs_brute",
+            f"RBO^low, RBO^avg and RBO^high (RBO_ext) of two lists of {rr['items']} items with "
+            f"{rr['orders']:,} pairs of tie orders: at least 1000x faster than enumerating the "
+            "orders", rr["speedup"], 1000.0, "x", rr["speedup"] >= 1000.0,
+            why=(f"rankbook {rr['rankbook_s'] * 1e3:.2f} ms; brute force "
+                 f"{rr['brute_per_order_s'] * 1e6:.0f} us per pair of orders (extrapolated from "
+                 f"{rr['brute_subsample']:,}); exact on {rr['check']['orders']:,} orders to "
+                 f"{rr['check']['abs_diff']:.1e}"), applies=applies))
+        lg = rr["large"]
+        targets.append(_target(
+            "rbo_range_large",
+            f"RBO^low, RBO^avg and RBO^high of two lists of {lg['n']:,} items in {lg['groups']:,} "
+            f"tie groups (10^{lg['log10_orders']:.0f} orders): under 1 s", lg["rankbook_s"], 1.0,
+            "s", lg["rankbook_s"] < 1.0, why=f"{lg['cpu_s']:.2f} s CPU", applies=applies))
+        if "speedup" in ta:
+            targets.append(_target(
+                "tau_ap_vs_pypi",
+                f"tau_AP of {ta['B']:,} pairs of {ta['n']} items, batched: at least 100x faster "
+                "than a loop over tau-ap 0.1.0 (each pair sorted by the estimate first)",
+                ta["speedup"], 100.0, "x", ta["speedup"] >= 100.0,
+                why=(f"rankbook {ta['rankbook_s'] * 1e3:.1f} ms; tau-ap {ta['pypi']['per_pair_s'] * 1e3:.1f} "
+                     f"ms per pair (extrapolated from {ta['pypi']['subsample']}); values equal to "
+                     f"{ta['pypi']['abs_diff']:.1e}"), applies=applies))
+        a = ta["tau_ap_a"]
+        targets.append(_target(
+            "tau_ap_a_vs_brute",
+            f"tau_AP_a with ties in groups of 3 ({a['orders']} orders of {a['n']} items): at least "
+            "100x faster than the mean of tau_AP over the orders", a["brute_s"] / a["rankbook_s"],
+            100.0, "x", a["brute_s"] >= 100.0 * a["rankbook_s"],
+            why=f"equal to {a['abs_diff']:.1e}", applies=applies))
+        b = ta["large_b"]
+        targets.append(_target(
+            "tau_ap_b_large",
+            f"tau_AP_b of one pair of {b['n']:,} scores with ties: under 5 s of CPU (O(n log n))",
+            b["cpu_s"], 5.0, "s", b["cpu_s"] < 5.0,
+            why=f"wall {b['rankbook_s']:.2f} s on the shared machine", applies=applies))
     tt = results.get("ties_tukey")
     if tt:
         targets += _ties_tukey_targets(tt, applies)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rankbook.book.paths import project_root
+from rankbook.ledger.paths import project_root
 
 SEEDS_ENV = "RANKBOOK_SEEDS"
 

@@ -16,7 +16,7 @@ from scipy.stats import friedmanchisquare, rankdata
 
 from rankbook import aggregation_formats as af
 from rankbook import consensus
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 
 
 def _formats(name):

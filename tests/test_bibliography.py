@@ -10,7 +10,7 @@ import re
 
 from pybtex.database import parse_file
 
-from rankbook.book.paths import project_root
+from rankbook.ledger.paths import project_root
 
 ROOT = project_root()
 CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`|:cite(?::[a-z]+)?:`([^`]+)`")

@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from projects import scratch_project
+from projects import scratch_project, record_code
 from rankbook.book import cli, pipeline, specs, sweep
 from test_faults import make_notebook, stage_folders
 
@@ -245,8 +245,7 @@ def test_a_dry_run_piped_into_head_ends_quietly(project):
 
 
 # ----------------------------------------------------------------------------- findings 5-7
-RECORD = ("outputs.record_result('Artifact', 'A', claim='c', published='1', reproduced='1', "
-          "comparison='exact', matched=1, total=1)")
+RECORD = record_code("Artifact", "A-artifact")
 
 
 def build(root: Path, lines: list | None = None, **kw) -> pipeline.BuildReport:

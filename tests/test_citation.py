@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import subprocess
 import sys
@@ -69,15 +70,20 @@ def test_the_source_archive_unpacks_into_a_working_copy(tmp_path):
     assert again.stat().st_mtime_ns == path.stat().st_mtime_ns
 
 
-def test_the_plain_archive_is_deterministic(tmp_path):
-    from rankbook.book.source_archive import _plain_archive
+def test_the_archive_of_a_copy_without_git_is_deterministic(tmp_path):
+    """Without git, the files the manifest lists, in the same bytes every time; nothing of
+    ``.venv`` (a dot-folder) even when the manifest names it."""
+    from rankbook.book.source_archive import MANIFEST_NAME, write_source_archive
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("x = 1\n")
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / "junk").write_text("no")
-    one = _plain_archive(tmp_path)
-    assert one == _plain_archive(tmp_path) and b"junk" not in one
+    (tmp_path / MANIFEST_NAME).write_text(
+        "# commit unknown\n" + "0" * 64 + "  src/a.py\n" + "1" * 64 + "  .venv/junk\n")
+    one, _ = write_source_archive(tmp_path, tmp_path / "a")
+    two, _ = write_source_archive(tmp_path, tmp_path / "b")
+    assert one.read_bytes() == two.read_bytes() and b"junk" not in gzip.decompress(one.read_bytes())
 
 
 def test_the_licence_is_named_in_the_readme_and_the_footer():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rankbook.book import claims
+from rankbook.ledger import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 LEDGER = claims.load_ledger(ROOT)
@@ -29,8 +29,11 @@ _NO_MUTANT = ("definition", "none", "unavailable")
 
 
 def test_ledger_loads_with_every_source():
-    assert {c.source for c in LEDGER.claims.values()} == set(claims.SOURCES)
+    assert {c.source for c in LEDGER.claims.values()} == set(LEDGER.sources)
     assert len(LEDGER.claims) >= 60 and len(LEDGER.errata) >= 50
+    orders = [s.order for s in LEDGER.sources.values()]
+    assert orders == sorted(orders), "sources come in their stated order"
+    assert len({s.prefix for s in LEDGER.sources.values()}) == len(LEDGER.sources)
 
 
 def test_every_erratum_belongs_to_a_claim_of_its_source():
@@ -50,7 +53,8 @@ def test_every_checked_claim_names_a_notebook_and_a_check():
 def test_ledger_refuses_malformed_entries(tmp_path):
     folder = tmp_path / "data" / "claims"
     folder.mkdir(parents=True)
-    good = ('source = "A"\n[[claims]]\nid = "A-P1"\nwhere = "Prop 1"\nkind = "proposition"\n'
+    good = ('[source]\nkey = "A"\nprefix = "A"\ntitle = "t"\nshort = "s"\nchapter = "c"\n'
+            'order = 1\n[[claims]]\nid = "A-P1"\nwhere = "Prop 1"\nkind = "proposition"\n'
             'claim = "x"\nreason = "not a result"\n')
     (folder / "A.toml").write_text(good)
     assert list(claims.load_ledger(tmp_path).claims) == ["A-P1"]
@@ -123,26 +127,26 @@ def test_alternatives_refuse_counts_without_a_total():
 
 @pytest.mark.parametrize("claim", CHECKED, ids=[c.id for c in CHECKED])
 def test_every_check_can_fail(claim):
-    """The mutation test of issue 27, item 5: run the check, then each registered fault, and
-    require the status to change each time."""
-    module, function = claims.resolve_check(claim.check)
-    registry = getattr(module, "CHECKS", {})
-    assert claim.id in registry, f"{claim.check}: no CHECKS[{claim.id!r}] entry in {module.__name__}"
-    spec = registry[claim.id]
-    assert spec.function is function, f"{claim.id}: CHECKS names another function than the ledger"
-    evidence = function(**spec.smoke)
+    """The mutation test: run the check through the ledger's entry point with the smoke
+    arguments of its ``[claims.test]``, then each mutant, and require the status the mutant
+    states; a fault that lands on "not checkable", or on the status the check already had, is a
+    failure of the test, never a pass."""
+    evidence = claims.run_check(claim, claim.test.get("smoke", {}))
     assert evidence.claim == claim.id
     _assert_renders(evidence)
+    cases = list(claims.mutants(claim))
     if evidence.comparison in _NO_MUTANT:
-        assert not spec.mutants or evidence.comparison == "definition"
+        assert not cases or evidence.comparison == "definition"
         return
-    assert spec.mutants, (f"{claim.id}: a check with no perturbation that changes its status "
-                          "cannot be shown to fail; register mutants, or grade it true by "
-                          "definition")
+    assert cases, (f"{claim.id}: a check with no perturbation that changes its status cannot be "
+                   "shown to fail; give [claims.test] mutants in its ledger entry, or grade it "
+                   "true by definition")
     base = evidence.status
-    for name, extra in spec.mutants.items():
-        mutated = function(**{**spec.smoke, **extra})
-        assert mutated.status != base, f"{claim.id}: the fault {name!r} leaves the status {base!r}"
+    for what, variant, kwargs, expect in cases:
+        assert expect != base, f"{claim.id}: the mutant {what!r} expects the status it already has ({base!r})"
+        mutated = claims.run_check(variant, kwargs)
+        assert mutated.status == expect, (
+            f"{claim.id}: the fault {what!r} gives {mutated.status!r}, the ledger expects {expect!r}")
 
 
 def _code_lines(path: Path) -> int:
@@ -227,6 +231,29 @@ def test_find_cycle_finds_one():
 def test_package_has_no_import_cycle():
     cycle = find_cycle(import_graph(ROOT / "src"))
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+#: The layers, bottom first: a module may import its own layer and the layers below it.
+LAYERS = ("measures", "ledger", "papers", "book")
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS[1:] else "measures"
+
+
+def climbing_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that runs back up the layers (measures <- ledger <- papers <- book)."""
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                  if a not in ("rankbook", "rankbook.__main__") and LAYERS.index(layer_of(b)) > LAYERS.index(layer_of(a)))
+
+
+def test_no_import_climbs_the_layers():
+    assert climbing_imports({"rankbook.metrics": {"rankbook.book.outputs"}}) == [
+        "rankbook.metrics -> rankbook.book.outputs"]
+    assert climbing_imports({"rankbook.papers.paper_a.x": {"rankbook.ledger.claims"}}) == []
+    climbs = climbing_imports(import_graph(ROOT / "src"))
+    assert not climbs, "imports that run back up the layers:\n  " + "\n  ".join(climbs)
 
 
 def test_internal_words_are_caught():

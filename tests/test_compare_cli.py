@@ -197,7 +197,13 @@ BAD_FILES = {
     "qrels value": ("1 0 a 1\n1 0 b ?\n", "qrels", ["bad.qrels:2:", "relevance of document 'b'"]),
     "qrels fraction": ("1 0 d1-0 0.5\n", "qrels", ["scored against ", "bad.qrels: ",
                                                     "whole-number relevance"]),
-    "binary": (b"\xff\xfe\x00", "run", ["bad.run: not a UTF-8 text file"]),
+    "utf-16": (b"\xff\xfe\x00", "run", ["bad.run: UTF-16 text", "iconv -f UTF-16"]),
+    "binary": (b"1 Q0 a 1 3 t\n\xff\x80\n", "run", ["bad.run:2: not a UTF-8 text file"]),
+    "nul": (b"1 Q0 a 1 3 t\n1\x00 Q0 b 2 2 t\n", "run",
+            ["bad.run:2: a control character '\\x00' (NUL)"]),
+    "qrels exponent": ("1 0 d1-0 1e2\n", "qrels", ["bad.qrels:1: the relevance of document "
+                                                    "'d1-0' for query '1' is written '1e2'",
+                                                    "C's atol"]),
 }
 
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
 from rankbook import consensus as c
-from rankbook.book.paths import data_path
+from rankbook.papers.paper_b import grids as paper_b_grids
+from rankbook.ledger.paths import data_path
 
 EXAMPLE_1 = ["abcdef", "bdcefa", "bcdeghijkf", "badefc"]
 GRID = [1.0, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45]
@@ -387,12 +388,12 @@ def _sets():
 
 def test_published_tables_reproduced_with_std_only():
     for stem, R in _sets().items():
-        pub = c.read_published_grid(data_path("published", "paper_b", f"{stem}.csv"))
+        pub = paper_b_grids.read_published_grid(data_path("published", "paper_b", f"{stem}.csv"))
         assert pub.shape == (12, 12)
-        res = c.compare_grid(c.kappa_grid(R, GRID, GRID), pub)
+        res = paper_b_grids.compare_grid(c.kappa_grid(R, GRID, GRID), pub)
         assert (res["matched"], res["total"]) == (144, 144), stem
         for dev in ("mad", "sqrt_mad"):
-            other = c.compare_grid(c.kappa_grid(R, GRID, GRID, deviation=dev), pub)
+            other = paper_b_grids.compare_grid(c.kappa_grid(R, GRID, GRID, deviation=dev), pub)
             assert other["matched"] < 144, (stem, dev)
 
 

@@ -11,7 +11,7 @@ from hypothesis import settings as _settings
 from hypothesis import strategies as _st
 
 from rankbook import consensus
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 
 
 # ----------------------------------------------------------------------------------------------

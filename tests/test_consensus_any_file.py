@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 from rankbook import consensus
 from rankbook.papers.paper_b import checks as paper_b_checks
+from rankbook.papers.paper_b import grids as paper_b_grids
 
 ODD_LABELS = ["Café ☕", "doc, with a comma", 'a "quoted" title', "007", "1.0", "ü", "x y z",
               ("A result whose title goes on and on " * 6).strip(), "clueweb12-0001-42-00013", "-1",
@@ -121,7 +122,7 @@ def _search_engines_chain(groups, gammas=(1.0, 0.85, 0.5), lams=(1.0, 0.45), dev
         assert grid.shape == (len(gammas), len(lams))
         curves[name] = consensus.kappa_p_curves(R, list(gammas), list(lams), ps=(1, 2, 3),
                                                 deviation=deviation)
-    consensus.sensitivity_table(curves)
+    paper_b_grids.sensitivity_table(curves)
     summary = consensus.agreement_summary(sets, n_resamples=40, seed=0)
     assert len(summary) == len(sets)
 

@@ -13,8 +13,9 @@ import pytest
 
 from rankbook import consensus, metrics, permutations, properties
 from rankbook.papers.paper_a import tables as T
+from rankbook.papers.paper_b import grids as paper_b_grids
 from rankbook.book import outputs
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 from seeds import missing_reason, seed_path
 
 SEED = seed_path("000_9346a01f2f0164d8.txt")
@@ -168,7 +169,7 @@ def test_figure_4a_curves_cross_near_0_83():
     assert abs(cross - 0.8295) < 5e-4
     assert diff(0.85) < 0 < diff(0.80)  # at 0.85 Bing's kappa_1 is still the higher
     # the paper's own Table VI says the same at gamma = 0.85 (column lambda = 1)
-    pub = {g: consensus.read_published_grid(data_path("published", "paper_b", f"table_vi_{g}.csv")) for g in spread}
+    pub = {g: paper_b_grids.read_published_grid(data_path("published", "paper_b", f"table_vi_{g}.csv")) for g in spread}
     k1 = {g: consensus.kappa_p(list(groups[[x for x in groups if x.lower() == g][0]].values()))[0]
           for g in spread}
     at_085 = {g: pub[g].loc[0.85, "1"] - pub[g].loc[1.0, "1"] + k1[g] for g in spread}
@@ -183,15 +184,16 @@ def test_rob2_verdicts_under_both_readings():
 
 
 def test_every_erratum_has_a_severity_and_readings(tmp_path, monkeypatch):
+    from rankbook.ledger import claims
+
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
-    with pytest.raises(ValueError, match="unknown severity"):
-        outputs.record_erratum("A", "w", "f", "e", severity="bad")
-    with pytest.raises(TypeError):
-        outputs.record_erratum("A", "w", "f", "e")  # severity is required
     with pytest.raises(ValueError, match="readings must be a list"):
-        outputs.record_erratum("A", "w", "f", "e", severity="typo", readings="one string")
+        claims.confirm(claims.Finding(id="A-E7", evidence="e", readings="one string"))
     with pytest.raises(ValueError, match="must name the readings"):
-        outputs.record_erratum("A", "w", "f", "e", severity="typo", under={"x": "y"})
-    rec = outputs.record_erratum("A", "w", "f", "e", severity="convention")
-    # a discrepancy the ledger does not hold is recorded without an id, so the build names it
-    assert rec["id"] is None and rec["kind"] == "convention" and rec["readings"] == []
+        claims.confirm(claims.Finding(id="A-E7", evidence="e", under={"x": "y"}))
+    with pytest.raises(ValueError, match="needs its computed evidence"):
+        claims.confirm(claims.Finding(id="A-E7", evidence=" "))
+    rec = claims.confirm(claims.Finding(id="A-E7", evidence="e"))
+    # the record holds the evidence; its words (severity, finding) come from the ledger
+    assert rec["id"] == "A-E7" and "severity" not in rec
+    assert claims.worded_erratum(rec, claims.ledger())["severity"] in claims.SEVERITIES

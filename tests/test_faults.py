@@ -20,13 +20,14 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from projects import scratch_project
+from projects import record_code, scratch_project
 from rankbook.book import cli, pipeline
 
 pytestmark = pytest.mark.notebooks
 
 SLOW_SOURCE = '''import time
-from rankbook.book import outputs, paths
+from rankbook.book import outputs
+from rankbook.ledger import paths
 import pandas as pd
 marker = (paths.data_dir() / "marker.txt").read_text().strip()
 time.sleep(delay)
@@ -479,14 +480,10 @@ def test_a_toc_change_rebuilds_every_page_and_a_deleted_notebook_leaves_the_page
     assert all("Renamed part" in p.read_text() for p in pages if p.parent.name == "generated")
     # a branch switch deletes nb1 (and its toc entry): its records leave the generated pages
     nb = nbformat.read(project / "notebooks" / "nb0.ipynb", as_version=4)
-    nb.cells.append(new_code_cell(
-        "outputs.record_result('Artifact of nb0', 'A', claim='c', published='1', reproduced='1', "
-        "comparison='exact', matched=1, total=1)"))
+    nb.cells.append(new_code_cell(record_code("Artifact of nb0", "A-nb0")))
     nbformat.write(nb, project / "notebooks" / "nb0.ipynb")
     nb1 = nbformat.read(project / "notebooks" / "nb1.ipynb", as_version=4)
-    nb1.cells.append(new_code_cell(
-        "outputs.record_result('Artifact of nb1', 'A', claim='c', published='1', reproduced='1', "
-        "comparison='exact', matched=1, total=1)"))
+    nb1.cells.append(new_code_cell(record_code("Artifact of nb1", "A-nb1")))
     nbformat.write(nb1, project / "notebooks" / "nb1.ipynb")
     build(project, jobs=2)
     from rankbook.book import site

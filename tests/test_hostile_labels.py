@@ -22,7 +22,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from rankbook.book import outputs, paths, pipeline
+from rankbook.book import outputs, pipeline
+from rankbook.ledger import claims, paths
 
 pytestmark = pytest.mark.notebooks
 
@@ -154,18 +155,25 @@ def hostile_book(tmp_path_factory):
     # this test book keeps no claims ledger: its records are its claims (a project of one's own)
     os.environ[paths.ROOT_ENV] = str(book)
     try:
-        for label in LABELS[:6] + BRACES:
-            outputs.record_result(
-                f"Ranking {outputs.escape_markdown(label)}", "B",
-                claim=f"the label {outputs.escape_markdown(label)} and $\\kappa$",
-                published=outputs.escape_markdown(label), reproduced="1",
+        for i, label in enumerate(LABELS[:6] + BRACES):
+            own = claims.Claim(id=f"B-L{i}", source="B", where=f"Ranking {outputs.escape_markdown(label)}",
+                               kind="table", claim=f"the label {outputs.escape_markdown(label)} and $\\kappa$")
+            claims.report(claims.Evidence(
+                claim=own.id, published=outputs.escape_markdown(label), reproduced="1",
                 comparison="exact", matched=1, total=1, unit="values",
-                detail=f"detail {outputs.escape_markdown(label)}")
-        outputs.record_erratum("B", f"label {outputs.escape_markdown(LABELS[0])}",
-                               f"finding {outputs.escape_markdown(LABELS[1])}",
-                               f"evidence {outputs.escape_markdown(LABELS[6])}\n"
-                               f"more {outputs.escape_markdown(LABELS[2])}",
-                               severity="typo")
+                detail=f"detail {outputs.escape_markdown(label)}"), adhoc=own)
+        own = claims.Claim(id="B-L0", source="B", where=f"Ranking {outputs.escape_markdown(LABELS[0])}",
+                           kind="table", claim=f"the label {outputs.escape_markdown(LABELS[0])} and $\\kappa$")
+        slip = claims.Erratum(id="B-E1", claim="B-L0", where=f"label {outputs.escape_markdown(LABELS[0])}",
+                              kind="typo", severity="holds",
+                              finding=f"finding {outputs.escape_markdown(LABELS[1])}")
+        claims.report(claims.Evidence(
+            claim=own.id, published=outputs.escape_markdown(LABELS[0]), reproduced="1",
+            comparison="exact", matched=1, total=1, unit="values",
+            detail=f"detail {outputs.escape_markdown(LABELS[0])}",
+            findings=[claims.Finding(id="B-E1", evidence=f"evidence {outputs.escape_markdown(LABELS[6])}\n"
+                                                         f"more {outputs.escape_markdown(LABELS[2])}")]),
+            adhoc=own, adhoc_errata=(slip,))
     finally:
         os.environ.pop(paths.OUTPUT_ENV, None)
         os.environ.pop(paths.ROOT_ENV, None)

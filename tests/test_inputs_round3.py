@@ -350,7 +350,8 @@ def _wait_until_blocked_in_a_pipe(proc, timeout=120):
 
 def _reference(text: str, what: str):
     """The format read the plain way: lines at \\n, \\r\\n or \\r; fields at spaces and tabs;
-    '#' first on a line is a comment. Returns rows or ('error', line number): the first line
+    '#' first on a line is a comment; values are decimal numbers as C reads them. Returns rows
+    or ('error', line number): the first line
     that breaks the format, else the second listing of a document (as trec_eval's readers and
     rankbook's old one: the format of the whole file first)."""
     n_cols, vcol = (4, 3) if what == "qrels" else (6, 4)
@@ -364,10 +365,9 @@ def _reference(text: str, what: str):
             continue
         if len(f) != n_cols:
             return ("error", no)
-        try:
-            v = float(f[vcol])
-        except ValueError:
-            return ("error", no)
+        if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", f[vcol]):
+            return ("error", no)  # C's decimal numbers only: Python's float takes 1_0 too
+        v = float(f[vcol])
         if not math.isfinite(v):
             return ("error", no)
         if (f[0], f[2]) in seen and dup is None:
@@ -594,7 +594,8 @@ def test_a_utf16_file_is_refused_in_one_line(capsys, tmp_path, monkeypatch):
     qrels, runs = _collection(tmp_path, n_queries=3)
     (tmp_path / "u16.run").write_bytes(runs[1].read_text().encode("utf-16"))
     status, _, err = _main(capsys, [runs[0], "u16.run", "--qrels", qrels])
-    assert status == 2 and "u16.run: not a UTF-8 text file" in err and err.count("\n") == 1
+    assert status == 2 and err.count("\n") == 1
+    assert "u16.run: UTF-16 text (it starts with a UTF-16 byte-order mark); rankbook reads UTF-8" in err
 
 
 # ------------------------------------------------------------------------------------------

@@ -69,18 +69,18 @@ def check_records(folder, name):
     a severity on the one scale and its readings; a failing claim is explained by an erratum of
     its severity where the notebook found one; and every "N of M" the page prints for a claim is
     that claim's own count (one count per claim, issue 19)."""
-    from rankbook.book import claims, outputs, site
+    from rankbook.book import outputs, site
+    from rankbook.ledger import claims
 
-    results_path = folder / outputs.RESULTS_FILE
-    results = json.loads(results_path.read_text()) if results_path.exists() else []
+    book = claims.load_ledger()
+    results = [claims.worded(r, book) for r in claims.read_records(folder / outputs.RESULTS_FILE)]
     for rec in results:
         outputs.check_status(rec)
-    errata_path = folder / outputs.ERRATA_FILE
-    errata = json.loads(errata_path.read_text()) if errata_path.exists() else []
-    book = claims.load_ledger()
+    errata = claims.read_records(folder / outputs.ERRATA_FILE)
     for rec in errata:
+        assert rec.get("id") in book.errata, f"{name}: an erratum without a ledger id: {rec}"
+        rec.update(claims.worded_erratum(rec, book))
         assert rec["severity"] in claims.SEVERITIES, rec
-        assert rec.get("id") in book.errata, f"{name}: an erratum without a ledger id: {rec['where']}"
         assert isinstance(rec["readings"], list), rec
         if rec.get("under"):
             assert rec["readings"], f"{rec['where']}: a verdict that changes must name its readings"

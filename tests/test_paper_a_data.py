@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 from seeds import missing_reason, seed_path
 
 SEED = seed_path("000_9346a01f2f0164d8.txt")

@@ -10,7 +10,7 @@ import pytest
 
 from rankbook import metrics, permutations
 from rankbook.papers.paper_a import tables as R
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 
 
 @pytest.fixture(scope="module")
@@ -313,7 +313,7 @@ def test_table2_cells_explorer_plots_every_published_cell_under_every_reading(pu
     """The cells explorer (issue 28): every published robustness cell of the sizes run, under
     each reading the page compares, with its printed value, the reproduced mean over the seeds
     and the status the seeds give it; nothing else."""
-    from rankbook.book.names import display
+    from rankbook.ledger.names import display
     from rankbook.papers.paper_a import table2
 
     names = ["recall", "mcc", "ndpm", "mse", "kendall_tau"]

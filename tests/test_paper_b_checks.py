@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from rankbook import consensus
 from rankbook.papers.paper_b import checks as pb
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 
 EXAMPLE_1 = ["abcdef", "bdcefa", "bcdeghijkf", "badefc"]
 

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from projects import scratch_project
+from projects import scratch_project, record_code
 from rankbook.book import cli, pipeline
 
 TINY_SOURCE = '''import numpy as np
@@ -19,7 +19,8 @@ import pandas as pd
 import matplotlib
 matplotlib.use("agg")
 import matplotlib.pyplot as plt
-from rankbook.book import outputs, paths
+from rankbook.book import outputs
+from rankbook.ledger import paths
 
 if fail:
     raise RuntimeError("asked to fail")
@@ -30,8 +31,7 @@ outputs.save_table(df, "values", title=f"Values ({extra})")
 fig, ax = plt.subplots()
 ax.plot(df.x, df.y, "o-")
 outputs.save_figure(fig, "plot", caption="A plot.", alt="Dots joined by lines.")
-outputs.record_result("Tiny table", "A", claim="a tiny claim", published=str(n), reproduced=str(n), comparison="exact", matched=n, total=n)
-'''
+''' + record_code("Tiny table", "A-tiny", "n") + "\n"
 
 
 def make_notebook(path: Path, n_default: int = 4, fail_default: bool = False) -> None:
@@ -247,7 +247,7 @@ def test_cache_reuses_unchanged_and_reruns_on_any_change(project):
 
     manifest = json.loads((project / "book" / "generated" / ".manifest.json").read_text())
     assert set(manifest["tiny"]["key"]) == {"notebook", "inputs", "parameters", "files", "code",
-                                            "data", "environment"}
+                                            "data", "ledger", "environment"}
 
 
 @pytest.mark.notebooks

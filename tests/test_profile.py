@@ -11,7 +11,7 @@ import pytest
 
 from rankbook import profile
 from rankbook.book import cli, pipeline
-from rankbook.book.paths import project_root
+from rankbook.ledger.paths import project_root
 
 EXAMPLE = str(project_root() / "examples" / "my_metric.py")
 

@@ -13,7 +13,7 @@ import pytest
 
 from rankbook import trec_format
 from rankbook.book import compare_cmd
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 from rankbook.conventions import (CONVENTIONS, PEER_OPTIONS, compare_conventions, evaluate_run,
                                   parse_measure, profile)
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from rankbook import ir
 from rankbook import rankdcg as K
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 
 REFERENCE = [9, 4, 4, 2, 2, 2, 1, 1, 1, 1]
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankbook import rbo as R
-from rankbook.book.paths import data_path
+from rankbook.ledger.paths import data_path
 from rankbook.ties import parse_ranking, tie_breakings
 
 FUNCS = {"min": R.rbo_min, "max": R.rbo_max, "res": R.rbo_res, "ext": R.rbo_ext}

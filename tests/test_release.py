@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import rankbook
-from rankbook.book.paths import project_root
+from rankbook.ledger.paths import project_root
 
 ROOT = project_root()
 #: Every library module: each ``src/rankbook/*.py`` except the package file and ``__main__``
@@ -177,7 +177,6 @@ def test_every_public_name_has_a_reference_entry(module):
 #: Public functions without a doctest, each with its reason; every other public function of a
 #: library module (this release's included) shows an example that runs with the tests.
 NO_DOCTEST = {
-    "consensus": {"reading_comparison"},  # a table over the paper's data files
     "plotting": {"draw_consensus_graph", "consensus_graph_figure", "plot_kappa_p_curves",
                  "plot_difference_heatmaps", "curve_panels", "difference_plot",
                  "metric_dendrogram"},  # figures

@@ -150,29 +150,34 @@ def test_baselines_only(ex, capsys):
     assert "RMSE" in out and "ER " not in out
 
 
-def test_fast_reader_equals_the_shared_reader_or_falls_back(tmp_path):
+def _first_lines_by_hand(path) -> dict:
+    first = {}
+    with open(path, encoding="utf-8") as fh:
+        for no, line in enumerate(fh, start=1):
+            s = line.strip()
+            if s and not s.startswith("#"):
+                first.setdefault(s.split()[0], no)
+    return first
+
+
+def test_the_one_reader_gives_the_tables_and_first_lines(tmp_path):
+    """reproduce reads its inputs with the reader of every command (issue 37): the same tables
+    as read_run and read_qrels, and the line where each topic starts, counted by hand, blank
+    and comment lines included."""
     from rankbook.book import reproduce_cmd
     from rankbook.conventions import read_qrels, read_run
 
-    for f in EXAMPLES.glob("*.txt"):
-        what = "qrels" if f.name.startswith("qrels") else "run"
-        df, first = reproduce_cmd._fast_read(f, what)
-        ref = (read_qrels if what == "qrels" else read_run)(f)
-        pd.testing.assert_frame_equal(df, ref)
-        assert first == reproduce_cmd._first_lines(f)
-    odd = {"blank.txt": "1 Q0 a 1 1 t\n\n1 Q0 b 2 0.5 t\n",
-           "comment.txt": "1 Q0 a 1 1 t\n# note\n1 Q0 b 2 0.5 t\n",
-           "na.txt": "1 Q0 NA 1 1 t\n1 Q0 b 2 0.5 t\n",
-           "nan.txt": "1 Q0 a 1 nan t\n",
-           "ints.txt": "007 Q0 a 1 3 t\n007 Q0 b 2 2 t\n"}
+    odd = {"blank.txt": "1 Q0 a 1 1 t\n\n1 Q0 b 2 0.5 t\n2 Q0 a 1 1 t\n",
+           "comment.txt": "# top\n1 Q0 a 1 1 t\n# note\n1 Q0 b 2 0.5 t\n",
+           "ints.txt": "007 Q0 a 1 3 t\n007 Q0 b 2 2 t\n8 Q0 c 1 1 t\n"}
     for name, text in odd.items():
         (tmp_path / name).write_text(text)
-        fast = reproduce_cmd._fast_read(tmp_path / name, "run")
-        if name == "ints.txt":
-            pd.testing.assert_frame_equal(fast[0], read_run(tmp_path / name))
-            assert fast[1] == {"007": 1}
-        else:
-            assert fast is None, name  # the shared reader decides (and names file:line)
+    for f in [*EXAMPLES.glob("*.txt"), *(tmp_path / n for n in odd)]:
+        what = "qrels" if f.name.startswith("qrels") else "run"
+        table = reproduce_cmd._read(f, what, None)
+        ref = (read_qrels if what == "qrels" else read_run)(f)
+        pd.testing.assert_frame_equal(table.frame(), ref)
+        assert table.first_lines() == _first_lines_by_hand(f)
 
 
 def test_order_rank_takes_the_rank_column_as_given(ex, capsys):

@@ -10,9 +10,17 @@ import nbformat
 import pytest
 
 from rankbook.book import outputs, present, site
+from rankbook.ledger import claims
 
 
-LEDGER_A = """source = "A"
+LEDGER_A = """[source]
+key = "A"
+prefix = "A"
+title = "Paper A: a test source"
+short = "Paper A"
+chapter = "paper_a"
+order = 1
+
 [[claims]]
 id = "A-TX"
 where = "Table X"
@@ -21,11 +29,17 @@ claim = "claim of Table X"
 page = "nb_one"
 section = "The table"
 rule = "r"
-artifact = "Table X"
 {extra_a}
 """
 
-LEDGER_B = """source = "B"
+LEDGER_B = """[source]
+key = "B"
+prefix = "B"
+title = "Paper B: another test source"
+short = "Paper B"
+chapter = "paper_b"
+order = 2
+
 [[claims]]
 id = "B-FY"
 where = "Figure Y"
@@ -34,7 +48,6 @@ claim = "claim of Figure Y"
 page = "nb_two"
 section = "s"
 rule = "r"
-artifact = "Figure Y"
 
 [[claims]]
 id = "B-EZ"
@@ -44,7 +57,6 @@ claim = "claim of Example Z"
 page = "nb_two"
 section = "s"
 rule = "r"
-artifact = "Example Z"
 
 [[claims]]
 id = "B-TI"
@@ -60,7 +72,6 @@ where = "Eq. 13"
 kind = "typo"
 severity = "imprecise"
 finding = "a finding with TP*TN - FP*FN"
-legacy = "B:Eq. 13:a finding with TP*TN - FP*FN"
 
 [[errata]]
 id = "B-E2"
@@ -69,14 +80,13 @@ where = "Example Z"
 kind = "false statement"
 severity = "false"
 finding = "it fails"
-legacy = "B:Example Z:it fails"
 """
 
 #: Extra claims of paper A for the tests of the record rules (no page checks them in the
 #: generated-pages tests, so they are ledger entries with a reason there).
 EXTRA_A = "\n".join(
     f'[[claims]]\nid = "A-{i}"\nwhere = "{name}"\nkind = "table"\nclaim = "claim of {name}"\n'
-    f'reason = "tested elsewhere"\nartifact = "{name}"\n'
+    f'reason = "tested elsewhere"\n'
     for i, name in enumerate(["x", "Figure 4", "Proposition 6.2", "Lemma", "Table 2", "rob II",
                               "Prop 1"]))
 
@@ -95,12 +105,23 @@ def ledger_root(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _result(artifact, paper, comparison, matched=None, total=None, holds=None, section=None,
-            **kw):
-    return outputs.record_result(
-        artifact, paper, claim=f"claim of {artifact}", published="p", reproduced="r",
-        comparison=comparison, matched=matched, total=total, holds=holds, detail="d",
-        section=section, **kw)
+#: The claims of the test ledger by the place they sit in their source.
+IDS = {"Table X": "A-TX", "Figure Y": "B-FY", "Example Z": "B-EZ",
+       **{name: f"A-{i}" for i, name in enumerate(["x", "Figure 4", "Proposition 6.2", "Lemma",
+                                                   "Table 2", "rob II", "Prop 1"])}}
+
+
+def _result(artifact, paper, comparison, matched=None, total=None, holds=None, **kw):
+    """Report the evidence of the claim that sits at ``artifact`` (``paper`` only documents
+    which source the test means)."""
+    return claims.report(claims.Evidence(
+        claim=IDS.get(artifact, artifact), comparison=comparison, published="p", reproduced="r",
+        matched=matched, total=total, holds=holds, detail="d", **kw))
+
+
+def _erratum(eid, evidence="ev"):
+    """Record the evidence of one ledger erratum (the page confirms it)."""
+    return claims.confirm(claims.Finding(id=eid, evidence=evidence))
 
 
 @pytest.fixture
@@ -108,14 +129,12 @@ def generated(ledger_root, monkeypatch):
     tmp_path = ledger_root
     gen = tmp_path / "book" / "generated"
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_one"))
-    _result("Table X", "A", "exact", 10, 10, section="The table")
+    _result("Table X", "A", "exact", 10, 10)
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_two"))
     _result("Figure Y", "B", "noise", 3, 7)
     _result("Example Z", "B", "claim", holds=False)
-    outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "line one\nline two",
-                           severity="typo")
-    outputs.record_erratum("B", "Example Z", "it fails", "ev", severity="false claim",
-                           artifact="Example Z")
+    _erratum("B-E1", "line one\nline two")
+    _erratum("B-E2")
     _notebooks(tmp_path, "nb_one", "nb_two")
     return tmp_path
 
@@ -156,7 +175,10 @@ def test_pages_are_generated_from_the_ledger_and_the_records(generated):
     assert summary.count("::::{dropdown}") == summary.count("\n::::\n")
     assert '<a href="generated/dashboard.html#claim-a-tx" title="This claim on the dashboard">A-TX</a>' in summary
     assert "not checked: it compares other methods' features in words" in summary
-    chapter_b = (gen / "summary_B.md").read_text()
+    sources = (gen / "sources.md").read_text()
+    assert sources.index("**Paper A**") < sources.index("**Paper B**")
+    assert "[Paper B](paper_b.md)" in sources and "3 claims" in sources
+    chapter_b = (gen / "summary_paper_b.md").read_text()
     assert "**3 claims**" in chapter_b and "Table X" not in chapter_b
     errata = (gen / "errata.md").read_text()
     assert ":class: errata-summary" in errata and "| Paper B |" in errata
@@ -191,7 +213,7 @@ def test_pages_change_when_a_notebook_output_changes(generated, monkeypatch):
     write_ledger(generated, b=LEDGER_B.replace('id = "B-E1"\nclaim = "B-FY"\nwhere = "Eq. 13"\nkind = "typo"\nseverity = "imprecise"',
                                                'id = "B-E1"\nclaim = "B-FY"\nwhere = "Eq. 13"\nkind = "typo"\nseverity = "holds"'))
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_two"))
-    outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "ev", severity="typo")
+    _erratum("B-E1")
     site.write_generated_pages(generated)
     after = (gen / "summary.md").read_text()
     assert after != before
@@ -254,11 +276,9 @@ def test_records_are_validated(ledger_root, monkeypatch):
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
     with pytest.raises(ValueError, match="unknown comparison"):
         _result("x", "A", "fine")
-    with pytest.raises(ValueError, match="unknown paper"):
-        _result("x", "Z", "exact", 1, 1)
     with pytest.raises(ValueError, match="matched=8 must lie in 0..total=7"):
         _result("x", "A", "exact", 8, 7)
-    with pytest.raises(ValueError, match="no claim of source 'A' in the ledger"):
+    with pytest.raises(ValueError, match="unknown claim id 'not in the ledger'"):
         _result("not in the ledger", "A", "exact", 1, 1)
     with pytest.raises(ValueError, match="needs both a caption and alt text"):
         outputs.save_figure(object(), "fig", caption="", alt="")
@@ -406,7 +426,7 @@ def test_the_same_erratum_from_two_pages_is_listed_once(generated, monkeypatch):
     gen = generated / "book" / "generated"
     _notebooks(generated, "nb_vi")
     monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(gen / "nb_vi"))
-    outputs.record_erratum("B", "Eq. 13", "a finding with TP*TN - FP*FN", "ev", severity="typo")
+    _erratum("B-E1")
     site.write_generated_pages(generated)
     errata = (gen / "errata.md").read_text()
     assert errata.count("(erratum-b-e1)=") == 1
@@ -479,7 +499,11 @@ def test_landing_page_defines_its_words_before_the_status_list():
     for word in ("reading", "other readings", "borderline"):
         assert intro.index(f"**{word}**:", how) < status, word
     sources = intro[intro.index("## The sources"):how]
-    assert "issue reports of the IR evaluation tools" in sources
+    assert "generated/sources.md" in sources  # every source of the ledger, from its [source] table
+    from rankbook.ledger import claims
+
+    book = claims.load_ledger(Path(__file__).resolve().parents[1])
+    assert all(s.about for s in book.sources.values()), "each source says what the book takes from it"
 
 
 def test_plain_subscripts_read_as_maths_and_links_keep_them():
@@ -491,3 +515,25 @@ def test_plain_subscripts_read_as_maths_and_links_keep_them():
     assert "reads_nu_only" in present.md_escape("reads_nu_only")
     link = site._claim_link({"id": "B-X", "where": "κ_p & d_τ", "notebook": "nb"})
     assert r'<span class="math notranslate nohighlight">\(\kappa_{p}\)</span> &amp;' in link
+
+
+def test_ledger_text_reaches_pages_as_literal_text(generated):
+    """Issue 37: a claim worded with a MyST role published a project file; the ledger's words
+    are text on every page (verdict box, dashboard, summary, errata), its maths still maths."""
+    ledger = generated / "data" / "claims" / "A.toml"
+    ledger.write_text(ledger.read_text().replace(
+        'claim = "claim of Table X"',
+        'claim = "claim of Table X, see {download}`notes </.gitignore>` and {{ x }} with $\\\\mathcal{R}_c$"'))
+    site.write_generated_pages(generated)
+    gen = generated / "book" / "generated"
+    for page in ("dashboard.md", "summary.md"):
+        rows = [line for line in (gen / page).read_text().splitlines() if "claim of Table X" in line]
+        for text in rows:  # the page's own download link is a role, on purpose
+            assert "{download}`" not in text and "\\{download\\}" in text, page
+            assert "{{ x }}" not in text and "$\\mathcal{R}_c$" in text, page
+    from rankbook.ledger import claims as _claims
+
+    rec = _claims.worded(json.loads((gen / "nb_one" / "results.json").read_text())[0],
+                         _claims.load_ledger(generated))
+    box = present.verdict_markdown([rec])
+    assert "{download}`" not in box and "\\{download\\}" in box

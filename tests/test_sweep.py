@@ -280,7 +280,8 @@ def test_an_explorer_csv_holds_only_the_grid_and_the_tables_own_columns(project,
     """The combined tables lead with every swept parameter and the point status; an explorer
     that melts a table must not melt the fixed parameters into its values (the browser test
     found Figure 1's explorer plotting 'n_pairs' and 'compare_protocols' as metrics)."""
-    from rankbook.book import explorer, paths
+    from rankbook.book import explorer
+    from rankbook.ledger import paths
 
     monkeypatch.setenv(paths.OUTPUT_ENV, str(tmp_path / "out"))
     monkeypatch.setattr(explorer, "display", lambda *a, **k: None, raising=False)
@@ -298,7 +299,8 @@ def test_an_explorer_caption_gives_its_sweep_as_a_command_with_no_ids_in_the_pro
     prose; the fixed values are now parameters of the command that recomputes the grid."""
     import IPython.display
 
-    from rankbook.book import explorer, paths
+    from rankbook.book import explorer
+    from rankbook.ledger import paths
     from rankbook.book.site import internal_words
 
     shown = []

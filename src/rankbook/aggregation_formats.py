@@ -85,8 +85,13 @@ KINDS = ("ordering", "ranks", "scores")
 
 #: The values of a ``rankings_format`` setting (:func:`read_rankings_file`): ``"auto"`` (by
 #: the file's name), ``"rankbook"`` (:func:`rankbook.consensus.read_rankings_csv`), the
-#: formats whose reading is fixed, and ranky with its kind and the axis of its judges.
+#: formats whose reading is fixed (each refused when the file fits the other orientation
+#: better), the same with the orientation stated (``-as-written``: the format's layout;
+#: ``-transposed``: the other one), and ranky with its kind and the axis of its judges.
 FORMAT_CHOICES = ("auto", "rankbook", "rankaggreg", "consrank", "corankco", "pyflagr",
+                  "rankaggreg-as-written", "rankaggreg-transposed", "consrank-as-written",
+                  "consrank-transposed", "corankco-as-written", "pyflagr-as-written",
+                  "pyflagr-transposed",
                   "ranky-scores-judges-columns", "ranky-scores-judges-rows",
                   "ranky-ranks-judges-columns", "ranky-ranks-judges-rows")
 
@@ -309,6 +314,27 @@ def _two_readings(p, cells, cols, fmt: str) -> str:
             "pass kind to say which")
 
 
+def _repeats(row) -> bool:
+    items = [c for c in row if c not in _NA]
+    return len(set(items)) < len(items)
+
+
+def _an_ordering(cells) -> bool:
+    """Distinct items, ``NA`` only after the last one, and at least one item."""
+    items = list(cells)
+    while items and items[-1] in _NA:
+        items.pop()
+    return bool(items) and not any(c in _NA for c in items) and len(set(items)) == len(items)
+
+
+def _numbers(cells):
+    """The cells as a float matrix (``NA`` as nan), or None when one is not a number."""
+    try:
+        return np.array([[np.nan if c in _NA else float(c) for c in row] for row in cells])
+    except ValueError:
+        return None
+
+
 def _ordering_rows(p, names, cells, lines) -> dict:
     out = {}
     for name, row, line in zip(names, cells, lines):
@@ -350,10 +376,77 @@ def _rank_rows(p, names, cells, lines, cols, higher_first: bool) -> dict:
 
 
 # --------------------------------------------------------------------------------------------
+# the orientation guard: a file that reads better the other way round
+
+
+def _check_transposed(transposed) -> None:
+    if transposed not in (None, True, False):
+        raise ValueError(f"transposed must be None (the format's layout, refused when the file "
+                         f"fits the other orientation better), False or True; got {transposed!r}")
+
+
+def _strict(vec, values=None) -> bool:
+    """A complete ranking without ties (and, with ``values``, exactly those values)."""
+    v = np.asarray(vec, dtype=float)
+    if v.size == 0 or np.isnan(v).any() or len(np.unique(v)) != v.size:
+        return False
+    return values is None or np.array_equal(np.sort(v), np.asarray(values, dtype=float))
+
+
+def _tied(vec) -> bool:
+    v = np.asarray(vec, dtype=float)
+    v = v[~np.isnan(v)]
+    return len(np.unique(v)) < v.size
+
+
+def _fits_transposed(M, permutations: bool = False, most_rows=None) -> str | None:
+    """Why the matrix ``M`` (rows: the rankings as the format reads them; columns: their items;
+    nan where an item is missing) reads better transposed, or None. It does when there are at
+    least 3 rows and 2 columns, every column is a complete ranking without ties (with
+    ``permutations``, a permutation of 1..rows), and more than half of the rows hold ties (or,
+    given, ``most_rows`` says why the rows do not read as rankings)."""
+    M = np.asarray(M, dtype=float)
+    rows, cols = M.shape
+    if rows < 3 or cols < 2:
+        return None
+    values = np.arange(1, rows + 1) if permutations else None
+    if not all(_strict(M[:, j], values) for j in range(cols)):
+        return None
+    tied = sum(_tied(row) for row in M)
+    if most_rows is None and 2 * tied <= rows:
+        return None
+    col_text = (f"each of its {cols} columns is a permutation of 1..{rows}" if permutations
+                else f"each of its {cols} columns is a complete ranking of the {rows} rows "
+                     "without ties")
+    share = f"all {rows} of its rows" if tied == rows else f"{tied} of its {rows} rows"
+    return f"{col_text}, while {most_rows or f'{share} hold ties'}"
+
+
+def _orientation_refusal(p, fmt: str, why: str, as_written: str, other: str,
+                         other_ok: bool = True) -> ValueError:
+    choice = fmt.lower()
+    if other_ok:
+        state = (f"say which: transposed=False or transposed=True (as a file setting, "
+                 f"rankings_format '{choice}-as-written' or '{choice}-transposed', or a file "
+                 f"named x.{choice}-as-written{_EXT[choice]} / x.{choice}-transposed{_EXT[choice]})")
+    else:
+        state = (f"{fmt} cannot hold that reading (a line of buckets does not keep the ranks): "
+                 f"write one ranking per line, or say transposed=False (rankings_format "
+                 f"'{choice}-as-written', or a file named x.{choice}-as-written{_EXT[choice]}) "
+                 "if the file is right as it is")
+    return ValueError(f"{p}: this {fmt} file reads better transposed: {why}. It reads two ways: "
+                      f"as {fmt} writes it ({as_written}) or transposed ({other}); {state}")
+
+
+#: The file ending of each format in the names that state a reading.
+_EXT = {"rankaggreg": ".csv", "consrank": ".csv", "corankco": "", "pyflagr": ".csv"}
+
+
+# --------------------------------------------------------------------------------------------
 # RankAggreg
 
 
-def read_rankaggreg(path, kind: str | None = None) -> dict:
+def read_rankaggreg(path, kind: str | None = None, transposed: bool | None = None) -> dict:
     """Read RankAggreg's matrix of ordered lists (one ordering per row, best first).
 
     The file is the CSV R's ``write.csv(x)`` writes for the ``x`` of ``RankAggreg(x, k)``: a
@@ -369,6 +462,12 @@ def read_rankaggreg(path, kind: str | None = None) -> dict:
         integers under positional column names, which reads as rank vectors too: there it must
         be given. ``"ranks"`` or ``"scores"`` is refused (read such a file with
         :func:`read_consrank` or :func:`read_ranky`).
+    transposed : {None, False, True}
+        ``True``: the file is transposed, one column per ranking (the header names them), each
+        listing items from the top row down. ``None`` reads one row per ranking but refuses a
+        file that fits the other orientation better (rows that repeat an item while every
+        column lists distinct items), naming both readings; ``False`` reads one row per
+        ranking without that check.
 
     Returns
     -------
@@ -394,9 +493,27 @@ def read_rankaggreg(path, kind: str | None = None) -> dict:
                 {"ordering": "each row lists items, best first",
                  "ranks": "rank vectors (use read_consrank)",
                  "scores": "scores (use read_ranky)"})
+    _check_transposed(transposed)
     p, cols, names, cells, lines = _matrix(path, "RankAggreg")
+    if transposed:
+        columns = [[row[j] for row in cells] for j in range(len(cols))]
+        where = [f"{lines[0]}-{lines[-1]}, column {j + 1}" for j in range(len(cols))]
+        dup = next((c for c in cols if cols.count(c) > 1), None)
+        if dup is not None:
+            raise ValueError(f"{p}: ranking {dup!r} is named twice in the header")
+        return {"all": _ordering_rows(p, cols, columns, where)}
     if kind is None and _positional(cols) and _integer_rows(cells):
         raise ValueError(_two_readings(p, cells, cols, "RankAggreg"))
+    if transposed is None and len(cols) >= 2 and len(cells) >= 2:
+        repeats = [n for n, row in zip(names, cells) if _repeats(row)]
+        columns = [[row[j] for row in cells] for j in range(len(cols))]
+        if repeats and all(_an_ordering(c) for c in columns):
+            raise _orientation_refusal(
+                p, "RankAggreg", f"{len(repeats)} of its {len(cells)} rows repeat an item (an "
+                f"ordering lists each item once; row {repeats[0]!r} first), while each of its "
+                f"{len(cols)} columns lists distinct items", f"{len(cells)} orderings, one "
+                f"per row", f"{len(cols)} orderings, one per column ({', '.join(cols[:3])}"
+                f"{', ...' if len(cols) > 3 else ''}), best at the top")
     shared = sorted({c for row in cells for c in row} & set(cols) - _NA)
     if shared and not _positional(cols):
         raise ValueError(f"{p}: the first line ({', '.join(cols[:4])}{', ...' if len(cols) > 4 else ''}) "
@@ -442,7 +559,7 @@ def write_rankaggreg(rankings, path=None) -> str:
 # ConsRank
 
 
-def read_consrank(path, kind: str | None = None) -> dict:
+def read_consrank(path, kind: str | None = None, transposed: bool | None = None) -> dict:
     """Read ConsRank's data matrix (one rank vector per row, items in columns).
 
     The file is the CSV ``write.csv(X)`` writes for the ``X`` of ``consrank(X)``: the header
@@ -458,6 +575,13 @@ def read_consrank(path, kind: str | None = None) -> dict:
         (``V1, V2, ...``: R's names for a matrix without column names), which read as
         orderings of item numbers too: there it must be given. ``"ordering"`` reads each row
         as an ordering of the labels in its cells.
+    transposed : {None, False, True}
+        ``True``: the file is transposed, items as rows (named in the first column) and one
+        column per ranking (named in the header). ``None`` reads one row per ranking but
+        refuses a file that fits the other orientation better, naming both readings: every
+        column a permutation of 1..rows while most rows hold ties (or a row holds a rank
+        beyond its number of item columns); ``False`` reads one row per ranking without that
+        check.
 
     Examples
     --------
@@ -472,9 +596,31 @@ def read_consrank(path, kind: str | None = None) -> dict:
                 {"ranks": "each row gives every item column its rank, 1 best",
                  "ordering": "each row lists items, best first",
                  "scores": "scores, higher better (use read_ranky)"})
+    _check_transposed(transposed)
     p, cols, names, cells, lines = _matrix(path, "ConsRank")
+    if transposed:
+        columns = [[row[j] for row in cells] for j in range(len(cols))]
+        where = [f"{lines[0]}-{lines[-1]}, column {j + 1}" for j in range(len(cols))]
+        for labels, what in ((cols, "ranking"), (names, "item")):
+            dup = next((c for c in labels if labels.count(c) > 1), None)
+            if dup is not None:
+                raise ValueError(f"{p}: {what} {dup!r} is named twice")
+        if kind == "ordering":
+            return {"all": _ordering_rows(p, cols, columns, where)}
+        return {"all": _rank_rows(p, cols, columns, where, names, higher_first=False)}
     if kind is None and _positional(cols) and _integer_rows(cells):
         raise ValueError(_two_readings(p, cells, cols, "ConsRank"))
+    M = _numbers(cells) if transposed is None and kind != "ordering" else None
+    if M is not None:
+        over = [(n, v) for n, row in zip(names, M) for v in row if v == v and v > len(cols)]
+        why = _fits_transposed(M, permutations=True, most_rows=(
+            f"row {over[0][0]!r} holds rank {over[0][1]:g} with only {len(cols)} item columns"
+            if over else None))
+        if why:
+            raise _orientation_refusal(
+                p, "ConsRank", why, f"{len(cells)} rank vectors, one per row, over the "
+                f"{len(cols)} item columns", f"{len(cols)} rank vectors, one per column, over "
+                f"the {len(cells)} items named in the first column")
     if kind == "ordering":
         return {"all": _ordering_rows(p, names, cells, lines)}
     dup = next((c for c in cols if cols.count(c) > 1), None)
@@ -544,7 +690,7 @@ def _corankco_line(line: str, where: str, as_int: bool | None):
     return name, buckets
 
 
-def read_corankco(path, labels: str = "auto") -> dict:
+def read_corankco(path, labels: str = "auto", transposed: bool | None = None) -> dict:
     """Read corankco's dataset file: one ranking per line, a list of buckets of tied items.
 
     ``[[1], [2, 3], [4]]`` (or ``[{1}, {2, 3}, {4}]``) ranks 1 first, then 2 and 3 tied,
@@ -557,6 +703,12 @@ def read_corankco(path, labels: str = "auto") -> dict:
     labels : {"auto", "int", "str"}
         ``"auto"`` as corankco: integers when every item of the file is an integer, text
         otherwise.
+    transposed : {None, False}
+        ``None`` refuses a file that looks written the other way round (one line per item, its
+        buckets grouping the judges), naming both readings: every label sits in every line at
+        a bucket position no other line gives it, while most lines hold ties. ``False`` reads
+        it as written. ``True`` is refused: a line of buckets keeps no ranks, so a file written
+        that way cannot be read back.
 
     Examples
     --------
@@ -569,6 +721,12 @@ def read_corankco(path, labels: str = "auto") -> dict:
     """
     if labels not in ("auto", "int", "str"):
         raise ValueError(f"labels must be one of ['auto', 'int', 'str']; got {labels!r}")
+    _check_transposed(transposed)
+    if transposed:
+        raise ValueError(f"{path}: a corankco file cannot be read transposed: a line of "
+                         "buckets orders its own labels and keeps no ranks, so one line per "
+                         "item does not say where each judge put it; write one ranking per "
+                         "line (or a ConsRank matrix, which read_consrank reads either way)")
     p, text = _text_of(path)
     parsed = []
     for i, ln in enumerate(text.splitlines(), start=1):
@@ -592,6 +750,21 @@ def read_corankco(path, labels: str = "auto") -> dict:
         if conv is int and len({x for b in r for x in b}) != sum(map(len, r)):
             raise ValueError(f"{p}, line {i}: two items are the same integer")
         out[name] = [b[0] if len(b) == 1 else frozenset(b) for b in r]
+    if transposed is None:
+        every_label = list(dict.fromkeys(every))
+        col = {x: j for j, x in enumerate(every_label)}
+        B = np.full((len(parsed), len(every_label)), np.nan)
+        for i, (_, _, bs) in enumerate(parsed):
+            for b, bucket in enumerate(bs, start=1):
+                for x in bucket:
+                    B[i, col[x]] = b
+        why = _fits_transposed(B)
+        if why:
+            why = why.replace("columns", "labels").replace("rows", "lines")
+            raise _orientation_refusal(
+                p, "corankco", why, f"{len(parsed)} rankings, one per line", f"one line per "
+                f"item, its buckets grouping the {len(every_label)} judges by the place they "
+                "give it", other_ok=False)
     return {"all": out}
 
 
@@ -774,7 +947,7 @@ def write_ranky(rankings, path=None, *, kind: str = "scores", judges_axis: int =
 # PyFLAGR
 
 
-def read_pyflagr(path, kind: str | None = None) -> dict:
+def read_pyflagr(path, kind: str | None = None, transposed: bool | None = None) -> dict:
     """Read PyFLAGR's input (or output) lists: ``Query,Voter,Item,Score[,Algorithm/Dataset]``
     without a header, one item per line.
 
@@ -788,6 +961,12 @@ def read_pyflagr(path, kind: str | None = None) -> dict:
     kind : {"scores", None}
         PyFLAGR scores are higher-better; ``"ranks"`` (1 best) would reverse every list and is
         refused: convert rank numbers to scores first (PyFLAGR's "reverse ranking").
+    transposed : {None, False, True}
+        ``True``: the Voter and Item columns are swapped (each line ``Query,Item,Voter,Score``).
+        ``None`` reads PyFLAGR's layout but refuses a file that fits the swap better, naming
+        both readings: for a query, every item is scored by every voter with no two voters
+        giving it the same score, while most voters' lists hold ties. ``False`` reads the
+        layout without that check.
 
     Examples
     --------
@@ -802,6 +981,7 @@ def read_pyflagr(path, kind: str | None = None) -> dict:
                 {"scores": "the Score column, higher first",
                  "ranks": "rank numbers, 1 first, which reverses every list",
                  "ordering": "orderings"})
+    _check_transposed(transposed)
     p, text = _text_of(path)
     rows = _csv_rows(text)
     if rows and [c.lower() for c in rows[0][1][:4]] in (["query", "voter", "item", "score"],
@@ -815,6 +995,8 @@ def read_pyflagr(path, kind: str | None = None) -> dict:
             raise ValueError(f"{p}, line {line}: {len(row)} fields; PyFLAGR lines are "
                              "Query,Voter,Item,Score with an optional Algorithm/Dataset field")
         q, v, item, s = row[:4]
+        if transposed:
+            v, item = item, v
         if not q or not v or not item:
             raise ValueError(f"{p}, line {line}: an empty query, voter or item")
         try:
@@ -828,6 +1010,20 @@ def read_pyflagr(path, kind: str | None = None) -> dict:
             raise ValueError(f"{p}, line {line}: voter {v!r} lists item {item!r} twice for "
                              f"query {q!r}")
         lst[item] = -val
+    if transposed is None:
+        for q, voters in scores.items():
+            items = list(dict.fromkeys(x for pos in voters.values() for x in pos))
+            S = np.array([[pos.get(x, np.nan) for x in items] for pos in voters.values()])
+            why = _fits_transposed(S)
+            if why:
+                why = (why.replace("columns", "items").replace("rows", "voters")
+                       .replace("complete ranking of the", "complete ranking (distinct scores) "
+                                "of the"))
+                raise _orientation_refusal(
+                    p, "PyFLAGR", f"for query {q!r}, {why}", f"{len(voters)} voters each "
+                    f"scoring items: Query,Voter,Item,Score", f"the Voter and Item columns "
+                    f"swapped: {len(items)} voters each scoring the {len(voters)} items of "
+                    "the Voter column")
     return {q: {v: _from_positions(pos) for v, pos in voters.items()}
             for q, voters in scores.items()}
 
@@ -891,7 +1087,7 @@ def format_of(path, rankings_format: str = "auto") -> str:
         return rankings_format
     name = Path(path).name.lower()
     for choice in FORMAT_CHOICES:
-        if choice.startswith("ranky-") and name.endswith(f".{choice}.csv"):
+        if "-" in choice and any(name.endswith(f".{choice}{ext}") for ext in (".csv", ".txt", "")):
             return choice
     for suffix, fmt in _SUFFIXES.items():
         if name.endswith(suffix):
@@ -929,8 +1125,11 @@ def read_rankings_file(path, rankings_format: str = "auto") -> dict:
     Naming the tool (by the file's name or ``rankings_format``) states the reading: a
     RankAggreg file is read as orderings and a ConsRank file as rank vectors even where the
     readers alone (``kind=None``) would refuse a matrix of integers under positional column
-    names. A ranky file whose name does not say its kind and orientation is refused, naming
-    the readings (give ``rankings_format="ranky-scores-judges-columns"`` or one of the others).
+    names. It does not state the orientation: a file that fits the other one better (a ConsRank
+    file written transposed) is refused, naming both readings, unless the name or the setting
+    says ``-as-written`` or ``-transposed`` (``x.consrank-transposed.csv``). A ranky file whose
+    name does not say its kind and orientation is refused, naming the readings (give
+    ``rankings_format="ranky-scores-judges-columns"`` or one of the others).
 
     Examples
     --------
@@ -945,6 +1144,8 @@ def read_rankings_file(path, rankings_format: str = "auto") -> dict:
     fmt = format_of(path, rankings_format)
     if fmt == "rankbook":
         return read_rankings_csv(path)
+    fmt, _, orientation = fmt.partition("-") if not fmt.startswith("ranky") else (fmt, "", "")
+    transposed = {"as-written": False, "transposed": True}.get(orientation)
     if fmt.startswith("ranky"):
         if fmt == "ranky":
             raise ValueError(f"{path}: a ranky matrix reads four ways: give rankings_format "
@@ -955,15 +1156,17 @@ def read_rankings_file(path, rankings_format: str = "auto") -> dict:
         _, kind, _, axis = fmt.split("-")
         return read_ranky(path, kind=kind, judges_axis=1 if axis == "columns" else 0)
     if fmt == "rankaggreg":  # naming the tool states the reading: its rows are orderings
-        return read_rankaggreg(path, kind="ordering")
+        return read_rankaggreg(path, kind="ordering", transposed=transposed)
     if fmt == "consrank":  # and ConsRank's are rank vectors
-        return read_consrank(path, kind="ranks")
-    return {"corankco": read_corankco, "pyflagr": read_pyflagr}[fmt](path)
+        return read_consrank(path, kind="ranks", transposed=transposed)
+    reader = {"corankco": read_corankco, "pyflagr": read_pyflagr}[fmt]
+    return reader(path, transposed=transposed)
 
 
-def check_rankings_file(path) -> dict:
+def check_rankings_file(path, rankings_format: str = "auto") -> dict:
     """The check of an input file of kind ``rankings`` (``rankbook.book.specs.FILE_KINDS``):
-    :func:`read_rankings_file` by the file's name. A file named ``x.ranky.csv`` is only read as
+    :func:`read_rankings_file` by the file's name, or by ``rankings_format`` (a notebook's
+    parameter of that name, when it has one). A file named ``x.ranky.csv`` is only read as
     a number matrix here (its kind and orientation may come from a ``rankings_format``
     setting checked later); every other file is read fully.
 
@@ -978,10 +1181,10 @@ def check_rankings_file(path) -> dict:
     >>> check_rankings_file(path)
     {'all': {'j1': ['a', 'b', 'c'], 'j2': ['b', 'a', 'c']}}
     """
-    if format_of(path) == "ranky":
+    if format_of(path, rankings_format) == "ranky":
         p, cols, names, cells, lines = _matrix(path, "ranky", names_first=True)
         return {"all": _ranky_from_cells(p, cols, names, cells, lines, "scores", 1)}
-    return read_rankings_file(path)
+    return read_rankings_file(path, rankings_format)
 
 
 # --------------------------------------------------------------------------------------------

@@ -63,7 +63,6 @@ from .permutations import is_missing_label
 
 __all__ = [
     "DEVIATIONS",
-    "DEVIATION_NAMES",
     "ConsensusGraph",
     "consensus_graph",
     "consensus_matrix",
@@ -73,14 +72,10 @@ __all__ = [
     "kappa_hat",
     "kappa_1_topk",
     "kappa_grid",
-    "compare_grid",
     "read_rankings_csv",
-    "read_published_grid",
     "common_subsequences",
     "format_ranking",
-    "reading_comparison",
     "kappa_p_curves",
-    "sensitivity_table",
     "ITEM_SETS",
     "KendallW",
     "rank_matrix",
@@ -105,14 +100,6 @@ __all__ = [
 #:     standard deviation with divisor ``N - 1`` (not in the paper; shown for comparison;
 #:     ``nan`` for a single ranking).
 DEVIATIONS = ("std", "mad", "sqrt_mad", "sample_std")
-
-#: A reader's name for each spread in :data:`DEVIATIONS`, for tables and captions.
-DEVIATION_NAMES = {
-    "std": "population standard deviation",
-    "mad": "mean absolute deviation (Eq. 13)",
-    "sqrt_mad": "square root of the mean absolute deviation (Algorithm 1)",
-    "sample_std": "sample standard deviation",
-}
 
 _TIE_TYPES = (set, frozenset, tuple, list)
 _DENSE_MAX = 256  # common items up to which the triangular solve uses a dense matrix
@@ -790,7 +777,7 @@ def kappa_1_topk(rankings, zeta: float, p, gamma=1.0, *, deviation: str = "std")
 
 
 # --------------------------------------------------------------------------------------------
-# grids over gamma and lambda, and comparison with published grids
+# grids over gamma and lambda
 
 
 def kappa_grid(rankings, gammas: Sequence[float], lams: Sequence[float], *,
@@ -827,53 +814,6 @@ def kappa_grid(rankings, gammas: Sequence[float], lams: Sequence[float], *,
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
-
-
-def compare_grid(reproduced, published, decimals: int = 3) -> dict:
-    """Cell-by-cell comparison of a reproduced grid with a published one.
-
-    Only the cells present in both (matching gamma rows and lam columns) are compared. A cell
-    matches when the reproduced value rounded half-up to ``decimals`` equals the printed value,
-    i.e. ``|reproduced - published| <= 0.5 * 10**-decimals`` (with a 1e-9 slack for binary
-    floating point).
-
-    Returns
-    -------
-    dict
-        ``matched``, ``total`` (cells compared), ``max_abs_diff``, ``diff`` (reproduced minus
-        published, a DataFrame of the common cells) and ``mismatches`` (a list of
-        ``(gamma, lam, reproduced, published)``).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame([[1.0004, 2.0]], index=[1.0], columns=["1", "0.5"])
-    >>> b = pd.DataFrame([[1.0, 2.001]], index=[1.0], columns=["1", "0.5"])
-    >>> r = compare_grid(a, b)
-    >>> r["matched"], r["total"]
-    (1, 2)
-    """
-    rows = [g for g in reproduced.index if any(np.isclose(g, published.index))]
-    pub_rows = [published.index[np.isclose(g, published.index)][0] for g in rows]
-    cols = [c for c in reproduced.columns if c in published.columns]
-    rep = reproduced.loc[rows, cols].to_numpy(dtype=float)
-    pub = published.loc[pub_rows, cols].to_numpy(dtype=float)
-    diff = rep - pub
-    tol = 0.5 * 10.0**-decimals + 1e-9
-    ok = np.abs(diff) <= tol
-    mism = [
-        (float(rows[i]), cols[j], float(rep[i, j]), float(pub[i, j]))
-        for i, j in zip(*np.nonzero(~ok))
-    ]
-    import pandas as pd
-
-    return {
-        "matched": int(ok.sum()),
-        "total": int(ok.size),
-        "max_abs_diff": float(np.abs(diff).max()) if diff.size else float("nan"),
-        "diff": pd.DataFrame(diff, index=pd.Index(rows, name="gamma"), columns=cols),
-        "mismatches": mism,
-    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -1068,35 +1008,8 @@ def _resolve_input(path) -> Path:
     return p
 
 
-def read_published_grid(path):
-    """Read a published gamma x lam grid (``data/published/paper_b/``) as a DataFrame.
-
-    Header ``gamma,<lam1>,<lam2>,...``; one row per gamma; lines starting with ``#`` are
-    comments. Index: gamma (float); columns: the lam values as text, as in :func:`kappa_grid`.
-    ``path`` is a path (absolute, or relative to the current folder) or an open text file.
-
-    Examples
-    --------
-    >>> import io
-    >>> read_published_grid(io.StringIO("# a grid\\ngamma,1,0.5\\n1,19,11.344\\n")).loc[1.0, "0.5"]
-    11.344
-    """
-    import pandas as pd
-
-    if isinstance(path, (str, Path)):
-        path = _resolve_input(path)
-    df = pd.read_csv(path, comment="#")
-    if df.columns[0] != "gamma":
-        raise ValueError(f"{path}: the first column must be 'gamma', found {df.columns[0]!r}")
-    df = df.set_index("gamma")
-    df.index = df.index.astype(float)
-    df.columns = [_fmt(float(c)) for c in df.columns]
-    return df.astype(float)
-
-
-
 # --------------------------------------------------------------------------------------------
-# helpers for the paper-B notebooks: enumeration, readings, curves and their figures
+# enumeration of the common subsequences, and curves over the weight parameters
 
 
 def common_subsequences(rankings, *, limit: int = 10_000) -> list[tuple]:
@@ -1128,25 +1041,6 @@ def common_subsequences(rankings, *, limit: int = 10_000) -> list[tuple]:
         level = [path + (k,) for path in level for k in succ.get(path[-1], [])]
     return sorted((tuple(graph.items[i] for i in path) for path in out),
                   key=lambda s: (len(s), [graph.items.index(x) for x in s]))
-
-
-def reading_comparison(sets: dict, gammas, lams, deviations=DEVIATIONS, decimals: int = 3):
-    """Cells of published grids matched by each reading of the position spread.
-
-    ``sets`` maps a table name to ``(rankings, published_grid)``. Returns a DataFrame with one
-    row per (table, deviation): ``matched``, ``total`` and ``max_abs_diff``.
-    """
-    import pandas as pd
-
-    rows = []
-    for dev in deviations:
-        _check_deviation(dev)
-        for name, (rankings, published) in sets.items():
-            res = compare_grid(kappa_grid(rankings, gammas, lams, deviation=dev), published,
-                               decimals=decimals)
-            rows.append({"table": name, "deviation": dev, "matched": res["matched"],
-                         "total": res["total"], "max_abs_diff": res["max_abs_diff"]})
-    return pd.DataFrame(rows)
 
 
 def kappa_p_curves(rankings, gammas, lams, ps=(1, 2, 3), *, deviation: str = "std"):
@@ -1182,42 +1076,6 @@ def kappa_p_curves(rankings, gammas, lams, ps=(1, 2, 3), *, deviation: str = "st
         col = kp[:, p - 1] if p <= kp.shape[-1] else np.zeros(values.size)
         rows += [{"p": int(p), "parameter": free, "value": float(v), "kappa_p": float(k)}
                  for v, k in zip(values, col)]
-    return pd.DataFrame(rows)
-
-
-
-
-
-
-def sensitivity_table(curves: dict):
-    """How much each :math:`\\kappa_p` falls from the largest to the smallest weight of a curve.
-
-    ``curves`` maps a set name to the output of :func:`kappa_p_curves`. Returns one row per
-    (set, p): the parameter range (``largest``, ``smallest``; 1 and 0.45 in the paper), the
-    values at both ends (``at_largest``, ``at_smallest``) and the relative decline
-    ``1 - at_smallest / at_largest`` (``nan`` when ``at_largest`` is 0).
-
-    Examples
-    --------
-    >>> R = [["a", "b", "c"], ["b", "a", "c"], ["a", "c", "b"]]
-    >>> curves = kappa_p_curves(R, gammas=[0.9, 1.0], lams=[0.5, 1.0], ps=(1, 2))
-    >>> table = sensitivity_table({"toy": curves})
-    >>> table[["set", "p", "parameter"]].values.tolist()
-    [['toy', 1, 'gamma'], ['toy', 2, 'lam']]
-    >>> round(float(table["relative_decline"].iloc[1]), 3)
-    0.603
-    """
-    import pandas as pd
-
-    rows = []
-    for name, frame in curves.items():
-        for p, sub in frame.groupby("p", sort=True):
-            sub = sub.sort_values("value")
-            lo, hi = float(sub.kappa_p.iloc[0]), float(sub.kappa_p.iloc[-1])
-            rows.append({"set": name, "p": int(p), "parameter": sub.parameter.iloc[0],
-                         "largest": float(sub.value.iloc[-1]), "smallest": float(sub.value.iloc[0]),
-                         "at_largest": hi, "at_smallest": lo,
-                         "relative_decline": 1 - lo / hi if hi else float("nan")})
     return pd.DataFrame(rows)
 
 

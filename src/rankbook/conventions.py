@@ -885,73 +885,127 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
 
 
 class _ByteNames:
-    """Document ids kept as ASCII bytes (a fixed-width ``S`` array), given as text when asked
-    for: only the few that a tie or a message needs are ever decoded."""
+    """Document ids kept as UTF-8 bytes (fixed-width ``S`` arrays, one per input, numbered one
+    after the other), given as text when asked for: only the few that a tie or a message
+    needs are ever decoded."""
 
-    def __init__(self, raw):
-        self.raw = raw
+    def __init__(self, *parts):
+        self.parts = parts
+        self.ends = np.cumsum([p.size for p in parts])
 
     def __len__(self):
-        return self.raw.size
+        return int(self.ends[-1]) if len(self.ends) else 0
+
+    def raw(self, idx) -> np.ndarray:
+        """The ids of ``idx`` (a 1-D array) as bytes, one fixed-width ``S`` array."""
+        flat = np.asarray(idx, dtype=np.int64).ravel()
+        width = max(p.dtype.itemsize for p in self.parts)
+        out = np.empty(flat.size, dtype=f"S{width}")
+        k = np.searchsorted(self.ends, flat, side="right")
+        for part in np.unique(k):
+            at = np.flatnonzero(k == part)
+            out[at] = self.parts[part][flat[at] - (int(self.ends[part - 1]) if part else 0)]
+        return out
+
+    def _one(self, i):
+        k = int(np.searchsorted(self.ends, i, side="right"))
+        return self.parts[k][i - (int(self.ends[k - 1]) if k else 0)].decode("utf-8")
 
     def __getitem__(self, idx):
-        out = self.raw[idx]
-        if isinstance(out, bytes):
-            return out.decode("ascii")
-        return out.astype("U").astype(object)
+        arr = np.asarray(idx)
+        if arr.ndim == 0:
+            return self._one(int(arr))
+        flat = arr.ravel().astype(np.int64)
+        out = np.empty(flat.size, dtype=object)
+        k = np.searchsorted(self.ends, flat, side="right")
+        for part in np.unique(k):
+            at = np.flatnonzero(k == part)
+            start = int(self.ends[part - 1]) if part else 0
+            out[at] = [b.decode("utf-8") for b in self.parts[part][flat[at] - start].tolist()]
+        return out.reshape(arr.shape)
 
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
+def _sortable_ids(dnames, codes) -> np.ndarray:
+    """The ids of ``codes`` in an array that sorts as the ids do as text: the ranks of the
+    UTF-8 bytes of ids read from files (byte order is code point order), else the text."""
+    if isinstance(dnames, _ByteNames):
+        return trec_format.text_ranks(dnames.raw(codes))
+    return dnames[codes].astype(str)
 
 
-def _hash_keys(qcodes, docs, width):
-    """A 64-bit hash of each (query code, document bytes) pair; ``width`` (a multiple of 8, at
-    least the widest document) makes equal ids hash alike in arrays of different widths."""
-    n = docs.size
-    mat = np.zeros((n, width), dtype=np.uint8)
-    w = docs.dtype.itemsize
-    mat[:, :w] = docs.view(np.uint8).reshape(n, w)
-    with np.errstate(over="ignore"):
-        h = qcodes.astype(np.uint64) * _MIX
-        for word in mat.view(np.uint64).T:  # a multiply-xorshift round per 8 bytes
-            h ^= word
-            h *= _MIX
-            h ^= h >> np.uint64(29)
-    return h
+def _as_table(obj, what: str, order=None):
+    """A source read once by the one reader (:func:`trec_format.read_table`), a table already
+    read, or None for the other spellings (dicts, DataFrames)."""
+    if isinstance(obj, trec_format.TrecTable):
+        return obj
+    if trec_format._is_file(obj):
+        return trec_format.read_table(obj, what, order="rank" if order == "rank" else "score")
+    return None
 
 
-def _file_inputs(qrels, run) -> _Inputs | None:
-    """The inputs of two plain TREC files (:func:`trec_format.plain_columns`), joined without
-    text: each (query, document) pair is hashed from its bytes, the run's pairs looked up among
-    the judgements' and every match compared byte for byte. Document codes are rows (qrels,
-    then run). None for any other file, a document listed twice (or a hash collision): the
-    general reading then names the line."""
-    a = trec_format.plain_columns(qrels, "qrels")
-    if a is None:
+#: Run rows joined to the judgements at once (:func:`_table_inputs`): the keys and positions of
+#: a block (16 MB) are all the join holds beside its result.
+JOIN_BLOCK_ROWS = 1 << 20
+
+
+def _table_inputs(a, b) -> _Inputs | None:
+    """The inputs of a qrels table and a run table (from files), joined without text: each
+    (query, document) pair is keyed by a hash of the query's text and the document's bytes,
+    the run's pairs looked up among the judgements', every match confirmed byte for byte.
+    Document codes are rows (qrels, then run): the reader already refused a document listed
+    twice. None when two judgements share a key (the general reading then decides)."""
+    n1, n2 = len(a), len(b)
+    if not (n1 and n2):
         return None
-    b = trec_format.plain_columns(run, "run")
-    if b is None or not (a.values.size and b.values.size):
-        return None
-    names = dict.fromkeys(a.qnames)
-    names.update(dict.fromkeys(b.qnames))
+    names = dict.fromkeys(a.qnames.tolist())
+    names.update(dict.fromkeys(b.qnames.tolist()))
     index = dict(zip(names, range(len(names))))
-    qq = np.fromiter(map(index.__getitem__, a.qnames), np.int64, a.qnames.size)[a.qcodes]
-    rq = np.fromiter(map(index.__getitem__, b.qnames), np.int64, b.qnames.size)[b.qcodes]
-    width = -(-max(a.docs.dtype.itemsize, b.docs.dtype.itemsize) // 8) * 8
-    judged = pd.Index(_hash_keys(qq, a.docs, width))
-    ran = pd.Index(_hash_keys(rq, b.docs, width))
-    if not (judged.is_unique and ran.is_unique):
+    small = np.int32 if len(names) < 2**31 else np.int64
+    qq = np.fromiter(map(index.__getitem__, a.qnames), small, a.qnames.size)[a.qcodes]
+    rq = np.fromiter(map(index.__getitem__, b.qnames), small, b.qnames.size)[b.qcodes]
+    judged = pd.Index(trec_format.pair_keys(qq, a.dhash()))
+    if not judged.is_unique:
         return None
-    pos = judged.get_indexer(ran)
-    hit = np.flatnonzero(pos >= 0)
-    if not np.all(a.docs[pos[hit]] == b.docs[hit]) or not np.all(qq[pos[hit]] == rq[hit]):
-        return None
-    rel = np.full(b.values.size, np.nan)
-    rel[hit] = a.values[pos[hit]]
-    n1, n2 = a.values.size, b.values.size
-    return _Inputs(qq, np.arange(n1), a.values, rq, n1 + np.arange(n2), b.values,
+    rel = np.full(n2, np.nan)
+    for start in range(0, n2, JOIN_BLOCK_ROWS):  # the run's keys a block at a time
+        end = min(start + JOIN_BLOCK_ROWS, n2)
+        pos = judged.get_indexer(trec_format.pair_keys(rq[start:end],
+                                                       b.dhash(slice(start, end))))
+        hit = np.flatnonzero(pos >= 0)
+        at = pos[hit]
+        if not (np.array_equal(qq[at], rq[start + hit])
+                and bool(np.all(a.dbytes[at] == b.dbytes[start + hit]))):
+            return None
+        rel[start + hit] = a.values[at]
+    del judged
+    codes = np.int32 if n1 + n2 < 2**31 else np.int64
+    return _Inputs(qq, np.arange(n1, dtype=codes), a.values, rq,
+                   np.arange(n1, n1 + n2, dtype=codes), b.values,
                    np.fromiter(names, dtype=object, count=len(names)),
-                   _ByteNames(np.concatenate([a.docs, b.docs])), run_rel=rel)
+                   _ByteNames(a.dbytes, b.dbytes), explicit=b.what == "run_rank", run_rel=rel)
+
+
+def _refuse_exponent_level(qrels, conv) -> None:
+    """A profile that takes whole relevance levels refuses a level written with an exponent
+    that trec_eval would read as another number (``1e2``: C's ``atol`` stops at the ``e`` and
+    reads 1), as it refuses ``0.5``; the file readers note the first such level."""
+    if conv is None or not conv.whole_labels:
+        return
+    if isinstance(qrels, trec_format.TrecTable):
+        note = qrels.exponent_note()
+    elif isinstance(qrels, pd.DataFrame):
+        note = qrels.attrs.get("exponent")
+    else:
+        note = None
+    if not note:
+        return
+    name, line, q, d, text = note
+    raise ValueError(
+        f"{name}:{line}: the relevance of document {d!r} for query {q!r} is written {text!r}, "
+        f"with an exponent; the {conv.name} profile takes whole levels as trec_eval reads them, "
+        f"with C's atol, which stops at the 'e' and gives {trec_format._atol(text)} where {text!r} is "
+        f"{float(text):g} (pytrec_eval's, ir_measures' and ranx's readers refuse it); write the "
+        "level in digits")
 
 
 def _check_order(order) -> None:
@@ -960,13 +1014,27 @@ def _check_order(order) -> None:
                          "the profile's rule) or 'rank' (an explicit order, scored as given)")
 
 
-def _load(qrels, run, order=None) -> _Inputs:
+def _load(qrels, run, order=None, conv=None) -> _Inputs:
+    """The inputs of :func:`evaluate_run` joined: files (and tables already read) by the one
+    reader, read once here, whatever path follows; then the fast joins of tables and of
+    dicts, else the general reading. With ``conv``, a level written with an exponent is
+    refused under a profile that takes whole levels."""
     _check_order(order)  # before the fast paths, which do not read it
-    if (order != "rank" and isinstance(qrels, (str, os.PathLike))
-            and isinstance(run, (str, os.PathLike))):
-        fast = _file_inputs(qrels, run)
+    qt = _as_table(qrels, "qrels")
+    rt = _as_table(run, "run", order)
+    if rt is not None:
+        if order == "rank" and rt.what != "run_rank":
+            raise ValueError(f"{rt.name}: the run was read by its scores; read it with "
+                             "order='rank' to score its rank column as an explicit order")
+        if rt.what == "run_rank":
+            order = "rank"
+    _refuse_exponent_level(qrels if qt is None else qt, conv)
+    if qt is not None and rt is not None:
+        fast = _table_inputs(qt, rt)
         if fast is not None:
             return fast
+    qrels = qrels if qt is None else qt
+    run = run if rt is None else rt
     if (order != "rank" and type(qrels) is dict and type(run) is dict
             and not any(_is_list(v) for v in run.values())):
         fast = _dict_inputs(qrels, run)
@@ -1132,6 +1200,7 @@ class _Batch:
         self.dnames = dnames
         self.explicit = explicit  # scores are negated ranks of an explicit order: no tie rule
         self._single = None
+        self._is_single = False
         self.padded = bool(score.shape[1] and np.any(n < score.shape[1]))
         self.valid = np.arange(score.shape[1])[None, :] < n[:, None] if self.padded else None
         self._neg = None
@@ -1157,7 +1226,7 @@ class _Batch:
         """Rank of each code's document id as text, among the codes given (for id tie-breaks)."""
         uniq, inv = np.unique(codes, return_inverse=True)
         # a dense rank: two codes with the same text (rows of dicts) rank alike
-        _, rank = np.unique(self.dnames[uniq].astype(str), return_inverse=True)
+        _, rank = np.unique(_sortable_ids(self.dnames, uniq), return_inverse=True)
         return rank.astype(np.int64)[inv].reshape(codes.shape)
 
     def order(self, rule):
@@ -1221,11 +1290,15 @@ class _Batch:
 
     def single(self):
         """The same batch with scores rounded to single precision (trec_eval's C float)."""
+        if self._is_single:
+            return self
         if self._single is None:
             with np.errstate(over="ignore"):
                 score = self.score.astype(np.float32).astype(float)
             self._single = _Batch(score, self.label, self.judged, self.doc, self.n, self.dnames)
-            self._single._single = self._single
+            # already single: a flag, not a reference to itself, which would keep every
+            # block's matrices alive until the garbage collector ran (0.45 GB at 10 M lines)
+            self._single._is_single = True
         return self._single
 
     def ranked(self, rule):
@@ -1608,7 +1681,7 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None,
     if len(set(names)) != len(names):
         dup = next(t for t in names if names.count(t) > 1)
         raise ValueError(f"measure {dup!r} is listed twice")
-    data = _load(qrels, run, order)
+    data = _load(qrels, run, order, conv)
     nq = len(data.qnames)
     if data.explicit and conv.averaging == "pooled":
         raise ValueError(
@@ -1887,6 +1960,11 @@ def compare_conventions(qrels, run, measures, conventions=None, order=None) -> p
     """
     names = list(conventions) if conventions is not None else [*CONVENTIONS, *VARIANTS]
     measures = [measures] if isinstance(measures, str) else list(measures)
+    _check_order(order)
+    # a file is read once (a pipe can be read only once), then scored under every profile
+    tables = (_as_table(qrels, "qrels"), _as_table(run, "run", order))
+    qrels = qrels if tables[0] is None else tables[0]
+    run = run if tables[1] is None else tables[1]
     rows = []
     for name in names:
         if name in VARIANTS:

@@ -74,9 +74,10 @@ import numpy as np
 from . import metrics as _metrics
 from . import permutations as _perm
 from . import rbo as _rbo
+from . import tau_ap as _tau_ap
 
 __all__ = ["pairwise", "pairwise_to", "SYMMETRIC", "ASYMMETRIC", "RBO_MEASURES",
-           "TOP_K_MEASURES", "NUMBERINGS", "DEFAULT_CHUNK", "MEMORY_ARRAYS"]
+           "TAU_AP_MEASURES", "TOP_K_MEASURES", "NUMBERINGS", "DEFAULT_CHUNK", "MEMORY_ARRAYS"]
 
 #: The metrics of :data:`rankbook.metrics.NAMES` with ``m(sigma, nu) = m(nu, sigma)`` for all
 #: rankings. The confusion-matrix metrics depend on TP = ``|R ∩ S|`` alone (FP = FN = k - TP),
@@ -94,6 +95,11 @@ ASYMMETRIC = tuple(m for m in _metrics.NAMES if m not in SYMMETRIC)
 #: :func:`rankbook.rbo.rbo`, :func:`~rankbook.rbo.rbo_ext`, :func:`~rankbook.rbo.rbo_min` and
 #: :func:`~rankbook.rbo.rbo_res` of two full rankings of the same items. All symmetric.
 RBO_MEASURES = ("rbo", "rbo_ext", "rbo_min", "rbo_res")
+#: Yilmaz et al.'s AP rank correlation, :func:`rankbook.tau_ap.tau_ap`, of two rankings of the
+#: same items. Asymmetric: ``D[i, j]`` takes ranking ``i`` as the reference (the truth) and
+#: ranking ``j`` as the estimate whose positions the sum walks down. Item-based under both
+#: numberings (a function of the two orders).
+TAU_AP_MEASURES = ("tau_ap",)
 #: The measures :func:`pairwise` evaluates on label lists that do not all hold the same items
 #: (top-k lists over different item sets, of equal or different lengths): the RBO measures,
 #: made for this case, and the confusion-matrix metrics at a cut-off k that read only the
@@ -397,6 +403,20 @@ class _RBO:
         return hi - lo
 
 
+class _TauAP:
+    """tau_AP with r_I the reference and r_J the estimate, item-based (both numberings)."""
+
+    symmetric = False
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, R, INV, I, J):
+        # the reference position of each of r_J's items, in r_J's order
+        v = np.take_along_axis(INV[I], R[J] - 1, axis=1)
+        return _tau_ap._tau_ap_positions(v)
+
+
 class _UserFunction:
     def __init__(self, func, k, symmetric, numbering="pair"):
         import inspect
@@ -480,10 +500,13 @@ def _resolve(metric, k, p, symmetric, n, numbering="pair", lists=None):
             ev = _Registered(metric, k, n, numbering)
         elif metric in RBO_MEASURES:
             ev = _RBO(metric, p, n)
+        elif metric in TAU_AP_MEASURES:
+            ev = _TauAP(metric)
         else:
             raise ValueError(f"unknown metric {metric!r}; valid: one of the 33 metrics "
                              f"({', '.join(_metrics.NAMES)}), an RBO measure "
-                             f"({', '.join(RBO_MEASURES)}) or a function f(sigma, nu)")
+                             f"({', '.join(RBO_MEASURES)}), {', '.join(TAU_AP_MEASURES)} or a "
+                             f"function f(sigma, nu)")
         if symmetric is not None and bool(symmetric) and not ev.symmetric:
             raise ValueError(f"{metric} is not symmetric (m(sigma, nu) != m(nu, sigma) for some "
                              f"pairs): symmetric=True would copy one triangle into the other; "
@@ -497,7 +520,8 @@ def _resolve(metric, k, p, symmetric, n, numbering="pair", lists=None):
         return _UserFunction(metric, k, bool(symmetric) if symmetric is not None else False,
                              numbering)
     raise ValueError(f"metric must be a name ({', '.join(_metrics.NAMES)}; "
-                     f"{', '.join(RBO_MEASURES)}) or a function f(sigma, nu), got "
+                     f"{', '.join(RBO_MEASURES)}; {', '.join(TAU_AP_MEASURES)}) or a function "
+                     f"f(sigma, nu), got "
                      f"{type(metric).__name__}")
 
 
@@ -599,7 +623,8 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
         Permutations of 1..n, or label lists: of the same n items for every metric, of
         different items (top-k lists) for :data:`TOP_K_MEASURES`.
     metric : str or callable
-        One of :data:`rankbook.metrics.NAMES`, one of :data:`RBO_MEASURES`, or a function
+        One of :data:`rankbook.metrics.NAMES`, one of :data:`RBO_MEASURES`, ``"tau_ap"``
+        (:data:`TAU_AP_MEASURES`: row ``i`` the reference, column ``j`` the estimate), or a function
         ``f(sigma, nu)`` (or ``f(sigma, nu, k)``) of two permutations returning a number (it
         receives each pair numbered as ``numbering`` says); a function that accepts a batch
         (arrays of shape (B, n), returning shape (B,)) is called once per block, otherwise

@@ -8,8 +8,8 @@ matplotlib is imported inside each function, only when it is called, so importin
   (its Figures 1 and 2);
 - :func:`plot_kappa_p_curves`: :math:`\\kappa_p` against its weight parameter
   (:func:`rankbook.consensus.kappa_p_curves`);
-- :func:`plot_difference_heatmaps`: reproduced minus published grids
-  (:func:`rankbook.consensus.compare_grid`);
+- :func:`plot_difference_heatmaps`: reproduced minus published grids (each a difference of two
+  grids of :func:`rankbook.consensus.kappa_grid`'s shape);
 - :func:`curve_panels`: small multiples of many curves, one panel per distinct curve;
 - :func:`difference_plot`: each system's difference to a baseline with its interval
   (:func:`rankbook.stats.compare`);
@@ -169,8 +169,8 @@ def plot_kappa_p_curves(curves: dict, ps=(1, 2, 3)):
 def plot_difference_heatmaps(diffs: dict, decimals: int = 3):
     """Heat maps of reproduced minus published grids, in units of the last printed decimal.
 
-    ``diffs`` maps a title to a DataFrame (rows gamma, columns lam) such as ``compare_grid``'s
-    ``diff``. The colour scale spans plus or minus one unit; a cell within half a unit (shown
+    ``diffs`` maps a title to a DataFrame (rows gamma, columns lam): a reproduced grid of
+    :func:`rankbook.consensus.kappa_grid` minus the published one. The colour scale spans plus or minus one unit; a cell within half a unit (shown
     as its value) matches the printed number. Returns the figure.
     """
     import matplotlib.pyplot as plt

@@ -22,20 +22,18 @@ or the tie order, or the input would be refused), ``"warning"`` (worth knowing, 
 number between tools) or ``"note"``. :attr:`PreflightReport.exit_status` is 1 when there is a
 problem, else 0; ``rankbook check`` exits with it.
 
-Inputs are read with the readers of :mod:`rankbook.trec_format`; as those refuse a document
-listed twice, a file they refuse is read once more line by line (the same fields, the same
-comment and blank lines) to count its duplicates, and checked on the first listing of each
-document. Any other reading error is raised as the reader raised it.
+Inputs are read with the one reader of :mod:`rankbook.trec_format` (any compression, pipes,
+``-``); as it refuses a document listed twice, a file it refuses is read once more line by line
+(the same fields, the same comment and blank lines) to count its duplicates, and checked on the
+first listing of each document. Any other reading error is raised as the reader raised it.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import math
 import os
 import re
-import zlib
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -250,20 +248,30 @@ def _from_frame(df: pd.DataFrame, name: str, duplicates=None, tag=None, other_ta
 
 def _from_table(t: _tf.TrecTable, name: str) -> _Side:
     docs = np.asarray(t.docs, dtype=np.int64)
+    values = np.asarray(t.values, dtype=np.float64)
+    if getattr(t, "what", "") == "run_rank":  # an explicit order: minus its ranks rank it alike
+        values = -values
     return _Side(name, np.asarray(t.qcodes, dtype=np.int64), np.asarray(t.qnames, dtype=object),
                  docs, None if t.dnames is None else np.asarray(t.dnames, dtype=object),
-                 np.asarray(t.values, dtype=np.float64), t.tag, t.other_tag)
+                 values, t.tag, t.other_tag)
+
+
+def _all_text(source, max_bytes) -> bytes:
+    """Every byte of text of a source, decompressed (:func:`rankbook.trec_format.open_input`)."""
+    parts = []
+    with _tf.open_input(source, max_bytes=max_bytes) as inp:
+        while True:
+            chunk = inp.read(_tf.CHUNK_BYTES)
+            if not chunk:
+                break
+            parts.append(chunk)
+    return b"".join(parts)
 
 
 def _lenient_lines(data: bytes, what: str):
-    """The fields of every data line of a TREC file, without refusing a document listed twice:
-    ``(frame of query_id, doc_id, value text, line, tag)`` or ``None`` when a line is malformed
-    (the strict reader's message is then the one to show)."""
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
-            return None
+    """The fields of every data line of a TREC file's text, without refusing a document listed
+    twice: ``(frame of query_id, doc_id, value text, line, tag)`` or ``None`` when a line is
+    malformed (the strict reader's message is then the one to show)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -294,16 +302,10 @@ def _read_source(obj, what: str, name: str, max_bytes) -> _Side:
             and "rank" in obj.columns:  # an explicit order: minus its ranks rank it alike
         obj = obj.assign(score=-obj["rank"].astype(float)).drop(columns="rank")
     if _is_path(obj) or hasattr(obj, "read"):
-        regular = _is_path(obj) and os.path.isfile(obj)
+        regular = _is_path(obj) and obj not in ("-", b"-") and os.path.isfile(obj)
         data = None
-        if not regular:  # a pipe or a stream is read once: keep its bytes for a second look
-            if hasattr(obj, "read"):
-                data = obj.read()
-            else:
-                with open(obj, "rb") as fh:
-                    data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
-            if isinstance(data, str):
-                data = data.encode("utf-8")
+        if not regular:  # standard input, a pipe or a stream is read once: keep its text
+            data = _all_text(obj, max_bytes)
             source = io.BytesIO(data)
         else:
             source = obj
@@ -312,9 +314,11 @@ def _read_source(obj, what: str, name: str, max_bytes) -> _Side:
         except _tf.InputTooLarge:
             raise
         except ValueError as exc:
-            if data is None:
-                with open(obj, "rb") as fh:
-                    data = fh.read()
+            try:
+                if data is None:
+                    data = _all_text(obj, max_bytes)
+            except ValueError:
+                raise exc from None
             side = _lenient_side(data, what, name)
             if side is None:
                 raise exc from None

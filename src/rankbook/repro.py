@@ -205,13 +205,57 @@ def explicit_order(run, what: str = "run") -> pd.DataFrame:
     return _as_run(out)
 
 
-def _rank_order(df: pd.DataFrame):
+def _pair_columns(orig, rep):
+    """The columns two runs' order measures need: ``([(query codes, query names, scores)] per
+    run, document codes shared by both runs (orig's rows, then rep's), the rank of each code's
+    id as text)``. Runs read from files are matched on their ids' bytes (hashed, confirmed
+    byte for byte) and ordered by them (byte order is code point order); other runs on the
+    ids' text, with one sort for both."""
+    tables = [r.table if isinstance(r, _Run) and r.scored is r.table else None
+              for r in (orig, rep)]
+    if all(t is not None for t in tables):
+        a, b = tables
+        codes, _ = pd.factorize(np.concatenate([a.dhash(), b.dhash()]))
+        raw = np.concatenate([a.dbytes, b.dbytes])
+        top = np.maximum.accumulate(codes)  # codes are numbered in order of appearance
+        first = np.flatnonzero(np.concatenate([[True], top[1:] > top[:-1]]))
+        if np.array_equal(raw[first][codes], raw):
+            return ([(t.qcodes, t.qnames, t.values) for t in tables], codes,
+                    _tf.text_ranks(raw[first]))
+    frames = [r.frame if isinstance(r, _Run) else r for r in (orig, rep)]
+    codes, uniq = pd.factorize(np.concatenate([np.asarray(f["doc_id"], dtype=object)
+                                               for f in frames]))
+    ids = uniq.tolist()
+    text_rank = np.empty(len(ids), dtype=np.int64)
+    text_rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+    cols = []
+    for f in frames:
+        qcode, qnames = pd.factorize(np.asarray(f["query_id"]), sort=False)
+        cols.append((qcode, np.asarray(qnames, dtype=object), f["score"].to_numpy(np.float64)))
+    return cols, codes, text_rank
+
+
+def _rank_order_columns(qcode, qnames, sc, text_rank):
+    """The rows of a run in trec_eval's order: ``(order, qcode, qnames)``, rows grouped by
+    query (codes in order of first appearance), best first, equal scores by document id
+    descending (``text_rank``: the rank of each row's id as text)."""
+    order, qcode, qnames, _ = _rank_order_of(qcode, qnames, sc, None, text_rank)
+    return order, qcode, qnames
+
+
+def _rank_order(df: pd.DataFrame, text_rank=None):
     """The rows of a tidy run table in trec_eval's order: ``(order, qcode, qnames, d)``, rows
-    grouped by query (first appearance; ``qcode`` per row, ``qnames`` per code), best first."""
+    grouped by query (first appearance; ``qcode`` per row, ``qnames`` per code), best first.
+    ``text_rank``: the rank of each row's document id as text, when the caller has it."""
     q = np.asarray(df["query_id"])  # the column's own array: no copy, no missing-value scan
     d = np.asarray(df["doc_id"])
     sc = df["score"].to_numpy(np.float64)
     qcode, qnames = pd.factorize(q, sort=False)
+    return _rank_order_of(qcode, qnames, sc, d, text_rank)
+
+
+def _rank_order_of(qcode, qnames, sc, d, text_rank):
+    """:func:`_rank_order` on columns; ties by ``text_rank`` or, without it, by ``d``."""
     new_q = qcode[1:] != qcode[:-1]
     if np.all(qcode[1:] >= qcode[:-1]) and np.all(new_q | (sc[1:] <= sc[:-1])):
         # a run written in its order (grouped by query, scores descending), as systems
@@ -222,11 +266,17 @@ def _rank_order(df: pd.DataFrame):
     qs, ss = qcode[order], sc[order]
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if same.any():  # ties: by document id, descending, within each tied group
-        starts = np.flatnonzero(np.diff(np.concatenate([[False], same, [False]]).astype(int)) == 1)
-        ends = np.flatnonzero(np.diff(np.concatenate([[False], same, [False]]).astype(int)) == -1)
-        for a, b in zip(starts, ends):
-            grp = order[a:b + 1]
-            order[a:b + 1] = sorted(grp, key=lambda i: d[i], reverse=True)
+        tied = np.zeros(len(order), dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        at = np.flatnonzero(tied)  # the rows of every tied group, group after group
+        group = np.cumsum(~np.concatenate([[False], same])[at])
+        rows = order[at]
+        if text_rank is None:  # the ids of the tied rows ranked as text (code points)
+            _, tr = np.unique(np.asarray(d[rows], dtype=str), return_inverse=True)
+        else:
+            tr = np.asarray(text_rank)[rows]
+        order[at] = rows[np.lexsort((-tr.ravel(), group))]
     return order, qcode, qnames, d
 
 
@@ -524,12 +574,12 @@ def _order_by_topic(orig: pd.DataFrame, rep: pd.DataFrame, topics: Sequence[str]
 
     T = len(topics)
     where = {t: i for i, t in enumerate(topics)}
-    codes = pd.factorize(np.concatenate([np.asarray(orig["doc_id"], dtype=object),
-                                         np.asarray(rep["doc_id"], dtype=object)]))[0]
+    cols, codes, text_rank = _pair_columns(orig, rep)
     n_codes = int(codes.max()) + 1 if len(codes) else 1
     sides = []
-    for df, c in ((orig, codes[:len(orig)]), (rep, codes[len(orig):])):
-        order, qcode, qnames, _ = _rank_order(df)
+    n0 = len(cols[0][2])
+    for (q, qn, sc), c in ((cols[0], codes[:n0]), (cols[1], codes[n0:])):
+        order, qcode, qnames = _rank_order_columns(q, qn, sc, text_rank[c])
         tmap = np.array([where.get(str(x), -1) for x in qnames], dtype=np.int64)
         t = tmap[qcode[order]] if len(order) else np.empty(0, dtype=np.int64)
         keep = t >= 0
@@ -807,7 +857,7 @@ def _parse_yaml_subset(lines: list[str]):
     return parsed
 
 
-def read_ir_metadata(path) -> IrMetadata | None:
+def read_ir_metadata(source) -> IrMetadata | None:
     """The ``ir_metadata`` block at the top of a run file, or ``None`` without one.
 
     The block sits between the lines ``# ir_metadata.start`` and ``# ir_metadata.end`` (the
@@ -816,6 +866,11 @@ def read_ir_metadata(path) -> IrMetadata | None:
     run. ``fields`` reads block mappings and lists of scalars, values kept as text; a block with
     other YAML (flow collections, anchors, multi-line strings) keeps ``fields=None`` and its
     ``text``.
+
+    ``source`` is a path or stream (only its comment lines on top are read, as
+    :func:`rankbook.trec_format.read_header` reads them: gzip, bz2 and xz included) or a table
+    :func:`rankbook.trec_format.read_table` read, whose ``header`` holds those lines (a pipe
+    is read once, by the table's reader).
 
     Raises
     ------
@@ -830,24 +885,26 @@ def read_ir_metadata(path) -> IrMetadata | None:
     >>> read_ir_metadata(p).fields
     {'tag': 'bm25', 'method': {'k1': '0.9'}}
     """
-    path = os.fspath(path)
-    with open(path, encoding="utf-8") as fh:
-        first = fh.readline()
-        if first.rstrip("\r\n").rstrip() != META_START:
-            return None
-        lines, closed, no = [], False, 1
-        for no, line in enumerate(fh, start=2):
-            if line.rstrip("\r\n").rstrip() == META_END:
-                closed = True
-                break
-            text = line.rstrip("\r\n")
-            if text.startswith("#"):
-                text = text[1:]
-                text = text[1:] if text.startswith(" ") else text
-            lines.append(text.rstrip())
+    if isinstance(source, _tf.TrecTable):
+        top, name = source.header, source.name
+    else:
+        top, name = _tf.read_header(source), _tf._source_name(source)
+    if not top or top[0].rstrip() != META_START:
+        return None
+    lines, closed = [], False
+    for line in top[1:]:
+        if line.rstrip() == META_END:
+            closed = True
+            break
+        text = line
+        if text.startswith("#"):
+            text = text[1:]
+            text = text[1:] if text.startswith(" ") else text
+        lines.append(text.rstrip())
     if not closed:
-        raise ValueError(f"{path}:1: the ir_metadata block opened here is never closed with a "
-                         f"line {META_END!r} (file ends at line {no})")
+        raise ValueError(f"{name}:1: the ir_metadata block opened here is never closed with a "
+                         f"line {META_END!r} (the comment lines at the top of the file end at "
+                         f"line {len(top)})")
     text = "\n".join(lines)
     try:
         return IrMetadata(text, _parse_yaml_subset(lines))
@@ -1159,18 +1216,8 @@ def _scores(qrels, run, measures, conv) -> pd.DataFrame:
     return wide.loc[pd.unique(pq["query_id"]), list(measures)]  # evaluate_run's topic order
 
 
-def _same_topics(a, b, what_a: str, what_b: str, seen: dict | None = None):
-    """a and b: score tables (topics as index) or runs (a ``query_id`` column); ``seen`` keeps
-    the topics of each table by ``id`` for the next call."""
-    seen = {} if seen is None else seen
-
-    def topics(x):
-        if id(x) not in seen:
-            seen[id(x)] = (set(pd.unique(x["query_id"])) if "query_id" in
-                           getattr(x, "columns", ()) else set(x.index))  # unique first: fast
-        return seen[id(x)]
-
-    ta, tb = topics(a), topics(b)
+def _same_topics(ta: set, tb: set, what_a: str, what_b: str):
+    """Refuse two tables scored (or runs written) for different topics, naming them."""
     if ta != tb:
         only_a, only_b = sorted(ta - tb), sorted(tb - ta)
         parts = []
@@ -1180,6 +1227,220 @@ def _same_topics(a, b, what_a: str, what_b: str, seen: dict | None = None):
             parts.append(f"{what_b} only: {', '.join(only_b[:5])}{' ...' if len(only_b) > 5 else ''}")
         raise ValueError(f"{what_a} and {what_b} are scored on different topics ({'; '.join(parts)})"
                          "; they must cover the same topics")
+
+
+def _options(convention, measures, ktu_convention, rbo_form, order, confidence, n_resamples):
+    """The profile and the measures, every option checked before any input is read."""
+    conv = _conv.profile(convention)
+    _stats._check_resamples(n_resamples, _stats._check_confidence(confidence))
+    _check_choice(ktu_convention, KTU_CONVENTIONS, "ktu_convention")
+    _check_choice(rbo_form, RBO_FORMS, "rbo_form")
+    _check_choice(order, ORDERS, "order")
+    wanted = ([m.strip() for m in measures.split(",")] if isinstance(measures, str)
+              else list(measures))
+    for m in wanted:
+        _conv.parse_measure(m, conv)
+    return conv, wanted
+
+
+class _Run:
+    """One run as :func:`reproduce` uses it: ``scored`` goes to the scorer (the table read from
+    a file, read once, or the tidy run); ``table`` is that table (None for other spellings);
+    ``frame`` is the tidy run (scores; minus the ranks of an explicit order), built from the
+    table only if asked for."""
+
+    def __init__(self, scored, frame=None, table=None):
+        self.scored, self.table, self._frame = scored, table, frame
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            self._frame = self.table.frame()
+            self._frame.attrs[_TIDY] = True  # read and checked by the reader: not again
+        return self._frame
+
+    def topics(self) -> set:
+        if self._frame is None and self.table is not None:
+            return set(self.table.qnames.tolist())
+        return set(pd.unique(self.frame["query_id"]))
+
+
+def _read_run(run, key: str, order: str) -> _Run:
+    """A run given as a file (read once, by the one reader), a table already read, a tidy
+    DataFrame, a dict or lists."""
+    table = None
+    if _tf._is_file(run):
+        table = _tf.read_table(run, "run", order=order)
+    elif isinstance(run, _tf.TrecTable):
+        table = run
+        if (order == "rank") != (table.what == "run_rank"):
+            raise ValueError(f"{key}: {table.name} was read by its "
+                             f"{'ranks' if table.what == 'run_rank' else 'scores'}; read it "
+                             f"with order={order!r}")
+    if table is not None:
+        if order == "rank":
+            frame = explicit_order(table.frame(), f"{table.name} ({key})")
+            return _Run(frame, frame, table)
+        return _Run(table, None, table)
+    if order == "rank" and not (isinstance(run, pd.DataFrame) and run.attrs.get(_TIDY)):
+        frame = explicit_order(run, key)
+    else:
+        frame = _as_run(run)
+    return _Run(frame, frame)
+
+
+def _read_qrels(qrels):
+    """Judgements given as a file (read once), a table already read, or any other spelling."""
+    if _tf._is_file(qrels):
+        return _tf.read_table(qrels, "qrels")
+    if isinstance(qrels, _tf.TrecTable):
+        return qrels
+    return _as_qrels(qrels)
+
+
+def _check_topics(topics: dict, systems, paired: bool) -> None:
+    """Refuse runs of one experiment, or (paired) an original run and its reproduction, that
+    cover different topics (``topics``: the topics of each run or score table), naming them."""
+    # the runs' own topics first: a run short of a topic is named as such, before a profile
+    # that refuses a judged topic missing from one run (trec_eval 10.0) says it otherwise
+    for exp in ("orig", "rep"):
+        if topics.get(f"{exp}_advanced") is not None:
+            _same_topics(topics[f"{exp}_baseline"], topics[f"{exp}_advanced"],
+                         f"{exp}_baseline", f"{exp}_advanced")
+    if paired:
+        for s in systems:
+            _same_topics(topics[f"orig_{s}"], topics[f"rep_{s}"], f"orig_{s}", f"rep_{s}")
+
+
+class _Aggregate:
+    """The rows of the aggregate table, added one statistic at a time."""
+
+    COLUMNS = ["level", "system", "measure", "statistic", "value", "low", "high",
+               "standard_error", "n_topics", "p_value", "test", "interval"]
+
+    def __init__(self):
+        self.rows = []
+
+    def add(self, level, system, measure, statistic, ci, n, p=float("nan"), test=""):
+        self.rows.append(dict(level=level, system=system, measure=measure, statistic=statistic,
+                              value=float(ci.estimate), low=float(ci.low), high=float(ci.high),
+                              standard_error=float(ci.standard_error), n_topics=n, p_value=p,
+                              test=test, interval=(ci.method if np.isfinite(ci.low)
+                                                   or np.isfinite(ci.high) else "none")))
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows, columns=self.COLUMNS)
+
+
+def _order_level(runs, scores, systems, agg, topic_rows, *, ktu_convention, rbo_p, rbo_form,
+                 rbo_depth, ci_args):
+    """KTU and RBO per topic of each system's original and reproduced run, and their means
+    with bootstrap intervals (reproducibility only: the same topics)."""
+    means = []  # (system, KTU or RBO, finite per-topic values)
+    for s in systems:
+        topics = [q for q in scores[f"orig_{s}"].index]
+        if ktu_convention == "union" and rbo_form == "ext" and rbo_depth is None:
+            kt, rb = _order_by_topic(runs[f"orig_{s}"], runs[f"rep_{s}"], topics,
+                                     _check_p(rbo_p))
+        else:
+            pair = (runs[f"orig_{s}"].frame, runs[f"rep_{s}"].frame)
+            if ktu_convention == "union":  # integer codes shared by the pair: the
+                codes = pd.factorize(pd.concat([r["doc_id"] for r in pair]))[0]  # measures
+                n0 = len(pair[0])  # ignore names
+                ro, rr = _ranked(pair[0], codes[:n0]), _ranked(pair[1], codes[n0:])
+            else:  # repro_eval's KTU depends on the names
+                ro, rr = _ranked(pair[0]), _ranked(pair[1])
+            kt, rb = [], []
+            for q in topics:
+                a, b = ro.get(q, []), rr.get(q, [])
+                kt.append(ktu(a, b, convention=ktu_convention) if len(a) and len(b)
+                          else float("nan"))
+                rb.append(rbo(a, b, rbo_p, form=rbo_form, depth=rbo_depth))
+        for name, vals in (("KTU", kt), ("RBO", rb)):
+            topic_rows.append(pd.DataFrame(dict(level="order", system=s, query_id=topics,
+                                                measure=name, orig=np.nan, rep=np.nan,
+                                                value=vals)))
+            v = np.asarray(vals, dtype=np.float64)
+            means.append((s, name, v[np.isfinite(v)]))
+    # the mean of each (one bootstrap each; the series of one length share the draws)
+    cis = _stats._bootstrap_ci_of_mean_series([v for *_, v in means if len(v) >= 2],
+                                              **ci_args)[::-1]
+    for s, name, v in means:
+        if len(v) >= 2:
+            agg.add("order", s, name, f"{name} mean", cis.pop(), len(v))
+        else:
+            agg.add("order", s, name, f"{name} mean", _stats.BootstrapCI(
+                float(v.mean()) if len(v) else np.nan, np.nan, np.nan, np.nan,
+                ci_args["n_resamples"], "-", ci_args["confidence"]), len(v))
+
+
+def _effectiveness_level(scores, systems, wanted, paired, agg, topic_rows, ci_args) -> list:
+    """Per-topic scores of each system and measure, and (replicability) the means of each
+    experiment with the unpaired t-test; returns the paired cases for RMSE and nRMSE:
+    ``(system, measure, n, p, [squared errors, squared largest errors])``."""
+    batch = []
+    for s in systems:
+        so, sr = scores[f"orig_{s}"], scores[f"rep_{s}"]
+        if paired:
+            sr = sr.loc[so.index]
+        for m in wanted:
+            o, r = so[m].to_numpy(np.float64), sr[m].to_numpy(np.float64)
+            if paired:
+                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
+                                                    query_id=list(so.index), measure=m, orig=o,
+                                                    rep=r, value=r - o)))
+                if len(o) >= 2:
+                    batch.append((s, m, len(o), _ttest(o, r, True),
+                                  np.vstack([(o - r) ** 2, np.maximum(o, 1 - o) ** 2])))
+            else:
+                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
+                                                    query_id=list(so.index), measure=m, orig=o,
+                                                    rep=np.nan, value=np.nan)))
+                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
+                                                    query_id=list(sr.index), measure=m,
+                                                    orig=np.nan, rep=r, value=np.nan)))
+                for stat, vals in (("mean (original)", o), ("mean (reproduced)", r)):
+                    if len(vals) >= 2:
+                        agg.add("effectiveness", s, m, stat, _stats.bootstrap_ci(vals, **ci_args),
+                                len(vals), _ttest(o, r, False), "unpaired t-test")
+    return batch
+
+
+def _errors_and_effects(scores, wanted, paired, batch, agg, ci_args) -> None:
+    """RMSE and nRMSE (paired), ER and ΔRI, with intervals: one set of resamples of the topics
+    for every RMSE, nRMSE, ER and ΔRI (paired: the same topics throughout; the same intervals
+    as one bootstrap each with the same seed)."""
+    cases = {}
+    if batch:
+        data = np.stack([x for *_, x in batch])
+        cases["RMSE"] = (data[:, :1], _rmse_stat)
+        cases["nRMSE"] = (data, _nrmse_stat)
+    effects = "orig_advanced" in scores
+    if effects:
+        ob, oa = scores["orig_baseline"], scores["orig_advanced"].loc[scores["orig_baseline"].index]
+        rb, ra = scores["rep_baseline"], scores["rep_advanced"].loc[scores["rep_baseline"].index]
+        effects = min(len(ob), len(rb)) >= 2
+        if effects and paired:
+            data = np.stack([np.vstack([ob[m], oa[m], rb[m], ra[m]]).astype(np.float64)
+                             for m in wanted])
+            cases["ER"] = (data, _er_stat)
+            cases["ΔRI"] = (data, _dri_stat)
+    cis = dict(zip(cases, _index_cis(list(cases.values()), **ci_args))) if cases else {}
+    for i, (s, m, n, p, _) in enumerate(batch):
+        for stat in ("RMSE", "nRMSE"):
+            agg.add("effectiveness", s, m, stat, _case(cis[stat], i), n, p, "paired t-test")
+    if not effects:
+        return
+    n = len(ob) if paired else len(ob) + len(rb)
+    if paired:
+        for i, m in enumerate(wanted):
+            for stat in ("ER", "ΔRI"):
+                agg.add("effect", "advanced vs baseline", m, stat, _case(cis[stat], i), n)
+    else:
+        for m in wanted:
+            for stat, ci in effect_ci(ob[m], oa[m], rb[m], ra[m], paired=False,
+                                      **ci_args).items():
+                agg.add("effect", "advanced vs baseline", m, stat, ci, n)
 
 
 def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *,
@@ -1192,10 +1453,12 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
 
     Parameters
     ----------
-    orig_baseline, orig_advanced, rep_baseline, rep_advanced : path, dict or DataFrame
-        The four runs (TREC run files, ``{query: {doc: score}}`` or tidy DataFrames).
-        ``orig_advanced`` and ``rep_advanced`` may be ``None`` (no effects then).
-    qrels : path, dict or DataFrame
+    orig_baseline, orig_advanced, rep_baseline, rep_advanced : path, table, dict or DataFrame
+        The four runs (TREC run files, each read once by
+        :func:`rankbook.trec_format.read_table`, or tables it read; ``{query: {doc: score}}``
+        or tidy DataFrames). ``orig_advanced`` and ``rep_advanced`` may be ``None`` (no
+        effects then).
+    qrels : path, table, dict or DataFrame
         The judgements of the original topics.
     qrels_rep : optional
         Judgements of other topics: replicability (unpaired); default reproducibility (paired,
@@ -1239,20 +1502,13 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     nRMSE       0.0
     Name: value, dtype: float64
     """
-    conv = _conv.profile(convention)
-    _stats._check_resamples(n_resamples, _stats._check_confidence(confidence))
-    _check_choice(ktu_convention, KTU_CONVENTIONS, "ktu_convention")
-    _check_choice(rbo_form, RBO_FORMS, "rbo_form")
-    _check_choice(order, ORDERS, "order")
-    wanted = ([m.strip() for m in measures.split(",")] if isinstance(measures, str)
-              else list(measures))
-    for m in wanted:
-        _conv.parse_measure(m, conv)
+    conv, wanted = _options(convention, measures, ktu_convention, rbo_form, order, confidence,
+                            n_resamples)
     paired = qrels_rep is None
     kind = "reproducibility" if paired else "replicability"
-    runs = {"orig_baseline": orig_baseline, "orig_advanced": orig_advanced,
-            "rep_baseline": rep_baseline, "rep_advanced": rep_advanced}
-    if runs["orig_baseline"] is None or runs["rep_baseline"] is None:
+    given = {"orig_baseline": orig_baseline, "orig_advanced": orig_advanced,
+             "rep_baseline": rep_baseline, "rep_advanced": rep_advanced}
+    if orig_baseline is None or rep_baseline is None:
         raise ValueError("both baselines are needed: orig_baseline and rep_baseline")
     if (orig_advanced is None) != (rep_advanced is None):
         missing = "orig_advanced" if orig_advanced is None else "rep_advanced"
@@ -1260,153 +1516,29 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                          "baseline in both experiments; give both advanced runs or neither")
     systems = _SYSTEMS if orig_advanced is not None else _SYSTEMS[:1]
     label = dict(names or {})
-    metadata = {}
-    for key, run in runs.items():
-        if isinstance(run, (str, os.PathLike)):
-            metadata[label.get(key, os.fspath(run))] = read_ir_metadata(run)
+    runs, metadata = {}, {}
+    for key, run in given.items():  # each input read once, here
         if run is None:
             continue
-        if order == "rank" and not (isinstance(run, pd.DataFrame) and run.attrs.get(_TIDY)):
-            runs[key] = explicit_order(run, key)
-        else:
-            runs[key] = _as_run(run)
-    qrels_o = _as_qrels(qrels)
-    qrels_r = qrels_o if paired else _as_qrels(qrels_rep)
-    seen = {}  # each run's topics, found once
-    # the runs' own topics first: a run short of a topic is named as such, before a profile
-    # that refuses a judged topic missing from one run (trec_eval 10.0) says it otherwise
-    for exp in ("orig", "rep"):
-        if runs[f"{exp}_advanced"] is not None:
-            _same_topics(runs[f"{exp}_baseline"], runs[f"{exp}_advanced"],
-                         f"{exp}_baseline", f"{exp}_advanced", seen)
-    if paired:
-        for s in systems:
-            _same_topics(runs[f"orig_{s}"], runs[f"rep_{s}"], f"orig_{s}", f"rep_{s}", seen)
-    scores = {}
-    for key, run in runs.items():
-        if run is None:
-            continue
-        scores[key] = _scores(qrels_o if key.startswith("orig") else qrels_r, run, wanted, conv)
-    for exp in ("orig", "rep"):
-        if f"{exp}_advanced" in scores:
-            _same_topics(scores[f"{exp}_baseline"], scores[f"{exp}_advanced"],
-                         f"{exp}_baseline", f"{exp}_advanced")
-    if paired:
-        for s in systems:
-            _same_topics(scores[f"orig_{s}"], scores[f"rep_{s}"], f"orig_{s}", f"rep_{s}")
+        runs[key] = _read_run(run, key, order)
+        if runs[key].table is not None:
+            metadata[label.get(key, runs[key].table.name)] = read_ir_metadata(runs[key].table)
+    qrels_o = _read_qrels(qrels)
+    qrels_r = qrels_o if paired else _read_qrels(qrels_rep)
+    _check_topics({k: r.topics() for k, r in runs.items()}, systems, paired)
+    scores = {key: _scores(qrels_o if key.startswith("orig") else qrels_r, r.scored, wanted,
+                           conv) for key, r in runs.items()}
+    _check_topics({k: set(v.index) for k, v in scores.items()}, systems, paired)
     ci_args = dict(confidence=confidence, n_resamples=n_resamples, seed=seed)
-    topic_rows, agg_rows = [], []
-
-    def agg(level, system, measure, statistic, ci, n, p=float("nan"), test=""):
-        agg_rows.append(dict(level=level, system=system, measure=measure, statistic=statistic,
-                             value=float(ci.estimate), low=float(ci.low), high=float(ci.high),
-                             standard_error=float(ci.standard_error), n_topics=n, p_value=p,
-                             test=test, interval=(ci.method if np.isfinite(ci.low)
-                                                  or np.isfinite(ci.high) else "none")))
-
-    # order of documents (reproducibility only: the same topics)
-    if paired:
-        means = []  # (system, KTU or RBO, finite per-topic values)
-        for s in systems:
-            pair = (runs[f"orig_{s}"], runs[f"rep_{s}"])
-            topics = [q for q in scores[f"orig_{s}"].index]
-            if ktu_convention == "union" and rbo_form == "ext" and rbo_depth is None:
-                kt, rb = _order_by_topic(pair[0], pair[1], topics, _check_p(rbo_p))
-            else:
-                if ktu_convention == "union":  # integer codes shared by the pair: the
-                    codes = pd.factorize(pd.concat([r["doc_id"] for r in pair]))[0]  # measures
-                    n0 = len(pair[0])  # ignore names
-                    ro, rr = _ranked(pair[0], codes[:n0]), _ranked(pair[1], codes[n0:])
-                else:  # repro_eval's KTU depends on the names
-                    ro, rr = _ranked(pair[0]), _ranked(pair[1])
-                kt, rb = [], []
-                for q in topics:
-                    a, b = ro.get(q, []), rr.get(q, [])
-                    kt.append(ktu(a, b, convention=ktu_convention) if len(a) and len(b)
-                              else float("nan"))
-                    rb.append(rbo(a, b, rbo_p, form=rbo_form, depth=rbo_depth))
-            for name, vals in (("KTU", kt), ("RBO", rb)):
-                topic_rows.append(pd.DataFrame(dict(level="order", system=s, query_id=topics,
-                                                    measure=name, orig=np.nan, rep=np.nan,
-                                                    value=vals)))
-                v = np.asarray(vals, dtype=np.float64)
-                means.append((s, name, v[np.isfinite(v)]))
-        # the mean of each (one bootstrap each; the series of one length share the draws)
-        cis = _stats._bootstrap_ci_of_mean_series([v for *_, v in means if len(v) >= 2],
-                                                  **ci_args)[::-1]
-        for s, name, v in means:
-            if len(v) >= 2:
-                agg("order", s, name, f"{name} mean", cis.pop(), len(v))
-            else:
-                agg("order", s, name, f"{name} mean", _stats.BootstrapCI(
-                    float(v.mean()) if len(v) else np.nan, np.nan, np.nan, np.nan,
-                    n_resamples, "-", confidence), len(v))
-    # effectiveness
-    batch = []  # paired: (system, measure, n, p, [squared errors, squared largest errors])
-    for s in systems:
-        so, sr = scores[f"orig_{s}"], scores[f"rep_{s}"]
-        if paired:
-            sr = sr.loc[so.index]
-        for m in wanted:
-            o, r = so[m].to_numpy(np.float64), sr[m].to_numpy(np.float64)
-            if paired:
-                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
-                                                    query_id=list(so.index), measure=m, orig=o,
-                                                    rep=r, value=r - o)))
-                if len(o) >= 2:
-                    batch.append((s, m, len(o), _ttest(o, r, True),
-                                  np.vstack([(o - r) ** 2, np.maximum(o, 1 - o) ** 2])))
-            else:
-                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
-                                                    query_id=list(so.index), measure=m, orig=o,
-                                                    rep=np.nan, value=np.nan)))
-                topic_rows.append(pd.DataFrame(dict(level="effectiveness", system=s,
-                                                    query_id=list(sr.index), measure=m,
-                                                    orig=np.nan, rep=r, value=np.nan)))
-                for stat, vals in (("mean (original)", o), ("mean (reproduced)", r)):
-                    if len(vals) >= 2:
-                        agg("effectiveness", s, m, stat, _stats.bootstrap_ci(vals, **ci_args),
-                            len(vals), _ttest(o, r, False), "unpaired t-test")
-    # one set of resamples of the topics for every RMSE, nRMSE, ER and ΔRI (paired: the same
-    # topics throughout; the same intervals as one bootstrap each with the same seed)
-    cases = {}
-    if batch:
-        data = np.stack([x for *_, x in batch])
-        cases["RMSE"] = (data[:, :1], _rmse_stat)
-        cases["nRMSE"] = (data, _nrmse_stat)
-    effects = "orig_advanced" in scores
-    if effects:
-        ob, oa = scores["orig_baseline"], scores["orig_advanced"].loc[scores["orig_baseline"].index]
-        rb, ra = scores["rep_baseline"], scores["rep_advanced"].loc[scores["rep_baseline"].index]
-        effects = min(len(ob), len(rb)) >= 2
-        if effects and paired:
-            data = np.stack([np.vstack([ob[m], oa[m], rb[m], ra[m]]).astype(np.float64)
-                             for m in wanted])
-            cases["ER"] = (data, _er_stat)
-            cases["ΔRI"] = (data, _dri_stat)
-    cis = dict(zip(cases, _index_cis(list(cases.values()), **ci_args))) if cases else {}
-    if batch:
-        for i, (s, m, n, p, _) in enumerate(batch):
-            for stat in ("RMSE", "nRMSE"):
-                agg("effectiveness", s, m, stat, _case(cis[stat], i), n, p, "paired t-test")
-    # overall effects
-    if effects:
-        n = len(ob) if paired else len(ob) + len(rb)
-        if paired:
-            for i, m in enumerate(wanted):
-                for stat in ("ER", "ΔRI"):
-                    agg("effect", "advanced vs baseline", m, stat, _case(cis[stat], i), n)
-        else:
-            for m in wanted:
-                for stat, ci in effect_ci(ob[m], oa[m], rb[m], ra[m], paired=False,
-                                          **ci_args).items():
-                    agg("effect", "advanced vs baseline", m, stat, ci, n)
+    topic_rows, agg = [], _Aggregate()
+    if paired:  # the order of documents: the same topics only
+        _order_level(runs, scores, systems, agg, topic_rows, ktu_convention=ktu_convention,
+                     rbo_p=rbo_p, rbo_form=rbo_form, rbo_depth=rbo_depth, ci_args=ci_args)
+    batch = _effectiveness_level(scores, systems, wanted, paired, agg, topic_rows, ci_args)
+    _errors_and_effects(scores, wanted, paired, batch, agg, ci_args)
     per_topic = (pd.concat(topic_rows, ignore_index=True) if topic_rows else
                  pd.DataFrame(columns=["level", "system", "query_id", "measure", "orig", "rep",
                                        "value"]))
-    aggregate = pd.DataFrame(agg_rows, columns=["level", "system", "measure", "statistic",
-                                                "value", "low", "high", "standard_error",
-                                                "n_topics", "p_value", "test", "interval"])
     n_o = len(scores["orig_baseline"])
     n_r = len(scores["rep_baseline"])
     summary = (f"{len(wanted)} measure(s) under {conv.name}'s conventions, "
@@ -1415,4 +1547,4 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
     settings = dict(measures=wanted, convention=conv.name, order=order, ktu_convention=ktu_convention,
                     rbo_p=rbo_p, rbo_form=rbo_form, rbo_depth=rbo_depth, confidence=confidence,
                     n_resamples=n_resamples, seed=seed, summary=summary)
-    return Reproduction(kind, per_topic, aggregate, metadata, settings)
+    return Reproduction(kind, per_topic, agg.frame(), metadata, settings)

@@ -50,7 +50,7 @@ def test_one_count_per_artifact_on_every_page():
 
 
 def test_every_record_follows_the_status_rule_and_agrees_with_the_ledger():
-    from rankbook.book import claims
+    from rankbook.ledger import claims
     from rankbook.book.specs import discover
 
     records = _records()
@@ -64,7 +64,7 @@ def test_every_record_follows_the_status_rule_and_agrees_with_the_ledger():
 
 def _statuses_shown(page: str) -> dict[str, int]:
     """The status counts a page's summary line shows ("N claims: holds 12 imprecise 3 ...")."""
-    from rankbook.book.claims import STATUSES
+    from rankbook.ledger.claims import STATUSES
 
     text = _text(SITE / "book" / page)
     m = re.search(r"\d+ claims?\s*:(.*?)(?:The errata|Each stated|Show:)", text, flags=re.S)
@@ -84,7 +84,7 @@ def test_landing_dashboard_and_chapters_count_the_ledger():
     import csv
     from collections import Counter
 
-    from rankbook.book import claims
+    from rankbook.ledger import claims
 
     book = claims.load_ledger(ROOT)
     rows = list(csv.DictReader((GENERATED / "claims.csv").read_text().splitlines()))

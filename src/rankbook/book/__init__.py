@@ -4,7 +4,7 @@
 - :mod:`~rankbook.book.pipeline`: papermill execution, the cache and jupyter-book;
 - :mod:`~rankbook.book.outputs`: how a notebook saves and shows tables, figures and records;
 - :mod:`~rankbook.book.site`: the pages generated from those records;
-- :mod:`~rankbook.book.paths`: where data is read and outputs are written;
+- :mod:`~rankbook.ledger.paths`: where data is read and outputs are written;
 - :mod:`~rankbook.book.cli`: the ``rankbook`` command.
 
 These modules need the ``book`` extra (``pip install "rankbook[book]"``): papermill,

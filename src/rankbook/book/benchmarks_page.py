@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from .outputs import escape_markdown
-from .paths import project_root
+from ..ledger.paths import project_root
 
 __all__ = ["report_module", "load", "run_table", "headline", "agreement_table", "rbo_table"]
 

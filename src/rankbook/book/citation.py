@@ -19,7 +19,7 @@ def repository_url(root: Path | None = None) -> str:
     (or a placeholder): then no button points anywhere."""
     import yaml
 
-    from .paths import project_root
+    from ..ledger.paths import project_root
 
     try:
         conf = yaml.safe_load(((root or project_root()) / "_config.yml").read_text()) or {}
@@ -33,7 +33,7 @@ def citation(root: Path | None = None) -> dict:
     """``CITATION.cff`` read as a dict (empty when missing)."""
     import yaml
 
-    from .paths import project_root
+    from ..ledger.paths import project_root
 
     path = (root or project_root()) / "CITATION.cff"
     try:

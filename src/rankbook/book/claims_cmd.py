@@ -12,30 +12,46 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import claims as _claims
-from .paths import project_root
+from ..ledger import claims as _claims
+from ..ledger.paths import project_root
 
 
-def _last_build(root: Path) -> tuple[dict, dict]:
-    """The evidence and the errata the last build recorded, by claim id and erratum id
-    (empty before the first build; a corrupt record file is named, never a traceback)."""
-    import json
+def _last_build(root: Path) -> tuple[dict, dict, dict]:
+    """The evidence and the errata the last build recorded, by claim id and erratum id, and
+    the pages whose records cannot be trusted, with the reason (empty before the first build).
 
-    from .claims import ERRATA_FILE, RESULTS_FILE
+    A page's records are used only when its outputs are the ones its execution wrote (the
+    content hashes of its key file, :func:`rankbook.book.pipeline.verify_outputs`) and each
+    result's status is the one the status rule gives its evidence
+    (:func:`rankbook.book.outputs.check_status`): a ``results.json`` edited by hand is named,
+    never shown as a status."""
+    from ..ledger.claims import ERRATA_FILE, RESULTS_FILE, read_records
+    from .outputs import check_status
+    from .pipeline import verify_outputs
 
     gen = root / "book" / "generated"
-    results, errata = {}, {}
-    for name, into in ((RESULTS_FILE, results), (ERRATA_FILE, errata)):
-        for path in sorted(gen.glob(f"*/{name}")):
-            try:
-                records = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise ValueError(f"{path}: unreadable record file ({exc}); rebuild with "
-                                 "`rankbook build`") from None
+    results, errata, distrusted = {}, {}, {}
+    folders = sorted({p.parent for name in (RESULTS_FILE, ERRATA_FILE) for p in gen.glob(f"*/{name}")})
+    for folder in folders:
+        page = folder.name
+        if page.startswith((".", "_")):
+            continue
+        _, why = verify_outputs(folder, gen / f"{page}.ipynb")
+        if why is not None:
+            distrusted[page] = why
+            continue
+        found_r = read_records(folder / RESULTS_FILE)
+        found_e = read_records(folder / ERRATA_FILE)
+        try:
+            for rec in found_r:
+                check_status(rec)
+        except ValueError as exc:
+            distrusted[page] = str(exc)
+            continue
+        for into, records in ((results, found_r), (errata, found_e)):
             for rec in records:
-                if rec.get("id"):
-                    into.setdefault(rec["id"], {**rec, "notebook": path.parent.name})
-    return results, errata
+                into.setdefault(rec["id"], {**rec, "notebook": page})
+    return results, errata, distrusted
 
 
 def _wrap(label: str, text: str) -> str:
@@ -57,7 +73,10 @@ def _status(rec: dict | None, claim: _claims.Claim) -> str:
 def run(args) -> int:
     root = project_root()
     book = _claims.load_ledger(root)
-    results, errata = _last_build(root)
+    results, errata, distrusted = _last_build(root)
+    for page, why in sorted(distrusted.items()):
+        print(f"rankbook claims: the records of {page} are not used: {why}; `rankbook build` "
+              f"executes {page} again", file=sys.stderr)
     if args.id:
         wanted = args.id.strip()
         by_lower = {k.lower(): k for k in (*book.claims, *book.errata)}
@@ -66,16 +85,18 @@ def run(args) -> int:
             wanted = book.errata[wanted].claim
         if wanted not in book.claims:
             close = [c for c in book.claims if c.lower().startswith(wanted.lower()[:3])][:8]
-            print(f"rankbook claims: unknown claim id {args.id!r}; ids look like A-P7.1, B-TIV, "
-                  f"N-RBO-ex{'; close: ' + ', '.join(close) if close else ''} "
+            examples = ", ".join(next((c.id for c in book.claims.values() if c.source == k), k)
+                                 for k in list(book.sources)[:3])
+            print(f"rankbook claims: unknown claim id {args.id!r}; ids look like {examples}"
+                  f"{'; close: ' + ', '.join(close) if close else ''} "
                   "(`rankbook claims` lists them all)", file=sys.stderr)
             return 2
         _print_one(book, book.claims[wanted], results.get(wanted), errata)
         return 0
-    sources = {s.lower(): s for s in _claims.SOURCES}
+    sources = {s.lower(): s for s in book.sources}
     if args.source and args.source.lower() not in sources:
         print(f"rankbook claims: unknown source {args.source!r}; valid: "
-              f"{', '.join(_claims.SOURCES)}", file=sys.stderr)
+              f"{', '.join(book.sources)}", file=sys.stderr)
         return 2
     statuses = {s.lower(): s for s in (*_claims.STATUSES, NO_RESULT)}
     wanted_status = statuses.get(args.status.strip().lower()) if args.status else None
@@ -112,11 +133,11 @@ def _print_one(book, c, rec, errata) -> None:
     if c.reason:
         print(_wrap("not checked", c.reason))
     if c.rule:
-        print(_wrap("rule", c.rule))
+        print(_wrap("rule", c.rule_text))
     for r in c.readings:
         print(_wrap("reading", r))
-    for d in c.data:
-        print(_wrap("published", d))
+    for role, d in c.data.items():
+        print(_wrap("data", f"{d} ({role})"))
     if rec is not None:
         for key in ("published", "reproduced", "detail", "borderline", "reading"):
             if rec.get(key):

@@ -1,7 +1,8 @@
 """The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list``, ``compare``, ``reproduce``, ``check`` and ``claims``.
 
 Exit status: 0 on success; 1 when a notebook or the book build fails, or the outputs cannot be
-written (full disk, read-only folder); 2 for bad usage (unknown notebook, unknown or repeated
+written (full disk, read-only folder) or printed (a report that standard output's encoding
+cannot show, under an ASCII locale); 2 for bad usage (unknown notebook, unknown or repeated
 parameter, a value that does not parse or breaks a declared constraint, a malformed input
 file) and when another build holds the lock; 130 after Ctrl-C (SIGINT) and 143 after SIGTERM,
 once the workers are stopped and the staging folders removed.
@@ -9,7 +10,9 @@ once the workers are stopped and the staging folders removed.
 ``rankbook compare`` exits 2 on malformed qrels or runs (naming ``file:line``), an unknown
 measure, runs scored on different queries, fewer than two runs or an output file that exists
 (without ``--force``); 1 on an unexpected error or an output that cannot be written, in one
-line; 130 after Ctrl-C, with no output written.
+line; 130 after Ctrl-C (143 after SIGTERM), naming exactly the outputs already in place (each
+is recorded in the same step as its rename); once the report's last line is printed, a signal
+changes nothing.
 """
 
 from __future__ import annotations
@@ -107,30 +110,91 @@ def _cmd_claims(args) -> int:
     return claims_cmd.run(args)
 
 
+def _cmd_new_source(args) -> int:
+    from ..ledger.paths import project_root
+    from .scaffold import ScaffoldError, scaffold
+
+    root = project_root()
+    try:
+        written = scaffold(root, args.key, title=args.title, prefix=args.prefix, short=args.short,
+                           authors=args.author, year=args.year, cite=args.cite)
+    except ScaffoldError as exc:
+        print(f"rankbook new-source: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"rankbook new-source: cannot write {exc.filename}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    for path in written:
+        print(path.relative_to(root))
+    print(f"the source {args.key!r} is ready: `rankbook build` checks its first claim; edit its "
+          f"ledger (data/claims/{args.key}.toml), data and code (CONVENTIONS.md, "
+          "\"Adding a source\")", file=sys.stderr)
+    return 0
+
+
+def _cmd_fetch(args) -> int:
+    from ..ledger import fetch
+    from ..ledger.paths import project_root
+
+    root = project_root()
+    keys = args.key or fetch.registries(root)
+    status = 0
+    for key in keys:
+        try:
+            folder = fetch.files(key, root, download=True)
+        except ValueError as exc:  # DataUnavailable, an unknown key, a hash that differs
+            print(f"rankbook fetch: {exc}", file=sys.stderr)
+            status = 2 if not isinstance(exc, fetch.DataUnavailable) else 1
+            continue
+        print(f"{key}: {folder}")
+    return status
+
+
 def _cmd_run(args) -> int:
     from . import pipeline
+    from .rerun_page import PageFailed
 
     try:
         overrides = _parse_overrides(args.param or [], args.name)
-        folder = pipeline.run_one(args.name, overrides, timeout=args.timeout, wait=args.wait)
+        # with --page, the page is rendered inside the run's lock and swapped in with it
+        folder = pipeline.run_one(args.name, overrides, timeout=args.timeout, wait=args.wait,
+                                  page=args.page)
     except (pipeline.ParameterError, pipeline.Busy) as exc:
         print(f"rankbook run: {exc}", file=sys.stderr)
         return 2
-    except (pipeline.NotebookFailed, pipeline.OutputError) as exc:
+    except pipeline.NotebookFailed as exc:
         print(f"rankbook run: {exc}", file=sys.stderr)
         return 1
+    except pipeline.OutputError as exc:
+        there = f"; {_there(exc)}" if getattr(exc, "folder", None) is not None else ""
+        print(f"rankbook run: {exc}{there}", file=sys.stderr)
+        return 1
+    except PageFailed as exc:
+        saved = getattr(exc, "saved", None)
+        kept = f"; the executed notebook is at {saved}" if saved else ""
+        print(f"rankbook run: {exc}\nrankbook run: the run and its page were not replaced: "
+              f"{_there(exc)}{kept}", file=sys.stderr)
+        return 1
     except pipeline.Interrupted as exc:
-        return _interrupted("run", exc)
+        if getattr(exc, "folder", None) is None:
+            return _interrupted("run", exc)
+        _quiet_asyncio()
+        print(f"rankbook run: {exc}; nothing was written: {_there(exc)}", file=sys.stderr)
+        return exc.exit_status
     print(folder)
     if args.page:  # the run as one HTML page in its folder (rankbook.book.rerun_page)
-        from .rerun_page import PageFailed, write_page
-
-        try:
-            print(write_page(folder, pipeline.find(args.name).name))
-        except PageFailed as exc:
-            print(f"rankbook run: {exc}", file=sys.stderr)
-            return 1
+        print(folder / f"{folder.parent.name}.html")
     return 0
+
+
+def _there(exc) -> str:
+    """What the run folder of an unfinished ``rankbook run`` holds (the previous run, its page,
+    or nothing)."""
+    from .pipeline import what_is_there
+
+    folder = exc.folder
+    return what_is_there(folder, folder.parent.name)
 
 
 def _cmd_sweep(args) -> int:
@@ -214,8 +278,6 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from . import pipeline
-
     try:
         from . import compare_cmd  # numpy, scipy and pandas: loaded only for this command
     except KeyboardInterrupt:
@@ -223,8 +285,10 @@ def _cmd_compare(args) -> int:
         return 130
     outputs = {"--out": args.out, "--latex": args.latex, "--pairs": args.pairs}
     written: list[str] = []
+    planned = [p for p in outputs.values() if p]
     try:
-        with pipeline.interruptible():
+        with interrupts.interruptible():
+            interrupts.checkpoint("start")
             compare_cmd.check_outputs(outputs, [args.qrels, *args.runs], args.force)
             res = compare_cmd.compare_runs(
                 args.qrels, args.runs, args.measures, convention=args.convention,
@@ -240,70 +304,82 @@ def _cmd_compare(args) -> int:
                 texts[args.latex] = res.comparison.to_latex()
             if args.pairs:
                 texts[args.pairs] = compare_cmd.table_csv(res.comparison.pairs)
+            interrupts.checkpoint("scored")
             compare_cmd.check_outputs(outputs, [], args.force)  # nothing appeared meanwhile
             for path, text in texts.items():
-                compare_cmd.write_atomic(path, text)
-                written.append(path)
-    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
-        return _failed("compare", exc, written, compare_cmd.CompareError)
-    for note in res.notes:
-        print(f"rankbook compare: note: {note}", file=sys.stderr)
-    for line in compare_cmd.check_block(res.check, "compare"):
-        print(line, file=sys.stderr)
-    print(res.summary)
-    print()
-    print(res.comparison.report())
-    print()
-    print(res.comparison.tied_statement(), flush=True)
-    if args.topic_set_size is not None:
-        print()
-        print(res.comparison.sizes_statement(), flush=True)
-    if args.tie_range:
-        print()
-        print(compare_cmd.tie_statement(res.table), flush=True)
-    print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr)
+                compare_cmd.write_atomic(path, text, written)  # recorded with its rename
+            interrupts.checkpoint("written")
+            # the report is printed inside the block: an interruption while it prints names
+            # the outputs already in place, never "no output was written"
+            for note in res.notes:
+                print(f"rankbook compare: note: {note}", file=sys.stderr)
+            for line in compare_cmd.check_block(res.check, "compare"):
+                print(line, file=sys.stderr)
+            print(res.summary)
+            print()
+            print(res.comparison.report())
+            interrupts.checkpoint("report")
+            print()
+            print(res.comparison.tied_statement(), flush=True)
+            if args.topic_set_size is not None:
+                print()
+                print(res.comparison.sizes_statement(), flush=True)
+            if args.tie_range:
+                print()
+                print(compare_cmd.tie_statement(res.table), flush=True)
+            print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr, flush=True)
+            interrupts.settle()  # done: a later signal changes neither the status nor the message
+            interrupts.checkpoint("done")
+    except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
+        return _failed("compare", exc, written, compare_cmd.CompareError, planned)
     return 0
 
 
 def _cmd_check(args) -> int:
-    from . import pipeline
-
     try:
         from . import check_cmd  # numpy, scipy and pandas: loaded only for this command
     except KeyboardInterrupt:
         print("rankbook check: interrupted by SIGINT", file=sys.stderr)
         return 130
     try:
-        with pipeline.interruptible():
+        with interrupts.interruptible():
             report, notes = check_cmd.check_runs(
                 args.qrels, args.runs, args.measures, convention=args.convention,
                 depths=args.depths,
                 max_bytes=(check_cmd._cc.DEFAULT_MAX_BYTES if args.max_bytes is None
                            else args.max_bytes))
-    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
+            for note in notes:
+                print(f"rankbook check: note: {note}", file=sys.stderr)
+            print(check_cmd.to_json(report) if args.json else report.report(),
+                  end="" if args.json else "\n", flush=True)
+            interrupts.settle()
+    except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
         return _failed("check", exc, [], check_cmd.CheckError)
-    for note in notes:
-        print(f"rankbook check: note: {note}", file=sys.stderr)
-    print(check_cmd.to_json(report) if args.json else report.report(), end="" if args.json
-          else "\n", flush=True)
     return report.exit_status
 
 
-def _failed(command: str, exc: BaseException, written: list, user_error: type) -> int:
+def _failed(command: str, exc: BaseException, written: list, user_error: type,
+            planned: list | None = None) -> int:
     """The exit status and one-line message of a ``compare`` or ``reproduce`` that stopped:
-    2 for bad input (``user_error``), 130/143 for SIGINT/SIGTERM (naming the outputs written
-    before it), 1 for a file that cannot be read or written, and 1 with "internal error" for
-    anything else (``RANKBOOK_DEBUG=1`` re-raises it, to see the traceback)."""
-    from . import pipeline
-
+    2 for bad input (``user_error``), 130/143 for SIGINT/SIGTERM (naming the outputs in place
+    and those of ``planned`` that were not written), 1 for a file that cannot be read or
+    written, and 1 with "internal error" for anything else (``RANKBOOK_DEBUG=1`` re-raises it,
+    to see the traceback). A reader that closed our standard output ends it quietly."""
+    if isinstance(exc, BrokenPipeError):  # `rankbook compare ... | head`: outputs are written
+        return _reader_gone()
+    if isinstance(exc, UnicodeEncodeError):  # an ASCII terminal: an output error, not usage
+        return _unprintable(command, exc, written, planned)
     if isinstance(exc, user_error):
         print(f"rankbook {command}: {exc}", file=sys.stderr)
         return 2
-    if isinstance(exc, (pipeline.Interrupted, KeyboardInterrupt)):
+    if isinstance(exc, (interrupts.Interrupted, KeyboardInterrupt)):
         _quiet_asyncio()
         name = signal.Signals(getattr(exc, "signum", signal.SIGINT)).name
-        done = (f"{', '.join(written)} written before it" if written
-                else "no output was written")
+        missing = [p for p in planned or [] if p not in written]
+        done = (f"{', '.join(written)} {'was' if len(written) == 1 else 'were'} written before "
+                f"it" + (f"; {', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not"
+                         if missing else "")
+                if written else "no output was written")
         print(f"rankbook {command}: interrupted by {name}; {done}", file=sys.stderr)
         return getattr(exc, "exit_status", 130)
     if isinstance(exc, OSError):
@@ -351,7 +427,6 @@ def _byte_count(text: str) -> int:
 
 def _cmd_reproduce(args) -> int:
     try:
-        from . import pipeline
         from . import reproduce_cmd  # numpy, scipy and pandas: loaded only for this command
     except KeyboardInterrupt:
         print("rankbook reproduce: interrupted by SIGINT; no output was written", file=sys.stderr)
@@ -361,8 +436,10 @@ def _cmd_reproduce(args) -> int:
     outputs = {"--out": args.out, "--per-topic": args.per_topic, "--plot": args.plot}
     inputs = [p for p in [*paths.values(), args.qrels, args.qrels_rep] if p]
     written: list[str] = []
+    planned = [p for p in outputs.values() if p]
     try:
-        with pipeline.interruptible():
+        with interrupts.interruptible():
+            interrupts.checkpoint("start")
             reproduce_cmd.check_outputs(outputs, inputs, args.force)
             if args.plot:
                 reproduce_cmd.check_plot(args.plot)
@@ -372,7 +449,9 @@ def _cmd_reproduce(args) -> int:
                     paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
                     convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
                     confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                    order=args.order)
+                    order=args.order,
+                    max_bytes=(reproduce_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
+                               else args.max_bytes))
             for w in caught:  # notes on the inputs, one line each, as compare prints them
                 if issubclass(w.category, UserWarning):
                     print(f"rankbook reproduce: note: {w.message}", file=sys.stderr)
@@ -382,17 +461,19 @@ def _cmd_reproduce(args) -> int:
             texts = {args.out: reproduce_cmd.table_csv(res.aggregate)}
             if args.per_topic:
                 texts[args.per_topic] = reproduce_cmd.table_csv(res.per_topic)
+            interrupts.checkpoint("scored")
             reproduce_cmd.check_outputs(outputs, [], args.force)  # nothing appeared meanwhile
             for path, text in texts.items():
-                reproduce_cmd.write_atomic(path, text)
-                written.append(path)
+                reproduce_cmd.write_atomic(path, text, written)  # recorded with its rename
             if args.plot:
-                reproduce_cmd.plot_plane(res, args.plot)
-                written.append(args.plot)
-    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
-        return _failed("reproduce", exc, written, reproduce_cmd.ReproduceError)
-    print(res.report(), flush=True)
-    print(f"rankbook reproduce: wrote {', '.join(written)}", file=sys.stderr)
+                reproduce_cmd.plot_plane(res, args.plot, written)
+            interrupts.checkpoint("written")
+            print(res.report(), flush=True)  # inside: an interruption names what is written
+            print(f"rankbook reproduce: wrote {', '.join(written)}", file=sys.stderr, flush=True)
+            interrupts.settle()
+            interrupts.checkpoint("done")
+    except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
+        return _failed("reproduce", exc, written, reproduce_cmd.ReproduceError, planned)
     return 0
 
 
@@ -476,8 +557,9 @@ def _build_parser() -> argparse.ArgumentParser:
     sw = sub.add_parser("sweep", help="run one notebook over a grid of parameters (Dask)")
     sw.add_argument("name", help="notebook name (see `rankbook list`)")
     sw.add_argument("-p", "--param", nargs="+", action=_Param, metavar=("KEY", "VALUES"),
-                    help="values of one parameter: V1,V2,... (integers also START:STOP); for a "
-                         "list parameter, whole lists separated by ';' ('5,6;10,20')")
+                    help="values of one parameter: V1,V2,... (integers also START:STOP; \\, is "
+                         "a comma inside one value); for a list parameter, whole lists "
+                         "separated by ';' ('5,6;10,20')")
     sw.add_argument("--jobs", type=_positive, default=None, metavar="N",
                     help="worker processes of the local cluster (default: number of cores)")
     sw.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -610,6 +692,10 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--resamples", type=_positive, default=9999, metavar="N",
                     help="bootstrap resamples (default: %(default)s)")
     rp.add_argument("--seed", type=_nonnegative, default=0, help="random seed (default: 0)")
+    rp.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                    help="largest input file, in bytes (default 512MiB; 500M, 2G, 4GiB, ...), "
+                         "refused before any file is read (a pipe or compressed file as soon "
+                         "as its text passes it)")
     rp.add_argument("--out", default="reproduce.csv", metavar="FILE",
                     help="CSV of the aggregate table (default: %(default)s)")
     rp.add_argument("--per-topic", default=None, metavar="FILE",
@@ -623,10 +709,28 @@ def _build_parser() -> argparse.ArgumentParser:
                                        "last build; one claim's evidence with its id")
     cl.add_argument("id", nargs="?", help="one claim (or erratum) id, e.g. A-P7.1: its evidence, "
                                           "errata and the command that reruns it")
-    cl.add_argument("--source", default=None, help="only this source: A, B, notes, rankdcg, "
-                                                     "blog or tools")
+    cl.add_argument("--source", default=None, help="only this source (the key of its ledger "
+                                                     "file, data/claims/KEY.toml)")
     cl.add_argument("--status", default=None, help="only this status, e.g. false")
     cl.set_defaults(func=_cmd_claims)
+
+    ns = sub.add_parser("new-source", help="scaffold a new source: its ledger, data, code, "
+                                           "notebook, chapter and table-of-contents entry")
+    ns.add_argument("key", help="the source's key, lower case (the ledger file KEY.toml, the "
+                                "data folder and the package rankbook.papers.KEY)")
+    ns.add_argument("--title", required=True, help="the source's title")
+    ns.add_argument("--prefix", required=True, help="the id prefix of its claims and errata, "
+                                                    "capital letters (BR: BR-T1, BR-E1)")
+    ns.add_argument("--short", default=None, help="its short name in tables (default: the title)")
+    ns.add_argument("--author", action="append", default=[], help="an author (repeat the option)")
+    ns.add_argument("--year", type=_nonnegative, default=None, help="its year")
+    ns.add_argument("--cite", default=None, help="its key in book/references.bib (default: KEY)")
+    ns.set_defaults(func=_cmd_new_source)
+
+    fe = sub.add_parser("fetch", help="fetch other authors' data the ledger needs (by URL and "
+                                      "SHA-256, or from a mirror folder), into the data cache")
+    fe.add_argument("key", nargs="*", help="the sources to fetch (data/fetch/KEY.toml; default: all)")
+    fe.set_defaults(func=_cmd_fetch)
 
     lst = sub.add_parser("list", help="list notebooks, or one notebook's parameters in full")
     lst.add_argument("name", nargs="?", help="one notebook: its parameters, types, defaults "
@@ -661,6 +765,7 @@ def main(argv: list[str] | None = None) -> int:
     traceback, or a death by the signal, at exit. Called with ``argv`` (tests), it puts the
     handlers back."""
     before = interrupts.install()
+    interrupts._DEFER["settled"] = False
     program = argv is None
     command = "command"
     try:
@@ -689,6 +794,7 @@ def main(argv: list[str] | None = None) -> int:
             interrupts._ignore_both()
         else:
             interrupts.restore(before)
+            interrupts._DEFER["settled"] = False
 
 
 def _exit_at_once(status: int) -> None:
@@ -714,11 +820,35 @@ def _reader_gone() -> int:
     return 0
 
 
+def _unprintable(command: str, exc: UnicodeEncodeError, written: list | None = None,
+                 planned: list | None = None) -> int:
+    """Standard output cannot show a character of the report (a truly ASCII locale:
+    ``LC_ALL=C`` without UTF-8 mode): an output error (status 1, as a full disk), named as such
+    with the character and the fix, and the outputs in place. The message itself is ASCII."""
+    import unicodedata
+
+    char = exc.object[exc.start:exc.end][:1] if isinstance(exc.object, str) else "?"
+    name = unicodedata.name(char, "") if char else ""
+    encoding = getattr(sys.stdout, "encoding", None) or exc.encoding
+    done = ""
+    if written is not None:
+        missing = [p for p in planned or [] if p not in written]
+        done = (f"; {', '.join(written)} {'was' if len(written) == 1 else 'were'} written"
+                if written else "; no output was written")
+        done += f" ({', '.join(missing)} not)" if written and missing else ""
+    print(f"rankbook {command}: cannot print the report: standard output's encoding "
+          f"({encoding}) cannot show {char!a}{f' ({name})' if name else ''}; use a UTF-8 "
+          f"locale (e.g. LC_ALL=C.UTF-8) or set PYTHONIOENCODING=utf-8{done}", file=sys.stderr)
+    return 1
+
+
 def _main(args) -> int:
     try:
         return args.func(args)
     except BrokenPipeError:
         return _reader_gone()
+    except UnicodeEncodeError as exc:  # before ValueError: an output error, status 1
+        return _unprintable(args.command, exc)
     except interrupts.Interrupted as exc:  # between steps
         return _interrupted(args.command, exc)
     except KeyboardInterrupt:  # before the handlers were installed

@@ -15,9 +15,10 @@ refuses them, the command stops and says which run lacks which query, unless ``-
 (compare on the queries every run has) says what to do. ``--order rank`` scores each run as
 the explicit order of its rank column, with no tie rule.
 
-Every input is read once (:func:`rankbook.trec_format.read_table`), so a pipe, ``/dev/fd/N``
-from process substitution or a ``.gz`` file works like a plain file, and the run tag comes from
-the table read. Files over :data:`DEFAULT_MAX_BYTES` (``--max-bytes``) and resample counts over
+Every input is read once by the one reader of every command
+(:func:`rankbook.trec_format.read_table`), so a pipe, ``/dev/fd/N`` from process substitution,
+``-`` for standard input or a gzip, bz2 or xz file works like a plain file, and the run tag
+comes from the table read. Files over :data:`DEFAULT_MAX_BYTES` (``--max-bytes``) and resample counts over
 :data:`MAX_RESAMPLES` or :data:`MAX_RESAMPLE_CELLS` are refused before any file is read. File
 names that are not UTF-8 are shown with ``\\xNN`` escapes.
 
@@ -31,7 +32,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import stat
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -238,17 +238,28 @@ def file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path, text: str) -> None:
+def write_atomic(path, text: str, written: list | None = None) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it into place: a reader
     sees the old file or the new one, never half of one; on any error the old file stays. The
-    file gets the mode of any new file (:func:`file_mode`), not the temporary file's 0o600."""
-    path = Path(path)
+    file gets the mode of any new file (:func:`file_mode`), not the temporary file's 0o600.
+
+    ``written``: a list that receives ``path`` in the same step as the rename (no signal can
+    fall between the two: :func:`rankbook.book.interrupts.deferred`), so that a command
+    interrupted at any moment names exactly the outputs that are in place."""
+    from .interrupts import checkpoint, deferred
+
+    given, path = str(path), Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             os.fchmod(fh.fileno(), file_mode())
-        os.replace(tmp, path)
+        checkpoint("before-rename")
+        with deferred():
+            os.replace(tmp, path)
+            if written is not None:
+                written.append(given)
+            checkpoint("renamed")  # a signal here is raised once the rename is recorded
     except BaseException:
         try:
             os.unlink(tmp)
@@ -305,38 +316,33 @@ def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resa
     if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
                                   or max_bytes < 1):
         raise CompareError(f"--max-bytes must be a positive whole number, got {max_bytes!r}")
-    for p, what in [(qrels_path, "qrels"), *((r, "run") for r in run_paths)]:
-        try:
-            st = os.stat(p)
-        except FileNotFoundError:
-            raise CompareError(f"{display_name(p)}: no such file") from None
-        except OSError:
-            continue  # the reader says what is wrong
-        if stat.S_ISDIR(st.st_mode):
-            raise CompareError(f"{display_name(p)}: is a folder, not a {what} file")
-        if max_bytes is not None and stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
-            raise CompareError(f"{display_name(p)}: {st.st_size:,} bytes, over the limit of "
-                               f"{max_bytes:,}; --max-bytes raises it (the command needs about "
-                               f"{MEMORY_PER_BYTE} bytes of memory per byte of its largest run)")
+    try:  # the checks of the one reader: missing, folders, sizes, a pipe or - given twice
+        _tf.check_sources([qrels_path, *run_paths], max_bytes=max_bytes,
+                          what=["qrels"] + ["run"] * len(run_paths))
+    except _tf.InputTooLarge as exc:
+        raise CompareError(f"{exc}; --max-bytes raises it (the command needs about "
+                           f"{MEMORY_PER_BYTE} bytes of memory per byte of its largest run)"
+                           ) from None
+    except ValueError as exc:
+        raise CompareError(str(exc)) from None
 
 
 def _read(path, what, max_bytes, notes, order="score") -> _tf.TrecTable:
-    shown = display_name(path)
+    """One input read once by the one reader of every command
+    (:func:`rankbook.trec_format.read_table`), its notes kept, every refusal a
+    :class:`CompareError` naming ``file:line``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", _tf.InputNote)
         try:
             table = _tf.read_table(path, what, max_bytes=max_bytes, order=order)
         except _tf.InputTooLarge as exc:
             raise CompareError(f"{exc}; --max-bytes raises it") from None
-        except IsADirectoryError:
-            raise CompareError(f"{shown}: is a folder, not a {what} file") from None
-        except PermissionError:
-            raise CompareError(f"{shown}: cannot be read (permission denied)") from None
         except ValueError as exc:  # path:line: problem, from the reader
             raise CompareError(str(exc)) from None
     notes.extend(str(w.message) for w in caught if issubclass(w.category, UserWarning))
     if not len(table):
-        raise CompareError(f"{shown}: holds no {what} lines (only blank lines or # comments)")
+        raise CompareError(f"{table.name}: holds no {what} lines (only blank lines or # "
+                           "comments)")
     return table
 
 
@@ -678,5 +684,8 @@ def _baseline_index(baseline, systems, run_paths, shown, names) -> int:
 
 
 def table_csv(table: pd.DataFrame) -> str:
-    """The comparison table as CSV text (full precision, yes/no left as True/False)."""
-    return table.to_csv(index=False, lineterminator="\n")
+    """The comparison table as CSV text (full precision, yes/no left as True/False; a text
+    cell that a spreadsheet would run as a formula is quoted: :mod:`rankbook.book.csvsafe`)."""
+    from .csvsafe import csv_text
+
+    return csv_text(table)

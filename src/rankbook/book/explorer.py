@@ -31,14 +31,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from .bundle import BUNDLE_NAME, VEGALITE_VERSION, bundle_script, write_bundle  # noqa: F401 - re-exported
+from .csvsafe import restore_cell, write_csv
+
 #: Set while the grid of an explorer is computed; every point inherits it.
 POINT_ENV = "RANKBOOK_EXPLORER_POINT"
 
-#: The file in the site's ``_static`` folder that holds Vega, Vega-Lite and vega-embed.
-BUNDLE_NAME = "rankbook-explorer.js"
 
-#: The Vega-Lite version of the bundle; altair writes specs for it.
-VEGALITE_VERSION = "6.4"
 
 #: Kinds of chart: a line per colour over a numeric x, bars, a heat map, or dots (one row per
 #: category, the value along the axis: the reproduced cells with the published ones over them).
@@ -67,7 +66,8 @@ def read_rows(path: Path) -> list[dict]:
     """The rows of a grid's CSV, each a dict of typed values (see :func:`_typed`). The browser
     test reads the CSV the same way and compares it with what the chart plots."""
     with open(path, newline="") as fh:
-        return [{k: _typed(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+        return [{restore_cell(k): _typed(restore_cell(v)) for k, v in row.items()}
+                for row in csv.DictReader(fh)]
 
 
 def _given(grid: dict, fixed: dict, spec) -> list[tuple[str, str]]:
@@ -77,7 +77,8 @@ def _given(grid: dict, fixed: dict, spec) -> list[tuple[str, str]]:
     for key, values in grid.items():
         p = spec.parameters.get(key)
         is_list = p is not None and isinstance(p.default, list)
-        given.append((key, (";" if is_list else ",").join(cli_value(v) for v in values)))
+        sep = ";" if is_list else ","  # a separator inside a value is escaped (sweep.split_values)
+        given.append((key, sep.join(cli_value(v).replace(sep, "\\" + sep) for v in values)))
     for key, value in fixed.items():
         given.append((key, cli_value(value)))
     return given
@@ -110,8 +111,8 @@ def _outside_command(spec, grid: dict, fixed: dict) -> str | None:
 
 def _control(column: str, values: list, initial) -> tuple[dict, str]:
     """A Vega-Lite parameter bound to an input, and its filter expression. The input is
-    labelled with the column's display name (:func:`rankbook.book.names.display`), never its id."""
-    from .names import display
+    labelled with the column's display name (:func:`rankbook.ledger.names.display`), never its id."""
+    from ..ledger.names import display
 
     name = "p_" + "".join(c if c.isalnum() else "_" for c in column)
     ints = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
@@ -149,7 +150,7 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
     parameter per control column (initial value given), a filter per control.
 
     Every control, axis, legend and tooltip is titled with a display name
-    (:func:`rankbook.book.names.display`). A heat map takes the colour ``scheme`` and
+    (:func:`rankbook.ledger.names.display`). A heat map takes the colour ``scheme`` and
     ``domain`` of the figure it explores (a Vega scheme name, e.g. ``"pinkyellowgreen"`` for
     matplotlib's PiYG). A line chart with ``overlay`` draws that column (the published values)
     as open diamonds over the lines of ``y``, and with ``status`` marks the points whose status
@@ -166,7 +167,7 @@ def vegalite_spec(rows: list[dict], *, kind: str, x: str, y: str, color: str | N
     """
     import altair as alt
 
-    from .names import display
+    from ..ledger.names import display
 
     if kind not in KINDS:
         raise ValueError(f"unknown explorer kind {kind!r}; valid: {', '.join(KINDS)}")
@@ -369,15 +370,15 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         column whose values split the chart into panels (one scale each; a ``derive`` column).
 
     Ids in the plotted text columns (metric ids, reading ids) are written as display names
-    (:func:`rankbook.book.names.display`), in the CSV as in the chart.
+    (:func:`rankbook.ledger.names.display`), in the CSV as in the chart.
 
     Returns the grid's CSV, or None when nothing was computed.
     """
     from IPython.display import Markdown, display
 
-    from .names import display as display_name
+    from ..ledger.names import display as display_name
     from .outputs import _check_name
-    from .paths import notebook_dir, output_dir
+    from ..ledger.paths import notebook_dir, output_dir
     from .specs import find
     from .sweep import run_sweep
 
@@ -446,9 +447,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         if column in df.columns and not pd.api.types.is_numeric_dtype(df[column]):
             df[column] = df[column].map(lambda v: display_name(v) if isinstance(v, str) else v)
     csv_path = out / f"{name}.csv"
-    tmp = csv_path.with_suffix(".csv.tmp")
-    df.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, csv_path)
+    write_csv(df, csv_path)  # no cell a formula (read_rows restores the labels)
     rows = read_rows(csv_path)
     if callable(domain):  # a range computed from the plotted values, like the figure's own
         domain = domain(df[y].to_numpy(dtype=float))
@@ -500,51 +499,6 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
     return csv_path
 
 
-def bundle_script(vl_version: str = VEGALITE_VERSION) -> str:
-    """The site's one JavaScript file for explorers: Vega, Vega-Lite and vega-embed (bundled by
-    ``vl-convert-python``, no network) and the code that draws every ``.rankbook-explorer``.
-    Wrapped in a function so that its top-level names stay private to it."""
-    import vl_convert as vlc
-
-    init = r"""
-window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;
-function rankbookDrawExplorers() {
-  for (const el of document.querySelectorAll('.rankbook-explorer')) {
-    const source = el.querySelector('script.rb-explorer-spec');
-    const target = el.querySelector('.rb-explorer-chart');
-    if (!source || !target || el.dataset.ready) continue;
-    el.dataset.ready = 'drawing';
-    vegaEmbed(target, JSON.parse(source.textContent), {actions: false, renderer: 'svg'})
-      .then(res => { el.rankbookView = res.view; el.dataset.ready = 'yes'; })
-      .catch(err => { target.textContent = 'The explorer could not be drawn: ' + err;
-                      el.dataset.ready = 'error'; });
-  }
-}
-if (document.readyState === 'loading') {
-  document.addEventListener('DOMContentLoaded', rankbookDrawExplorers);
-} else {
-  rankbookDrawExplorers();
-}
-"""
-    body = vlc.javascript_bundle(snippet=init, vl_version=vl_version)
-    head = (f"/* rankbook explorers: Vega {vlc.get_vega_version()}, Vega-Lite {vl_version}, "
-            f"vega-embed {vlc.get_vega_embed_version()} (BSD-3-Clause, the Vega project), bundled "
-            f"by vl-convert-python. Generated at build time; do not edit. */\n")
-    return head + "(function () {\n" + body + "\n})();\n"
-
-
-def write_bundle(folder: Path) -> Path:
-    """Write :data:`BUNDLE_NAME` into ``folder`` unless an identical one is there."""
-    path = Path(folder) / BUNDLE_NAME
-    text = bundle_script()
-    if not path.is_file() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".js.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    return path
-
-
 def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = None,
               controls: dict[str, Any], title: str, what: str, x_title: str | None = None,
               y_title: str | None = None, color_title: str | None = None,
@@ -563,16 +517,14 @@ def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = N
     from IPython.display import Markdown, display
 
     from .outputs import _check_name
-    from .paths import notebook_dir, output_dir
+    from ..ledger.paths import notebook_dir, output_dir
 
     _check_name(name)
     if _in_point() or df is None or len(df) == 0:
         return None
     out = output_dir()
     csv_path = out / f"{name}.csv"
-    tmp = csv_path.with_suffix(".csv.tmp")
-    df.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, csv_path)
+    write_csv(df, csv_path)  # no cell a formula (read_rows restores the labels)
     rows = read_rows(csv_path)
     chart = vegalite_spec(rows, kind=kind, x=x, y=y, color=color, controls=dict(controls),
                           title=title, x_title=x_title, y_title=y_title,

@@ -16,6 +16,7 @@ arrives there is raised when the block ends.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 
@@ -40,8 +41,39 @@ class Interrupted(BaseException):
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
 
 
-#: Depth of :func:`deferred` blocks, and the signal that arrived inside them (if any).
-_DEFER = {"depth": 0, "pending": None}
+#: Depth of :func:`deferred` blocks, the signal that arrived inside them (if any), and
+#: whether the command's outcome is settled (:func:`settle`).
+_DEFER = {"depth": 0, "pending": None, "settled": False}
+
+#: ``RANKBOOK_SIGNAL_AT=NAME`` (or ``NAME:TERM``) sends this process SIGINT (SIGTERM) when it
+#: reaches :func:`checkpoint` ``NAME``: the tests put a signal at an exact moment (just
+#: before, or just after, an output is renamed into place) instead of at a random time.
+SIGNAL_AT_ENV = "RANKBOOK_SIGNAL_AT"
+
+
+def checkpoint(name: str) -> None:
+    """A named moment of a command; a test can have a signal sent to this process exactly
+    there (:data:`SIGNAL_AT_ENV`). Does nothing otherwise.
+
+    Examples
+    --------
+    >>> checkpoint("anything")  # RANKBOOK_SIGNAL_AT unset: nothing happens
+    """
+    want = os.environ.get(SIGNAL_AT_ENV)
+    if not want:
+        return
+    where, _, sig = want.partition(":")
+    if where == name:
+        os.kill(os.getpid(), signal.SIGTERM if sig.upper() in ("TERM", "SIGTERM") else signal.SIGINT)
+
+
+def settle() -> None:
+    """The command's outcome is decided (its outputs are written and reported): from now on
+    SIGINT and SIGTERM are ignored, and an :func:`interruptible` block that ends does not put
+    the handlers back, so a late signal can no longer turn a success into a false report.
+    ``rankbook``'s ``main`` resets it when it returns."""
+    _DEFER["settled"] = True
+    _ignore_both()
 
 
 def _ignore_both() -> None:
@@ -119,5 +151,5 @@ def interruptible():
         hit.append(True)
         raise
     finally:
-        if not hit:
+        if not hit and not _DEFER["settled"]:
             restore(before)

@@ -1,7 +1,7 @@
 """The one way notebooks save what they show: tables as CSV, figures as PNG and SVG.
 
 Every table a notebook shows goes through :func:`save_table`, every figure through
-:func:`save_figure`. Both write into :func:`rankbook.book.paths.output_dir` (``book/generated/NAME/``
+:func:`save_figure`. Both write into :func:`rankbook.ledger.paths.output_dir` (``book/generated/NAME/``
 during a build, the run folder with ``rankbook run``) and display the result in the page with a
 title or a caption and alt text.
 
@@ -9,10 +9,8 @@ The files are deterministic: the same data gives the same bytes. CSVs use ``\\n`
 full float precision; PNGs carry no software stamp; SVGs carry no date and use a fixed hash
 salt for their element ids.
 
-Notebooks also report, for the reproducibility dashboard and the errata page, what they
-reproduced (:func:`record_result`) and what they found wrong in a paper
-(:func:`record_erratum`). The pipeline collects these JSON records from every notebook's output
-folder and generates the dashboard and errata pages from them, so no number is typed in by hand.
+What a notebook reproduced, and what it found wrong in a source, is reported through the
+claims ledger (:func:`rankbook.ledger.claims.report`), never typed in by hand.
 """
 
 from __future__ import annotations
@@ -23,9 +21,10 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from .paths import notebook_dir, output_dir
+from ..ledger.paths import notebook_dir, output_dir
+from .csvsafe import write_csv
 
-from .claims import (  # noqa: E402  (the one scale and the records, see rankbook.book.claims)
+from ..ledger.claims import (  # noqa: E402  (the one scale and the records, see rankbook.ledger.claims)
     COMPARISONS,
     ERRATA_FILE,
     RESULTS_FILE,
@@ -40,7 +39,7 @@ from .claims import (  # noqa: E402  (the one scale and the records, see rankboo
 UNITS = ("cells", "values", "symbols", "entries", "statements", "transpositions", "rows",
          "curves", "claims", "metrics", "cases", "pairs", "matrices", "edges", "subsequences")
 
-from .claims import CLAIM_UNITS  # noqa: E402,F401  (units only a stated claim can count)
+from ..ledger.claims import CLAIM_UNITS  # noqa: E402,F401  (units only a stated claim can count)
 
 #: The status rule in one sentence, as the landing page and the dashboard state it.
 STATUS_RULE = (
@@ -52,17 +51,6 @@ STATUS_RULE = (
     "and is not counted among those that hold; *not checkable* marks a result with nothing "
     "published to compare or whose inputs are not distributed."
 )
-
-#: The sources, keyed as the records name them, with the short name the book uses.
-PAPERS = {
-    "A": "Paper A: Ranking evaluation metrics from a group-theoretic perspective",
-    "B": "Paper B: Consensus measure of rankings (Lin, Li and Guo)",
-    "notes": "Notes on ranking metrics",
-    "rankdcg": "RankDCG: Rank-Ordering Evaluation Measure (poster, Katerenchuk and Rosenberg)",
-    "blog": "Metrics in LearnToRank problems (blog note)",
-    "tools": "Issue reports of the IR evaluation tools (trec_eval, pytrec_eval, ir_measures, scikit-learn, torchmetrics, repro_eval)",
-}
-
 
 def check_status(record: dict) -> str:
     """Re-apply the status rule to a stored result record; ValueError when it disagrees.
@@ -194,7 +182,7 @@ def allowed_counts(record: dict) -> set[int]:
 
 def status_for(comparison: str, matched: int | None = None, total: int | None = None,
                holds: bool | None = None) -> str:
-    """The one status rule of the book (:func:`rankbook.book.claims.grade`).
+    """The one status rule of the book (:func:`rankbook.ledger.claims.grade`).
 
     Examples
     --------
@@ -203,7 +191,7 @@ def status_for(comparison: str, matched: int | None = None, total: int | None = 
     >>> status_for("claim", holds=False), status_for("none")
     ('false', 'not checkable')
     """
-    from .claims import grade
+    from ..ledger.claims import grade
 
     return grade(comparison, matched, total, holds)
 
@@ -221,7 +209,7 @@ def record_anchor(record: dict) -> str:
     >>> record_anchor({"id": "A-T2-rob", "paper": "A", "artifact": "Table 2, robustness rows"})
     'claim-a-t2-rob'
     """
-    from .claims import claim_anchor
+    from ..ledger.claims import claim_anchor
 
     if not record.get("id"):
         raise ValueError(f"record {record.get('artifact')!r} has no ledger id (data/claims/)")
@@ -236,7 +224,7 @@ def erratum_anchor(erratum: dict) -> str:
     >>> erratum_anchor({"id": "A-E7", "paper": "A", "where": "Proposition 6.2"})
     'erratum-a-e7'
     """
-    from .claims import erratum_anchor_of
+    from ..ledger.claims import erratum_anchor_of
 
     if not erratum.get("id"):
         raise ValueError(f"erratum {erratum.get('where')!r} has no ledger id (data/claims/)")
@@ -317,7 +305,7 @@ def escape_html(value: Any) -> str:
 
 #: A backslash pair (kept as it is), a maths span ``$...$`` (kept), or a character
 #: :func:`md_escape` escapes outside maths.
-_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|]|<(?=[A-Za-z/!?])|\r\n|[\r\n]")
+_MD_TRUSTED = re.compile(r"\\.|\$(?:\\.|[^$\\])+\$|[*|{}]|<(?=[A-Za-z/!?])|\r\n|[\r\n]")
 
 
 def md_escape(value: Any) -> str:
@@ -328,6 +316,10 @@ def md_escape(value: Any) -> str:
     markup (the one escaping point of placeholders: parameter comments, rerun boxes, the rerun
     page and the verdicts all pass through it).
 
+    Braces are escaped outside maths, so no MyST role (``{download}`...```), substitution
+    (``{{ x }}``) or directive written in the ledger's prose is live on a page: the ledger's
+    words reach the pages as literal text, its maths as maths.
+
     Characters already escaped with a backslash stay as they are, so a string that holds user
     text escaped by :func:`escape_markdown` keeps it literal (nothing is escaped twice).
     Text from a user goes through :func:`escape_markdown` first.
@@ -336,6 +328,8 @@ def md_escape(value: Any) -> str:
     --------
     >>> md_escape("TP*TN | $a*b$")
     'TP\\*TN \\| $a*b$'
+    >>> md_escape("notes {download}`x </.env>` and $\\mathcal{R}_c$")
+    'notes \\{download\\}`x \\</.env>` and $\\mathcal{R}_c$'
     >>> md_escape("saved as <table_stem>_<name>.csv; p < 0.05")
     'saved as \\<table_stem>_\\<name>.csv; p < 0.05'
     >>> md_escape("ranking " + escape_markdown("a|b"))
@@ -546,10 +540,7 @@ def save_table(
                          f"columns: {list(df.columns)}")
     if show and not title:
         raise ValueError(f"table {name!r} is shown without a title: pass title='...'")
-    path = output_dir() / f"{name}.csv"
-    tmp = path.with_suffix(".csv.tmp")
-    df.to_csv(tmp, index=index, lineterminator="\n")
-    os.replace(tmp, path)
+    path = write_csv(df, output_dir() / f"{name}.csv", index=index)  # no cell a formula
     if show and _in_kernel():
         total = len(df)
         more = ""
@@ -666,10 +657,7 @@ def save_comparison_grid(
         "status": state.to_numpy().ravel(),
     })
     tidy.insert(4, "difference", tidy["reproduced"] - tidy["published"])
-    path = output_dir() / f"{name}.csv"
-    tmp = path.with_suffix(".csv.tmp")
-    tidy.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, path)
+    path = write_csv(tidy, output_dir() / f"{name}.csv")
     if _in_kernel():
         import numpy as np
 
@@ -869,240 +857,28 @@ def save_figure(
 FIGURE_KEY = "rankbook_figure"
 
 
-def record_result(
-    artifact: str,
-    paper: str,
-    *,
-    claim: str,
-    published: str,
-    reproduced: str,
-    comparison: str,
-    matched: int | None = None,
-    total: int | None = None,
-    unit: str = "cells",
-    holds: bool | None = None,
-    detail: str = "",
-    section: str | None = None,
-    failures=None,
-    per_seed=None,
-    reading: str | None = None,
-    alternatives: dict | None = None,
-) -> dict:
-    """Report one published artifact (a figure, table, proposition or example).
+def show(section, *stems) -> None:
+    """Save and show what one page section computed (a :class:`rankbook.ledger.claims.Section`
+    or :class:`~rankbook.ledger.claims.Evidence`), in the order it was added: each table
+    through :func:`save_table`, each figure through :func:`save_figure`, each sentence as
+    Markdown. With ``stems``, only those tables and figures, in that order, and no sentence.
+    The one ``show`` every notebook uses."""
+    from IPython.display import Markdown, display
 
-    The record feeds the page's verdict box, the dashboard and the landing summary. Its status
-    is not an argument: :func:`status_for` derives it from ``comparison``, ``matched``,
-    ``total`` and ``holds``, so the same rule applies everywhere.
-
-    Parameters
-    ----------
-    artifact : str
-        The paper's name for it, e.g. ``"Table 2, robustness rows"``.
-    paper : str
-        A key of :data:`PAPERS`.
-    claim : str
-        What the paper states or shows, in one short sentence (Markdown, math in ``$...$``).
-    published, reproduced : str
-        The published value(s) and the reproduced value(s), short (``"κ = 17"``,
-        ``"198 cells"``, ``"149 match, 12 close, 37 differ"``). Computed, never typed in.
-    comparison : str
-        One of :data:`COMPARISONS`.
-    matched, total : int, optional
-        How many of the compared ``unit`` agreed.
-    unit : str
-        One of :data:`UNITS`.
-    holds : bool, optional
-        For ``comparison="claim"``: whether the claim holds.
-    detail : str
-        One line of why, computed from the notebook's results.
-    section : str, optional
-        The heading text of the page section that shows the artifact; the dashboard links to
-        it.
-    failures : sequence of str, optional
-        For a claim that fails: the cases that fail (metric names, statements, sizes), shown
-        as "fails for 1 of 33 metrics: SMAPE". Required when a counted claim fails.
-    per_seed : sequence of int, optional
-        For a count that rests on random samples: the count under each independent seed;
-        ``matched`` must be their median (:func:`median_count`), and the page shows the range.
-    reading : str, optional
-        The reading of the paper the verdict uses, when another reasonable reading would give
-        another count; shown in the verdict row.
-    alternatives : dict, optional
-        ``{other reading: matched}``, the count (of the same ``total`` and ``unit``) under each
-        other reasonable reading, shown beside the verdict's own; needs ``reading``.
-    """
-    if paper not in PAPERS:
-        raise ValueError(f"unknown paper {paper!r}; valid: {sorted(PAPERS)}")
-    if unit not in UNITS:
-        raise ValueError(f"unknown unit {unit!r}; valid: {list(UNITS)}")
-    for name, value in (("artifact", artifact), ("claim", claim), ("published", published),
-                        ("reproduced", reproduced)):
-        if not isinstance(value, str) or not value.strip():
-            raise ValueError(f"record_result needs a non-empty {name} string, got {value!r}")
-    status = status_for(comparison, matched, total, holds)
-    failures = None if failures is None else [str(f) for f in failures]
-    per_seed = None if per_seed is None else [int(x) for x in per_seed]
-    _check_record_shape(f"{paper}:{artifact}", comparison, unit, matched, total, status,
-                        failures, per_seed)
-    if reading is not None and (not isinstance(reading, str) or not reading.strip()):
-        raise ValueError(f"reading must be a non-empty string, got {reading!r}")
-    if alternatives is not None:
-        if not reading or total is None:
-            raise ValueError("alternatives (counts under other readings) need reading= and "
-                             "matched/total")
-        if not isinstance(alternatives, dict) or not alternatives or not all(
-                isinstance(k, str) and k.strip() and 0 <= int(v) <= int(total)
-                for k, v in alternatives.items()):
-            raise ValueError(f"alternatives must map each other reading (str) to a count in "
-                             f"0..{total}, got {alternatives!r}")
-        alternatives = {k: int(v) for k, v in alternatives.items()}
-    from .claims import SOURCES, Claim, Evidence, report
-
-    book = _ledger()
-    if not book.claims:  # a project without a ledger: the record names its own claim
-        entry = Claim(id=f"{SOURCES[paper][1]}-{_slug(artifact) or 'x'}", source=paper,
-                      where=artifact, kind="statements", claim=claim, section=section or "")
-        return report(Evidence(
-            claim=entry.id, comparison=comparison, published=published, reproduced=reproduced,
-            matched=matched, total=total, unit=unit, holds=holds, detail=detail,
-            failures=failures, per_seed=per_seed, reading=reading, alternatives=alternatives),
-            adhoc=entry)
-    entry = book.by_artifact(paper, artifact)
-    if entry is None:
-        raise ValueError(
-            f"no claim of source {paper!r} in the ledger names the artifact {artifact!r}: add it "
-            f"to data/claims/ (rankbook.book.claims) or report it with claims.report")
-    return report(Evidence(
-        claim=entry.id, comparison=comparison, published=published, reproduced=reproduced,
-        matched=matched, total=total, unit=unit, holds=holds, detail=detail, failures=failures,
-        per_seed=per_seed, reading=reading, alternatives=alternatives))
-
-
-def _ledger():
-    from .claims import ledger
-
-    return ledger()
-
-
-
-
-#: In a project without a ledger, the one-scale severity of each kind of erratum.
-_ADHOC_SEVERITY = {"false claim": "false", "wrong formula": "imprecise",
-                   "inconsistent table": "imprecise", "imprecise": "imprecise",
-                   "omission": "holds", "typo": "holds", "convention": "holds"}
-
-#: How grave an erratum is, gravest first; the errata page is ranked and summarised by it.
-SEVERITIES = ("false claim", "wrong formula", "inconsistent table", "imprecise", "omission",
-              "typo", "convention")
-
-
-def record_erratum(
-    paper: str,
-    where: str,
-    finding: str,
-    evidence: str,
-    *,
-    severity: str,
-    readings=(),
-    under: dict | None = None,
-    section: str | None = None,
-    cells=None,
-    artifact: str | None = None,
-    id: str | None = None,
-) -> dict:
-    """Report a discrepancy found in a paper, for the errata page.
-
-    The erratum is the ledger's (``data/claims/``): ``id`` names it, or, for notebooks not yet
-    moved to :func:`rankbook.book.claims.report`, it is found by its place and finding.
-
-    Parameters
-    ----------
-    paper : str
-        A key of :data:`PAPERS`.
-    where : str
-        Where it sits in the paper, e.g. ``"Appendix C, MCC"``.
-    finding : str
-        What is wrong, in one or two sentences that claim no more than the evidence shows.
-    evidence : str
-        The computed numbers that show it; one line per fact (newlines are kept).
-    severity : str
-        One of :data:`SEVERITIES`: a stated claim that is false; a printed formula that is
-        wrong; table entries that contradict each other, the paper's definitions or a
-        recomputation; a statement that is imprecise or overstated; something needed that the
-        text leaves out (a formula given for one case only); a typo; a convention or caveat the
-        paper leaves unstated.
-    readings : sequence of str
-        The interpretation choices the verdict depends on (for example ``"k = 3, 12, 25
-        fitted per n"``); empty when it holds under every reading.
-    under : dict, optional
-        ``{reading: verdict}`` when another reading changes or reverses the verdict; the page
-        shows the verdict under each.
-    section : str, optional
-        The heading text of the notebook section that shows the evidence (the page links there).
-    cells : sequence of str, optional
-        The table cells one entry groups, when several cells break the same identity.
-    artifact : str, optional
-        The artifact (as given to :func:`record_result` by the same notebook) whose verdict
-        row reports this finding. Required for a false claim: the page's verdict must say that
-        the claim fails, and links to this entry.
-    """
-    if paper not in PAPERS:
-        raise ValueError(f"unknown paper {paper!r}; valid: {sorted(PAPERS)}")
-    if not where or not finding or not evidence:
-        raise ValueError("an erratum needs where, finding and evidence")
-    if severity not in SEVERITIES:
-        raise ValueError(f"unknown severity {severity!r}; valid: {list(SEVERITIES)}")
-    if isinstance(readings, str) or not all(isinstance(r, str) and r for r in readings):
-        raise ValueError(f"readings must be a list of non-empty strings, got {readings!r}")
-    if under is not None and not (isinstance(under, dict) and under
-                                  and all(isinstance(k, str) and isinstance(v, str)
-                                          for k, v in under.items())):
-        raise ValueError(f"under must map each reading (str) to its verdict (str), got {under!r}")
-    if under and not readings:
-        raise ValueError("an erratum whose verdict changes under another reading must name the "
-                         "readings it depends on")
-    if cells is not None and (isinstance(cells, str) or not all(isinstance(c, str) for c in cells)):
-        raise ValueError(f"cells must be a list of strings, got {cells!r}")
-    if severity == "false claim" and not artifact:
-        raise ValueError(
-            "a false claim needs artifact=: the artifact of the verdict row (record_result) on "
-            "the same page whose status says that the claim fails")
-    if artifact is not None and (not isinstance(artifact, str) or not artifact.strip()):
-        raise ValueError(f"artifact must be a non-empty string, got {artifact!r}")
-    from .claims import SOURCES, erratum_record
-
-    book = _ledger()
-    legacy = f"{paper}:{where}:{finding[:60]}".strip()
-    if id is not None:
-        entry = book.erratum(id)
-    else:
-        entry = next((e for e in book.errata.values() if e.legacy == legacy), None)
-    if entry is None:
-        # a finding the ledger does not hold (other parameters can find other discrepancies):
-        # recorded without an id, so that the book build names it instead of dropping it; a
-        # project without a ledger names it by a hash of its place and finding
-        import hashlib
-
-        adhoc = None if book.claims else (
-            f"{SOURCES[paper][1]}-E{int(hashlib.sha1(legacy.encode()).hexdigest()[:6], 16)}")
-        owner = (f"{SOURCES[paper][1]}-{_slug(artifact) or 'x'}"
-                 if adhoc and artifact else None)
-        record = {"key": legacy, "id": adhoc, "claim": owner, "paper": paper, "where": where,
-                  "finding": finding, "evidence": evidence,
-                  "severity": None if not adhoc else _ADHOC_SEVERITY[severity], "kind": severity,
-                  "readings": list(readings), "under": dict(under) if under else None,
-                  "section": section, "cells": list(cells) if cells is not None else None,
-                  "artifact": artifact}
-        _append_record(ERRATA_FILE, record)
-        return record
-    from .claims import Finding
-
-    claim = book.claim(entry.claim)
-    record = erratum_record(entry, claim, Finding(id=entry.id, evidence=evidence, cells=cells,
-                                                  under=under, readings=list(readings)))
-    if section:
-        record["section"] = section
-    if finding != entry.finding:
-        record["finding_computed"] = finding
-    _append_record(ERRATA_FILE, record)
-    return record
+    if stems:
+        for stem in stems:
+            if stem in section.tables:
+                save_table(section.tables[stem], stem, **section.options(stem))
+            elif stem in section.figures:
+                save_figure(section.figures[stem], stem, **section.options(stem))
+            else:
+                raise ValueError(f"the section shows no table or figure {stem!r}; it shows "
+                                 f"{sorted({**section.tables, **section.figures})}")
+        return
+    for kind, what, options in section.items:
+        if kind == "table":
+            save_table(section.tables[what], what, **options)
+        elif kind == "figure":
+            save_figure(section.figures[what], what, **options)
+        else:
+            display(Markdown(what))

@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -34,7 +35,7 @@ from typing import Any
 
 from .. import __version__
 from .interrupts import Interrupted, deferred, interruptible  # noqa: F401 - re-exported
-from .paths import NOTEBOOK_DIR_ENV, OUTPUT_ENV, ROOT_ENV, project_root
+from ..ledger.paths import NOTEBOOK_DIR_ENV, OUTPUT_ENV, ROOT_ENV, project_root
 from .specs import (  # noqa: F401 - re-exported: the pipeline is where callers look
     NotebookSpec,
     Parameter,
@@ -92,8 +93,10 @@ def runs_dir(root: Path | None = None) -> Path:
 # --------------------------------------------------------------------------------------------
 # Cache
 # --------------------------------------------------------------------------------------------
-def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None) -> str:
-    """Hash of the relative paths and bytes of every file under ``folder``."""
+def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None,
+              skip: tuple[str, ...] = ()) -> str:
+    """Hash of the relative paths and bytes of every file under ``folder`` (``skip``: relative
+    folders left out)."""
     h = hashlib.sha256()
     if folder.exists():
         for p in sorted(folder.rglob("*")):
@@ -101,17 +104,41 @@ def tree_hash(folder: Path, suffixes: tuple[str, ...] | None = None) -> str:
                 continue
             if suffixes and p.suffix not in suffixes:
                 continue
-            h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+            rel = p.relative_to(folder).as_posix()
+            if skip and rel.startswith(tuple(f"{s}/" for s in skip)):
+                continue
+            h.update(rel.encode() + b"\0")
             h.update(hashlib.sha256(p.read_bytes()).digest())
     return h.hexdigest()
+
+
+def ledger_hash(spec: NotebookSpec, root: Path) -> str:
+    """Hash of what the claims ledger gives the notebook's checks
+    (:func:`rankbook.ledger.claims.page_entries`): the numbers, data files and check functions
+    of the claims it uses, never their words; and whether the fetched data they name is on this
+    machine."""
+    from ..ledger import claims as _claims
+
+    book = _claims.ledger(root)
+    entries = _claims.page_entries(book, spec.name, spec.path.read_text(encoding="utf-8"))
+    fetched = sorted({rel[len(_claims.FETCH_PREFIX):] for e in entries.values()
+                      for rel in e["data"].values() if rel.startswith(_claims.FETCH_PREFIX)})
+    if fetched:
+        from ..ledger import fetch
+
+        entries["(fetched data available)"] = {k: fetch.available(k, root) for k in fetched}
+    return hashlib.sha256(json.dumps(entries, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def cache_key(spec: NotebookSpec, params: dict[str, Any], root: Path | None = None) -> dict:
     """Everything an execution's outputs depend on, each part as a content hash (never a file
     time): the notebook, its declared extra ``inputs``, the parameters, the files and folders
     the parameters name wherever they live (:func:`rankbook.book.specs.named_paths`: a CSV
-    outside ``data/``, a metric's ``.py`` file), the library's code, ``data/``, and the
+    outside ``data/``, a metric's ``.py`` file), the library's code, ``data/`` (the claims
+    ledger aside), what the ledger gives this notebook's checks (:func:`ledger_hash`), and the
     environment (:func:`environment_hash`)."""
+    from ..ledger.claims import LEDGER_DIR
+
     root = root or project_root()
     extra = hashlib.sha256()
     for rel in spec.inputs:
@@ -126,7 +153,8 @@ def cache_key(spec: NotebookSpec, params: dict[str, Any], root: Path | None = No
         ).hexdigest(),
         "files": files_hash(named_paths(spec, {**spec.defaults(), **params}, root)),
         "code": tree_hash(root / "src" / "rankbook", (".py",)),
-        "data": tree_hash(root / "data"),
+        "data": tree_hash(root / "data", skip=(LEDGER_DIR[-1],)),
+        "ledger": ledger_hash(spec, root),
         "environment": environment_hash(root),
     }
 
@@ -443,23 +471,23 @@ def _os_error(exc: OSError, what: str) -> OutputError:
 # Execution
 # --------------------------------------------------------------------------------------------
 def git_commit(root: Path | None = None) -> str:
-    root = root or project_root()
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True,
-            text=True, check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()
-        return sha + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
+    """The commit of the source at ``root`` as the provenance box of a run names it: the
+    commit, "with uncommitted changes", or a copy without git
+    (:meth:`rankbook.book.source_archive.Source.commit_text`). A repository whose top level is
+    not ``root`` does not count."""
+    from .source_archive import describe
+
+    return describe(root or project_root()).commit_text()
 
 
 def _provenance_markdown(params: dict, defaults: dict, started: float, duration: float,
-                         commit: str, name: str | None = None) -> str:
+                         commit: str, name: str | None = None, checkout: str | None = None
+                         ) -> str:
+    """The provenance box. ``commit`` is the text of its commit row and ``checkout`` the
+    first step of its command (``git checkout X && ``; by default taken from a commit id at
+    the start of ``commit``): a page of the site gets
+    :data:`~rankbook.book.source_archive.COMMIT_TOKEN` and ``CHECKOUT_TOKEN``, filled when the
+    site is built."""
     import numpy
 
     from .outputs import escape_markdown
@@ -478,7 +506,7 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
         "|---|---|",
         f"| Parameters | {param_text} |",
         f"| Git commit | {code(commit)} |",
-        *([f"| Command | {code(_reproduce_command(name, params, defaults, commit))} |"]
+        *([f"| Command | {code(_reproduce_command(name, params, defaults, commit, checkout))} |"]
           if name else []),
         f"| Python | {platform.python_version()} |",
         f"| numpy | {numpy.__version__} |",
@@ -489,34 +517,59 @@ def _provenance_markdown(params: dict, defaults: dict, started: float, duration:
     return f":::{{admonition}} Provenance\n:class: dropdown note rb-provenance\n\n{table}\n:::\n"
 
 
-def _reproduce_command(name: str, params: dict, defaults: dict, commit: str) -> str:
-    """The exact commands that rebuild this output: check out the commit, then run."""
-    from .present import command_for
+def _reproduce_command(name: str, params: dict, defaults: dict, commit: str,
+                       checkout: str | None = None) -> str:
+    """The exact commands that rebuild this output: check out the commit, then run. Each value
+    is one shell word a reader can paste back, a file name with a line break in it too
+    (:func:`rankbook.book.specs.shell_word`)."""
+    from .present import cli_value
+    from .specs import shell_word
 
-    changed = {k: v for k, v in params.items() if defaults.get(k) != v}
-    sha = commit.split()[0]
-    checkout = f"git checkout {sha} && " if all(c in "0123456789abcdef" for c in sha) else ""
-    return f"{checkout}make venv && {command_for(name, changed, prefix='.venv/bin/rankbook')}"
+    parts = [".venv/bin/rankbook", "run", name]
+    for key, value in params.items():
+        if defaults.get(key) != value:
+            text = cli_value(value)
+            parts += ["-p", key, text if text == '""' else shell_word(text)]
+    if checkout is None:
+        sha = (commit.split() or [""])[0]
+        plain = sha and all(c in "0123456789abcdef" for c in sha) and commit == sha
+        checkout = f"git checkout {sha} && " if plain else ""
+    return f"{checkout}make venv && {' '.join(parts)}"
 
 
 def postprocess(nb_path: Path, params: dict, defaults: dict, started: float, duration: float,
-                commit: str, key: dict | None = None, spec: NotebookSpec | None = None) -> None:
+                commit, key: dict | None = None, spec: NotebookSpec | None = None) -> None:
     """Hide the injected-parameters cell, then present the page (:mod:`rankbook.book.present`):
-    code folded, raw values dropped, the verdict box first and the provenance box last."""
+    code folded, raw values dropped, the verdict box first and the provenance box last.
+
+    ``commit``: ``None`` for a page of the site, whose source and commit are written when the
+    site is built (:mod:`rankbook.book.source_archive` tokens); else the
+    :class:`~rankbook.book.source_archive.Source` of a run, filled in now."""
     import nbformat
 
     from .present import _errata_for, _results_for, present
+    from .source_archive import CHECKOUT_TOKEN, COMMIT_TOKEN, Source, fill
 
     nb = nbformat.read(nb_path, as_version=4)
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
+    if isinstance(commit, Source):
+        text, checkout = commit.commit_text(), commit.checkout()
+    elif commit is None:
+        text, checkout = COMMIT_TOKEN, CHECKOUT_TOKEN
+    else:
+        text, checkout = str(commit), None
     present(nb, _results_for(nb_path),
-            _provenance_markdown(params, defaults, started, duration, commit,
-                                 spec.name if spec is not None else None),
+            _provenance_markdown(params, defaults, started, duration, text,
+                                 spec.name if spec is not None else None, checkout),
             _errata_for(nb_path),
             spec=spec, duration=duration if params == defaults else None)
+    if isinstance(commit, Source):  # a run, not a page of the site: its source is known now
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = fill(cell.source, commit)
     if key is not None:
         nb.metadata.setdefault("rankbook", {})["cache_key"] = key
     nbformat.write(nb, nb_path)
@@ -568,9 +621,41 @@ def _kernel_never_started(exc: BaseException, executed: Path) -> bool:
                for c in cells)
 
 
+def _printed_exception(executed: Path | None) -> str | None:
+    """The last exception line (``MemoryError``, ``ValueError: ...``) the failing cell printed,
+    for a failure papermill reports without one: under a memory limit IPython cannot format
+    the traceback, and only the plain one reaches the cell's output."""
+    try:
+        cells = json.loads(executed.read_text()).get("cells", []) if executed else []
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    for cell in cells[::-1]:
+        if cell.get("metadata", {}).get("papermill", {}).get("status") != "failed":
+            continue
+        lines = []
+        for out in cell.get("outputs", []):
+            text = out.get("text", "")
+            lines += ("".join(text) if isinstance(text, list) else str(text)).splitlines()
+            if out.get("ename"):
+                lines.append(f"{out['ename']}: {out.get('evalue', '')}".rstrip(": "))
+        found = [ln.strip() for ln in lines
+                 if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b(:.*)?$",
+                             ln.strip())]
+        if any(ln == "MemoryError" or ln.startswith("MemoryError:")
+               or "[Errno 12]" in ln for ln in found):
+            return "MemoryError"  # out of memory, then out of memory again reporting it
+        return found[-1] if found else None
+    return None
+
+
 def _error_from_papermill(exc: BaseException, executed: Path | None = None,
-                          timeout: int | None = None) -> tuple[int | None, str]:
-    """The failing cell (its 1-based position in the source notebook) and the error."""
+                          timeout: int | None = None, spec: NotebookSpec | None = None,
+                          params: dict | None = None, oom: bool = False
+                          ) -> tuple[int | None, str]:
+    """The failing cell (its 1-based position in the source notebook) and the error. A kernel
+    that ran out of memory (a MemoryError, or a kernel killed without a word: the
+    out-of-memory killer's SIGKILL, ``oom`` when the cgroup counted it) is named as such, with
+    the limits this process runs under and what to lower (:func:`memory_message`)."""
     cell = _failing_cell(executed) if executed is not None else None
     ename = getattr(exc, "ename", None)
     evalue = getattr(exc, "evalue", None)
@@ -579,9 +664,151 @@ def _error_from_papermill(exc: BaseException, executed: Path | None = None,
     if type(exc).__name__ in ("CellTimeoutError", "TimeoutError") and not ename:
         return cell, (f"the cell ran longer than its time limit of {timeout} s (metadata "
                       "rankbook.timeout, or --timeout)")
+    if type(exc).__name__ == "DeadKernelError" and not ename:
+        return cell, memory_message("dead", spec, params, oom)
+    if ename and (ename == "CellExecutionError" or not str(evalue or "").strip()):
+        printed = _printed_exception(executed)  # papermill lost the exception: find it
+        if printed:
+            ename, _, evalue = printed.partition(":")
+            evalue = evalue.strip()
+    if ename == "MemoryError":
+        return cell, memory_message("MemoryError", spec, params) + (f" (cell{first})" if first else "")
     if ename:
         return cell, f"{ename}: {evalue}" + (f" (cell{first})" if first else "")
     return cell, f"{type(exc).__name__}: {exc}"
+
+
+# --------------------------------------------------------------------------------------------
+# Memory: what a kernel that ran out of it is told
+# --------------------------------------------------------------------------------------------
+def _cgroup_dirs() -> list[Path]:
+    """This process's memory cgroup folders, innermost first (cgroup v2, then v1); a
+    container that hides the path shows its own cgroup at the mount's root."""
+    out: list[Path] = []
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if controllers == "":
+            mount = Path("/sys/fs/cgroup")
+        elif "memory" in controllers.split(","):
+            mount = Path("/sys/fs/cgroup/memory")
+        else:
+            continue
+        here = mount / path.lstrip("/")
+        while True:
+            if here.is_dir() and here not in out:
+                out.append(here)
+            if here == mount:
+                break
+            here = here.parent
+        if mount.is_dir() and mount not in out:
+            out.append(mount)
+    return out
+
+
+def _size(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}".replace(".0 ", " ")
+    return f"{n:.0f} bytes"
+
+
+def memory_limits() -> list[str]:
+    """The memory limits this process (and the kernels it starts) runs under, as text: the
+    address-space and data limits (``ulimit -v``, ``ulimit -d``) when set, and the tightest
+    cgroup limit (``memory.max``, or ``memory.limit_in_bytes`` under cgroup v1). Empty when
+    none is set.
+
+    Examples
+    --------
+    >>> isinstance(memory_limits(), list)
+    True
+    """
+    import resource
+
+    out = []
+    for name, what in (("RLIMIT_AS", "address space (ulimit -v)"),
+                       ("RLIMIT_DATA", "data (ulimit -d)")):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            soft = resource.getrlimit(getattr(resource, name))[0]
+            if soft != resource.RLIM_INFINITY:
+                out.append(f"{what} {_size(soft)}")
+    limits = []
+    for folder in _cgroup_dirs():
+        for name in ("memory.max", "memory.limit_in_bytes"):
+            with contextlib.suppress(OSError, ValueError):
+                text = (folder / name).read_text().strip()
+                if text != "max" and int(text) < 2**60:
+                    limits.append((int(text), f"cgroup {name} {_size(int(text))}"))
+    if limits:
+        out.append(min(limits)[1])
+    return out
+
+
+def oom_kills() -> int | None:
+    """How many processes the out-of-memory killer has killed in this process's cgroup
+    (``memory.events`` ``oom_kill``, or v1's ``memory.oom_control``); None when unknown."""
+    for folder in _cgroup_dirs():
+        for name in ("memory.events", "memory.oom_control"):
+            with contextlib.suppress(OSError, ValueError):
+                for line in (folder / name).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+    return None
+
+
+def _raised(spec: NotebookSpec | None, params: dict | None) -> str:
+    """What to lower: the values the user raised above the notebook's defaults, or its
+    parameters."""
+    if spec is None:
+        return "lower the parameters that size the computation"
+    def number(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    raised = []
+    for key, value in (params or {}).items():
+        default = spec.defaults().get(key)
+        if isinstance(value, list) and isinstance(default, list):
+            nums = all(number(v) for v in value + default)
+            bigger = len(value) > len(default) or (nums and value and default
+                                                   and max(value) > max(default))
+        else:
+            bigger = number(value) and number(default) and value > default
+        if bigger:
+            raised.append(f"{key} = {value!r}")
+    if raised:
+        return f"lower the values you raised ({', '.join(raised)})"
+    return f"lower the parameters that size it (`rankbook list {spec.name}`)"
+
+
+def memory_message(cause: str, spec: NotebookSpec | None = None, params: dict | None = None,
+                   oom: bool = False) -> str:
+    """The message of a kernel that ran out of memory: ``cause`` (a MemoryError, or a kernel
+    killed without a word), the limits this process runs under (:func:`memory_limits`), and
+    what to lower.
+
+    Examples
+    --------
+    >>> memory_message("MemoryError", oom=False).startswith("MemoryError: the notebook ran out of memory")
+    True
+    """
+    limits = memory_limits()
+    limit = (f"the limit{'s' if len(limits) > 1 else ''} this process runs under: "
+             f"{', '.join(limits)}" if limits else "no memory limit is set on this process"
+             + (", so the machine's memory ran out" if cause == "MemoryError" or oom else ""))
+    if cause == "MemoryError":
+        head = "MemoryError: the notebook ran out of memory"
+    elif oom:
+        head = "the kernel was killed by the out-of-memory killer"
+    else:
+        head = ("the kernel died without an error: a signal killed it, most often the "
+                "out-of-memory killer, which stops a process that outgrows its memory without a "
+                "word")
+    return f"{head} ({limit}); {_raised(spec, params)}, or give it more memory"
 
 
 def _replace(src: Path, dst: Path) -> None:
@@ -648,6 +875,8 @@ def execute(
     key: dict | None = None,
     timeout: int | None = None,
     stage_prefix: str | None = None,
+    finish=None,
+    site: bool = False,
 ) -> dict:
     """Execute ``spec`` with ``params``; on success move the executed notebook to
     ``notebook_out`` and its outputs folder to ``outputs_out``.
@@ -660,7 +889,11 @@ def execute(
     together with them. ``timeout`` is the per-cell limit in seconds (default: the notebook's
     ``rankbook.timeout``). Raises :class:`NotebookFailed` (naming the failing cell by its 1-based
     position in the source notebook) or :class:`OutputError`. Returns a record with the
-    duration.
+    duration. ``finish(staged_outputs)``, when given, runs once the notebook ran and was
+    presented, before the key file is written and the staging folder is swapped in (``rankbook
+    run --page`` renders the page there): whatever it raises leaves the destination as it was.
+    ``site``: a page of the book, whose commit and source are written when the site is built
+    (:func:`rankbook.book.source_archive.fill_site`); else they are written now.
     """
     import papermill
 
@@ -685,6 +918,7 @@ def execute(
         os.environ.setdefault("MPLBACKEND", "agg")
         started = time.time()
         restarts = 0
+        oom_before = oom_kills()
         try:
             with _KernelLog(kernel_log):
                 while True:
@@ -708,7 +942,9 @@ def execute(
             if (isinstance(exc, OSError) and not isinstance(exc, TimeoutError)
                     and exc.errno is not None and getattr(exc, "filename", None)):
                 raise _os_error(exc, str(stage)) from None  # papermill could not write
-            cell, error = _error_from_papermill(exc, stage_nb, timeout)
+            oom_after = oom_kills()
+            oom = oom_before is not None and oom_after is not None and oom_after > oom_before
+            cell, error = _error_from_papermill(exc, stage_nb, timeout, spec, params, oom)
             saved = note = None
             if failed_dir is not None and stage_nb.exists():
                 try:
@@ -729,8 +965,12 @@ def execute(
                     os.environ[k] = v
         duration = time.time() - started
         try:
+            from .source_archive import describe
+
             postprocess(stage_nb, {**spec.defaults(), **params}, spec.defaults(), started,
-                        duration, git_commit(root), key, spec=spec)
+                        duration, None if site else describe(root), key, spec=spec)
+            if finish is not None:
+                finish(stage_out)
             if key is not None:
                 write_key_file(stage_out, key, stage_nb)
             if shared:
@@ -761,6 +1001,7 @@ def _execute_for_build(spec_path: str, root: str, key: dict, timeout: int | None
             spec, {}, notebook_out=gen / f"{spec.name}.ipynb", outputs_out=gen / spec.name,
             root=rootp, failed_dir=gen / FAILED_DIR_NAME,
             kernel_log=gen / "_logs" / f"{spec.name}.kernel.log", key=key, timeout=timeout,
+            site=True,  # its commit and source are written when the site is built
         )
         return {"ok": True, **rec}
     except (NotebookFailed, OutputError) as exc:
@@ -839,6 +1080,9 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
         manifest, problem = read_manifest(gen)
         if problem:
             log(f"manifest unreadable: {problem}; re-executing everything")
+        from ..ledger import claims as _claims
+
+        _claims.load_ledger(root)  # a broken ledger stops the build before any kernel starts
         specs = discover(root)
         orphans = remove_orphans(gen, {s.name for s in specs}, manifest)
         if orphans:
@@ -890,8 +1134,14 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
                     if res["ok"]:
                         report.ran.append(spec.name)
                         report.durations[spec.name] = res["duration"]
-                        manifest[spec.name] = {"key": key, "duration": res["duration"],
-                                               "executed": res["executed"]}
+                        moved = changed_parts(key, _key_now(spec, root))
+                        if moved:  # its inputs changed while it ran: never stored as current
+                            manifest.pop(spec.name, None)
+                            bar.write(f"  note   {spec.name}: {', '.join(moved)} changed while it "
+                                      "ran; the next build executes it again")
+                        else:
+                            manifest[spec.name] = {"key": key, "duration": res["duration"],
+                                                   "executed": res["executed"]}
                         save_manifest(gen, manifest)
                         again = res.get("kernel_restarts", 0)
                         bar.write(f"  ran    {spec.name} ({res['duration']:.1f} s"
@@ -923,6 +1173,15 @@ def execute_all(root: Path | None = None, *, force: bool = False, jobs: int | No
     return report
 
 
+def _key_now(spec: NotebookSpec, root: Path) -> dict:
+    """The notebook's cache key as its inputs stand now (after its run), or an empty key when
+    they cannot be read (the notebook or a file it names removed meanwhile)."""
+    try:
+        return cache_key(read_spec(spec.path), {}, root)
+    except (OSError, ValueError):
+        return {"notebook": "<unreadable>"}
+
+
 def build_book(root: Path | None = None, *, force: bool = False, jobs: int | None = None,
                progress: bool = True, log=print, timeout: int | None = None, wait: bool = False,
                site: bool = True) -> tuple[BuildReport, Path | None]:
@@ -945,12 +1204,17 @@ def build_book(root: Path | None = None, *, force: bool = False, jobs: int | Non
 
 
 def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | None = None,
-            wait: bool = False) -> Path:
+            wait: bool = False, page: bool = False) -> Path:
     """``rankbook run``: execute one notebook with new parameters into ``runs/NAME/<slug>/``.
 
     The run folder is locked while it runs (:class:`Busy` for a second run of the same
     parameters); staging folders of earlier runs of the same parameters that were killed are
-    removed first; SIGINT or SIGTERM raise :class:`Interrupted` after cleaning up.
+    removed first; SIGINT or SIGTERM raise :class:`Interrupted` after cleaning up. With
+    ``page`` (``--page``), the page ``NAME.html`` is rendered into the staging folder, inside
+    the lock, and swapped in with the run (:func:`rankbook.book.rerun_page.write_page`): a page
+    that fails or is interrupted leaves the previous run and its page whole
+    (:class:`~rankbook.book.rerun_page.PageFailed`, or :class:`Interrupted`), and the error
+    carries ``folder`` (the run folder, as it was) for the message.
     """
     root = root or project_root()
     spec = find(name, root)
@@ -962,14 +1226,49 @@ def run_one(name: str, overrides, root: Path | None = None, *, timeout: int | No
         base.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _os_error(exc, str(base)) from None
-    with folder_lock(base / f".{name_slug}.lock", f"run of {spec.name} with these parameters",
-                     wait=wait), interruptible():
-        remove_stale(base, (f".stage-{name_slug}-*", f".old-{name_slug}-*"))
-        execute(spec, params, notebook_out=folder / f"{spec.name}.ipynb", outputs_out=folder,
-                root=root, failed_dir=base / FAILED_DIR_NAME,
-                kernel_log=base / "_logs" / "kernel.log", timeout=timeout,
-                stage_prefix=name_slug, key=cache_key(spec, params, root))
+    finish = None
+    if page:
+        def finish(staged: Path) -> None:
+            from .rerun_page import PageFailed, write_page
+
+            try:
+                write_page(staged, spec.name, root, command=jupyter_book_command,
+                           log=base / "_logs" / f"{spec.name}.page.log")
+            except PageFailed as exc:  # keep the executed notebook: it ran, only the page failed
+                with contextlib.suppress(OSError):
+                    (base / FAILED_DIR_NAME).mkdir(parents=True, exist_ok=True)
+                    saved = base / FAILED_DIR_NAME / f"{spec.name}.ipynb"
+                    shutil.copyfile(staged / f"{spec.name}.ipynb", saved)
+                    exc.saved = saved
+                raise
+    try:
+        with folder_lock(base / f".{name_slug}.lock",
+                         f"run of {spec.name} with these parameters", wait=wait), interruptible():
+            remove_stale(base, (f".stage-{name_slug}-*", f".old-{name_slug}-*"))
+            execute(spec, params, notebook_out=folder / f"{spec.name}.ipynb", outputs_out=folder,
+                    root=root, failed_dir=base / FAILED_DIR_NAME,
+                    kernel_log=base / "_logs" / "kernel.log", timeout=timeout,
+                    stage_prefix=name_slug, key=cache_key(spec, params, root), finish=finish)
+    except (Interrupted, KeyboardInterrupt, NotebookFailed, OutputError, RuntimeError) as exc:
+        exc.folder = folder  # the run folder, as it was before this run: for the message
+        exc.page = page
+        raise
     return folder
+
+
+def what_is_there(folder: Path, name: str) -> str:
+    """What a run folder holds after a run that did not finish: the previous run (and its
+    page), or nothing.
+
+    Examples
+    --------
+    >>> what_is_there(Path("/nonexistent/runs/nb/defaults"), "nb")
+    'there is no earlier run of these parameters'
+    """
+    if not (folder / f"{name}.ipynb").is_file():
+        return "there is no earlier run of these parameters"
+    page = (folder / f"{name}.html").is_file()
+    return f"{folder} holds the previous run{' and its page' if page else ''}, untouched"
 
 
 # --------------------------------------------------------------------------------------------
@@ -1042,14 +1341,20 @@ def _exchange(a: Path, b: Path) -> bool:
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
-def publish_site(built: Path, site: Path) -> None:
+def publish_site(built: Path, site: Path, source=None) -> None:
     """Copy the built site beside ``site`` and put it in place of ``site`` in one rename (an
     exchange of the two folders where Linux allows it), so a reader, a web server or an upload
-    never sees half of one site and half of another; the old site is removed afterwards."""
+    never sees half of one site and half of another; the old site is removed afterwards. With
+    ``source`` (a :class:`~rankbook.book.source_archive.Source`), the copy's pages name it
+    (:func:`~rankbook.book.source_archive.fill_site`) before it is put in place."""
     stage = site.with_name(f".{site.name}-stage-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
     try:
         shutil.copytree(built, stage, symlinks=True)
+        if source is not None:
+            from .source_archive import fill_site
+
+            fill_site(stage, source)
         if site.is_dir() and _exchange(stage, site):
             shutil.rmtree(stage, ignore_errors=True)  # it holds the old site now
         else:
@@ -1066,6 +1371,29 @@ def _remove_stale_site_folders(root: Path) -> None:
 
 class SiteFailed(RuntimeError):
     """jupyter-book failed or was interrupted; the published site was left as it was."""
+
+
+def refresh_pages(root: Path, log=print) -> list[str]:
+    """Re-render the verdict boxes of the executed pages whose ledger words changed since they
+    ran (:func:`rankbook.book.present.refresh`): rewording a claim changes its pages without
+    executing any notebook. Only pages whose outputs are intact are touched, and the hash their
+    key file records for the executed notebook follows the new page."""
+    from .present import refresh
+
+    gen = generated_dir(root)
+    done = []
+    for spec in discover(root):
+        outputs, notebook = gen / spec.name, gen / f"{spec.name}.ipynb"
+        key, damage = verify_outputs(outputs, notebook)
+        if key is None:
+            continue
+        if refresh(notebook, root):
+            write_key_file(outputs, key, notebook)
+            done.append(spec.name)
+    if done:
+        log(f"re-rendered the verdicts of {len(done)} page(s) from the ledger's words: "
+            + ", ".join(done))
+    return done
 
 
 def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
@@ -1095,10 +1423,21 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
             manifest = load_manifest(gen)
             if remove_orphans(gen, {s.name for s in discover(root)}, manifest):
                 save_manifest(gen, manifest)
+            refresh_pages(root, log)
             write_generated_pages(root)
         except OSError as exc:
             raise _os_error(exc, str(gen)) from None
         work, site = root / SITE_WORK, root / SITE_DIR
+        if (root / "book" / "_static").is_dir():
+            # the Sphinx extension writes the explorers' bundle during the build: written
+            # first, the sources hashed below are those of the build, and the next build finds
+            # nothing changed
+            from .bundle import write_bundle
+
+            try:
+                write_bundle(root / "book" / "_static")
+            except OSError as exc:
+                raise _os_error(exc, str(root / "book" / "_static")) from None
         sources = _site_sources(root)
         glob_hash = _global_hash(root, sources)
         try:
@@ -1166,7 +1505,10 @@ def build_site(root: Path | None = None, log=print, wait: bool = False) -> Path:
                              f"published site ({site.relative_to(root)}) is unchanged")
         try:
             _refresh_static(root, built)
-            publish_site(built, site)
+            from .source_archive import describe, read_description
+
+            # the commit every page names is the one of the archive this build wrote
+            publish_site(built, site, read_description(gen) or describe(root))
             state = {"sources": sources, "global": glob_hash, "built_at": max(now, time.time())}
             (work / SITE_STATE).write_text(json.dumps(state, indent=0, sort_keys=True) + "\n")
             (work / SITE_DIRTY).unlink()

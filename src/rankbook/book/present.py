@@ -117,7 +117,7 @@ MAX_OPEN_CELLS = 2
 
 _HIDDEN = {"hide-input", "remove-input", "remove-cell", "hide-cell"}
 
-#: sphinx-design badge colour for each status (one scale, rankbook.book.claims.STATUSES).
+#: sphinx-design badge colour for each status (one scale, rankbook.ledger.claims.STATUSES).
 BADGE = {
     "holds": "success",
     "holds within tolerance": "success",
@@ -199,28 +199,29 @@ def verdict_markdown(results: list[dict], link_prefix: str = "", errata=()) -> s
     return f":::{{admonition}} Verdict\n:class: verdict\n\n{body}\n:::\n"
 
 
-def _errata_for(nb_path: Path) -> list[dict]:
+def _records_for(nb_path: Path, filename: str, root: Path | None = None) -> list[dict]:
+    """The records a run wrote, beside the notebook (a run folder) or in ``NAME/``, worded
+    from the ledger (:func:`rankbook.ledger.claims.read_records`: a corrupt file is an error
+    naming it)."""
+    from ..ledger import claims as _claims
+
+    for folder in (nb_path.parent / nb_path.stem, nb_path.parent):
+        path = folder / filename
+        if path.is_file():
+            book = _claims.ledger(root)
+            word = _claims.worded_erratum if filename == ERRATA_FILE else _claims.worded
+            return [word(r, book) for r in _claims.read_records(path)]
+    return []
+
+
+def _errata_for(nb_path: Path, root: Path | None = None) -> list[dict]:
     """The errata records the run wrote, beside its results."""
-    for folder in (nb_path.parent / nb_path.stem, nb_path.parent):
-        path = folder / ERRATA_FILE
-        if path.is_file():
-            try:
-                return json.loads(path.read_text())
-            except (OSError, json.JSONDecodeError):
-                return []
-    return []
+    return _records_for(nb_path, ERRATA_FILE, root)
 
 
-def _results_for(nb_path: Path) -> list[dict]:
-    """The records the run wrote: beside the notebook (a run folder) or in ``NAME/``."""
-    for folder in (nb_path.parent / nb_path.stem, nb_path.parent):
-        path = folder / RESULTS_FILE
-        if path.is_file():
-            try:
-                return json.loads(path.read_text())
-            except (OSError, json.JSONDecodeError):
-                return []
-    return []
+def _results_for(nb_path: Path, root: Path | None = None) -> list[dict]:
+    """The result records the run wrote."""
+    return _records_for(nb_path, RESULTS_FILE, root)
 
 
 def _prose(output: dict):
@@ -461,6 +462,28 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
     return nb
 
 
+def refresh(nb_path: Path, root: Path | None = None) -> bool:
+    """Rewrite the verdict box of an executed page from its records and the ledger's words as
+    they stand now (a claim reworded, an erratum's finding or severity edited), without
+    executing the notebook. Returns whether the page changed; the caller updates the hash the
+    key file records for it (:func:`rankbook.book.pipeline.refresh_pages`)."""
+    import nbformat
+
+    nb_path = Path(nb_path)
+    nb = nbformat.read(nb_path, as_version=4)
+    results = _results_for(nb_path, root)
+    errata = _errata_for(nb_path, root)
+    changed = False
+    for cell in nb.cells:
+        if "rankbook-verdict" in cell.metadata.get("tags", []):
+            text = verdict_markdown(results, errata=errata)
+            if cell.source != text:
+                cell.source, changed = text, True
+    if changed:
+        nbformat.write(nb, nb_path)
+    return changed
+
+
 def present_file(nb_path: Path, provenance: str | None = None, spec=None) -> None:
     """:func:`present` an executed notebook file in place, with the records of its run."""
     import nbformat
@@ -496,7 +519,10 @@ def cli_value(value) -> str:
 
 
 def _shell(text: str) -> str:
-    return '""' if text == '""' else shlex.quote(text)
+    """One shell word a reader can paste back (:func:`rankbook.book.specs.shell_word`)."""
+    from .specs import shell_word
+
+    return '""' if text == '""' else shell_word(text)
 
 
 def command_for(name: str, overrides: dict, *, prefix: str = "rankbook") -> str:

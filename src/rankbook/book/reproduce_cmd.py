@@ -2,7 +2,9 @@
 
 The command reads four TREC runs (original baseline and advanced system, and their
 reproductions) and a qrels file, or a second qrels file of other topics for replicability, with
-the readers of ``rankbook compare`` (:mod:`rankbook.book.compare_cmd`), and hands them to
+the one reader of every command (:func:`rankbook.trec_format.read_table`: each input read once,
+so gzip, bz2 and xz files, pipes and ``-`` for standard input read as plain files do; files
+over ``--max-bytes`` refused before any is read), and hands the tables to
 :func:`rankbook.repro.reproduce`. It prints the report (with each run's ``ir_metadata``) and
 writes the aggregate table as CSV atomically (``--per-topic`` adds the per-topic table;
 ``--plot`` draws the ER–ΔRI plane with the intervals).
@@ -16,12 +18,12 @@ topic: nothing to score it against), one advanced run without the other.
 
 from __future__ import annotations
 
+import errno
 import os
 import warnings
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
 
 from .. import conventions as _conv
@@ -31,6 +33,8 @@ from .. import stats as _stats
 from .. import trec_format as _tf
 from . import compare_cmd as _cc
 
+#: Largest input file read without ``--max-bytes`` (``rankbook compare``'s limit).
+DEFAULT_MAX_BYTES = _cc.DEFAULT_MAX_BYTES
 #: Measures when ``--measures`` is not given.
 DEFAULT_MEASURES = "AP,nDCG@10,P@10"
 ROLES = ("orig_baseline", "orig_advanced", "rep_baseline", "rep_advanced")
@@ -56,128 +60,21 @@ def _option(role: str) -> str:
     return "--" + role.replace("_", "-")
 
 
-def _fast_read(path, what: str, order: str = "score"):
-    """A TREC run or qrels file read by pandas' C parser, with the line of each topic's first
-    line: ``(table, {topic: line})``, or ``None`` when anything is unusual (a line with other
-    columns, a value that is not a finite number, an id pandas reads as missing, a duplicate
-    document, an unreadable file), where the command falls back to the readers of ``rankbook
-    compare`` (:func:`rankbook.trec_format.read_run`), whose messages name ``file:line``.
-    On a well-formed file the table equals theirs (the tests compare them)."""
-    n_cols, value_col, value_name = (6, 4, "score") if what == "run" else (4, 3, "relevance")
-    if what == "run" and order == "rank":  # an explicit order: the rank column, the fourth
-        value_col, value_name = 3, "rank"
-    counted = _count_lines(path)
-    if counted is None:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                lines = fh.read().splitlines()
-        except (OSError, UnicodeDecodeError):
-            return None
-        head = 0  # comment lines on top (an ir_metadata block) and blank lines are skipped
-        while head < len(lines) and (not lines[head].strip()
-                                     or lines[head].lstrip().startswith("#")):
-            head += 1
-        n_lines = len(lines)
-    else:
-        head, n_lines = counted
-    if head == n_lines:
-        return None
+def _read(path, what: str, max_bytes, order: str = "score") -> _tf.TrecTable:
+    """One input read once by the one reader of every command
+    (:func:`rankbook.trec_format.read_table`: gzip, bz2, xz, pipes and ``-`` for standard
+    input): the table, with the line where each topic starts; every refusal a
+    :class:`ReproduceError` naming ``file:line``."""
     try:
-        raw = pd.read_csv(path, sep=r"\s+", header=None, engine="c", skiprows=head,
-                          float_precision="round_trip", encoding="utf-8",
-                          dtype={c: object for c in range(n_cols) if c != value_col})
-    except (ValueError, pd.errors.ParserError, OSError):
-        return None
-    n_data = n_lines - head
-    # every line below the header is a data line (no blank or comment line in between: pandas
-    # would skip the former and read the latter as data, and the line numbers would shift)
-    if raw.shape != (n_data, n_cols) or raw.isna().to_numpy().any():
-        return None
-    nos = np.arange(head + 1, n_lines + 1)
-    values = raw[value_col]
-    if values.dtype.kind not in "fiu" or not np.isfinite(values.to_numpy(np.float64)).all():
-        return None
-    if value_name == "rank":  # a rank that is not a whole number from 1, or one given twice:
-        v = values.to_numpy(np.float64)  # the reader below names the file and line
-        if _tf.bad_ranks(v).any() or pd.DataFrame(
-                {"q": raw[0].to_numpy(object), "r": v}).duplicated().any():
-            return None
-    df = pd.DataFrame({"query_id": raw[0].to_numpy(object), "doc_id": raw[2].to_numpy(object),
-                       value_name: values.to_numpy(np.float64)})
-    codes, topics = pd.factorize(df["query_id"], sort=False)
-    if any(str(t).startswith("#") for t in topics):  # a comment line below the data
-        return None
-    doc_codes, docs = pd.factorize(df["doc_id"], sort=False)
-    if len(docs) < len(df):  # some id repeats (in another topic, or a duplicate document)
-        pairs = codes.astype(np.int64) * max(len(docs), 1) + doc_codes
-        if len(np.unique(pairs)) != len(pairs):  # a duplicate document
-            return None
-    # codes count up in order of first appearance: a topic's first line is where the running
-    # largest code grows
-    top = np.maximum.accumulate(codes)
-    first = np.flatnonzero(np.concatenate([[True], top[1:] > top[:-1]]))
-    return df, {str(topics[c]): int(nos[i]) for c, i in enumerate(first)}
-
-
-#: Bytes that end a line for ``str.splitlines`` (besides "\n") or that ``str.strip`` strips
-#: and ``bytes.strip`` does not: a plain ASCII file without them is counted on its bytes.
-_ODD_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
-
-
-def _count_lines(path):
-    """``(head, lines)`` of a plain ASCII file (only "\n" ends a line) without decoding it or
-    splitting it into lines: the comment and blank lines on top, and the number of lines
-    ``str.splitlines`` gives; ``None`` for any other file (the caller splits its text)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return None
-    if not data.isascii() or any(b in data for b in _ODD_BYTES):
-        return None
-    n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    head = pos = 0
-    while pos < len(data):
-        end = data.find(b"\n", pos)
-        end = len(data) if end < 0 else end
-        line = data[pos:end]
-        if line.strip() and not line.lstrip().startswith(b"#"):
-            break
-        head += 1
-        pos = end + 1
-    return head, n_lines
-
-
-def _read_with_lines(reader, path, what, order="score"):
-    fast = _fast_read(path, what, order)
-    if fast is not None:
-        return fast
-    shown = _tf.display_name(path)
-    try:
-        df = (reader(path, max_bytes=_cc.DEFAULT_MAX_BYTES) if order == "score"
-              else reader(path, max_bytes=_cc.DEFAULT_MAX_BYTES, order=order))
+        table = _tf.read_table(path, what, max_bytes=max_bytes, order=order)
     except _tf.InputTooLarge as exc:
-        raise ReproduceError(str(exc)) from None
-    except IsADirectoryError:
-        raise ReproduceError(f"{shown}: is a folder, not a {what} file") from None
-    except PermissionError:
-        raise ReproduceError(f"{shown}: cannot be read (permission denied)") from None
+        raise ReproduceError(f"{exc}; --max-bytes raises it") from None
     except ValueError as exc:  # path:line: problem, from the reader
         raise ReproduceError(str(exc)) from None
-    if df.empty:
-        raise ReproduceError(f"{shown}: holds no {what} lines (only blank lines or # comments)")
-    return df, _first_lines(path)
-
-
-def _first_lines(path) -> dict:
-    """The line number of each topic's first line in a TREC file (after the reader accepted it)."""
-    first = {}
-    with open(path, encoding="utf-8") as fh:
-        for no, line in enumerate(fh, start=1):
-            s = line.strip()
-            if s and not s.startswith("#"):
-                first.setdefault(s.split()[0], no)
-    return first
+    if not len(table):
+        raise ReproduceError(f"{table.name}: holds no {what} lines (only blank lines or # "
+                             "comments)")
+    return table
 
 
 def _topics_phrase(topics) -> str:
@@ -185,14 +82,20 @@ def _topics_phrase(topics) -> str:
 
 
 def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, convention: str,
-                 order: str = "score"):
-    """Read and check everything before any score: returns (runs, qrels tables, measures).
-    With ``order="rank"`` each run is read as an explicit order (its rank column)."""
+                 order: str = "score", max_bytes: int | None = _cc.DEFAULT_MAX_BYTES):
+    """Read and check everything before any score: returns (runs, qrels tables, measures, the
+    run tables).
+    Runs are the tables read (with ``order="rank"``, each an explicit order as a tidy run:
+    minus its ranks as scores). Every file is read once; sizes over ``max_bytes``, a missing
+    file and standard input or a pipe given twice are refused before any is read."""
     if order not in _repro.ORDERS:
         raise ReproduceError(f"--order {order!r} is not one of {', '.join(_repro.ORDERS)}")
     if convention not in _conv.CONVENTIONS:
         raise ReproduceError(f"--convention {convention!r} is not one of "
                              f"{', '.join(_conv.CONVENTIONS)}")
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
+                                  or max_bytes < 1):
+        raise ReproduceError(f"--max-bytes must be a positive whole number, got {max_bytes!r}")
     conv = _conv.profile(convention)
     try:
         wanted = _cc.split_measures(measures) if isinstance(measures, str) else list(measures)
@@ -218,20 +121,30 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
                              "compare the advanced run with the baseline in both experiments; "
                              "give both advanced runs or neither")
     roles = [r for r in ROLES if paths.get(r)]
-    q_orig = _read_with_lines(_conv.read_qrels, qrels, "qrels")[0]
-    q_rep = _read_with_lines(_conv.read_qrels, qrels_rep, "qrels")[0] if qrels_rep else None
-    for q in (q_orig, q_rep):
-        if q is not None:
-            q.attrs[_repro._TIDY_QRELS] = True  # validated by the reader: not again
-    runs, lines = {}, {}
+    sources = [qrels, *([qrels_rep] if qrels_rep else []), *(paths[r] for r in roles)]
+    try:  # before any file is read: sizes, missing files, one pipe given twice
+        _tf.check_sources(sources, max_bytes=max_bytes,
+                          what=["qrels"] * (2 if qrels_rep else 1) + ["run"] * len(roles))
+    except _tf.InputTooLarge as exc:
+        raise ReproduceError(f"{exc}; --max-bytes raises it (the command needs about "
+                             f"{_cc.MEMORY_PER_BYTE} bytes of memory per byte of its largest "
+                             "run)") from None
+    except ValueError as exc:
+        raise ReproduceError(str(exc)) from None
+    q_orig = _read(qrels, "qrels", max_bytes)
+    q_rep = _read(qrels_rep, "qrels", max_bytes) if qrels_rep else None
+    runs, lines, tables = {}, {}, {}
     for r in roles:
-        runs[r], lines[r] = _read_with_lines(_conv.read_run, paths[r], "run", order)
+        tables[r] = table = _read(paths[r], "run", max_bytes, order)
+        lines[r] = table.first_lines()
         if order == "rank":  # ranks as minus scores, each rank once per topic (or refused)
             try:
-                runs[r] = _repro.explicit_order(runs[r], f"{paths[r]} ({_option(r)})")
+                runs[r] = _repro.explicit_order(table.frame(), f"{table.name} ({_option(r)})")
             except ValueError as exc:
                 raise ReproduceError(str(exc)) from None
-        runs[r].attrs[_repro._TIDY] = True  # validated by the reader: not again
+            runs[r].attrs[_repro._TIDY] = True  # validated by the reader: not again
+        else:
+            runs[r] = table
     topics = {r: list(lines[r]) for r in roles}
 
     def same(a, b, why):
@@ -259,8 +172,7 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
                 same(f"orig_{s}", f"rep_{s}", "a reproduction reruns the same topics (for "
                      "other topics, give their judgements with --qrels-rep: replicability)")
     for r in roles:
-        judged = set(pd.unique((q_rep if (q_rep is not None and r.startswith("rep"))
-                                else q_orig)["query_id"]))
+        judged = set((q_rep if (q_rep is not None and r.startswith("rep")) else q_orig).qnames)
         qname = qrels_rep if (q_rep is not None and r.startswith("rep")) else qrels
         empty = [t for t in topics[r] if t not in judged]
         if empty:
@@ -269,14 +181,15 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
                 f"{paths[r]}:{lines[r][t]}: topic {t!r} has no judgements in {qname} (an empty "
                 f"topic: nothing to score it against; {len(empty)} such topic(s): "
                 f"{_topics_phrase(empty)}); judge it or remove it from the runs")
-    return runs, q_orig, q_rep, wanted
+    return runs, q_orig, q_rep, wanted, tables
 
 
 def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
                    measures: str | Sequence[str] = DEFAULT_MEASURES,
                    convention: str = "trec_eval", ktu_convention: str = "union",
                    rbo_p: float = 0.95, confidence: float = 0.95, resamples: int = 9999,
-                   seed: int = 0, order: str = "score") -> _repro.Reproduction:
+                   seed: int = 0, order: str = "score",
+                   max_bytes: int | None = _cc.DEFAULT_MAX_BYTES) -> _repro.Reproduction:
     """What ``rankbook reproduce`` does: check the files, then :func:`rankbook.repro.reproduce`.
 
     Parameters
@@ -286,6 +199,10 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
         "rep_advanced": ...}``.
     qrels, qrels_rep : path
         Judgements of the original topics, and of other topics for replicability.
+    max_bytes : int or None
+        Largest input, in bytes (``rankbook compare``'s default, 512 MiB); ``None``: no limit.
+        A larger regular file is refused before any file is read, a pipe or compressed file
+        as soon as its text passes it.
 
     Raises
     ------
@@ -319,10 +236,21 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
                              + ("" if "too few" not in str(exc) or confidence <= 0.9999 else
                                 "; or lower --confidence")) from None
     paths = {k: (str(v) if v else None) for k, v in paths.items()}
-    runs, q_orig, q_rep, wanted = check_inputs(paths, str(qrels),
-                                               str(qrels_rep) if qrels_rep else None,
-                                               measures, convention, order)
-    if q_rep is not None and set(q_rep["query_id"]) == set(q_orig["query_id"]):
+    try:
+        return _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_convention,
+                               rbo_p, confidence, resamples, seed, order, max_bytes)
+    except MemoryError:
+        raise OSError(errno.ENOMEM, "out of memory while reading or scoring the runs; the "
+                      f"command needs about {_cc.MEMORY_PER_BYTE} bytes of memory per byte of "
+                      "its largest run (--max-bytes bounds the size it accepts)") from None
+
+
+def _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_convention, rbo_p,
+                    confidence, resamples, seed, order, max_bytes):
+    runs, q_orig, q_rep, wanted, tables = check_inputs(
+        paths, str(qrels), str(qrels_rep) if qrels_rep else None, measures, convention, order,
+        max_bytes)
+    if q_rep is not None and set(q_rep.qnames) == set(q_orig.qnames):
         warnings.warn(f"--qrels-rep {qrels_rep} judges the same topics as {qrels}: the report is "
                       "a replicability one (the topics resampled apart, no per-topic pairing, no "
                       "KTU or RBO); leave out --qrels-rep for a paired reproducibility report",
@@ -340,16 +268,20 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
             hint = (" (on the command line: --convention trec_eval_9, pytrec_eval or ir_measures "
                     "skips such a topic; or judge only the topics the runs answer)")
         raise ReproduceError(f"{exc}{hint}") from None
-    res.metadata = {paths[r]: _repro.read_ir_metadata(paths[r]) for r in runs}
-    res.check = _check(runs, paths, q_orig, q_rep, str(qrels), wanted, convention)
+    try:  # from the comment lines the reader kept: no file is opened again
+        res.metadata = {paths[r]: _repro.read_ir_metadata(tables[r]) for r in runs}
+    except ValueError as exc:
+        raise ReproduceError(str(exc)) from None
+    res.check = _check(tables, paths, q_orig, q_rep, str(qrels), wanted, convention)
     res.settings["files"] = dict(paths, qrels=str(qrels), qrels_rep=qrels_rep)
     return res
 
 
 def _check(runs: dict, paths: dict, q_orig, q_rep, qrels_name: str, measures,
            convention: str) -> list:
-    """The pre-flight check (:mod:`rankbook.preflight`) of the runs read, against the qrels of
-    their topics: one report, or two for a replicability (the reruns against ``--qrels-rep``)."""
+    """The pre-flight check (:mod:`rankbook.preflight`) of the runs as read (their tables: an
+    explicit order is checked by its scores' order too), against the qrels of their topics: one
+    report, or two for a replicability (the reruns against ``--qrels-rep``)."""
     reports = []
     for group, q in (("orig", q_orig), ("rep", q_rep)):
         if q is None:
@@ -364,8 +296,11 @@ def _check(runs: dict, paths: dict, q_orig, q_rep, qrels_name: str, measures,
 
 
 def table_csv(table: pd.DataFrame) -> str:
-    """A table as CSV text (full precision)."""
-    return table.to_csv(index=False, lineterminator="\n")
+    """A table as CSV text (full precision; a text cell that a spreadsheet would run as a
+    formula is quoted: :mod:`rankbook.book.csvsafe`)."""
+    from .csvsafe import csv_text
+
+    return csv_text(table)
 
 
 #: The formats ``--plot`` writes, by file extension.
@@ -382,12 +317,15 @@ def check_plot(path) -> None:
                              f"ending in {', '.join('.' + f for f in PLOT_FORMATS)}")
 
 
-def plot_plane(res: _repro.Reproduction, path) -> None:
+def plot_plane(res: _repro.Reproduction, path, written: list | None = None) -> None:
     """The ER–ΔRI plane: one point per measure with both intervals (matplotlib, imported here).
 
     ER = 1 and ΔRI = 0 (dashed) is a perfect reproduction of the effect; left of ER = 1 the
-    improvement shrank, right of it grew.
+    improvement shrank, right of it grew. ``written`` receives ``path`` in the same step as
+    its rename (as :func:`rankbook.book.compare_cmd.write_atomic`).
     """
+    from .interrupts import deferred
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -411,7 +349,7 @@ def plot_plane(res: _repro.Reproduction, path) -> None:
     if len(agg):
         ax.legend(fontsize=8)
     fig.tight_layout()
-    path = Path(path)
+    given, path = str(path), Path(path)
     fd_dir = path.parent
     import tempfile
 
@@ -420,7 +358,10 @@ def plot_plane(res: _repro.Reproduction, path) -> None:
     try:
         fig.savefig(tmp)
         os.chmod(tmp, _cc.file_mode())  # not the temporary file's 0o600
-        os.replace(tmp, path)
+        with deferred():
+            os.replace(tmp, path)
+            if written is not None:
+                written.append(given)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -111,15 +111,55 @@ def inline(html: str, here: Path, run_folder_files: set[str]) -> str:
     return re.sub(r"(<a[^>]*\shref=\")([^\"]*)\"", href, html)
 
 
-def write_page(folder: Path, name: str, root: Path | None = None, *,
-               timeout: float = 900) -> Path:
-    """Render the run in ``folder`` (holding ``NAME.ipynb``) as ``folder/NAME.html``.
+#: Lines of jupyter-book's output that say nothing of the cause.
+_GENERIC = re.compile(r"^\s*$|^=+$|Look above for the cause|There was an error in building "
+                      r"your book|^\s*(raise|File \")|^Traceback \(most recent call last\)")
+#: A line that names an error: an exception with its message, an errno, Sphinx's own.
+_ERROR_LINE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Full)\b:?.*|.*\[Errno "
+                         r"\d+\].*|.*No space left on device.*|(?:ERROR|CRITICAL|SEVERE)\b.*"
+                         r"|.*\b(?:ERROR|CRITICAL|SEVERE)/\d.*)$")
 
-    Raises :class:`PageFailed` with jupyter-book's last lines when the page cannot be built;
-    an older ``NAME.html`` is replaced only by a complete new one.
+
+def failure_cause(output: str, lines: int = 4) -> str:
+    """The lines of a failed jupyter-book build that say why: the last error it printed (an
+    exception with its message, an ``[Errno N]``, a Sphinx ERROR), never its closing "Look above
+    for the cause" banner; else its last lines that are not banner.
+
+    Examples
+    --------
+    >>> out = ("Running Jupyter-Book\\nTraceback (most recent call last):\\n  File \\"x.py\\"\\n"
+    ...        "OSError: [Errno 28] No space left on device: '/runs/_build/x.html'\\n\\n"
+    ...        "=====\\n\\nThere was an error in building your book. Look above for the cause.\\n"
+    ...        "\\n=====")
+    >>> failure_cause(out)
+    "OSError: [Errno 28] No space left on device: '/runs/_build/x.html'"
     """
-    from .paths import project_root
-    from .pipeline import jupyter_book_command
+    text = [ln.rstrip() for ln in output.strip().splitlines()]
+    errors = [ln.strip() for ln in text if _ERROR_LINE.match(ln) and not _GENERIC.search(ln)]
+    if errors:
+        seen: list[str] = []
+        for ln in errors[::-1]:  # the last errors, each once, in their order
+            if ln not in seen:
+                seen.append(ln)
+            if len(seen) == lines:
+                break
+        return "\n".join(seen[::-1])
+    kept = [ln for ln in text if not _GENERIC.search(ln)]
+    return "\n".join(kept[-lines:]) or "(jupyter-book printed nothing)"
+
+
+def write_page(folder: Path, name: str, root: Path | None = None, *, command,
+               timeout: float = 900, log: Path | None = None) -> Path:
+    """Render the run in ``folder`` (holding ``NAME.ipynb``) as ``folder/NAME.html``, with
+    ``command(root, output)``, the jupyter-book command line
+    (:func:`rankbook.book.pipeline.jupyter_book_command`, given by the pipeline, which calls
+    this inside a run's lock).
+
+    Raises :class:`PageFailed` with the cause jupyter-book printed (:func:`failure_cause`)
+    when the page cannot be built, its whole output saved in ``log`` when given; an older
+    ``NAME.html`` is replaced only by a complete new one.
+    """
+    from ..ledger.paths import project_root
 
     root = Path(root or project_root())
     folder = Path(folder)
@@ -146,16 +186,24 @@ def write_page(folder: Path, name: str, root: Path | None = None, *,
             "# References\n\n```{bibliography}\n:all:\n```\n", encoding="utf-8")
         (work / "_toc.yml").write_text(f"format: jb-book\nroot: {name}\nchapters:\n"
                                        f"- file: rb_references\n", encoding="utf-8")
-        cmd = [c for c in jupyter_book_command(work, work / "_out") if c not in ("-W",)]
+        cmd = [c for c in command(work, work / "_out") if c not in ("-W",)]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(root / "src"), *filter(None, [os.environ.get("PYTHONPATH")])])}
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
                               timeout=timeout)
         built = work / "_out" / "_build" / "html" / f"{name}.html"
         if proc.returncode != 0 or not built.is_file():
-            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])
+            output = proc.stdout + proc.stderr
+            where = ""
+            if log is not None:
+                try:
+                    log.parent.mkdir(parents=True, exist_ok=True)
+                    log.write_text(output, encoding="utf-8")
+                    where = f"\n(jupyter-book's whole output is in {log})"
+                except OSError as exc:  # a full disk: the cause above says so already
+                    where = f"\n(its whole output could not be saved: {exc.strerror or exc})"
             raise PageFailed(f"the page of {name} could not be built (jupyter-book exit status "
-                             f"{proc.returncode}):\n{tail}")
+                             f"{proc.returncode}): {failure_cause(output)}{where}")
         html = inline(built.read_text(encoding="utf-8"), built.parent, files)
         note = ("<div class=\"admonition note\"><p class=\"admonition-title\">A rerun, not the "
                 "book</p><p>This page was rendered by <code>rankbook run " + name +

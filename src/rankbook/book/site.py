@@ -1,8 +1,10 @@
 """Pages generated from the executed notebooks' outputs: dashboard, errata, summary, parameters.
 
 Every number on these pages comes from the JSON records the notebooks wrote with
-:func:`rankbook.book.outputs.record_result` and :func:`rankbook.book.outputs.record_erratum`, and from the
-notebooks' parameter cells. Nothing is typed in: rerun a notebook and the pages change.
+:func:`rankbook.ledger.claims.report`, their words from the claims ledger, and the notebooks'
+parameter cells. Nothing is typed in: rerun a notebook and the pages change. Nothing here names
+a source: the sources, their order, names and chapters come from the ``[source]`` tables of
+the ledger files.
 """
 
 from __future__ import annotations
@@ -11,11 +13,10 @@ import json
 import re
 from pathlib import Path
 
-from . import claims as _claims
-from .claims import COUNTING_RULE, READING_RULE, SEVERITIES, STATUSES, plural
+from ..ledger import claims as _claims
+from ..ledger.claims import COUNTING_RULE, READING_RULE, SEVERITIES, STATUSES, plural
 from .outputs import (
     ERRATA_FILE,
-    PAPERS,
     RESULTS_FILE,
     STATUS_RULE,
     allowed_counts,
@@ -23,17 +24,20 @@ from .outputs import (
     erratum_anchor,
     record_anchor,
 )
+from .csvsafe import neutral_row
 from .citation import bibtex_entry, citation, cite_markdown, repository_url  # noqa: F401
 from .present import anchor_link, badge, html_with_maths, md_escape, slugify, status_details
 
-PAPER_ORDER = ["A", "B", "notes", "rankdcg", "blog", "tools"]
+#: The project whose ledger names the sources of the pages being written (set by
+#: :func:`write_generated_pages`; the package's own project otherwise).
+_ROOT: list = []
 
-#: Short names of the sources in tables.
-PAPER_SHORT = {"A": "Paper A", "B": "Paper B", "notes": "Notes", "rankdcg": "RankDCG poster",
-               "blog": "LTR note", "tools": "Tool issues"}
+
+def _book() -> "_claims.Ledger":
+    return _claims.ledger(_ROOT[-1] if _ROOT else None)
 
 #: The errata page's sections, gravest first: an erratum's severity is the status it gives
-#: its claim (one scale, :data:`rankbook.book.claims.SEVERITIES`).
+#: its claim (one scale, :data:`rankbook.ledger.claims.SEVERITIES`).
 SEVERITY_TITLE = {
     "false": "Claims that are false",
     "not reproduced": "Results that could not be reproduced",
@@ -55,26 +59,24 @@ def _cell(text) -> str:
     return md_escape(text)
 
 
-def collect(generated: Path, filename: str) -> list[dict]:
-    """Records from every ``generated/NAME/filename``, each tagged with its notebook name."""
+def collect(generated: Path, filename: str, book: "_claims.Ledger | None" = None) -> list[dict]:
+    """Records from every ``generated/NAME/filename`` (:func:`rankbook.ledger.claims.read_records`:
+    a corrupt file is an error naming it), each tagged with its notebook name and worded from
+    the ledger (:func:`~rankbook.ledger.claims.worded`)."""
+    book = book if book is not None else _book()
+    word = _claims.worded_erratum if filename == ERRATA_FILE else _claims.worded
     records = []
     for path in sorted(generated.glob(f"*/{filename}")):
         notebook = path.parent.name
         if notebook.startswith((".", "_")):
             continue
-        try:
-            loaded = json.loads(path.read_text())
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{path} is corrupt ({exc}); `rankbook build` executes "
-                             f"{notebook} again to rewrite it") from None
-        for rec in loaded:
-            records.append({**rec, "notebook": notebook})
+        for rec in _claims.read_records(path):
+            records.append({**word(rec, book), "notebook": notebook})
     return records
 
 
 def _paper_key(rec) -> int:
-    p = rec.get("paper")
-    return PAPER_ORDER.index(p) if p in PAPER_ORDER else len(PAPER_ORDER)
+    return _book().order(rec.get("paper"))
 
 
 def _link(rec: dict, text: str, prefix: str = "") -> str:
@@ -110,7 +112,8 @@ def claim_rows(book: "_claims.Ledger", results: list[dict]) -> list[dict]:
         rec = by_id.get(c.id)
         row = {"id": c.id, "paper": c.source, "where": c.where, "kind": c.kind,
                "claim": c.claim, "page": c.page, "section": c.section, "reason": c.reason,
-               "rule": c.rule, "readings": "; ".join(c.readings), "data": "; ".join(c.data)}
+               "rule": c.rule_text, "readings": "; ".join(c.readings),
+               "data": "; ".join(c.data_files)}
         if rec is not None:
             row.update({k: v for k, v in rec.items() if k not in row or k in ("section",)})
             row["notebook"] = rec["notebook"]
@@ -173,7 +176,7 @@ def dashboard_markdown(rows: list[dict], errata: list[dict] | None = None) -> st
     lines += [f"**{plural(len(rows), 'claim')}:** {_status_line(r['status'] for r in rows)}", "",
               status_filter_html(sorted({r["status"] for r in rows}, key=_status_rank)), ""]
     for paper in sorted({r["paper"] for r in rows}, key=lambda p: _paper_key({"paper": p})):
-        lines += [f"## {PAPERS.get(paper, paper)}", "",
+        lines += [f"## {_book().title(paper)}", "",
                   "::::{div} full-width",
                   "",
                   "| Claim | Published | Reproduced | Status | Why |",
@@ -268,7 +271,7 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
     ]
     for p in papers:
         row = [sum(_severity(e) == s and e["paper"] == p for e in errata) for s in sevs]
-        lines.append(f"| {PAPER_SHORT.get(p, p)} | " + " | ".join(str(c) if c else "" for c in row)
+        lines.append(f"| {_book().short(p)} | " + " | ".join(str(c) if c else "" for c in row)
                      + f" | {sum(row)} |")
     lines += [":::", ""]
     for sev in sevs:
@@ -276,7 +279,7 @@ def errata_markdown(errata: list[dict], titles: dict[str, str] | None = None,
                          key=lambda e: (_paper_key(e), _erratum_order(e["id"])))
         lines += [f"## {SEVERITY_TITLE[sev]} ({len(entries)})", ""]
         for e in entries:
-            source = PAPER_SHORT.get(e["paper"], e["paper"])
+            source = _book().short(e["paper"])
             lines += [f"({erratum_anchor(e)})=", "",
                       f"{anchor_link(erratum_anchor(e), 'this erratum')}"
                       f"**{e['id']} · {source}, {_cell(e['where'])}** ({md_escape(e.get('kind', ''))}). "
@@ -382,7 +385,7 @@ def adhoc_ledger(results: list[dict], errata: list[dict]) -> "_claims.Ledger":
 
 
 def notebook_path(name: str) -> Path:
-    from .paths import project_root
+    from ..ledger.paths import project_root
 
     return project_root() / "notebooks" / f"{name}.ipynb"
 
@@ -407,7 +410,7 @@ def page_headings(path: Path) -> set[str]:
 def ledger_problems(book: "_claims.Ledger", results: list[dict], errata: list[dict],
                     existing: set[str]) -> list[str]:
     """Everything that keeps the site from agreeing with the ledger: the consistency rules of
-    :func:`rankbook.book.claims.check_consistency`, a checked claim whose page recorded no
+    :func:`rankbook.ledger.claims.check_consistency`, a checked claim whose page recorded no
     evidence, a page of the ledger that does not exist, an erratum the ledger does not hold,
     and a ledger erratum that no evidence confirmed."""
     problems = _claims.check_consistency(book, results, errata)
@@ -438,7 +441,7 @@ def ledger_problems(book: "_claims.Ledger", results: list[dict], errata: list[di
             for text in texts:
                 for word in internal_words(text):
                     problems.append(f"{r.get('id')}: the visible {key} shows the internal word "
-                                    f"{word!r}; use rankbook.book.names.display")
+                                    f"{word!r}; use rankbook.ledger.names.display")
     for e in book.errata.values():
         owner = book.claims[e.claim]
         if owner.page in existing and e.id not in confirmed:
@@ -473,9 +476,6 @@ def internal_words(text) -> list[str]:
         return []
     return [w for w in _INTERNAL.findall(_MATHS_OR_CODE.sub(" ", text)) if w not in PRODUCT_NAMES]
 
-
-#: The chapter pages that include a status summary of their own sources (``summary_<KEY>.md``).
-CHAPTER_SOURCES = {"A": ("A",), "B": ("B",), "scoring": ("notes", "rankdcg", "blog", "tools")}
 
 
 #: How the landing page groups a source's claims, worst first.
@@ -535,7 +535,7 @@ def summary_markdown(rows: list[dict], prefix: str = "generated/",
     for paper in papers:
         mine = [r for r in rows if r["paper"] == paper]
         if len(papers) > 1:
-            lines += [f"**{PAPERS.get(paper, paper)}** ({plural(len(mine), 'claim')})", ""]
+            lines += [f"**{_book().title(paper)}** ({plural(len(mine), 'claim')})", ""]
         shown, folded = [], []
         for title, statuses in SUMMARY_GROUPS:
             group = [r for r in mine if r["status"] in statuses]
@@ -582,6 +582,22 @@ def parameters_markdown(root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def sources_markdown(book: "_claims.Ledger", rows: list[dict], prefix: str = "") -> str:
+    """The landing page's list of sources, from their ``[source]`` tables: each one's title,
+    citation, what the book takes from it, its claims by status and its chapter."""
+    if not book.sources:
+        return "No source is in the ledger yet.\n"
+    lines = []
+    for s in book.sources.values():
+        mine = [r for r in rows if r["paper"] == s.key]
+        cite = f" {{cite:p}}`{s.cite}`" if s.cite else ""
+        about = f" {s.about}" if s.about else ""
+        lines.append(f"- **{md_escape(s.short)}**, *{md_escape(s.title)}*{cite}.{about} "
+                     f"{plural(len(mine), 'claim')}: {_status_line(r['status'] for r in mine)}; "
+                     f"see the chapter [{md_escape(s.short)}]({prefix}{s.chapter}.md).")
+    return "\n".join(lines) + "\n"
+
+
 def _write_if_changed(path: Path, text: str) -> None:
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
@@ -590,18 +606,26 @@ def _write_if_changed(path: Path, text: str) -> None:
 def write_generated_pages(root: Path) -> None:
     """The pages generated from the claims ledger and the build's evidence. ValueError listing
     every disagreement between them (:func:`ledger_problems`)."""
+    _ROOT.append(Path(root))
+    try:
+        _write_generated_pages(Path(root))
+    finally:
+        _ROOT.pop()
+
+
+def _write_generated_pages(root: Path) -> None:
     from .specs import discover
 
     gen = root / "book" / "generated"
     gen.mkdir(parents=True, exist_ok=True)
+    book = _claims.ledger(root)
     # only the notebooks that exist: the outputs of one deleted since (a branch switch) stay on
     # disk but never reach the pages
     existing = {spec.name for spec in discover(root)}
-    results = [r for r in collect(gen, RESULTS_FILE) if r["notebook"] in existing]
+    results = [r for r in collect(gen, RESULTS_FILE, book) if r["notebook"] in existing]
     for rec in results:  # one status rule for every page: a stale or hand-made status fails
         check_status(rec)
-    errata = [e for e in collect(gen, ERRATA_FILE) if e["notebook"] in existing]
-    book = _claims.ledger(root)
+    errata = [e for e in collect(gen, ERRATA_FILE, book) if e["notebook"] in existing]
     if book.claims:
         problems = ledger_problems(book, results, errata, existing)
     else:  # a project of one's own keeps no ledger: its records are its claims
@@ -617,10 +641,11 @@ def write_generated_pages(root: Path) -> None:
     _write_if_changed(gen / "errata.md", with_download(
         errata_markdown(errata, notebook_titles(root), book), ERRATA_CSV, "every erratum"))
     _write_if_changed(gen / "summary.md", summary_markdown(rows, errata=errata))
-    for key, sources in CHAPTER_SOURCES.items():
+    _write_if_changed(gen / "sources.md", sources_markdown(book, rows))
+    for chapter, sources in book.chapters().items():
         mine = [r for r in rows if r["paper"] in sources]
         theirs = [e for e in errata if e["paper"] in sources]
-        _write_if_changed(gen / f"summary_{key}.md",
+        _write_if_changed(gen / f"summary_{chapter}.md",
                           summary_markdown(mine, lead="For this chapter's sources, the ledger holds",
                                            errata=theirs))
     _write_if_changed(gen / "parameters.md", parameters_markdown(root))
@@ -653,8 +678,8 @@ def claims_csv(rows: list[dict], errata: list[dict]) -> str:
     w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     for r in rows:
-        w.writerow({**{c: r.get(c) for c in cols}, "anchor": _claims.claim_anchor(r["id"]),
-                    "errata": "; ".join(by_claim.get(r["id"], []))})
+        w.writerow(neutral_row({**{c: r.get(c) for c in cols}, "anchor": _claims.claim_anchor(r["id"]),
+                                "errata": "; ".join(by_claim.get(r["id"], []))}))
     return buf.getvalue()
 
 
@@ -668,9 +693,9 @@ def errata_csv(errata: list[dict]) -> str:
     w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     for e in sorted(merge_errata(errata), key=lambda e: (_paper_key(e), _erratum_order(e["id"]))):
-        w.writerow({**{c: e.get(c) for c in cols}, "anchor": erratum_anchor(e),
-                    "severity": _severity(e), "readings": "; ".join(e.get("readings") or []),
-                    "notebooks": "; ".join(e.get("notebooks") or [])})
+        w.writerow(neutral_row({**{c: e.get(c) for c in cols}, "anchor": erratum_anchor(e),
+                                "severity": _severity(e), "readings": "; ".join(e.get("readings") or []),
+                                "notebooks": "; ".join(e.get("notebooks") or [])}))
     return buf.getvalue()
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .paths import project_root
+from ..ledger.paths import _base_folder, project_root, resolve_input_path  # noqa: F401 - re-exported
 
 
 class ParameterError(ValueError):
@@ -35,8 +35,8 @@ class ParameterError(ValueError):
 #: (or ``OSError``) naming the file, the line and the problem.
 FILE_KINDS = {
     "rankings": "rankbook.aggregation_formats:check_rankings_file",
-    "permutations": "rankbook.book.limits:read_permutations_csv",
-    "json": "rankbook.book.limits:read_json",
+    "permutations": "rankbook.papers.paper_a.figure1:read_permutations_csv",
+    "json": "rankbook.book.specs:read_json",
 }
 
 #: The largest input file a run accepts. A bigger file is refused from its size, before it is
@@ -518,7 +518,8 @@ def run_combined_check(spec: NotebookSpec, values: dict[str, Any], root: Path | 
 
     module, func = spec.check.split(":")
     try:
-        getattr(importlib.import_module(module), func)(values, root or project_root())
+        getattr(importlib.import_module(module), func)(values, root or project_root(),
+                                                       float(spec.timeout))
     except (ValueError, TypeError, OSError) as exc:
         raise ParameterError(f"these parameters of {spec.name} do not go together: {exc} "
                              f"(see `rankbook list {spec.name}`)") from None
@@ -662,27 +663,15 @@ def check_constraints(spec: NotebookSpec, values: dict[str, Any], root: Path | N
                            f"no such folder: {value} (looked in the current folder and under "
                            f"{_under_text(c, root)})"))
                 continue
-            read_input_file(c["file"], value, name, spec.name, root, c.get("under", "data"))
+            # a rankings file is read as the notebook's rankings_format says (its orientation)
+            fmt = values.get("rankings_format") if c["file"] == "rankings" else None
+            read_input_file(c["file"], value, name, spec.name, root, c.get("under", "data"),
+                            {"rankings_format": fmt} if isinstance(fmt, str) and fmt else None)
 
 
 def _under_text(c: dict, root: Path | None) -> str:
     base = _base_folder(c.get("under", "data"), root)
     return f"{base}/"
-
-
-def _base_folder(under: str, root: Path | None = None) -> Path:
-    root = root or project_root()
-    return root if under == "root" else root / "data"
-
-
-def resolve_input_path(text: str, root: Path | None = None, under: str = "data") -> Path:
-    """An input file or folder: absolute as is; relative to the current folder when it exists
-    there, else under the project's ``data/`` folder (``under="root"``: the project root), where
-    the notebooks look for it."""
-    path = Path(text).expanduser()
-    if path.is_absolute() or path.exists():
-        return path.resolve()
-    return _base_folder(under, root) / path
 
 
 def resolve_metric_spec(value: str, root: Path | None = None) -> str:
@@ -712,9 +701,10 @@ def check_metric(value: str) -> str:
 
 
 def read_input_file(kind: str, text: str, name: str = "", notebook: str = "",
-                    root: Path | None = None, under: str = "data"):
-    """Read an input file with the library reader of ``kind``; ParameterError when it fails,
-    or when the file is larger than :data:`MAX_INPUT_BYTES` (checked before reading it)."""
+                    root: Path | None = None, under: str = "data", options: dict | None = None):
+    """Read an input file with the library reader of ``kind`` (given ``options`` as keyword
+    arguments); ParameterError when it fails, or when the file is larger than
+    :data:`MAX_INPUT_BYTES` (checked before reading it)."""
     import importlib
 
     path = resolve_input_path(text, root, under)
@@ -730,13 +720,14 @@ def read_input_file(kind: str, text: str, name: str = "", notebook: str = "",
         raise ParameterError(f"{where}: {path} holds {size / 2**20:.0f} MiB, more than the "
                              f"{MAX_INPUT_BYTES // 2**20} MiB an input file may hold; it was "
                              "not read")
-    key = (kind, str(path), size, _mtime(path))
+    options = options or {}
+    key = (kind, str(path), size, _mtime(path), tuple(sorted(options.items())))
     if key in _READ_CACHE:
         return _READ_CACHE[key]
     module, func = FILE_KINDS[kind].split(":")
     reader = getattr(importlib.import_module(module), func)
     try:
-        out = reader(path)
+        out = reader(path, **options)
     except (ValueError, TypeError, OSError) as exc:
         raise ParameterError(f"{where}: {exc}") from None
     if len(_READ_CACHE) > 64:
@@ -761,9 +752,13 @@ def named_paths(spec: NotebookSpec, values: dict[str, Any], root: Path | None = 
     """Every file or folder a parameter names, as the notebook will find it: ``{parameter:
     [Path, ...]}``. Declared files and folders, and any string value that names an existing
     file (``path/to/file.py:function`` included) relative to the current folder, ``data/`` or
-    the project root. The cache key hashes their contents, wherever they live."""
+    the project root. For code (``module:function``, ``file.py:function``), the files of the
+    user's own code it imports follow it, transitively (:func:`imported_files`): editing a
+    helper two imports away changes the key. The cache key hashes their contents, wherever they
+    live."""
     root = root or project_root()
     out: dict[str, list[Path]] = {}
+    code: dict[str, list[Path]] = {}
     for name, p in spec.parameters.items():
         value = values.get(name, p.default)
         for text in value if isinstance(value, list) else [value]:
@@ -774,9 +769,10 @@ def named_paths(spec: NotebookSpec, values: dict[str, Any], root: Path | None = 
             if "file" in c or c.get("folder"):
                 candidates.append(resolve_input_path(text, root, c.get("under", "data")))
             else:
-                code = module_paths(text)
-                if code:  # module:function, found where Python finds it (sys.path, PYTHONPATH)
-                    out.setdefault(name, []).extend(code)
+                found = module_paths(text)
+                if found:  # module:function, found where Python finds it (sys.path, PYTHONPATH)
+                    out.setdefault(name, []).extend(found)
+                    code.setdefault(name, []).extend(found)
                     continue
                 part = text.rsplit(":", 1)[0] if text.rsplit(":", 1)[0].endswith(".py") else text
                 if part in (".", "..") or "\0" in part:
@@ -788,9 +784,14 @@ def named_paths(spec: NotebookSpec, values: dict[str, Any], root: Path | None = 
                 try:
                     if path.is_file() or (path.is_dir() and ("file" in c or c.get("folder"))):
                         out.setdefault(name, []).append(path.resolve())
+                        if path.suffix == ".py" and text.rsplit(":", 1)[0].endswith(".py"):
+                            code.setdefault(name, []).append(path.resolve())
                         break
                 except OSError:
                     continue
+    for name, files in code.items():
+        have = set(out[name])
+        out[name] += [p for p in imported_files(files) if p not in have]
     return out
 
 
@@ -853,6 +854,188 @@ def _suppress_os():
     return contextlib.suppress(OSError)
 
 
+# --------------------------------------------------------------------------------------------
+# What a user's code imports (the cache key holds it too)
+# --------------------------------------------------------------------------------------------
+def _excluded_roots() -> list[Path]:
+    """Folders whose modules are never a user's code: the standard library and installed
+    packages (under the interpreter's prefixes: the environment part of the key), and
+    rankbook's own package (the code part)."""
+    import sys
+
+    out = []
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        with _suppress_os():
+            out.append(Path(prefix).resolve())
+    with _suppress_os():
+        out.append(Path(__file__).resolve().parents[1])  # src/rankbook
+    return out
+
+
+def _search_folders(first: list[Path]) -> list[Path]:
+    """Where an absolute import of a user's module is looked for: the module's own folders,
+    then ``sys.path`` (so ``PYTHONPATH`` and the current folder), without the folders of the
+    standard library and installed packages."""
+    import sys
+
+    excluded = _excluded_roots()
+    out: list[Path] = []
+    for entry in [*map(str, first), *sys.path]:
+        try:
+            folder = Path(entry or ".").resolve()
+        except OSError:
+            continue
+        if folder in out or not folder.is_dir():
+            continue
+        if any(folder == e or e in folder.parents for e in excluded):
+            continue
+        out.append(folder)
+    return out
+
+
+def _find_in(folder: Path, name: str) -> Path | None:
+    """The file Python runs for module ``name`` directly inside ``folder`` (a package's
+    ``__init__.py``, a module's ``.py``, or the folder of a namespace package)."""
+    package = folder / name
+    if (package / "__init__.py").is_file():
+        return package / "__init__.py"
+    if (folder / f"{name}.py").is_file():
+        return folder / f"{name}.py"
+    if package.is_dir():
+        return package
+    return None
+
+
+def _resolve_dotted(parts: list[str], start: list[Path]) -> list[Path]:
+    """The files an import of ``a.b.c`` runs: ``a``'s, then ``b``'s inside it, then ``c``'s
+    (each package's ``__init__.py`` and the last module), found from the folders ``start``.
+    A part not found ends the list (an installed package, or a name that is an attribute)."""
+    found: list[Path] = []
+    folders = start
+    for part in parts:
+        hit = next((f for f in (_find_in(folder, part) for folder in folders) if f), None)
+        if hit is None:
+            break
+        found.append(hit)
+        folders = [hit.parent] if hit.name == "__init__.py" else [hit] if hit.is_dir() else []
+        if not folders:
+            break
+    return found
+
+
+_IMPORTS_CACHE: dict = {}
+
+
+def _imports_of(path: Path) -> list[tuple[int, str, list[str]]]:
+    """The imports a Python file makes, read statically with :mod:`ast` (inside functions and
+    ``try`` blocks too, and ``importlib.import_module("name")`` with a literal name): ``(level,
+    module, names)``, level counting the dots of a relative import. A file that does not parse
+    has none (the notebook reports its error when it runs)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key in _IMPORTS_CACHE:
+        return _IMPORTS_CACHE[key]
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        tree = None
+    out: list[tuple[int, str, list[str]]] = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Import):
+            out += [(0, alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            out.append((node.level, node.module or "", [a.name for a in node.names]))
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                   or (isinstance(node.func, ast.Name)
+                       and node.func.id in ("import_module", "__import__")))):
+            name = node.args[0].value
+            level = len(name) - len(name.lstrip("."))
+            out.append((level, name[level:], []))
+    if len(_IMPORTS_CACHE) > 4096:
+        _IMPORTS_CACHE.clear()
+    _IMPORTS_CACHE[key] = out
+    return out
+
+
+def imported_files(paths: list[Path], first: list[Path] | None = None) -> list[Path]:
+    """Every file of a user's own code that the Python files in ``paths`` import, directly or
+    through each other (transitively), read with :mod:`ast` without running anything.
+
+    An import is looked for as Python would: a relative import (``from .helper import g``)
+    inside the importing file's package, an absolute one in the importing file's own folder,
+    the folders ``first`` and ``sys.path`` (so ``PYTHONPATH``). Only files outside the
+    standard library, the installed packages and rankbook itself are followed: their versions
+    are the environment and code parts of the cache key. A folder in ``paths`` (a package) is
+    read file by file. Returns the files found, without those of ``paths``, in a fixed order.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "metric.py").write_text("from mid import g as m\\n")
+    >>> _ = (d / "mid.py").write_text("import json\\nfrom helper import h\\ng = h\\n")
+    >>> _ = (d / "helper.py").write_text("def h(a, b):\\n    return 0.0\\n")
+    >>> [p.name for p in imported_files([d / "metric.py"])]
+    ['helper.py', 'mid.py']
+    """
+    excluded = _excluded_roots()
+    base = _search_folders(list(first or []))
+
+    def outside(path: Path) -> bool:
+        return not any(e in path.parents for e in excluded)
+
+    given = set()
+    todo: list[Path] = []
+    for path in paths:
+        with _suppress_os():
+            path = path.resolve()
+            if path.is_dir():
+                files = sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+                given.update(files)
+                todo += files
+            elif path.suffix == ".py":
+                given.add(path)
+                todo.append(path)
+    seen = set(todo)
+    found: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        own = [path.parent, *base]
+        for level, module, names in _imports_of(path):
+            parts = [p for p in module.split(".") if p]
+            if level:
+                package = path.parent
+                for _ in range(level - 1):
+                    package = package.parent
+                start = [package]
+            else:
+                start = own
+            hits = _resolve_dotted(parts, start) if parts else []
+            inner = ([hits[-1].parent] if hits and hits[-1].name == "__init__.py"
+                     else [hits[-1]] if hits and hits[-1].is_dir()
+                     else [] if hits or parts else start)
+            if inner and (not parts or len(hits) == len(parts)):
+                for name in names:  # from package import submodule
+                    if name != "*":
+                        hits += _resolve_dotted([name], inner)
+            for hit in hits:
+                if hit.is_dir():  # a namespace package: nothing runs for the folder itself
+                    continue
+                with _suppress_os():
+                    hit = hit.resolve()
+                if hit in seen or not outside(hit):
+                    continue
+                seen.add(hit)
+                found.add(hit)
+                todo.append(hit)
+    return sorted(found - given)
+
+
 def files_hash(paths: dict) -> str:
     """One hash of the contents of the files and folders of :func:`named_paths` (their names
     are not part of it: the same bytes under another name give the same hash)."""
@@ -879,6 +1062,28 @@ def _content_hash(path: Path) -> str:
     except OSError as exc:
         h.update(f"<unreadable: {exc.strerror}>".encode())
     return h.hexdigest()
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one shell word that a reader can paste back: :func:`shlex.quote`, or bash's
+    ``$'...'`` when it holds a line break, a tab or another control character, which a
+    one-line command could not show (a file name with a newline in it).
+
+    Examples
+    --------
+    >>> shell_word("runs/a b.csv"), shell_word("plain.csv")
+    ("'runs/a b.csv'", 'plain.csv')
+    >>> print(shell_word("two\\nlines 'quoted'"))
+    $'two\\nlines \\'quoted\\''
+    """
+    import shlex
+
+    if not any(ord(c) < 32 or ord(c) == 127 for c in text):
+        return shlex.quote(text)
+    named = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    body = "".join(named.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c)
+                   for c in text)
+    return f"$'{body}'"
 
 
 def check_parameters(spec: NotebookSpec, values: dict[str, Any]) -> dict[str, Any]:
@@ -940,3 +1145,17 @@ def slug(params: dict[str, Any]) -> str:
         digest = hashlib.sha256(exact.encode()).hexdigest()[:10]
         out = f"{out[:60]}_{digest}" if out else digest
     return out
+
+
+def read_json(path) -> object:
+    """A JSON file, or ValueError naming the file, the line and the column of the problem."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: give the path of a JSON file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}, line {exc.lineno}, column {exc.colno}: not JSON "
+                         f"({exc.msg})") from None

@@ -44,6 +44,7 @@ import itertools
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -51,7 +52,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .paths import project_root
+from ..ledger.paths import project_root
 from .specs import NotebookSpec, ParameterError, find, resolve_parameters, slug, unknown_parameter
 
 SWEEP_FILE = "sweep.json"
@@ -79,17 +80,43 @@ class SweepReport:
 # --------------------------------------------------------------------------------------------
 # The grid
 # --------------------------------------------------------------------------------------------
-def _values(spec: NotebookSpec, key: str, text: str) -> list[str]:
+def split_values(text: str, sep: str = ",") -> list[str]:
+    """The values of a sweep's ``-p KEY V1,V2``: split at each ``sep`` that no backslash
+    precedes; ``\\,`` (``\\;``) is a comma (semicolon) inside one value.
+
+    Examples
+    --------
+    >>> split_values("a,b"), split_values("Smith\\, J.,Doe\\, A."), split_values("5,6;7", ";")
+    (['a', 'b'], ['Smith, J.', 'Doe, A.'], ['5,6', '7'])
+    """
+    parts = re.split(r"(?<!\\)" + re.escape(sep), text)
+    return [v.replace("\\" + sep, sep).strip() for v in parts]
+
+
+def _values(spec: NotebookSpec, key: str, text: str, notes: list | None = None) -> list[str]:
     """The values of one ``-p KEY ...`` as command-line strings, one per point. Integer ranges
     are counted before they are expanded, so a range beyond :data:`MAX_POINTS` is refused
-    without building it."""
+    without building it. A text parameter whose value was split says so in ``notes`` (commas
+    separate a sweep's values; ``\\,`` keeps one)."""
     if key not in spec.parameters:
         raise unknown_parameter(spec, key)
     p = spec.parameters[key]
     if isinstance(p.default, list):  # one whole list per value, separated by ';'
-        return [v.strip() for v in text.split(";")]
+        values = split_values(text, ";")
+        if len(values) > 1 and notes is not None and isinstance(p.default, list) and any(
+                isinstance(x, str) for x in p.default):
+            notes.append(f"{key}: {text!r} is {len(values)} values ({'; '.join(values[:5])}"
+                         f"{' ...' if len(values) > 5 else ''}): in a sweep, ';' separates the "
+                         "lists of a list parameter; write \\; for a ';' inside one list")
+        return values
+    parts = split_values(text, ",")
+    if len(parts) > 1 and notes is not None and isinstance(p.default, str):
+        notes.append(f"{key}: {text!r} is {len(parts)} values ({', '.join(map(repr, parts[:5]))}"
+                     f"{' ...' if len(parts) > 5 else ''}): in a sweep, commas separate the "
+                     "values; write \\, for a comma inside one value (e.g. -p KEY 'Smith\\, "
+                     "J.')")
     out = []
-    for part in (v.strip() for v in text.split(",")):
+    for part in parts:
         is_int = isinstance(p.default, int) and not isinstance(p.default, bool)
         if is_int and ":" in part:
             try:
@@ -145,7 +172,7 @@ def grid(spec: NotebookSpec, given: list[tuple[str, str]], root: Path | None = N
             raise ParameterError(f"parameter {key!r} is given twice; list all its values in one "
                                  "-p (commas, or ';' between lists)")
         seen.add(key)
-        values = _values(spec, key, text)
+        values = _values(spec, key, text, notes)
         if not values or any(v == "" for v in values):
             raise ParameterError(f"parameter {key!r} has an empty value in {text!r}")
         values, dropped = _dedupe(spec, key, values)
@@ -330,13 +357,17 @@ STATUS_COLUMN = "point_status"
 
 def _read_table(path: Path):
     """A CSV as text cells, headers as written (an index column saved without a name keeps its
-    empty header, never ``Unnamed: 0``) and values byte for byte."""
+    empty header, never ``Unnamed: 0``) and values byte for byte, but for the quote that
+    guards a text a spreadsheet would run as a formula (:func:`rankbook.book.csvsafe.
+    restore_cell`: the combined table puts it back when it is written)."""
     import csv
 
     import pandas as pd
 
+    from .csvsafe import restore_cell
+
     with path.open(newline="") as f:
-        rows = list(csv.reader(f))
+        rows = [[restore_cell(c) for c in r] for r in csv.reader(f)]
     if not rows:
         return pd.DataFrame()
     header, body = rows[0], rows[1:]
@@ -354,6 +385,8 @@ def combine(folder: Path, points: list[dict], keys: list[str], points_dir: Path 
     every table (its parameters, ``point_status`` failed, the rest empty), so that no table
     silently lacks it. Returns the table names written."""
     import pandas as pd
+
+    from .csvsafe import write_csv
 
     points_dir = points_dir or folder / "points"
     tables: dict[str, dict[int, Path]] = {}
@@ -391,7 +424,7 @@ def combine(folder: Path, points: list[dict], keys: list[str], points_dir: Path 
                     at += 1
                 frames.append(df)
             combined = pd.concat(frames, ignore_index=True, sort=False)
-            combined.to_csv(stage / f"{stem}.csv", index=False, lineterminator="\n")
+            write_csv(combined, stage / f"{stem}.csv")  # no cell a formula
         from .pipeline import _replace
 
         _replace(stage, out)

@@ -23,8 +23,8 @@ import pandas as pd
 
 from rankbook import equivalence as eq
 from rankbook import metrics, permutations, properties
-from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.ledger import claims
+from rankbook.ledger.names import display
 from rankbook.papers.paper_a.injectivity import identity_notions
 
 #: How the page words each statement of Proposition 7.1 (Markdown maths).

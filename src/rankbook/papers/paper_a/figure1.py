@@ -5,7 +5,7 @@ matrix (:func:`sample`), the heat map (:func:`heat_map`), the groups of Figure 1
 (:func:`group_tables`), the pairs that agree fully (:func:`full_agreement`) or disagree most
 (:func:`disagreement`), the interval of each ratio (:func:`intervals`), the two sampling
 protocols (:func:`protocol_comparison`), the repetition over seeds (:func:`over_seeds`) and one
-check per ledger claim, each returning :class:`rankbook.book.claims.Evidence`:
+check per ledger claim, each returning :class:`rankbook.ledger.claims.Evidence`:
 
 * ``A-F1`` (:func:`check_figure1`): the heat map, recomputed (nothing published to compare);
 * ``A-F1-stmts`` (:func:`check_dcg_ndcg`): DCG and nDCG never disagree (true by definition);
@@ -17,7 +17,7 @@ check per ledger claim, each returning :class:`rankbook.book.claims.Evidence`:
   setting is not one of the cases).
 
 The section helpers return a :class:`Part`: the figures, tables and Markdown the page shows,
-in order, with reader names (:func:`rankbook.book.names.display`) and no ids.
+in order, with reader names (:func:`rankbook.ledger.names.display`) and no ids.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.ledger import claims
+from rankbook.ledger.names import display
 from rankbook.papers.paper_a import tables as T
+from rankbook.ledger.limits import within_memory, within_time
 
 #: The three groups of Figure 1 (right).
 GROUPS = T.FIGURE1_GROUPS
@@ -188,7 +189,7 @@ def sample(*, n: int = 100, n_pairs: int = 10000, k: int = 30, seed: int = 0,
     if pairs_csv:
         from pathlib import Path
 
-        from rankbook.book.specs import resolve_input_path
+        from rankbook.ledger.paths import resolve_input_path
 
         path = resolve_input_path(pairs_csv)
         own = list(next(iter(consensus.read_rankings_csv(path).values())).values())
@@ -1034,3 +1035,65 @@ CHECKS = {
         "thresholds that accept any picture": {"min_rank_corr": -1.0, "max_mean_abs_diff": 1.0},
     }),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def read_permutations_csv(path):
+    """A rankings CSV whose first ranking is the reference and whose other rankings are complete
+    orderings of the same items, without ties (the sample T of ``agreement_heatmap``).
+
+    Returns the rankings numbered by the reference (:func:`rankbook.permutations.from_labels`).
+    Raises ValueError naming the file and the ranking: a tie group, a partial ranking, an item
+    not in the reference, or a file with a reference only.
+    """
+    from rankbook import consensus, permutations
+
+    groups = consensus.read_rankings_csv(path)
+    group, named = next(iter(groups.items()))
+    names = list(named)
+    if len(names) < 2:
+        raise ValueError(f"{path} holds only the reference ranking {names[0]!r}: add at least "
+                         "one ranking to compare with it")
+    ref = named[names[0]]
+    for name in names:
+        for x in named[name]:
+            if isinstance(x, frozenset):
+                raise ValueError(f"{path}: ranking {name!r} ties {', '.join(sorted(map(str, x)))}; "
+                                 "this notebook needs complete rankings without ties")
+    for name in names[1:]:
+        items = named[name]
+        if len(items) != len(ref) or set(items) != set(ref):
+            missing = sorted(set(ref) - set(items), key=str)
+            extra = sorted(set(items) - set(ref), key=str)
+            what = (f"lacks {', '.join(map(str, missing[:5]))}" if missing else "") + \
+                   ("; " if missing and extra else "") + \
+                   (f"holds {', '.join(map(str, extra[:5]))} not in the reference" if extra else "")
+            raise ValueError(f"{path}: ranking {name!r} {what or 'differs in length'}: every "
+                             f"ranking must order exactly the {len(ref)} items of the reference "
+                             f"{names[0]!r} (no partial rankings)")
+    if len(ref) < 2:
+        raise ValueError(f"{path}: the reference ranks {len(ref)} item; at least 2 are needed")
+    return permutations.from_labels(ref, *(named[n] for n in names[1:]))
+
+
+def limits(values: dict, root, timeout: float) -> None:
+    """k is below the number of items of pairs_csv; the sample (n_pairs x n, and twice that
+    with compare_protocols) fits in memory."""
+    from rankbook.ledger.paths import resolve_input_path
+
+    if values.get("pairs_csv"):
+        numbered = read_permutations_csv(resolve_input_path(values["pairs_csv"], root))
+        n, n_pairs = numbered.shape[1], numbered.shape[0] - 1
+        if values["k"] >= n:
+            raise ValueError(f"k = {values['k']} must be below the {n} items of pairs_csv")
+    else:
+        n, n_pairs = values["n"], values["n_pairs"]
+    # the sample and its reference (int64), the 33 metric values and their ranks (float64),
+    # and the contingency work of one pair of metrics, twice with compare_protocols
+    need = (2 * n_pairs * n * 8 + 3 * 33 * n_pairs * 8 + 8 * n_pairs * 8) * \
+        (2 if values.get("compare_protocols") and not values.get("pairs_csv") else 1)
+    within_memory(need, f"a sample of {n_pairs} rankings of {n} items",
+                   "lower n_pairs or n")

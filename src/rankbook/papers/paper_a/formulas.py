@@ -1,7 +1,7 @@
 """Paper A read literally: the formulas of Appendix C as printed, and general statements of
 Sections 3, 6.6 and 7 and Appendix A about all 33 metrics (page ``printed_formulas``).
 
-One check per claim, each returning :class:`rankbook.book.claims.Evidence`:
+One check per claim, each returning :class:`rankbook.ledger.claims.Evidence`:
 
 * :func:`check_ndpm` (``A-C2``): the printed NDPM of Appendix C.2 is :math:`1/2 - \\tau`;
 * :func:`check_f_mcc` (``A-C1``): the printed :math:`F_\\beta` and MCC of Appendix C.1;
@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from rankbook import metrics, permutations, properties
-from rankbook.book import claims
-from rankbook.book.names import display, evidence_text
+from rankbook.ledger import claims
+from rankbook.ledger.names import display, evidence_text
 from rankbook.papers.paper_a import tables as paper_a_tables
+from rankbook.ledger.limits import within_memory, within_time
 
 #: Values closer than this count as equal (float sums of the same terms).
 TOL = 1e-9
@@ -467,3 +468,29 @@ CHECKS = {
         check_self_similarity, smoke={"ns": [3, 5], "n_seeds": 2},
         mutants={"the metrics the paper names only": {"names": ["kendall_tau", "spearman_rho", "mse"]}}),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """the printed NDPM's n_pairs x n_table^2 sign matrices fit in memory; the Type I cell
+    (n_runs x n_pairs x n_table^2) and the self values (sum(ns_self) x n_seeds) fit in a cell's
+    time limit."""
+    n_table, n_pairs, n_runs = values["n_table"], values["n_pairs"], values["n_runs"]
+    timeout = timeout
+    # paper_a_tables.printed_ndpm holds about four int64 arrays of 2 x n_pairs x n_table^2
+    # (the sums over all ordered pairs of positions, as printed) for a run's pairs at once
+    within_memory(2 * 4 * 8 * n_pairs * n_table ** 2,
+                   f"the printed NDPM (n_pairs = {n_pairs} pairs x n_table^2 = {n_table}^2 "
+                   f"position pairs, as Appendix C.2 sums them)", "lower n_table or n_pairs")
+    # measured: about 0.33 us per run, pair and position pair
+    within_time(6e-7 * n_runs * n_pairs * n_table ** 2, timeout,
+                 f"the printed NDPM (n_runs = {n_runs} x n_pairs = {n_pairs} x n_table^2 = "
+                 f"{n_table}^2)", "lower n_runs, n_pairs or n_table")
+    # measured: about 60 us per item of each length, per seed
+    total = sum(values["ns_self"])
+    within_time(1.2e-4 * total * values["n_seeds"], timeout,
+                 f"the self values (sum(ns_self) = {total} items x n_seeds = "
+                 f"{values['n_seeds']} seeds)", "use fewer or shorter ns_self, or fewer n_seeds")

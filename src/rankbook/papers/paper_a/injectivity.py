@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from rankbook import metrics, permutations, properties
-from rankbook.book import claims
-from rankbook.book.names import display, evidence_text
+from rankbook.ledger import claims
+from rankbook.ledger.names import display, evidence_text
 
 
 def reads_nu_only(sigma, nu):

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from rankbook import metrics, transpositions
-from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.ledger import claims
+from rankbook.ledger.names import display
 
 #: A transposition's value agrees with the closed form within this absolute tolerance.
 TOL = 1e-12

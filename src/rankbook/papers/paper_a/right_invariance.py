@@ -12,16 +12,19 @@ formulas that decide six verdicts (:func:`readings_table`), and grades the propo
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import pandas as pd
 
-from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.ledger import claims
+from rankbook.ledger.names import display
 
 from . import tables as T
+from rankbook.ledger.limits import MEMORY_BUDGET, within_memory, within_time
 
 _ROOT = Path(__file__).resolve().parents[4]
 
@@ -270,3 +273,26 @@ CHECKS = {
         mutants={"every printed symbol flipped": {"published": _flip},
                  "the printed row replaced by the recomputed one": {"published": _same}}),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """the random search (n_samples triples of every size in n_random, for 33 metrics and both
+    sides) fits in memory and in the time limit."""
+    n_samples = values["n_samples"]
+    sizes = list(values["n_random"])
+    if not sizes:
+        return
+    big = max(sizes)
+    # sigma, nu, tau, the two compositions, and the metrics' own work arrays (sorts, ranks)
+    within_memory(10 * n_samples * big * 8,
+                   f"the random search with n_samples = {n_samples} at n = {big}",
+                   f"keep n_samples x max(n_random) below {MEMORY_BUDGET // 80:,}")
+    # measured: about 60 ns per element and metric on one core (n log n metrics), times 3
+    seconds = sum(3 * 60e-9 * 33 * 2 * n_samples * n * max(1.0, math.log2(n)) for n in sizes)
+    within_time(seconds, timeout,
+                 f"the random search of {n_samples} triples at n = {', '.join(map(str, sizes))}",
+                 "lower n_samples or the sizes in n_random")

@@ -17,8 +17,8 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from rankbook.book import claims
-from rankbook.book.names import evidence_text
+from rankbook.ledger import claims
+from rankbook.ledger.names import evidence_text
 from rankbook.papers.paper_a import tables as T
 from rankbook.papers.paper_a.figure1 import GROUPS, Part, label
 from rankbook.papers.paper_a.figure1 import span as _span
@@ -41,7 +41,7 @@ def published_rows(root=None) -> dict:
     """The printed symbol rows of Table 2, ``{property: Series(metric -> bool)}``, and the
     stability row read from the right (``"stability_right"``)."""
     from rankbook import metrics
-    from rankbook.book.paths import data_path
+    from rankbook.ledger.paths import data_path
 
     names = list(metrics.NAMES)
     table = pd.read_csv(data_path("published", "paper_a", "table2_properties.csv"), comment="#")
@@ -436,6 +436,7 @@ def _always_sensitive(metric, n, *, k=None, **_):
 
 
 from rankbook import metrics as _metrics  # noqa: E402  (the measures layer)
+from rankbook.ledger.limits import within_memory, within_time
 
 _STAB_SMOKE = {"n": 60, "n_pairs": 100, "n_seeds": 2, "k_step": 10}
 #: The mutation protocol of the claims of this page (tests/test_claims.py).
@@ -455,3 +456,29 @@ CHECKS = {
         "an implementation that finds every metric sensitive": {"sensitivity": _always_sensitive},
     }),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """n x n_pairs x the cut-offs x n_seeds (the stability curves and the clustering) fit in
+    memory and in a cell's time limit."""
+    from rankbook.papers.paper_a.tables import stability_ks
+
+    n, n_pairs, n_seeds = values["n"], values["n_pairs"], values["n_seeds"]
+    ks = len(stability_ks(n, values["k_step"]))
+    timeout = timeout
+    # measured (tests/extremes.py in process, peak resident memory): about 70 bytes per pair
+    # and item for the rankings and the clustering, about 370 per pair and cut-off for the
+    # curves of the 33 metrics; time per seed about 1.5 us per pair and item and 6 us per pair
+    # and cut-off
+    need = 96 * n * n_pairs + 512 * n_pairs * ks
+    within_memory(need, f"n = {n} items x n_pairs = {n_pairs} pairs at {ks} cut-offs "
+                   f"(k_step = {values['k_step']})",
+                   "lower n or n_pairs, or raise k_step (fewer cut-offs)")
+    seconds = n_seeds * (3e-6 * n * n_pairs + 1.2e-5 * n_pairs * ks)
+    within_time(seconds, timeout, f"the stability curves on n_seeds = {n_seeds} seeds of "
+                 f"n_pairs = {n_pairs} pairs of S_{n} at {ks} cut-offs",
+                 "lower n_seeds, n_pairs or n, or raise k_step")

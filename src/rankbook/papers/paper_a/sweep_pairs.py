@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rankbook.book import claims
+from rankbook.ledger import claims
+from rankbook.ledger.limits import within_memory, within_time
 
 #: A pair keeps its ratio at a length when the change from the reference length is at most
 #: BOUND beyond sampling error: the mean-difference threshold of ``A-F1-other``, applied to
@@ -303,3 +304,36 @@ def _figure1():
     from rankbook.papers.paper_a import figure1
 
     return figure1
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """k = k_share of n is at least 1 and below n at every length in ns; every pair names two
+    metrics; the samples of the points that run at once (jobs of them) fit in memory."""
+    from rankbook import metrics
+    
+
+    ks = ks_for(values["ns"], values["k_share"])
+    for pair in values["pairs"]:
+        parts = pair.split("/")
+        bad = [p for p in parts if p not in metrics.NAMES]
+        if len(parts) != 2 or bad:
+            raise ValueError(f"pairs: {pair!r} is not m1/m2 with two metric names "
+                             f"({', '.join(bad) or 'two names needed'}); names: "
+                             f"{', '.join(metrics.NAMES)}")
+    n = max(values["ns"])
+    from rankbook.papers.paper_a.figure1 import limits as agreement_limits
+
+    agreement_limits({"n": n, "n_pairs": values["n_pairs"], "k": ks[n],
+                       "compare_protocols": False, "pairs_csv": ""}, root, timeout)
+    # the points run at once, one per worker (jobs, at most one per length): each holds its
+    # sample (as agreement_heatmap counts it) and a worker process (about 200 MB measured)
+    workers = max(1, min(values["jobs"], len(values["ns"])))
+    n_pairs = values["n_pairs"]
+    point = 2 * n_pairs * n * 8 + 3 * 33 * n_pairs * 8 + 8 * n_pairs * 8 + 200 * 2**20
+    within_memory(workers * point, f"{workers} sweep points at once (jobs = {values['jobs']}), "
+                   f"each a sample of {n_pairs} rankings of up to {n} items",
+                   "lower jobs, n_pairs or the largest of ns")

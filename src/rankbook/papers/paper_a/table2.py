@@ -14,7 +14,7 @@ seven yes/no rows. This module
 * grades the yes/no rows that have no page of their own (:func:`check_property_row`, claims
   ``A-T2-id``, ``A-T2-sym``, ``A-T2-wsd``, ``A-T2-dist``).
 
-Every check returns a :class:`rankbook.book.claims.Evidence`; :data:`CHECKS` registers how the
+Every check returns a :class:`rankbook.ledger.claims.Evidence`; :data:`CHECKS` registers how the
 mutation test perturbs each one.
 """
 
@@ -28,10 +28,11 @@ import numpy as np
 import pandas as pd
 
 from rankbook import metrics, robustness
-from rankbook.book import claims
-from rankbook.book.names import display, evidence_text
+from rankbook.ledger import claims
+from rankbook.ledger.names import display, evidence_text
 
 from . import tables as T
+from rankbook.ledger.limits import within_memory, within_time
 
 #: The printed rounding of Table 2's cells: half a unit of the second decimal is 0.005, and the
 #: fit measures distances in these units.
@@ -928,3 +929,34 @@ def metric_readings(names: Sequence[str]) -> pd.DataFrame:
             .groupby("reading", sort=False)
             .agg(metrics=("metric", ", ".join), family=("family", "first"))
             .reset_index()[["metrics", "family", "reading"]])
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """the Type I rows (n_seeds x n_runs x n_pairs x ns) and the stability experiment
+    (stability_n x stability_pairs) fit in memory and in a cell's time limit."""
+    from rankbook.papers.paper_a.tables import stability_ks
+
+    timeout = timeout
+    ns, n_pairs, n_runs = values["ns"], values["n_pairs"], values["n_runs"]
+    # estimated as metric_profile's Type I rows (about 37 bytes per run, pair and item held at
+    # once, 0.6 us each; margins of 1.7 and 1.6), once per scored seed
+    within_memory(64 * n_runs * n_pairs * max(ns), f"the Type I rows (n_runs = {n_runs} x "
+                   f"n_pairs = {n_pairs} x max(ns) = {max(ns)} items)",
+                   "lower n_runs, n_pairs or the largest of ns")
+    within_time(1e-6 * values["n_seeds"] * n_runs * n_pairs * sum(ns), timeout,
+                 f"the Type I rows on n_seeds = {values['n_seeds']} seeds (n_runs = {n_runs} x "
+                 f"n_pairs = {n_pairs} x sum(ns) = {sum(ns)})",
+                 "lower n_seeds, n_runs, n_pairs or ns")
+    # the stability experiment, as stability_sensitivity's on one seed at k_step = 10
+    n, pairs = values["stability_n"], values["stability_pairs"]
+    ks = len(stability_ks(n, 10))
+    within_memory(96 * n * pairs + 512 * pairs * ks,
+                   f"the stability experiment (stability_n = {n} items x stability_pairs = "
+                   f"{pairs} pairs at {ks} cut-offs)", "lower stability_n or stability_pairs")
+    within_time(3e-6 * n * pairs + 1.2e-5 * pairs * ks, timeout,
+                 f"the stability experiment (stability_n = {n} x stability_pairs = {pairs})",
+                 "lower stability_n or stability_pairs")

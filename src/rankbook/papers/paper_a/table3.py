@@ -18,10 +18,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from rankbook.book import claims
-from rankbook.book.names import display
+from rankbook.ledger import claims
+from rankbook.ledger.names import display
 
 from . import tables as T
+from rankbook.ledger.limits import within_memory, within_time
 
 _ROOT = Path(__file__).resolve().parents[4]
 DATA = {"table3": ("data", "published", "paper_a", "table3.csv"),
@@ -296,3 +297,21 @@ CHECKS = {
         check_top_k_swaps, smoke={"ns": (6,)},
         mutants={"swaps across the cut-off instead of inside it": {"where": "across"}}),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """sigma, every tau and the baseline are permutations of S_n in cycle notation."""
+    from rankbook.papers.paper_a import tables as paper_a_tables
+
+    n = values["n"]
+    for key, texts in (("sigma", [values["sigma"]]), ("taus", values["taus"]),
+                       ("baseline", [values["baseline"]])):
+        for text in texts:
+            try:
+                paper_a_tables.parse_cycle(text, n)
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc} (n = {n})") from None

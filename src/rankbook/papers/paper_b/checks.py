@@ -76,7 +76,6 @@ __all__ = [
 TIE_READINGS = ("strict", "either")
 
 _TIES = (set, frozenset, tuple, list)
-_RTOL = 1e-9
 
 
 # --------------------------------------------------------------------------------------------
@@ -485,19 +484,21 @@ def random_cases(seed: int, n_sets: int, *, max_items: int = 8, max_rankings: in
 # checking
 
 
-def _close(a, b) -> bool:
+def _close(a, b, rtol: float) -> bool:
     a = [float(a)] if np.ndim(a) == 0 else [float(x) for x in a]
     b = [float(b)] if np.ndim(b) == 0 else [float(x) for x in b]
-    return len(a) == len(b) and all(abs(x - y) <= _RTOL * max(1.0, abs(y)) for x, y in zip(a, b))
+    return len(a) == len(b) and all(abs(x - y) <= rtol * max(1.0, abs(y)) for x, y in zip(a, b))
 
 
 def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str = "std",
-               either: bool = True) -> dict:
+               either: bool = True, rtol: float = 1e-9) -> dict:
     """Check Theorem 1, Corollaries 1 and 2 and :mod:`rankbook.consensus` on one set.
 
     The reference is :func:`brute_force_kappa_p` (plain counts and weights ``gamma``, ``lam``).
     Theorem 1 and the corollaries are applied to :func:`theorem_1_matrix` with *every*
     ranking as the base ``r_x`` (the theorem says any will do).
+    Two values agree when they differ by at most ``rtol`` times the larger of 1 and the
+    reference (plain counts are integers; the weighted sums are summed in other orders).
 
     Returns
     -------
@@ -532,7 +533,7 @@ def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str
         A = _eq10(maps, b, 1.0, 1.0, deviation)[0]
         Aw = _eq10(maps, b, gamma, lam, deviation)[0]
         kp, kpw = theorem_1_counts(A), theorem_1_counts(Aw)
-        if not (_close(kp, ref) and _close(kpw, ref_w)):
+        if not (_close(kp, ref, rtol) and _close(kpw, ref_w, rtol)):
             t1 = False
             why.append(f"Theorem 1 with base r{b + 1}: {kp.tolist()} / {kpw.round(6).tolist()} "
                        f"against {ref.tolist()} / {ref_w.round(6).tolist()}")
@@ -541,18 +542,18 @@ def check_case(rankings, gamma: float = 0.8, lam: float = 0.7, *, deviation: str
             c1 = False
             why.append(f"Corollary 1 with base r{b + 1}: {ell} against {ref.size}")
         k2, k2w = corollary_2_kappa(A), corollary_2_kappa(Aw)
-        if not (_close(k2, ref.sum()) and _close(k2w, ref_w.sum())):
+        if not (_close(k2, ref.sum(), rtol) and _close(k2w, ref_w.sum(), rtol)):
             c2 = False
             why.append(f"Corollary 2 with base r{b + 1}: {k2:g} / {k2w:.6f} against "
                        f"{ref.sum():g} / {ref_w.sum():.6f}")
-        t1_e &= _close(kp, ref_e)
-        t1_p &= _close(kp, ref) and _close(kpw, ref_printed)
+        t1_e &= _close(kp, ref_e, rtol)
+        t1_p &= _close(kp, ref, rtol) and _close(kpw, ref_printed, rtol)
         c1_e &= ell == ref_e.size
-        c2_e &= _close(k2, ref_e.sum())
+        c2_e &= _close(k2, ref_e.sum(), rtol)
     lib = consensus.kappa_p(rankings, [1.0, gamma], [1.0, lam], deviation=deviation)
     lib_k = consensus.kappa(rankings, [1.0, gamma], [1.0, lam], deviation=deviation)
-    lib_ok = (_close(lib[0], ref) and _close(lib[1], ref_w) and _close(lib_k[0], ref.sum())
-              and _close(lib_k[1], ref_w.sum()) and lib.shape[-1] == ref.size)
+    lib_ok = (_close(lib[0], ref, rtol) and _close(lib[1], ref_w, rtol) and _close(lib_k[0], ref.sum(), rtol)
+              and _close(lib_k[1], ref_w.sum(), rtol) and lib.shape[-1] == ref.size)
     lib, lib_w = lib[0], lib[1]
     if not lib_ok:
         why.append(f"rankbook.consensus: {lib.tolist()} / {np.round(lib_w, 6).tolist()} against "
@@ -573,7 +574,7 @@ def _describe(rankings) -> str:
 
 
 def check_cases(cases: Iterable[tuple[str, list]], gamma: float = 0.8, lam: float = 0.7, *,
-                deviation: str = "std", seed: int | None = None) -> pd.DataFrame:
+                deviation: str = "std", seed: int | None = None, rtol: float = 1e-9) -> pd.DataFrame:
     """:func:`check_case` on each ``(family, rankings)``; one row per set.
 
     Columns: ``family``, ``seed``, ``rankings`` (as text, ``/`` between rankings, tie groups in
@@ -589,7 +590,7 @@ def check_cases(cases: Iterable[tuple[str, list]], gamma: float = 0.8, lam: floa
     """
     rows = []
     for family, rankings in cases:
-        res = check_case(rankings, gamma, lam, deviation=deviation)
+        res = check_case(rankings, gamma, lam, deviation=deviation, rtol=rtol)
         ties = any(isinstance(g, _TIES) for r in rankings if not isinstance(r, str) for g in r)
         shortest = min(len(positions(r)) for r in rankings)
         rows.append({"family": family, "seed": seed, "rankings": _describe(rankings),
@@ -666,7 +667,7 @@ def top_bottom_swap(n: int, gammas: Sequence[float], lams: Sequence[float], *,
     return pd.DataFrame(rows)
 
 
-def table_i_cells(frame: pd.DataFrame, swap: pd.DataFrame) -> pd.DataFrame:
+def table_i_cells(frame: pd.DataFrame, swap: pd.DataFrame, rtol: float = 1e-9) -> pd.DataFrame:
     """The marks of Table I for :math:`\\kappa_p` and :math:`\\kappa` (full, partial, weighted,
     ties), each checked under the book's reading and under the other reasonable one.
 
@@ -689,9 +690,9 @@ def table_i_cells(frame: pd.DataFrame, swap: pd.DataFrame) -> pd.DataFrame:
         "partial": frame[~frame.ties & frame.family.str.contains("partial")],
         "ties": frame[frame.ties],
     }
-    top_same = bool(np.isclose(swap["kappa top"], swap["kappa bottom"], rtol=_RTOL).all())
+    top_same = bool(np.isclose(swap["kappa top"], swap["kappa bottom"], rtol=rtol).all())
     paths_same = bool(np.isclose(swap["kappa_p, p >= 2, top"], swap["kappa_p, p >= 2, bottom"],
-                                 rtol=_RTOL).all())
+                                 rtol=rtol).all())
     topk_favours = bool((swap["top-k kappa_1 top"] < swap["top-k kappa_1 bottom"]).all())
     rows = []
     for index in ("κ_p", "κ"):

@@ -10,6 +10,6 @@ Code that exists only to reproduce these three sources (ledgers ``data/claims/no
 * :mod:`rankbook.papers.scoring.rankdcg`: the rankDCG poster's tables
   (``notebooks/rankdcg_table.ipynb``).
 
-Each ``check_*`` function returns the :class:`rankbook.book.claims.Evidence` of one ledger
+Each ``check_*`` function returns the :class:`rankbook.ledger.claims.Evidence` of one ledger
 claim; each module's ``CHECKS`` registers how the mutation test perturbs it.
 """

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from rankbook import rankdcg as RD
-from rankbook.book import claims
-from rankbook.book.claims import Evidence, Finding
-from rankbook.book.paths import data_path
+from rankbook.ledger import claims
+from rankbook.ledger.claims import Evidence, Finding
+from rankbook.ledger.paths import data_path
 
 __all__ = ["read_test_table", "printed_table", "check_test_table", "tie_rules_table",
            "other_readings_table", "other_measures_table", "check_example", "check_lowest_scores",

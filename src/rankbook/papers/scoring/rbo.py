@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 
 from rankbook import rbo as R
-from rankbook.book import claims
-from rankbook.book.claims import Evidence
-from rankbook.book.paths import data_path
+from rankbook.ledger import claims
+from rankbook.ledger.claims import Evidence
+from rankbook.ledger.paths import data_path
+from rankbook.ledger.limits import within_memory, within_time
 
 __all__ = ["read_overlap_example", "examples_table", "check_overlap_example", "by_depth_table",
            "p_figure", "check_min_formula", "check_res_formula", "check_weight_formula",
@@ -437,3 +438,30 @@ CHECKS = {
     "N-RBO-p": claims.Check(check_top_weight, smoke={"ps": (0.5, 0.9), "depths": (1, 10)}, mutants={
         "a wrong weight (the weight at 1 − p)": {"weight": lambda p, d: R.rbo_weight(1 - p, d)}}),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """S and T hold distinct items (one per character); ext_depth reaches past both lists;
+    n_seeds x n_random continuations to depth ext_depth fit in the time limit."""
+    for key in ("S", "T"):
+        text = values[key]
+        if len(set(text)) != len(text):
+            dup = next(x for x in text if text.count(x) > 1)
+            raise ValueError(f"{key} = {text!r} repeats {dup!r}: a list holds distinct items, one "
+                             "per character")
+    longest = max(len(values["S"]), len(values["T"]))
+    if values["ext_depth"] < longest:
+        raise ValueError(f"ext_depth = {values['ext_depth']} must reach the end of the longer list "
+                         f"({longest} items)")
+    # measured: about 2.5 microseconds per rank of a continuation (300 x 100,000 in 67 s and
+    # 10,000 x 500 in 17 s on a loaded 2-core machine), with a margin of 2
+    seeds = values.get("n_seeds", 1)
+    seconds = 2 * 2.5e-6 * seeds * values["n_random"] * values["ext_depth"]
+    within_time(seconds, timeout,
+                 f"scoring {seeds} x {values['n_random']} continuations to depth "
+                 f"{values['ext_depth']}", "lower n_seeds, n_random or ext_depth (their product "
+                 "should stay below 10^8)")

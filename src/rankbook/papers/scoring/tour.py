@@ -4,7 +4,7 @@ learning-to-rank note, each checked against an independent computation.
 
 The tables are built by :func:`measures_table`, :func:`gain_table`, :func:`ties_table`,
 :func:`conventions_table` and :func:`batch_table`; each ``check_*`` function returns the
-:class:`~rankbook.book.claims.Evidence` of one ledger claim (``data/claims/notes.toml`` and
+:class:`~rankbook.ledger.claims.Evidence` of one ledger claim (``data/claims/notes.toml`` and
 ``blog.toml``), and :data:`CHECKS` says how the mutation test perturbs it.
 """
 
@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from rankbook import ir
-from rankbook.book import claims
-from rankbook.book.claims import Evidence, Finding
+from rankbook.ledger import claims
+from rankbook.ledger.claims import Evidence, Finding
+from rankbook.ledger.limits import within_memory, within_time
 
 __all__ = ["measures_table", "gain_table", "gain_figure", "ties_table", "conventions_table",
            "batch_table", "statements", "statements_table", "check_dcg_gains",
@@ -616,3 +617,18 @@ CHECKS = {
         "the reading that makes it hold (n = the items in the two tops)": {"reading": "union"},
         "a wrong normaliser (n = K)": {"reading": "k"}}),
 }
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """n_pairs_sim simulated users x n_seeds (one FCP per user and seed) fit in a cell's time
+    limit."""
+    users, seeds = values["n_pairs_sim"], values["n_seeds"]
+    # measured (the notebook's code in process, loaded 2-core machine): 494 s for 100,000 users
+    # x 100 seeds, about 50 us per user and seed; margin 2
+    within_time(1e-4 * users * seeds, timeout,
+                 f"the FCP check on n_pairs_sim = {users} simulated users x n_seeds = {seeds} "
+                 "seeds", "lower n_pairs_sim or n_seeds")

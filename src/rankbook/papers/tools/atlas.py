@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankbook.book.claims import Check, Evidence
+from rankbook.ledger.claims import Check, Evidence
 from rankbook.conventions import VARIANTS, compare_conventions, evaluate_run, profile
 
 __all__ = ["CATALOGUE_COLUMNS", "read_catalogue", "check_cited", "check_cited_values", "side_by_side",
-           "distinct_values", "versions", "CHECKS"]
+           "distinct_values", "profile_correlations", "versions", "CHECKS"]
 
 #: Columns of the catalogue file.
 CATALOGUE_COLUMNS = ("example", "source", "url", "qrels", "run", "measure", "query", "convention",
@@ -175,8 +175,44 @@ def distinct_values(table: pd.DataFrame, conventions) -> np.ndarray:
     return np.array([len({v for v in row if v not in ("not offered", "refused")}) for row in vals])
 
 
+def profile_correlations(table: pd.DataFrame, conventions, reference: str | None = None) -> pd.DataFrame:
+    r"""How alike two profiles order the examples: Kendall's :math:`\tau_b` and the AP
+    correlation :math:`\tau_{AP,b}` between the reference profile's values and each other
+    profile's, over the rows of :func:`side_by_side` where both give a number.
+
+    :math:`\tau_b` counts every pair of rows alike; :math:`\tau_{AP,b}`
+    (:func:`rankbook.tau_ap.tau_ap_b`, the tie-aware AP correlation) weighs the pairs near the
+    top of each ordering more, so a profile that reorders the highest-scoring examples scores
+    lower. Both take ties (many examples score exactly 1). ``reference`` defaults to the first
+    convention. Columns: ``profile``, ``rows`` compared, ``tau_b``, ``tau_AP_b`` (nan when a
+    profile gives the same value everywhere).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"a": ["0.1", "0.5", "0.9", "not offered"], "b": ["0.2", "0.4", "0.8", "0.3"]})
+    >>> profile_correlations(t, ["a", "b"])[["profile", "rows", "tau_b", "tau_AP_b"]].values.tolist()
+    [['b', 3, 1.0, 1.0]]
+    """
+    from rankbook.metrics import kendall_tau_b
+    from rankbook.tau_ap import tau_ap_b
+
+    conventions = list(conventions)
+    reference = conventions[0] if reference is None else reference
+    num = table[conventions].apply(pd.to_numeric, errors="coerce")
+    rows = []
+    for name in conventions:
+        if name == reference:
+            continue
+        both = num[[reference, name]].dropna()
+        x, y = both[reference].to_numpy(), both[name].to_numpy()
+        rows.append({"profile": name, "reference": reference, "rows": len(both),
+                     "tau_b": kendall_tau_b(x, y) if len(both) > 1 else float("nan"),
+                     "tau_AP_b": tau_ap_b(x, y) if len(both) > 1 else float("nan")})
+    return pd.DataFrame(rows, columns=["profile", "reference", "rows", "tau_b", "tau_AP_b"])
+
+
 def _default_catalogue():
-    from rankbook.book.paths import data_path
+    from rankbook.ledger.paths import data_path
 
     return read_catalogue(data_path("conventions", "atlas.csv")), data_path("conventions")
 

@@ -5,8 +5,9 @@ topics, then reproductions of it with controlled perturbations, and measures eac
 :func:`rankbook.repro.reproduce`. :func:`check_ktu` checks the ledger claim ``T-KTU`` (that
 repro_eval's KTU is Kendall's tau over the union of the two runs' documents) against
 :func:`rankbook.repro.ktu`; :func:`core17_reference` reads the values repro_eval's README
-prints for the TREC Common Core 2017 runs, which the page cannot recompute (the runs are not
-distributed).
+prints for the TREC Common Core 2017 runs (the runs are not distributed), and
+:func:`core17_against_appendix` sets them beside the per-topic scores of the appendix of Breuer
+et al. 2020, which cover the same runs.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ import numpy as np
 import pandas as pd
 
 from rankbook import repro
-from rankbook.book import claims
-from rankbook.book.paths import data_path
+from rankbook.ledger import claims
+from rankbook.ledger.paths import data_path, project_root
 
-from ..paper_b.common import Section
+from rankbook.ledger.claims import Section
 
 __all__ = ["build_runs", "SCENARIOS", "measure_all", "rbo_depths", "check_ktu", "ktu_cases",
-           "core17_reference", "plane_figure", "CHECKS"]
+           "core17_reference", "core17_against_appendix", "plane_figure", "CHECKS"]
 
 #: The reproductions the page builds, in the order shown, with what each changes.
 SCENARIOS = {
@@ -310,6 +311,35 @@ def core17_reference() -> Section:
             "repro_eval's own reference: the values its README prints for the Core17 runs "
             "(not recomputed: the runs are not distributed)"))},
         "ktu": ktu.to_dict(), "rbo": rbo.to_dict()})
+
+
+def core17_against_appendix(order_path, effects_path, constellations_path, root=None, *,
+                            decimals: int) -> Section:
+    """repro_eval's README example beside the appendix data of Breuer et al. 2020
+    (:func:`rankbook.papers.breuer2020.repro_eval_example.readme_against_appendix`): the per-topic
+    scores of the same runs, fetched by SHA-256 (:func:`rankbook.ledger.fetch.files`), the
+    README's per-topic KTU and RBO lines (``order_path``), its RMSE, ER, ΔRI and p-value lines
+    (``effects_path``) and the appendix's run names (``constellations_path``). Without the
+    fetched files the section holds one sentence saying so and the command that fetches them."""
+    from rankbook.ledger import fetch
+
+    from ..breuer2020 import data as bdata
+    from ..breuer2020 import repro_eval_example as rx
+
+    try:
+        folder = fetch.files("breuer2020", root or project_root())
+    except fetch.DataUnavailable as exc:
+        return Section(values={"summary": f"Not checkable: data unavailable. Run "
+                                          f"`{exc.command}` to fetch the appendix files"})
+    scores = bdata.Scores(folder, bdata.read_constellations(constellations_path))
+    t = rx.readme_against_appendix(scores, rx.read_readme_order(order_path),
+                                   rx.read_readme_effects(effects_path), decimals=decimals)
+    shown = t.assign(agrees=t["agrees"].map({True: "yes", False: "no"}))
+    return Section(tables={"core17_appendix": shown}, values={
+        "show": {"core17_appendix": dict(title=(
+            "repro_eval's Core17 example beside the appendix data (run "
+            f"`{t.attrs['run']}`, constellation {t.attrs['constellation']})"))},
+        "summary": rx.readme_summary(t, bdata.files_rbo_p()), "table": t})
 
 
 def _bars(row):

@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from rankbook.conventions import CONVENTIONS, evaluate_run, profile
+from rankbook.ledger.limits import within_time
 
 __all__ = ["constant_model", "simulate_collection", "rrf", "range_table", "restart_means",
-           "rounded_runs", "decisive_queries", "restart_figure", "verdict"]
+           "rounded_runs", "decisive_queries", "restart_figure", "verdict", "limits"]
 
 
 def constant_model(levels, measures, conventions=None) -> pd.DataFrame:
@@ -244,3 +245,36 @@ def verdict(constant: pd.DataFrame, fused: pd.DataFrame, restarts, decisive: tup
                  f"{'inside' if within else 'OUTSIDE'} the exact range.")
     body = "\n\n".join(lines)
     return f":::{{admonition}} Verdict\n:class: verdict\n\n{body}\n:::\n"
+
+
+# ----------------------------------------------------------------------------------------
+# What the page's parameters allow together (its notebook's metadata "check"), checked
+# before any kernel starts
+# ----------------------------------------------------------------------------------------
+def limits(values: dict, root, timeout: float) -> None:
+    """The restarts of the fused run (n_restarts x n_queries x its documents) and the ranges of
+    the rounded runs (decimals x n_queries x n_docs) fit in a cell's time limit.
+
+    Examples
+    --------
+    >>> limits({"n_queries": 1000, "n_docs": 500, "rrf_depth": 500, "n_restarts": 500,
+    ...         "decimals": [0, 1, 2, 3, 4, 5, 6, 7, 8], "measures": ["AP"] * 6},
+    ...        None, 600)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: n_restarts = 500 restarts of the fused run ... takes about ... min, more than the 10 min a cell may run (the notebook's time limit); lower n_restarts, n_queries, n_docs or rrf_depth
+    >>> limits({"n_queries": 300, "n_docs": 100, "rrf_depth": 20, "n_restarts": 200,
+    ...         "decimals": [0, 1, 2, 3], "measures": ["AP"] * 3}, None, 600)
+    """
+    q, d = values["n_queries"], values["n_docs"]
+    fused = q * min(d, 2 * values["rrf_depth"])
+    # measured (in process, 2 loaded cores): about 3 microseconds per document of a restart
+    # (shuffle and score) and 6 per document of a range (scoring it and its two orders); a
+    # margin of 2
+    seconds = 2 * (3e-6 * values["n_restarts"] * fused
+                   + 6e-6 * (len(values["decimals"]) + 3) * q * d * len(values["measures"]))
+    within_time(seconds, timeout,
+                f"n_restarts = {values['n_restarts']} restarts of the fused run of "
+                f"n_queries = {q} queries (up to 2 x rrf_depth = {2 * values['rrf_depth']} "
+                f"documents each) and {len(values['decimals'])} rounded runs of n_docs = {d}",
+                "lower n_restarts, n_queries, n_docs or rrf_depth")

@@ -22,14 +22,27 @@ NOTEBOOK_DIR_ENV = "RANKBOOK_NOTEBOOK_DIR"
 ROOT_ENV = "RANKBOOK_ROOT"
 
 
+def _is_project(folder: Path) -> bool:
+    return (folder / "data").is_dir() and (folder / "notebooks").is_dir()
+
+
 def project_root() -> Path:
-    """The repository root: ``$RANKBOOK_ROOT``, else the folder above ``src/rankbook``."""
+    """The project's root folder, the one place every path of the book starts from:
+    ``$RANKBOOK_ROOT`` when set; else the checkout the package runs from (``src/rankbook`` in a
+    project folder, an editable install); else, for an installed package, the nearest folder
+    from the current one upwards that holds ``data/`` and ``notebooks/``. The folder above
+    ``src/rankbook`` when none is found, so that a message can name where it looked."""
     env = os.environ.get(ROOT_ENV)
     if env:
         return Path(env).resolve()
-    here = Path(__file__).resolve()
-    # src/rankbook/book/paths.py -> repository root
-    return here.parents[3]
+    here = Path(__file__).resolve().parents[3]  # src/rankbook/ledger/paths.py -> the checkout
+    if _is_project(here):
+        return here
+    cwd = Path.cwd().resolve()
+    for folder in (cwd, *cwd.parents):
+        if _is_project(folder):
+            return folder
+    return here
 
 
 def data_dir() -> Path:
@@ -72,3 +85,18 @@ def output_dir() -> Path:
 def notebook_dir() -> Path:
     """The folder the executed notebook lives in (figure links are relative to it)."""
     return Path(os.environ.get(NOTEBOOK_DIR_ENV) or Path.cwd())
+
+
+def _base_folder(under: str, root: Path | None = None) -> Path:
+    root = root or project_root()
+    return root if under == "root" else root / "data"
+
+
+def resolve_input_path(text: str, root: Path | None = None, under: str = "data") -> Path:
+    """An input file or folder: absolute as is; relative to the current folder when it exists
+    there, else under the project's ``data/`` folder (``under="root"``: the project root), where
+    the notebooks look for it."""
+    path = Path(text).expanduser()
+    if path.is_absolute() or path.exists():
+        return path.resolve()
+    return _base_folder(under, root) / path

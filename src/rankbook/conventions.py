@@ -105,6 +105,12 @@ behaviour: pass ``"trec_eval_9"`` to keep it. ranx's ``make_comparable=True`` is
 ``profile("ranx", make_comparable=True)``. Every profile scores an explicit order (a dict of
 lists, or ``order="rank"``) as given, without its tie rule (:func:`evaluate_run`).
 
+One evaluator object scoring several runs is a choice too (the last row of the table): the
+original pytrec_eval 0.5 drops measures cut at several depths from its second ``evaluate`` on,
+or returns wrong values {cite}`pytrec_eval_issue22,pytrec_eval_issue57`, fixed only in
+pytrec-eval-terrier, the version the ``pytrec_eval`` profile reproduces; :func:`evaluate_run`
+holds no state between calls.
+
 torchmetrics needs torch, which rankbook does not install: its profile was derived from the
 source of torchmetrics 1.9.0 and is tested against the examples of its own docstrings, not
 against the running library. Other quirks it fixes: scores are cast to float32, documents with
@@ -1580,7 +1586,8 @@ def _check_gdeval(data, conv):
                 "by gdeval.pl, which reads only query ids that end in digits after their last '-'")
 
 
-def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> RunEvaluation:
+def evaluate_run(qrels, run, measures, convention="trec_eval", order=None,
+                 ties=None) -> RunEvaluation:
     r"""Score a run against relevance judgements under the conventions of one tool.
 
     Parameters
@@ -1607,6 +1614,11 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         the rank column of a TREC run file (its fourth), the ``rank`` column of a DataFrame or
         the values of a ``{query: {document: rank}}`` dict, rank 1 first. Two documents of a
         query with the same rank are refused.
+    ties : {None, "range"}
+        ``"range"``: also the lowest, highest and expected value over the orders of tied
+        documents (:func:`rankbook.tie_range.tie_range_of`): returns a
+        :class:`rankbook.tie_range.TieRange`, whose ``per_query`` and ``aggregate`` have the
+        columns ``value`` (as without it), ``low``, ``high`` and ``expected``.
 
     Returns
     -------
@@ -1667,6 +1679,8 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     0        1     P@5    0.1
     1        1      AP    0.5
     """
+    if ties is not None:
+        return _with_tie_range(qrels, run, measures, convention, order, ties)
     conv = profile(convention)
     try:
         names = [measures] if isinstance(measures, str) else list(measures)
@@ -1900,6 +1914,22 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     return RunEvaluation(per, agg)
 
 
+def _with_tie_range(qrels, run, measures, convention, order, ties):
+    """``evaluate_run(..., ties="range")``: the evaluation, then :mod:`rankbook.tie_range`."""
+    from . import tie_range as _tr
+
+    if ties != "range":
+        raise ValueError(f"ties={ties!r} is not valid; choose None (the profile's own tie "
+                         "rule) or 'range' (also the lowest, highest and expected value over "
+                         "the orders of tied documents)")
+    qrels, run = _tr.read_once(qrels, run, order)
+    res = evaluate_run(qrels, run, measures, convention, order)
+    conv = profile(convention)
+    names = [measures] if isinstance(measures, str) else list(measures)
+    return _tr.tie_range_of(res, qrels, run, [parse_measure(t, conv) for t in names], conv,
+                            order)
+
+
 # --------------------------------------------------------------------------------------------
 # every profile side by side
 
@@ -1987,7 +2017,25 @@ _SETTINGS = (
     ("k_beyond_list", "P@k with k longer than the list"),
     ("gain", "gain and discount"),
     ("averaging", "averaging"),
+    ("repeated_calls", "one evaluator scoring several runs"),
 )
+
+#: What happens when one evaluator object scores several runs, by profile (pytrec_eval issues
+#: 22, 38 and 57: the original pytrec_eval 0.5 loses measures cut at several depths, or returns
+#: wrong values, from its second call on; pytrec-eval-terrier fixed it).
+REPEATED_CALLS = {
+    "trec_eval": "a new process per run: nothing carries over",
+    "trec_eval_9": "a new process per run: nothing carries over",
+    "pytrec_eval": ("equal results (pytrec-eval-terrier); the original pytrec_eval 0.5 drops "
+                    "all but one depth of a measure cut at several from the second evaluate() "
+                    "on, and can return wrong values (cvangysel/pytrec_eval issues 22, 38, 57)"),
+    "ir_measures": ("equal results with pytrec-eval-terrier >= 0.5.4; with the original "
+                    "pytrec_eval 0.5 the bug above (ir_measures issues 42, 49)"),
+    "ranx": "no evaluator object: each evaluate() call starts afresh",
+    "sklearn": "functions without state",
+    "torchmetrics": ("functional calls hold no state; a RetrievalMetric object pools every "
+                     "update() until reset()"),
+}
 
 
 def _describe(conv: Convention, setting: str) -> str:
@@ -2034,6 +2082,8 @@ def _describe(conv: Convention, setting: str) -> str:
         return "relevance" + extra.get(conv.exp_dcg, "") + ", log2(rank + 1)"
     if setting == "averaging":
         return {"per_query": "mean over queries", "pooled": "one pooled list"}[conv.averaging]
+    if setting == "repeated_calls":
+        return REPEATED_CALLS.get(conv.name, "")
     raise AssertionError(setting)
 
 

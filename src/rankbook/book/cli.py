@@ -1,4 +1,4 @@
-"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list`` and ``compare``.
+"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list``, ``compare``, ``reproduce``, ``check`` and ``claims``.
 
 Exit status: 0 on success; 1 when a notebook or the book build fails, or the outputs cannot be
 written (full disk, read-only folder) or printed (a report that standard output's encoding
@@ -295,7 +295,8 @@ def _cmd_compare(args) -> int:
                 names=args.names, baseline=args.baseline, all_pairs=args.all_pairs,
                 test=args.test, correction=args.correction, alpha=args.alpha,
                 confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                missing=args.missing, order=args.order,
+                missing=args.missing, order=args.order, delta=args.topic_set_size,
+                power=args.power, tie_range=args.tie_range,
                 max_bytes=(compare_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
                            else args.max_bytes))
             texts = {args.out: compare_cmd.table_csv(res.table)}
@@ -312,12 +313,20 @@ def _cmd_compare(args) -> int:
             # the outputs already in place, never "no output was written"
             for note in res.notes:
                 print(f"rankbook compare: note: {note}", file=sys.stderr)
+            for line in compare_cmd.check_block(res.check, "compare"):
+                print(line, file=sys.stderr)
             print(res.summary)
             print()
             print(res.comparison.report())
             interrupts.checkpoint("report")
             print()
             print(res.comparison.tied_statement(), flush=True)
+            if args.topic_set_size is not None:
+                print()
+                print(res.comparison.sizes_statement(), flush=True)
+            if args.tie_range:
+                print()
+                print(compare_cmd.tie_statement(res.table), flush=True)
             print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr, flush=True)
             interrupts.settle()  # done: a later signal changes neither the status nor the message
             interrupts.checkpoint("done")
@@ -325,6 +334,28 @@ def _cmd_compare(args) -> int:
         return _failed("compare", exc, written, compare_cmd.CompareError, planned)
     return 0
 
+
+def _cmd_check(args) -> int:
+    try:
+        from . import check_cmd  # numpy, scipy and pandas: loaded only for this command
+    except KeyboardInterrupt:
+        print("rankbook check: interrupted by SIGINT", file=sys.stderr)
+        return 130
+    try:
+        with interrupts.interruptible():
+            report, notes = check_cmd.check_runs(
+                args.qrels, args.runs, args.measures, convention=args.convention,
+                depths=args.depths,
+                max_bytes=(check_cmd._cc.DEFAULT_MAX_BYTES if args.max_bytes is None
+                           else args.max_bytes))
+            for note in notes:
+                print(f"rankbook check: note: {note}", file=sys.stderr)
+            print(check_cmd.to_json(report) if args.json else report.report(),
+                  end="" if args.json else "\n", flush=True)
+            interrupts.settle()
+    except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
+        return _failed("check", exc, [], check_cmd.CheckError)
+    return report.exit_status
 
 
 def _failed(command: str, exc: BaseException, written: list, user_error: type,
@@ -424,6 +455,9 @@ def _cmd_reproduce(args) -> int:
             for w in caught:  # notes on the inputs, one line each, as compare prints them
                 if issubclass(w.category, UserWarning):
                     print(f"rankbook reproduce: note: {w.message}", file=sys.stderr)
+            for report in getattr(res, "check", []):
+                for line in reproduce_cmd._cc.check_block(report, "reproduce"):
+                    print(line, file=sys.stderr)
             texts = {args.out: reproduce_cmd.table_csv(res.aggregate)}
             if args.per_topic:
                 texts[args.per_topic] = reproduce_cmd.table_csv(res.per_topic)
@@ -441,6 +475,16 @@ def _cmd_reproduce(args) -> int:
     except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
         return _failed("reproduce", exc, written, reproduce_cmd.ReproduceError, planned)
     return 0
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, e.g. 0.05; got {text}")
+    return value
 
 
 def _nonnegative(text: str) -> int:
@@ -550,9 +594,19 @@ def _build_parser() -> argparse.ArgumentParser:
                         "wilcoxon (also spelled randomisation, permutation, ttest, t-test)")
     c.add_argument("--correction", default="holm",
                    help="multiple-comparison correction within each measure: holm (default), "
-                        "bonferroni, bh, by or none")
+                        "bonferroni, bh, by or none; or a test of every pair of systems at once: "
+                        "tukey (Tukey's HSD, topics as blocks) or randomized-tukey (the "
+                        "randomised Tukey HSD of Carterette and Sakai)")
     c.add_argument("--alpha", type=_fraction("0.05"), default=0.05,
                    help="significance level (default: %(default)s)")
+    c.add_argument("--topic-set-size", type=_positive_float, default=None, metavar="DELTA",
+                   help="also print how many topics would detect a difference DELTA (Sakai's "
+                        "topic set size design: paired t-test per pair, one-way ANOVA over all)")
+    c.add_argument("--power", type=_fraction("0.8"), default=0.8,
+                   help="power of the topic set sizes (default: %(default)s)")
+    c.add_argument("--tie-range", action="store_true",
+                   help="also the lowest, highest and expected mean over the orders of tied "
+                        "documents (columns tie_low, tie_high, tie_expected)")
     c.add_argument("--confidence", type=_fraction("0.95"), default=0.95,
                    help="level of the bootstrap intervals (default: %(default)s)")
     c.add_argument("--resamples", type=_positive, default=10000, metavar="N",
@@ -578,6 +632,29 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="also write every test (uncorrected and corrected p-values) as CSV")
     c.add_argument("--force", action="store_true", help="replace output files that exist")
     c.set_defaults(func=_cmd_compare)
+
+    ck = sub.add_parser(
+        "check", help="pre-flight check of qrels and runs: what would change a number",
+        description="Before scoring: topics in one file only, judged@k, documents ranked twice, "
+                    "tied scores (and ties between documents of different relevance), the "
+                    "relevance levels and what each measure reads from them, the run tags. "
+                    "Exit status 0: nothing found would change a number; 1: something would; "
+                    "2: bad usage or an unreadable input.")
+    ck.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    ck.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files")
+    ck.add_argument("-m", "--measures", default=None, metavar="M1,M2",
+                    help="ir_measures names: which relevance levels each tells apart, and "
+                         "whether its threshold is reached")
+    ck.add_argument("--convention", default="trec_eval",
+                    help="whose choices the findings describe (precision of ties, topics in one "
+                         "file only): trec_eval (default), trec_eval_9, pytrec_eval, "
+                         "ir_measures, ranx, sklearn or torchmetrics")
+    ck.add_argument("--depths", default="10,100,1000", metavar="K1,K2",
+                    help="depths of judged@k (default: %(default)s)")
+    ck.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                    help="largest input file, in bytes (default 512MiB)")
+    ck.add_argument("--json", action="store_true", help="print the report as JSON")
+    ck.set_defaults(func=_cmd_check)
 
     rp = sub.add_parser(
         "reproduce", help="did a rerun reproduce the original runs? KTU, RBO, RMSE, ER, ΔRI",

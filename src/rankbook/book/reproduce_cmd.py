@@ -27,6 +27,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import conventions as _conv
+from .. import preflight as _pf
 from .. import repro as _repro
 from .. import stats as _stats
 from .. import trec_format as _tf
@@ -271,8 +272,27 @@ def _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_conventio
         res.metadata = {paths[r]: _repro.read_ir_metadata(tables[r]) for r in runs}
     except ValueError as exc:
         raise ReproduceError(str(exc)) from None
+    res.check = _check(tables, paths, q_orig, q_rep, str(qrels), wanted, convention)
     res.settings["files"] = dict(paths, qrels=str(qrels), qrels_rep=qrels_rep)
     return res
+
+
+def _check(runs: dict, paths: dict, q_orig, q_rep, qrels_name: str, measures,
+           convention: str) -> list:
+    """The pre-flight check (:mod:`rankbook.preflight`) of the runs as read (their tables: an
+    explicit order is checked by its scores' order too), against the qrels of their topics: one
+    report, or two for a replicability (the reruns against ``--qrels-rep``)."""
+    reports = []
+    for group, q in (("orig", q_orig), ("rep", q_rep)):
+        if q is None:
+            continue
+        roles = [r for r in ROLES if r in runs and (q_rep is None or r.startswith(group))]
+        check = _pf.Preflight(q, measures, convention=convention,
+                              qrels_name=qrels_name if group == "orig" else "--qrels-rep")
+        for r in roles:
+            check.add_run(runs[r], _tf.display_name(paths[r]))
+        reports.append(check.report())
+    return reports
 
 
 def table_csv(table: pd.DataFrame) -> str:

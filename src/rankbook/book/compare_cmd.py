@@ -433,7 +433,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         try:
             _conv.parse_measure(m, conv)
         except ValueError as exc:
-            hint = "; --convention chooses another tool" if "is not offered" in str(exc) else ""
+            hint = "; --convention chooses another tool" if "is not supported by the" in str(exc) else ""
             raise CompareError(f"{exc}{hint}") from None
     if len(set(wanted)) != len(wanted):
         dup = next(m for m in wanted if wanted.count(m) > 1)

@@ -372,9 +372,10 @@ class Convention:
             value = getattr(self, field)
             if value not in choices:
                 raise ValueError(f"{field}={value!r} is not valid; choose one of {list(choices)}")
-        if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, (int, np.integer)):
+        if (isinstance(self.relevance_level, bool)
+                or not isinstance(self.relevance_level, (int, np.integer)) or self.relevance_level < 1):
             raise ValueError(f"relevance_level={self.relevance_level!r} must be a whole number "
-                             "(trec_eval's -l), e.g. 1 or 2")
+                             ">= 1 (trec_eval's -l), e.g. 1 or 2")
         if self.max_documents is not None and (
                 isinstance(self.max_documents, bool)
                 or not isinstance(self.max_documents, (int, np.integer)) or self.max_documents < 1):

@@ -1,4 +1,5 @@
-"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list`` and ``compare``.
+"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list``, ``compare``, ``eval`` and
+``reproduce``.
 
 Exit status: 0 on success; 1 when a notebook or the book build fails, or the outputs cannot be
 written (full disk, read-only folder); 2 for bad usage (unknown notebook, unknown or repeated
@@ -6,7 +7,7 @@ parameter, a value that does not parse or breaks a declared constraint, a malfor
 file) and when another build holds the lock; 130 after Ctrl-C (SIGINT) and 143 after SIGTERM,
 once the workers are stopped and the staging folders removed.
 
-``rankbook compare`` exits 2 on malformed qrels or runs (naming ``file:line``), an unknown
+``rankbook eval`` and ``rankbook compare`` exit 2 on malformed qrels or runs (naming ``file:line``), an unknown
 measure, runs scored on different queries, fewer than two runs or an output file that exists
 (without ``--force``); 1 on an unexpected error or an output that cannot be written, in one
 line; 130 after Ctrl-C, with no output written.
@@ -221,7 +222,8 @@ def _cmd_compare(args) -> int:
     except KeyboardInterrupt:
         print("rankbook compare: interrupted by SIGINT; no output was written", file=sys.stderr)
         return 130
-    outputs = {"--out": args.out, "--latex": args.latex, "--pairs": args.pairs}
+    outputs = {"--out": args.out, "--latex": args.latex, "--pairs": args.pairs,
+               "--per-query": args.per_query}
     written: list[str] = []
     try:
         with pipeline.interruptible():
@@ -239,6 +241,8 @@ def _cmd_compare(args) -> int:
                 texts[args.latex] = res.comparison.to_latex()
             if args.pairs:
                 texts[args.pairs] = compare_cmd.table_csv(res.comparison.pairs)
+            if args.per_query:
+                texts[args.per_query] = compare_cmd.table_csv(res.per_query)
             compare_cmd.check_outputs(outputs, [], args.force)  # nothing appeared meanwhile
             for path, text in texts.items():
                 compare_cmd.write_atomic(path, text)
@@ -255,6 +259,41 @@ def _cmd_compare(args) -> int:
     print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr)
     return 0
 
+
+
+def _cmd_eval(args) -> int:
+    from . import pipeline
+
+    try:
+        from . import eval_cmd  # numpy and pandas: loaded only for this command
+    except KeyboardInterrupt:
+        print("rankbook eval: interrupted by SIGINT; no output was written", file=sys.stderr)
+        return 130
+    written: list[str] = []
+    try:
+        with pipeline.interruptible():
+            if args.out:
+                eval_cmd.check_outputs({"--out": args.out}, [args.qrels, *args.runs], args.force)
+            res = eval_cmd.evaluate_runs(
+                args.qrels, args.runs, args.measures, convention=args.convention,
+                complete=args.complete, max_docs=args.max_docs, level=args.level,
+                judged_only=args.judged_only, order=args.order, recall_cutoff=args.recall_cutoff,
+                max_bytes=(eval_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes))
+            text = eval_cmd.render(res, args.format, args.query, not args.no_summary)
+            if args.out:
+                eval_cmd.check_outputs({"--out": args.out}, [], args.force)
+                eval_cmd.write_atomic(args.out, text)
+                written.append(args.out)
+    except (Exception, KeyboardInterrupt, pipeline.Interrupted) as exc:  # noqa: BLE001
+        return _failed("eval", exc, written, eval_cmd.CompareError)
+    for note in res.notes:
+        print(f"rankbook eval: note: {note}", file=sys.stderr)
+    if args.out:
+        print(f"rankbook eval: wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0
 
 
 def _failed(command: str, exc: BaseException, written: list, user_error: type) -> int:
@@ -493,8 +532,59 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--latex", default=None, metavar="FILE", help="also write a LaTeX table")
     c.add_argument("--pairs", default=None, metavar="FILE",
                    help="also write every test (uncorrected and corrected p-values) as CSV")
+    c.add_argument("--per-query", default=None, metavar="FILE",
+                   help="also write every run's value per query and measure as CSV (system, "
+                        "run_file, query_id, measure, value)")
     c.add_argument("--force", action="store_true", help="replace output files that exist")
     c.set_defaults(func=_cmd_compare)
+
+    ev = sub.add_parser(
+        "eval", help="score TREC runs against qrels with trec_eval's interface (every measure "
+                     "of -m all_trec, -q, -c, -M, -l, -J)",
+        description="Score one or more TREC runs against a qrels file and print trec_eval's "
+                    "three columns (measure, query or all, value), or CSV or JSON. Measures "
+                    "are named as trec_eval (-m map -m P.5,10 -m all_trec) or ir_measures "
+                    "(-m nDCG@10,AP) names them; the default is trec_eval's official set.")
+    ev.add_argument("qrels", metavar="QRELS", help="TREC qrels file (.gz, a pipe or - also)")
+    ev.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (one or more)")
+    ev.add_argument("-m", "--measure", dest="measures", action="append", default=None,
+                    metavar="MEASURE",
+                    help="a measure, trec_eval's (map, P.5,10, ndcg_cut.10, iprec_at_recall, "
+                         "set_F; nicknames official, all_trec, set) or ir_measures' (nDCG@10,AP, "
+                         "ERR@20); repeatable; default: official")
+    ev.add_argument("-q", "--query", action="store_true",
+                    help="also a line per query and measure, before the summary")
+    ev.add_argument("-n", "--no-summary", action="store_true", help="no summary (all) lines")
+    ev.add_argument("-c", "--complete", action="store_true",
+                    help="a judged query a run lacks scores 0 and counts in the mean "
+                         "(trec_eval -c)")
+    ev.add_argument("-M", "--max-docs", type=_positive, default=None, metavar="N",
+                    help="only the first N documents of each ranking count (trec_eval -M)")
+    ev.add_argument("-l", "--level", type=_positive, default=None, metavar="N",
+                    help="the relevance level a relevant document needs (trec_eval -l; "
+                         "default 1)")
+    ev.add_argument("-J", "--judged-only", action="store_true",
+                    help="only judged documents count (trec_eval -J)")
+    ev.add_argument("--convention", default="trec_eval",
+                    help="whose conventions score the runs: trec_eval (default; trec_eval "
+                         "10.0), trec_eval_9 (9.0.8, pytrec_eval's code), pytrec_eval, "
+                         "ir_measures, ranx, sklearn or torchmetrics")
+    ev.add_argument("--recall-cutoff", default=None, choices=["lround", "plus_0.9", "plus_0.9_fused"],
+                    help="how iprec_at_recall and 11pt_avg turn a recall level into a number of "
+                         "relevant documents: lround (trec_eval 10.0, the trec_eval profile), "
+                         "plus_0.9 (trec_eval 9, trec_eval_9) or plus_0.9_fused (9's rule in one "
+                         "rounding, what trec_eval's own 10.0-line test outputs print)")
+    ev.add_argument("--format", default="trec", type=str.lower, choices=["trec", "csv", "json"],
+                    help="trec_eval's three columns (default), or a table as CSV or JSON")
+    ev.add_argument("--order", default="score", type=str.lower, choices=["score", "rank"],
+                    help="rank by score with the convention's tie rule (default), or score each "
+                         "run as the explicit order of its rank column (the fourth)")
+    ev.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                    help="largest input file, in bytes (default 512MiB; 500M, 2G, ...)")
+    ev.add_argument("-o", "--out", default=None, metavar="FILE",
+                    help="write to FILE (atomically) instead of the standard output")
+    ev.add_argument("--force", action="store_true", help="replace --out if it exists")
+    ev.set_defaults(func=_cmd_eval)
 
     rp = sub.add_parser(
         "reproduce", help="did a rerun reproduce the original runs? KTU, RBO, RMSE, ER, ΔRI",
@@ -596,7 +686,7 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
             except BrokenPipeError:
                 status = _reader_gone()
-            if program and command == "compare" and status in (130, 143):
+            if program and command in ("compare", "eval") and status in (130, 143):
                 _exit_at_once(status)
             return status
         except BrokenPipeError:  # `rankbook --help | head -1`

@@ -82,6 +82,9 @@ class CompareResult:
     table: pd.DataFrame  # comparison.table with the run file of each system
     notes: list = field(default_factory=list)  # queries skipped, scored 0 or dropped
     summary: str = ""  # what was scored, under which conventions, on how many queries
+    #: every run's value per query and measure, as scored (``system, run_file, query_id,
+    #: measure, value``): what ``--per-query FILE`` writes
+    per_query: pd.DataFrame | None = None
 
 
 def split_measures(text: str) -> list[str]:
@@ -302,7 +305,8 @@ def check_limits(qrels_path, run_paths: Sequence, *, max_bytes: int | None, resa
 
 
 def _read(path, what, max_bytes, notes, order="score") -> _tf.TrecTable:
-    shown = display_name(path)
+    shown = (display_name(path) if isinstance(path, (str, bytes, os.PathLike))
+             else "standard input")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", _tf.InputNote)
         try:
@@ -582,7 +586,10 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
     summary = (f"{len(run_paths)} runs scored against {qrels_shown} under {conv.name}'s "
                f"conventions{as_given}, compared on {' or '.join(map(str, n_queries))} queries")
     comparison.settings["order"] = order
-    return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary)
+    scored_table = per_query.copy()
+    scored_table.insert(1, "run_file", scored_table["system"].map(files))
+    return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary,
+                         per_query=scored_table)
 
 
 def _baseline_index(baseline, systems, run_paths, shown, names) -> int:

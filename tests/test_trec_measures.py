@@ -66,15 +66,17 @@ def _pytrec(qrels, run, **kw):
 ALL_TREC_9 = None
 
 
-@pytest.mark.parametrize("options", [{}, {"relevance_level": 2}, {"judged_docs_only_flag": True}],
-                         ids=["default", "-l 2", "-J"])
-def test_every_all_trec_measure_equals_pytrec_eval(data, options):
+@pytest.mark.parametrize("options, name", [({}, "trec_eval_9"), ({}, "pytrec_eval"),
+                                           ({"relevance_level": 2}, "trec_eval_9"),
+                                           ({"judged_docs_only_flag": True}, "trec_eval_9")],
+                         ids=["default", "pytrec_eval profile", "-l 2", "-J"])
+def test_every_all_trec_measure_equals_pytrec_eval(data, options, name):
     qrels, run = data
     theirs, names = _pytrec(qrels, run, **options)
     assert len(names) >= 90 and {"bpref", "infAP", "G", "Rndcg", "set_F", "utility",
                                  "iprec_at_recall_0.10", "Rprec_mult_2.00", "11pt_avg",
                                  "relative_P_1000", "num_nonrel_judged_ret"} <= set(names)
-    conv = profile("trec_eval_9", relevance_level=options.get("relevance_level", 1),
+    conv = profile(name, relevance_level=options.get("relevance_level", 1),
                    judged_only=options.get("judged_docs_only_flag", False))
     ours = evaluate_run(qrels, run, names, conv)
     got = {(q, m): v for q, m, v in ours.per_query.itertuples(index=False)}

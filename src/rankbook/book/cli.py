@@ -378,6 +378,7 @@ def _cmd_reproduce(args) -> int:
                 res = reproduce_cmd.reproduce_runs(
                     paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
                     convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
+                    rbo_form=args.rbo_form, rbo_depth=args.rbo_depth,
                     confidence=args.confidence, resamples=args.resamples, seed=args.seed,
                     order=args.order)
             for w in caught:  # notes on the inputs, one line each, as compare prints them
@@ -608,13 +609,21 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--measures", default="AP,nDCG@10,P@10", metavar="M1,M2",
                     help="ir_measures names separated by commas (default: %(default)s)")
     rp.add_argument("--convention", default="trec_eval",
-                    help="whose conventions score the runs (default: trec_eval, as repro_eval)")
+                    help="whose conventions score the runs (default: trec_eval, trec_eval 10.0; "
+                         "trec_eval_9 is what repro_eval's pytrec_eval computes)")
     rp.add_argument("--order", default="score", type=str.lower, choices=["score", "rank"],
                     help="rank each run by score with the convention's tie rule (default), or "
                          "take it as the explicit order of its rank column (the fourth)")
     rp.add_argument("--ktu", default="union", type=str.lower, choices=["union", "repro_eval"],
                     help="KTU over the union of the documents (default) or repro_eval's "
-                         "position-paired value")
+                         "position-paired value; repro_eval also sets RBO to repro_eval's "
+                         "(--rbo-form truncated --rbo-depth 1000) unless those are given")
+    rp.add_argument("--rbo-form", default=None, type=str.lower,
+                    choices=["ext", "base", "truncated"],
+                    help="RBO's form: ext (extrapolated, the default), base (the prefix sum, a "
+                         "lower bound) or truncated (repro_eval's normalised sum to a depth)")
+    rp.add_argument("--rbo-depth", type=_positive, default=None, metavar="N",
+                    help="RBO's depth (default: the lists' length; repro_eval: 1000)")
     rp.add_argument("--rbo-p", type=_fraction("0.95"), default=0.95,
                     help="persistence of RBO (default: %(default)s)")
     rp.add_argument("--confidence", type=_fraction("0.95"), default=0.95,

@@ -215,3 +215,28 @@ def test_recall_cutoff_rules(rule, cuts):
     """R = 77 (query 302 of trec_eval's test files): 0.3 * 77 + 0.9 is 23.999999999999996 in
     double, 24 with one rounding; lround(0.2 * 77) = 15 where + 0.9 gives 16."""
     assert [int(tm.recall_cutoffs(x, np.array([77.0]), rule)[0]) for x in (0.0, 0.1, 0.2, 0.3)] == cuts
+
+
+def test_tied_documents_of_equal_gain_are_not_reordered_needlessly(data):
+    """Measures that see only gains skip ordering tied documents of equal gain; asked with a
+    measure that sees judgements (bpref), every tied group is put in id order. The values
+    are the same either way, and equal pytrec_eval's (above)."""
+    qrels, run = data
+    gains = ["ndcg_cut_10", "map", "P_5", "recip_rank", "Rndcg", "G", "set_F"]
+    alone = evaluate_run(qrels, run, gains, "trec_eval_9").per_query
+    both = evaluate_run(qrels, run, gains + ["bpref"], "trec_eval_9").per_query
+    assert alone.equals(both[both["measure"] != "bpref"].reset_index(drop=True))
+
+
+def test_document_ids_order_as_strcmp_orders_them():
+    """Ties broken by id as bytes: prefixes first ("ab" < "abc"), digits as text ("d10" <
+    "d9"), UTF-8 bytes above ASCII ("é" after "z"), ids of different lengths; a file's ids
+    (bytes) and a dict's (text) give the same order."""
+    ids = ["abc", "ab", "d10", "d9", "z", "é", "a", "b\u00e9", "B"]
+    qrels = {"q": {d: 1 for d in ids[::2]} | {d: 0 for d in ids[1::2]}}
+    run = {"q": {d: 1.0 for d in ids}}
+    want = sorted(ids, key=lambda s: s.encode(), reverse=True)  # trec_eval: id descending
+    ranked = evaluate_run(qrels, run, [f"P_{k}" for k in range(1, len(ids) + 1)], "trec_eval")
+    rel = [qrels["q"][d] for d in want]
+    expect = [sum(rel[:k]) / k for k in range(1, len(ids) + 1)]
+    assert ranked.aggregate.tolist() == pytest.approx(expect)

@@ -1136,9 +1136,8 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     n1, n2 = sum(map(len, qrels.values())), sum(map(len, run.values()))
     if not (n1 and n2 and all(map(len, inner))):  # a query without documents: as the general
         return None
-    docs = np.fromiter(chain(itertools.chain(qrels.values(), run.values())), dtype=object,
-                       count=n1 + n2)  # the qrels' documents, then the run's: codes are rows
-    if not _text(docs):
+    rdocs = np.fromiter(chain(run.values()), dtype=object, count=n2)  # run rows' documents
+    if not (_text(rdocs) and _text(np.fromiter(chain(qrels.values()), dtype=object, count=n1))):
         return None
     qv = _plain_numbers(qrels.values(), n1)
     rv = _plain_numbers(run.values(), n2)
@@ -1154,7 +1153,33 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     rel = np.fromiter(chain(map(qrels.get(q, empty).get, docs, nan) for q, docs in run.items()),
                       dtype=np.float64, count=n2)
     return _Inputs(qq, np.arange(n1), qv, rq, n1 + np.arange(n2), rv,
-                   np.fromiter(names, dtype=object, count=len(names)), docs, run_rel=rel)
+                   np.fromiter(names, dtype=object, count=len(names)),
+                   _DictNames(qrels, rdocs, n1), run_rel=rel)
+
+
+class _DictNames:
+    """Document ids of two dicts, by code (row): the qrels' rows, then the run's. The run's
+    are an array; the qrels' are listed only if a message asks for one."""
+
+    def __init__(self, qrels, run_docs, n_qrels):
+        self.qrels, self.run_docs, self.n_qrels = qrels, run_docs, n_qrels
+        self._all = None
+
+    def __len__(self):
+        return self.n_qrels + self.run_docs.size
+
+    def __getitem__(self, idx):
+        arr = np.asarray(idx)
+        if not arr.ndim and int(arr) >= self.n_qrels:
+            return self.run_docs[int(arr) - self.n_qrels]
+        rows = arr - self.n_qrels
+        if rows.size and rows.min() >= 0:
+            return self.run_docs[rows]
+        if self._all is None:
+            qdocs = np.fromiter(itertools.chain.from_iterable(self.qrels.values()), dtype=object,
+                                count=self.n_qrels)
+            self._all = np.concatenate([qdocs, self.run_docs])
+        return self._all[idx]
 
 
 class _ByteNames:
@@ -1393,6 +1418,66 @@ class _Moves(NamedTuple):
         return out
 
 
+def _text_keys(dnames, codes) -> np.ndarray:
+    """The ids of ``codes`` as UTF-8 bytes (strcmp's order, and Python's), zero-padded, the
+    byte positions every id shares dropped: (n, bytes) uint8 whose lexicographic order is the
+    ids' order (a shorter id that is a prefix comes first). numpy sorts 8-bit keys by radix
+    sort, so :func:`numpy.lexsort` over them takes linear time."""
+    if isinstance(dnames, _ByteNames):  # a plain file's ids: bytes already
+        raw = np.ascontiguousarray(dnames.raw[codes].ravel())
+        if raw.dtype.itemsize == 0 or not raw.size:
+            return np.zeros((raw.size, 1), dtype=np.uint8)
+        keys = raw.view(np.uint8).reshape(raw.size, raw.dtype.itemsize)
+    else:
+        keys = _byte_matrix(dnames[codes], known_text=isinstance(dnames, _DictNames))
+    if not keys.shape[0]:
+        return keys
+    varying = (keys != keys[0]).any(axis=0)
+    return keys[:, varying] if varying.any() else keys[:, :1]
+
+
+def _byte_matrix(texts, known_text: bool = False) -> np.ndarray:
+    """Text ids as a (n, width) uint8 matrix of their UTF-8 bytes, zero-padded. Ids of one
+    length in ASCII (ClueWeb's, most collections') are joined and encoded in one piece; others
+    go through numpy's conversion, one id at a time."""
+    items = np.ravel(texts).tolist()
+    n = len(items)
+    if not n:
+        return np.zeros((0, 1), dtype=np.uint8)
+    if known_text or all(map(str.__instancecheck__, items)):
+        width = len(items[0])
+        data = ("\0".join(items) + "\0").encode("utf-8", "surrogateescape")
+        if width and len(data) == n * (width + 1):
+            mat = np.frombuffer(data, dtype=np.uint8).reshape(n, width + 1)
+            # every row ends in the separator and holds no other: every id has `width` bytes
+            if not mat[:, width].any() and mat[:, :width].all():
+                return mat[:, :width]
+    try:
+        raw = np.asarray(items, dtype=object).astype("S")
+    except UnicodeEncodeError:
+        raw = np.array([str(t).encode("utf-8", "surrogateescape") for t in items], dtype="S")
+    if raw.dtype.itemsize == 0:
+        return np.zeros((n, 1), dtype=np.uint8)
+    return np.ascontiguousarray(raw).view(np.uint8).reshape(n, raw.dtype.itemsize)
+
+
+def _text_order(dnames, codes, groups=None, descending=False) -> np.ndarray:
+    """The positions of ``codes`` sorted by their ids as text (stable), within ``groups``
+    (whole numbers, the primary key) when given: one lexsort of 8- and 16-bit keys."""
+    keys = _text_keys(dnames, codes)
+    if descending:
+        keys = np.uint8(255) - keys  # the reverse order of fixed-width, zero-padded bytes
+    cols = list(keys.T[::-1])
+    if groups is not None:
+        g = np.asarray(groups, dtype=np.int64)
+        cols.append((g & 0xFFFF).astype(np.uint16))
+        high = g >> 16
+        while high.any():
+            cols.append((high & 0xFFFF).astype(np.uint16))
+            high = high >> 16
+    return np.lexsort(cols)
+
+
 class _Batch:
     """The documents of each query in input order, padded: scores, labels, judged, doc codes.
 
@@ -1401,11 +1486,14 @@ class _Batch:
     """
 
     def __init__(self, score, label, judged, doc, n, dnames, explicit=False, max_documents=None,
-                 judged_only=False):
+                 judged_only=False, gains_only=False):
         self.score, self.label, self.judged, self.doc, self.n = score, label, judged, doc, n
         self.dnames = dnames
         self.explicit = explicit  # scores are negated ranks of an explicit order: no tie rule
         self.max_documents, self.judged_only = max_documents, judged_only  # trec_eval -M, -J
+        # the measures asked for see nothing of a document but its gain (a positive level):
+        # tied documents of equal gain need no order among them
+        self.gains_only = gains_only
         self._single = None
         self.padded = bool(score.shape[1] and np.any(n < score.shape[1]))
         self.valid = np.arange(score.shape[1])[None, :] < n[:, None] if self.padded else None
@@ -1428,13 +1516,6 @@ class _Batch:
                 self._base = (np.argsort(neg, axis=1, kind="stable"),)
         return self._base[0]
 
-    def _strings_rank(self, codes):
-        """Rank of each code's document id as text, among the codes given (for id tie-breaks)."""
-        uniq, inv = np.unique(codes, return_inverse=True)
-        # a dense rank: two codes with the same text (rows of dicts) rank alike
-        _, rank = np.unique(self.dnames[uniq].astype(str), return_inverse=True)
-        return rank.astype(np.int64)[inv].reshape(codes.shape)
-
     def order(self, rule):
         """Column order of each row from best to worst under a tie rule (None: as stored)."""
         if rule in ("average", "threshold"):
@@ -1450,23 +1531,12 @@ class _Batch:
         rows = np.flatnonzero(eq.any(axis=1))
         if not rows.size:
             return perm
-        if perm is None and rule in ("docno_desc", "docno_asc"):
-            return self._tie_moves(eq, rule)
-        perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
         if rule in ("docno_desc", "docno_asc"):
-            # only tied documents need the rank of their id as text: the second key decides
-            # nothing between documents whose scores differ (padding is never tied)
-            e = eq[rows]
-            tied_sorted = np.zeros(e.shape[:1] + (e.shape[1] + 1,), dtype=bool)
-            tied_sorted[:, 1:] |= e
-            tied_sorted[:, :-1] |= e
-            tied = np.zeros_like(tied_sorted)
-            np.put_along_axis(tied, perm[rows], tied_sorted, axis=1)
-            sub = np.zeros(tied.shape, dtype=np.int64)
-            sub[tied] = self._strings_rank(self.doc[rows][tied])
-            second = -sub if rule == "docno_desc" else sub
-            perm[rows] = np.lexsort((second, neg[rows]), axis=-1)
-        elif rule == "numba_quicksort":
+            # the documents of each run of equal scores, in score order, put in id order
+            moves = self._tie_moves(eq, rule, perm)
+            return moves if perm is None else moves.apply(perm)
+        perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
+        if rule == "numba_quicksort":
             for r in rows:
                 n = int(self.n[r])
                 if n > 15:
@@ -1485,20 +1555,46 @@ class _Batch:
             raise ValueError(f"unknown tie rule {rule!r}")
         return perm
 
-    def _tie_moves(self, eq, rule):
-        """Rows already in score order (a run written in rank order): only the documents of
-        each run of equal scores move, put in document id order. Returns (to, from): flat
-        positions of the tied documents and the flat position each takes its document from
-        (the same order as a sort of each whole row by score, then id)."""
+    def _tie_moves(self, eq, rule, perm=None):
+        """Rows in score order (as stored, or as ``perm`` orders them): only the documents of
+        each run of equal scores move, put in document id order, and only in runs whose
+        documents differ in relevance or judgement, or in gain when the measures see nothing
+        else (``gains_only``; elsewhere any order gives the same measures, which see nothing of
+        a document but those). Returns (to, from): flat
+        positions in score order of the tied documents and the flat position each takes its
+        document from (the order a sort of each whole row by score, then id, gives)."""
         q, w = self.score.shape
         left = np.zeros((q, w), dtype=bool)
         left[:, 1:] = eq  # tied with the document before it
         right = np.zeros((q, w), dtype=bool)
         right[:, :-1] = eq
         to = np.flatnonzero(left | right)  # row-major: each tied run is contiguous
-        group = np.cumsum(~left.ravel()[to])
-        sub = self._strings_rank(self.doc.ravel()[to])
-        return _Moves(to, to[np.lexsort((-sub if rule == "docno_desc" else sub, group))])
+        if not to.size:
+            return _Moves(to, to)
+
+        def at(mat):
+            return (mat if perm is None else np.take_along_axis(mat, perm, axis=1)).ravel()[to]
+
+        first = ~left.ravel()[to]
+        group = np.cumsum(first)  # from 1
+        differs = np.zeros(to.size, dtype=bool)  # from the tied document before it
+        if self.gains_only:
+            gain = np.maximum(at(self.label), 0.0)
+            differs[1:] = (gain[1:] != gain[:-1]) & ~first[1:]
+        else:
+            lab, jud = at(self.label), at(self.judged)
+            differs[1:] = ((lab[1:] != lab[:-1]) | (jud[1:] != jud[:-1])) & ~first[1:]
+        mixed = np.zeros(int(group[-1]) + 1, dtype=bool)
+        mixed[group[differs]] = True
+        keep = mixed[group]
+        if not keep.any():
+            return _Moves(to[:0], to[:0])
+        docs = at(self.doc)[keep]
+        to, group = to[keep], group[keep]
+        # each group of tied documents in id order, ascending or descending: one lexsort of
+        # their bytes and the group (ids within a group differ)
+        within = _text_order(self.dnames, docs, group, descending=rule == "docno_desc")
+        return _Moves(to, to[within])
 
     def single(self):
         """The same batch with scores rounded to single precision (trec_eval's C float)."""
@@ -1506,7 +1602,8 @@ class _Batch:
             with np.errstate(over="ignore"):
                 score = self.score.astype(np.float32).astype(float)
             self._single = _Batch(score, self.label, self.judged, self.doc, self.n, self.dnames,
-                                  max_documents=self.max_documents, judged_only=self.judged_only)
+                                  max_documents=self.max_documents, judged_only=self.judged_only,
+                                  gains_only=self.gains_only)
             self._single._single = self._single
         return self._single
 
@@ -1596,11 +1693,13 @@ def _dcg_ranked(gains, k):
     cumulative sum, as trec_eval adds them), so that a query's value does not depend on the
     other rows computed with it (a matrix product's rounding depends on the batch's shape)."""
     g = _cut(gains, k)
-    used = np.flatnonzero(g.any(axis=0))  # columns after the last gain add nothing
-    if not used.size:
+    rows, cols = np.nonzero(g)  # row by row, left to right: the order trec_eval adds them
+    if not rows.size:
         return np.zeros(g.shape[0])
-    w = int(used[-1]) + 1
-    return np.cumsum(g[:, :w] * _discount(w), axis=1)[:, -1].copy()
+    # a zero gain adds exactly nothing, so the sum over the nonzero gains, each row's in rank
+    # order (bincount adds in index order), is the sum over every rank
+    return np.bincount(rows, weights=g[rows, cols] * _discount(int(cols.max()) + 1)[cols],
+                       minlength=g.shape[0])
 
 
 def _dcg_tie_average(gains_ranked, scores_ranked, n, k):
@@ -1650,6 +1749,10 @@ def _threshold_ap(rel_ranked, scores_ranked, n, n_pos):
     return _safe_div((rel_ranked * valid * prec_end).sum(axis=1), n_pos)
 
 
+#: Families whose value depends on more of a document than its gain: whether it is judged,
+#: or judged negative (trec_eval's unjudged-in-pool), or its text (relstring).
+_SEES_JUDGEMENTS = frozenset({"Judged", "Bpref", "gm_bpref", "infAP", "unj", "rbp_resid",
+                              "num_nonrel_judged_ret", "relstring"})
 #: Families computed from trec_eval's relevance codes (:mod:`rankbook.trec_measures`).
 _TREC_CODE_FAMILIES = frozenset({
     "Bpref", "gm_bpref", "infAP", "IPrec", "11pt_avg", "Rprec_mult", "NumRet", "NumRel",
@@ -2202,6 +2305,10 @@ def _score(data: _Inputs, chosen: _Chosen, judgements: _Judgements, conv: Conven
         blocks = [(a, min(a + step, m_q)) for a in range(0, m_q, step)]
     found = {}  # problem -> message, first block where each appears (the whole run's first)
     parts = [[] for _ in parsed]
+    # measures that see of a document only its gain (a positive level), or whether it reaches
+    # rel: the order among tied documents of equal gain changes none of them
+    gains_only = (conv.negative_labels != "gain" and conv.max_documents is None
+                  and not conv.judged_only and not any(p.family in _SEES_JUDGEMENTS for p in parsed))
     for a, b in blocks:
         rows_ = (slice(int(starts[a]), int(starts[b])) if groups.order is None
                  else groups.order[int(starts[a]):int(starts[b])])
@@ -2255,7 +2362,7 @@ def _score(data: _Inputs, chosen: _Chosen, judgements: _Judgements, conv: Conven
             n_block = np.array([score_m.shape[1]], dtype=np.int64)
         batch = _Batch(score_m, label_m, judged_m, doc_m, n_block.astype(np.int64),
                        data.dnames, explicit=data.explicit, max_documents=conv.max_documents,
-                       judged_only=conv.judged_only)
+                       judged_only=conv.judged_only, gains_only=gains_only)
         label_sum = label_m.sum(axis=1)
         if pooled:
             nr, idl, lv = judgements.num_rel, judgements.ideal, judgements.levels

@@ -129,16 +129,3 @@ def check_perms(x, inv):
             inv[r, v - 1] = i
     return -1
 
-
-def warm() -> None:
-    """Load every kernel (from numba's cache, or by compiling it) for the argument types the
-    library passes: C-contiguous int64 matrices, writable or read-only (a broadcast view is
-    read-only, and numba compiles each apart), int64 vectors and whole numbers."""
-    out = np.empty(1, dtype=np.int64)
-    idx = np.array([[0, 1]], dtype=np.int64)
-    for readonly in (False, True):
-        x = np.array([[2, 1]], dtype=np.int64)
-        x.flags.writeable = not readonly
-        inversions(x, 1, out)
-        inversions_gather(x, 1, idx, 0, out)
-        check_perms(x, np.empty((1, 2), dtype=np.int64))

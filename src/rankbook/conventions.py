@@ -1952,6 +1952,29 @@ def _query_sort_key(names):
     return np.array(sorted(range(len(names)), key=lambda i: names[i]), dtype=np.int64)
 
 
+def _numeric_twins(data, in_qrels, in_run) -> str:
+    """' ... the qrels' '401.0' is the run's '401' ...' when ids of the two inputs are the same
+    number written differently (ids are compared as text), else ''."""
+    def as_numbers(mask):
+        out = {}
+        for name in data.qnames[np.flatnonzero(mask)][:10000]:
+            try:
+                out.setdefault(float(str(name)), str(name))
+            except ValueError:
+                continue
+        return out
+
+    only_q = as_numbers(in_qrels & ~in_run)
+    only_r = as_numbers(in_run & ~in_qrels)
+    twins = [(only_q[v], only_r[v]) for v in only_q if v in only_r and only_q[v] != only_r[v]]
+    if not twins:
+        return ""
+    a, b = twins[0]
+    more = f" ({len(twins)} such pairs)" if len(twins) > 1 else ""
+    return (f"; the qrels' {a!r} and the run's {b!r} are the same number written differently"
+            f"{more}: ids are compared as text, so write them alike in both inputs")
+
+
 def _no_match_message(data, in_qrels, in_run, conv) -> str:
     def some(mask):
         names = data.qnames[np.flatnonzero(mask)]
@@ -1965,7 +1988,8 @@ def _no_match_message(data, in_qrels, in_run, conv) -> str:
     return (f"no query of the run is judged in the qrels: the run has {some(in_run)}, "
             f"the qrels {some(in_qrels)}; ids are compared as text, so the run's queries are "
             f"{result} under the {conv.name} profile (the means are NaN where no query is "
-            "scored); check that both files use the same query ids")
+            "scored); check that both files use the same query ids"
+            + _numeric_twins(data, in_qrels, in_run))
 
 
 def _check_gdeval(data, conv):
@@ -2204,8 +2228,11 @@ def _select_queries(data: _Inputs, conv: Convention) -> _Chosen:
             why = (f"as ranx.evaluate does; profile({conv.name!r}, make_comparable=True) scores "
                    "such a query 0, as make_comparable=True does")
         if not np.any(in_qrels & in_run):
-            why += ("; no query of the run is judged at all: query ids are compared as text, "
+            shown = ", ".join(repr(str(x)) for x in data.qnames[np.flatnonzero(in_run)][:3])
+            why += (f"; no query of the run is judged at all (the run's are {shown}"
+                    f"{', ...' if in_run.sum() > 3 else ''}): query ids are compared as text, "
                     "check that both inputs use the same ids")
+        why += _numeric_twins(data, in_qrels, in_run)
         raise ValueError(
             f"query {data.qnames[only_q[0]]!r} is judged in the qrels but absent from the run "
             f"({only_q.size} such queries); the {conv.name} profile refuses it, {why}"

@@ -18,8 +18,13 @@ Measures are named as ir_measures writes them {cite}`macavaney2022irmeasures`: `
 relevant when its relevance is at least ``rel``, default 1) and ``nDCG(dcg='exp-log2')@10``
 (gain :math:`2^{r}-1` instead of :math:`r`). ``DCG`` (ranx, scikit-learn) and ``LRAP``
 (scikit-learn's label ranking average precision) are also available under the profiles that
-have them. A profile offers exactly the measures its tool offers; asking for another raises a
-``ValueError`` that lists them.
+have them. Every other measure of trec_eval's ``-m all_trec`` is there too
+(:mod:`rankbook.trec_measures`: ``Bpref``, ``infAP``, ``IPrec@0.1``, ``SetF``, ``NumRel``, ...,
+and the trec_eval-only ``G``, ``Rndcg``, ``rbp``, ``unj@5``, ...), with gdeval's ``ERR@k``, and
+each may be written as trec_eval prints it (``map``, ``P_10``, ``ndcg_cut_10``,
+``iprec_at_recall_0.10``, ``set_F``: :data:`TREC_EVAL_NAMES`). A profile offers exactly the
+measures its tool offers; asking for another raises a ``ValueError`` that names the nearest one
+it offers (or, for a measure no profile computes, the nearest rankbook computes).
 
 The profiles
 ------------
@@ -2022,7 +2027,11 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         ``{query: [first document, second, ...]}`` (a dict of lists), or a file or DataFrame
         read with ``order="rank"``.
     measures : str or sequence of str
-        ir_measures names, e.g. ``["nDCG@10", "AP", "P(rel=2)@5"]`` (module notes).
+        ir_measures names, e.g. ``["nDCG@10", "AP", "P(rel=2)@5", "IPrec@0.1"]`` (module
+        notes), or trec_eval's (``["ndcg_cut_10", "map", "bpref", "iprec_at_recall_0.10"]``,
+        :data:`TREC_EVAL_NAMES`); one name per item (a string with commas is refused). Each is
+        labelled in the result as written. Counts (``num_ret``, ``NumRel``, ...) are summed
+        over queries and ``gm_map``/``gm_bpref`` averaged geometrically (:data:`AGGREGATION`).
     convention : str or Convention
         ``"trec_eval"`` (default), ``"pytrec_eval"``, ``"ir_measures"``, ``"ranx"``,
         ``"sklearn"``, ``"torchmetrics"``, or a :class:`Convention` from :func:`profile`.

@@ -211,8 +211,10 @@ def _defaults(family: str) -> list[str]:
 
 
 def _offered(name: str, conv) -> bool:
-    if name in ("runid", "relstring"):
-        return conv.averaging == "per_query"
+    if name == "runid":
+        return True
+    if name == "relstring":  # trec_eval's (and pytrec_eval's) text measure: their order
+        return conv.name in ("trec_eval", "trec_eval_9", "pytrec_eval")
     try:
         _conv.parse_measure(name, conv)
     except ValueError:

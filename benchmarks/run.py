@@ -416,18 +416,21 @@ def evaluate_targets(results: dict, quick: bool) -> list:
             applies))
         wc = cc.get("warm_cache")
         if wc:
-            why = (f"scipy loop {wc['scipy_loop_s']:.3f} s; rankbook first call "
+            why = (f"CPU: scipy loop {wc['scipy_loop_cpu_s']:.3f} s, rankbook second call "
+                   f"{wc['second_call_cpu_s']:.4f} s, later calls median "
+                   f"{wc['later_calls_cpu_s']:.4f} s ({wc['speedup_later_calls_cpu']:.0f}x); wall: "
+                   f"scipy loop {wc['scipy_loop_s']:.3f} s, rankbook first call "
                    f"{wc['first_call_s']:.3f} s (loads the kernels from numba's cache: "
                    f"{wc['load_from_cache_s']:.2f} s, against {wc['load_from_nothing_s']:.2f} s to "
-                   f"compile them), second {wc['second_call_s']:.4f} s, later calls median "
-                   f"{wc['later_calls_median_s']:.4f} s ({wc['speedup_later_calls']:.0f}x); "
-                   f"load_cost saw {', '.join(wc['load_cost_source'])}")
+                   f"compile them), second {wc['second_call_s']:.4f} s "
+                   f"({wc['speedup_second_call']:.0f}x); load_cost saw "
+                   f"{', '.join(wc['load_cost_source'])}")
             targets.append(_target(
                 "kendall_second_call_vs_scipy",
                 f"Kendall tau of {wc['B']} pairs of rankings of {wc['n']}, from the second call of "
                 "a process (numba's cache holding the kernels): at least 20x a loop over "
-                "scipy.stats.kendalltau", wc["speedup_second_call"], 20.0, "x",
-                wc["speedup_second_call"] >= 20.0, why, applies))
+                "scipy.stats.kendalltau (CPU time)", wc["speedup_second_call_cpu"], 20.0, "x",
+                wc["speedup_second_call_cpu"] >= 20.0, why, applies))
     wt = results.get("weak_tau")
     if wt:
         worst = max(wt["rows"], key=lambda r: r["peak_rss_mb"])

@@ -1491,7 +1491,7 @@ class _Batch:
     """
 
     def __init__(self, score, label, judged, doc, n, dnames, explicit=False, max_documents=None,
-                 judged_only=False, gains_only=False):
+                 judged_only=False, gains_only=False, scores_needed=True):
         self.score, self.label, self.judged, self.doc, self.n = score, label, judged, doc, n
         self.dnames = dnames
         self.explicit = explicit  # scores are negated ranks of an explicit order: no tie rule
@@ -1499,6 +1499,9 @@ class _Batch:
         # the measures asked for see nothing of a document but its gain (a positive level):
         # tied documents of equal gain need no order among them
         self.gains_only = gains_only
+        # the measures read the ranked scores (scikit-learn's thresholds and averages,
+        # torchmetrics' scores of 0 or less); else ranked() leaves them out (None)
+        self.scores_needed = scores_needed
         self._single = None
         self.padded = bool(score.shape[1] and np.any(n < score.shape[1]))
         self.valid = np.arange(score.shape[1])[None, :] < n[:, None] if self.padded else None
@@ -1608,26 +1611,29 @@ class _Batch:
                 score = self.score.astype(np.float32).astype(float)
             self._single = _Batch(score, self.label, self.judged, self.doc, self.n, self.dnames,
                                   max_documents=self.max_documents, judged_only=self.judged_only,
-                                  gains_only=self.gains_only)
+                                  gains_only=self.gains_only, scores_needed=self.scores_needed)
             self._single._single = self._single
         return self._single
 
     def ranked(self, rule):
-        """(labels, judged, scores) in rank order under ``rule``; padding: 0, False, -inf.
-        With ``max_documents`` or ``judged_only`` (trec_eval's -M and -J) the rows are cut as
-        trec_eval cuts them, and :meth:`ranked_n` gives each row's length after the cut."""
+        """(labels, judged, scores) in rank order under ``rule``; padding: 0, False, -inf
+        (scores None when no measure reads them, ``scores_needed``). With ``max_documents`` or
+        ``judged_only`` (trec_eval's -M and -J) the rows are cut as trec_eval cuts them, and
+        :meth:`ranked_n` gives each row's length after the cut."""
         key = "input_order" if rule in ("average", "threshold") else rule
         if key not in self._ranked:
             perm = self.order(key)
-            score = self.score if not self.padded else np.where(self.valid, self.score, -np.inf)
+            score = None
+            if self.scores_needed or self.judged_only:
+                score = self.score if not self.padded else np.where(self.valid, self.score, -np.inf)
             if perm is None:
                 out = (self.label, self.judged, score)
             elif isinstance(perm, _Moves):
-                out = tuple(perm.apply(x) for x in (self.label, self.judged, score))
+                out = tuple(None if x is None else perm.apply(x)
+                            for x in (self.label, self.judged, score))
             else:
-                out = (np.take_along_axis(self.label, perm, axis=1),
-                       np.take_along_axis(self.judged, perm, axis=1),
-                       np.take_along_axis(score, perm, axis=1))
+                out = tuple(None if x is None else np.take_along_axis(x, perm, axis=1)
+                            for x in (self.label, self.judged, score))
             self._ranked[key] = self._cut(*out)
         return self._ranked[key][:3]
 
@@ -1646,19 +1652,20 @@ class _Batch:
         w = label.shape[1]
         if self.max_documents is not None and self.max_documents < w:
             m = int(self.max_documents)
-            label, judged, score = label[:, :m], judged[:, :m], score[:, :m]
+            label, judged, score = label[:, :m], judged[:, :m], None if score is None else score[:, :m]
             n = np.minimum(n, m)
             w = m
         if self.judged_only:
             valid = np.arange(w)[None, :] < n[:, None]
             keep = valid & judged & (label >= 0)
             perm = np.argsort(~keep, axis=1, kind="stable")
-            label, judged, score = (np.take_along_axis(x, perm, axis=1) for x in (label, judged, score))
+            label, judged, score = (None if x is None else np.take_along_axis(x, perm, axis=1)
+                                    for x in (label, judged, score))
             n = keep.sum(axis=1).astype(np.int64)
             inside = np.arange(w)[None, :] < n[:, None]
             label = np.where(inside, label, 0.0)
             judged = inside & judged
-            score = np.where(inside, score, -np.inf)
+            score = None if score is None else np.where(inside, score, -np.inf)
         return label, judged, score, n
 
 
@@ -2345,6 +2352,8 @@ def _score(data: _Inputs, chosen: _Chosen, judgements: _Judgements, conv: Conven
     # rel: the order among tied documents of equal gain changes none of them
     gains_only = (conv.negative_labels != "gain" and conv.max_documents is None
                   and not conv.judged_only and not any(p.family in _SEES_JUDGEMENTS for p in parsed))
+    rules = {conv.ties, *(r for _, r in conv.ties_by_measure)}
+    scores_needed = (not conv.nonpositive_scores_relevant or bool(rules & {"average", "threshold"}))
     for a, b in blocks:
         rows_ = (slice(int(starts[a]), int(starts[b])) if groups.order is None
                  else groups.order[int(starts[a]):int(starts[b])])
@@ -2398,7 +2407,8 @@ def _score(data: _Inputs, chosen: _Chosen, judgements: _Judgements, conv: Conven
             n_block = np.array([score_m.shape[1]], dtype=np.int64)
         batch = _Batch(score_m, label_m, judged_m, doc_m, n_block.astype(np.int64),
                        data.dnames, explicit=data.explicit, max_documents=conv.max_documents,
-                       judged_only=conv.judged_only, gains_only=gains_only)
+                       judged_only=conv.judged_only, gains_only=gains_only,
+                       scores_needed=scores_needed)
         label_sum = label_m.sum(axis=1)
         if pooled:
             nr, idl, lv = judgements.num_rel, judgements.ideal, judgements.levels

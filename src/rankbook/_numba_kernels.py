@@ -128,4 +128,3 @@ def check_perms(x, inv):
                 return r
             inv[r, v - 1] = i
     return -1
-

@@ -48,6 +48,8 @@ __all__ = [
     "BACKENDS",
     "NUMBA_MIN_ENTRIES",
     "NUMBA_LOAD_ENTRIES",
+    "NUMBA_CACHED_LOAD_ENTRIES",
+    "load_cost",
 ]
 
 #: Largest n for which :func:`all_permutations` builds S_n in memory (10! rows).
@@ -107,20 +109,39 @@ BACKENDS = ("auto", "numba", "numpy")
 #: (measured warm: at 4096 entries numba takes 0.06-0.07 ms against numpy's 0.27-0.59 ms, for
 #: every n from 10 to 1000).
 NUMBA_MIN_ENTRIES = 1 << 12
-#: Under ``"auto"``, numba's kernels are loaded (numba imported, each kernel compiled or read
-#: from numba's on-disk cache) only once the blocks that could have used them hold this many
-#: entries in all, counted over the process. Loading costs 1.7-3 s in a fresh process with
-#: no cache (2.0-3.0 s in benchmarks/bench_cold.py on 2 shared cores; 0.3 s with the cache); a block saves 35-380 ms per million entries on numba against
-#: numpy (measured with ``kendall_tau`` on B x n batches, n = 10 to 10 000; the saving grows
-#: with n), so about 2**24 = 16.8 million entries are needed to earn a compile back. Below it a
-#: one-off call never pays a compile it cannot earn back; a process that keeps calling pays it
-#: once the numpy work done so far is of the same size as the compile (at most twice the time
-#: of the better choice made in hindsight).
+#: Under ``"auto"``, numba's kernels are loaded (numba imported, each kernel compiled) only once
+#: the blocks that could have used them hold this many entries in all, counted over the process,
+#: when numba's on-disk cache does not hold them yet. Compiling costs 1.7-3 s in a fresh process
+#: (2.0-3.0 s in benchmarks/bench_cold.py on 2 shared cores); a block saves 35-380 ms per million
+#: entries on numba against numpy (measured with ``kendall_tau`` on B x n batches, n = 10 to
+#: 10 000; the saving grows with n), so about 2**24 = 16.8 million entries are needed to earn a
+#: compile back. Below it a one-off call never pays a compile it cannot earn back; a process that
+#: keeps calling pays it once the numpy work done so far is of the same size as the compile (at
+#: most twice the time of the better choice made in hindsight).
 NUMBA_LOAD_ENTRIES = 1 << 24
+#: Seconds to load the kernels when numba's on-disk cache holds them (the kernels are compiled
+#: with ``cache=True``: importing numba and reading each kernel back), against
+#: :data:`NUMBA_COMPILE_S` to compile them; measured by benchmarks/bench_cold.py
+#: (``load_cost``): importing numba takes 0.2-0.7 s and its first call of a kernel read from the
+#: cache 0.3-0.8 s (it sets up the compiler either way); the other kernels read back in about
+#: 20 ms each.
+NUMBA_CACHED_LOAD_S = 0.8
+#: Seconds to compile the kernels (numba's cache empty).
+NUMBA_COMPILE_S = 2.5
+#: Under ``"auto"``, when numba's on-disk cache holds the kernels (:func:`load_cost`), they are
+#: loaded once the eligible blocks of the process hold this many entries (2**19, about half a
+#: call on 300 pairs of rankings of 1000, which holds 9e5): a read of about
+#: :data:`NUMBA_CACHED_LOAD_S`, paid once, within the first call of that size, so that every
+#: later call runs the kernels (20 to 30 times a loop over scipy.stats.kendalltau there, against
+#: 3 to 11 times on numpy). A one-off call below it never loads them; and a fresh machine, whose
+#: cache is empty, waits for :data:`NUMBA_LOAD_ENTRIES`.
+NUMBA_CACHED_LOAD_ENTRIES = 1 << 19
 _backend = "auto"
 _numba_module = None  # the kernels once imported; False when numba cannot be imported
 _numba_error = ""
 _eligible_entries = 0  # entries of blocks of >= NUMBA_MIN_ENTRIES done on numpy under "auto"
+_load_cost = None  # (seconds, "cache" | "compile" | "unavailable"), found once per process
+_load_seconds = None  # measured: how long importing and loading the kernels took here
 
 
 def _check_backend(name, what: str = "backend") -> str:
@@ -132,9 +153,11 @@ def set_backend(name: str) -> str:
 
     ``"auto"`` (the default, or the environment variable ``RANKBOOK_BACKEND``) uses numba's
     compiled kernels when numba can be imported and a block holds at least
-    :data:`NUMBA_MIN_ENTRIES` (4096) entries, but loads and compiles them only once the blocks
-    that could use them hold :data:`NUMBA_LOAD_ENTRIES` (2**24, about 16.8 million) entries in
-    all, so that a one-off call never pays a 2-second compile it cannot earn back; numpy
+    :data:`NUMBA_MIN_ENTRIES` (4096) entries, but loads them only when the work pays the load
+    (:func:`load_cost`): read from numba's on-disk cache, once the blocks that could use them
+    hold :data:`NUMBA_CACHED_LOAD_ENTRIES` (2**19) entries in all; compiled, once they hold
+    :data:`NUMBA_LOAD_ENTRIES` (2**24, about 16.8 million), so that a one-off call never pays a
+    2-second compile it cannot earn back; numpy
     otherwise; ``"numba"`` always uses them (``ValueError`` if numba cannot be imported);
     ``"numpy"`` never does. numba is optional (it is not a dependency of rankbook). Both
     backends give the same integers, so every metric value is the same bit for bit; only the
@@ -199,8 +222,11 @@ def _current() -> str:
 
 
 def _load_numba():
-    global _numba_module, _numba_error
+    global _numba_module, _numba_error, _load_seconds
     if _numba_module is None:
+        import time
+
+        t0 = time.perf_counter()
         try:
             from . import _numba_kernels
         except ImportError as exc:  # numba missing or incompatible with this numpy
@@ -209,15 +235,81 @@ def _load_numba():
             _numba_module, _numba_error = False, f"{type(exc).__name__}: {exc}"
         else:
             _numba_module = _numba_kernels
+            _load_seconds = time.perf_counter() - t0
     return _numba_module or None
+
+
+def _cache_folders() -> list:
+    """Where numba would look for its on-disk cache of the kernels, as its locators do: under
+    ``NUMBA_CACHE_DIR`` when set (a sub-folder per source folder), else the ``__pycache__``
+    beside the module, then the user's cache folder."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    roots = [given] if given else [os.path.join(os.path.expanduser("~"), ".cache", "numba")]
+    out = [] if given else [os.path.join(here, "__pycache__")]
+    for root in roots:
+        if root and os.path.isdir(root):
+            out.append(root)
+            try:
+                out += [e.path for e in os.scandir(root) if e.is_dir()]
+            except OSError:
+                pass
+    return out
+
+
+def load_cost() -> tuple:
+    """What loading numba's kernels would cost in this process: ``(seconds, source)``, source
+    ``"cache"`` when numba's on-disk cache holds the kernels (a cheap read,
+    :data:`NUMBA_CACHED_LOAD_S`), ``"compile"`` when it does not (:data:`NUMBA_COMPILE_S`),
+    ``"loaded"`` once they are loaded (0; the measured seconds of the load are kept in
+    ``_load_seconds``), or
+    ``"unavailable"`` without numba (``inf``). Found once per process, from the cache's index
+    files (no numba import).
+
+    Examples
+    --------
+    >>> load_cost()[1] in ("cache", "compile", "loaded", "unavailable")
+    True
+    """
+    if _numba_module:
+        return (0.0, "loaded")
+    return _disk_cost()
+
+
+def _disk_cost() -> tuple:
+    """(seconds, "cache" | "compile" | "unavailable") from numba's cache on disk, found once."""
+    global _load_cost
+    if _load_cost is None:
+        import importlib.util
+
+        if _numba_module is False or importlib.util.find_spec("numba") is None:
+            _load_cost = (float("inf"), "unavailable")
+        else:
+            kernels = ("inversions", "inversions_gather", "check_perms")
+            found = set()
+            for folder in _cache_folders():
+                try:
+                    names = os.listdir(folder)
+                except OSError:
+                    continue
+                for k in kernels:
+                    if any(n.startswith(f"_numba_kernels.{k}-") and n.endswith(".nbi") for n in names):
+                        found.add(k)
+            # one kernel cached: the kernels were loaded before, and another one is read back
+            # or compiled on its first call (tens of milliseconds once numba runs)
+            _load_cost = ((NUMBA_CACHED_LOAD_S, "cache") if found
+                          else (NUMBA_COMPILE_S, "compile"))
+    return _load_cost
 
 
 def _kernels(entries: int, kernel: str):
     """The compiled kernels if a block of ``entries`` entries should use ``kernel``, else None.
 
     ``"auto"``: numpy below :data:`NUMBA_MIN_ENTRIES`; numba from there when ``kernel`` is
-    already compiled in this process; otherwise numba only once the eligible entries of the
-    process reach :data:`NUMBA_LOAD_ENTRIES` (the size at which a compile is earned back).
+    already loaded in this process; otherwise the cost of loading decides (:func:`load_cost`):
+    read from numba's cache, the kernels are loaded once the eligible entries of the process
+    reach :data:`NUMBA_CACHED_LOAD_ENTRIES`; compiled, once they reach
+    :data:`NUMBA_LOAD_ENTRIES` (the size at which a compile is earned back).
     """
     global _eligible_entries
     choice = _current()
@@ -229,8 +321,10 @@ def _kernels(entries: int, kernel: str):
         compiled = _numba_module is not None and bool(getattr(_numba_module, kernel).signatures)
         if not compiled:
             _eligible_entries += entries
-            if _eligible_entries < NUMBA_LOAD_ENTRIES:
+            limit = NUMBA_CACHED_LOAD_ENTRIES if _disk_cost()[1] == "cache" else NUMBA_LOAD_ENTRIES
+            if _eligible_entries < limit:
                 return None
+            return _load_numba()  # each kernel is read back from the cache on its first call
     kernels = _load_numba()
     if kernels is None and choice == "numba":
         raise ValueError(f"backend 'numba' needs numba, which cannot be imported ({_numba_error})")

@@ -1298,7 +1298,7 @@ class Reproduction:
                 ci = "undefined (0/0 in resamples)"
             else:
                 ci = f"[{f(r.low)}, {f(r.high)}]"
-            p = "" if np.isnan(r.p_value) else f"p = {f(r.p_value)} ({r.test})"
+            p = "" if np.isnan(r.p_value) else f"{_stats.format_p(r.p_value, digits)} ({r.test})"
             value = f(r.value) if np.isfinite(r.value) else _UNDEFINED.get(
                 r.statistic, "undefined (division by 0)")
             rows.append((r.level, r.system, r.measure, r.statistic, value, ci, p))
@@ -1307,7 +1307,9 @@ class Reproduction:
                   for i in range(7)]
         head = ("level", "system", "measure", "statistic", "value",
                 f"{self.settings.get('confidence', 0.95):.0%} interval", "test")
-        lines = [f"{self.kind.capitalize()}: {self.settings.get('summary', '')}".rstrip(), ""]
+        lines = [f"{self.kind.capitalize()}: {self.settings.get('summary', '')}".rstrip()]
+        lines += [f"Note: {n}" for n in self.settings.get("notes", ())]
+        lines.append("")
         for row in [head, *rows]:
             lines.append("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
         for name, meta in self.metadata.items():
@@ -1652,8 +1654,15 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                                        "value"]))
     n_o = len(scores["orig_baseline"])
     n_r = len(scores["rep_baseline"])
-    summary = (f"{len(wanted)} measure(s) under {conv.name}'s conventions, "
-               + (f"{n_o} topics paired" if paired else f"{n_o} original and {n_r} other topics")
+    rbo_words = {"ext": "extrapolated", "base": "prefix sum",
+                 "truncated": "truncated and normalised"}[rbo_form]
+    summary = (f"{len(wanted)} measure(s) under {conv.name}'s conventions"
+               + (" (trec_eval 10.0)" if conv.name == "trec_eval" else
+                  " (trec_eval 9.0.8)" if conv.name == "trec_eval_9" else "")
+               + ", " + (f"{n_o} topics paired" if paired else f"{n_o} original and {n_r} other topics")
+               + (f"; KTU {'over the union' if ktu_convention == 'union' else 'as repro_eval'}, "
+                  f"RBO {rbo_words}" + (f" to depth {rbo_depth}" if rbo_depth is not None else "")
+                  + f", p = {rbo_p:g}" if paired else "")
                + ("; every run an explicit order (its ranks, no tie rule)" if order == "rank" else ""))
     settings = dict(measures=wanted, convention=conv.name, order=order, ktu_convention=ktu_convention,
                     rbo_p=rbo_p, rbo_form=rbo_form, rbo_depth=rbo_depth, confidence=confidence,

@@ -82,6 +82,7 @@ __all__ = [
     "randomization_test",
     "paired_test",
     "correct",
+    "format_p",
     "Comparison",
     "compare",
     "simulate_benchmark",
@@ -1016,6 +1017,23 @@ def paired_test(x, y, test: str = "randomization", *, alternative: str = "two-si
 
 # ----------------------------------------------------------------------------------------------
 # multiple comparisons
+
+
+def format_p(p: float, digits: int = 4) -> str:
+    """A p-value as a report prints it: ``p = 0.0123``, or ``p < 0.0001`` when it rounds to 0
+    at ``digits`` decimals (a p-value is never 0; a Monte Carlo one is at least
+    1/(resamples + 1)).
+
+    Examples
+    --------
+    >>> format_p(0.01234), format_p(1e-7), format_p(0.00006)
+    ('p = 0.0123', 'p < 0.0001', 'p = 0.0001')
+    """
+    if not np.isfinite(p):
+        return "p undefined"
+    if round(float(p), digits) == 0:
+        return f"p < {10.0 ** -digits:.{digits}f}"
+    return f"p = {float(p):.{digits}f}"
 
 
 def correct(pvalues, method: str = "holm"):

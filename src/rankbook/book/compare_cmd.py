@@ -83,6 +83,9 @@ class CompareResult:
     table: pd.DataFrame  # comparison.table with the run file of each system
     notes: list = field(default_factory=list)  # queries skipped, scored 0 or dropped
     summary: str = ""  # what was scored, under which conventions, on how many queries
+    #: every run's value per query and measure, as scored (``system, run_file, query_id,
+    #: measure, value``): what ``--per-query FILE`` writes
+    per_query: pd.DataFrame | None = None
     check: _pf.PreflightReport | None = None  # the pre-flight check of the inputs read
 
 
@@ -474,7 +477,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         try:
             _conv.parse_measure(m, conv)
         except ValueError as exc:
-            hint = "; --convention chooses another tool" if "is not offered" in str(exc) else ""
+            hint = "; --convention chooses another tool" if "is not supported by the" in str(exc) else ""
             raise CompareError(f"{exc}{hint}") from None
     if len(set(wanted)) != len(wanted):
         dup = next(m for m in wanted if wanted.count(m) > 1)
@@ -636,8 +639,10 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
     summary = (f"{len(run_paths)} runs scored against {qrels_shown} under {conv.name}'s "
                f"conventions{as_given}, compared on {' or '.join(map(str, n_queries))} queries")
     comparison.settings["order"] = order
+    scored_table = per_query.copy()
+    scored_table.insert(1, "run_file", scored_table["system"].map(files))
     return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary,
-                         check=check.report())
+                         check=check.report(), per_query=scored_table)
 
 
 def _tie_means(ranges: list, queries: set) -> pd.DataFrame:

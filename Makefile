@@ -12,9 +12,14 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
 venv: $(STAMP)
 
+# The lock is the whole resolved set, so it is installed as it is (--no-deps): pip does not
+# resolve it again, and so does not warn about repro-eval's request of an extra that
+# ir-measures 0.4.3 does not have ("ir-measures[pytrec_eval]"); pip check confirms that every
+# requirement is met.
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.lock
+	$(BIN)/python -m pip check
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
@@ -54,7 +59,7 @@ bench: $(STAMP)
 lock:
 	rm -rf .lockenv && $(PYTHON) -m venv .lockenv
 	.lockenv/bin/python -m pip install --quiet -e ".[test]"
-	.lockenv/bin/python -m pip freeze --exclude-editable | grep -v '^rankbook' > requirements.lock
+	.lockenv/bin/python -m pip freeze --all --exclude-editable | grep -v -E '^(rankbook|pip|setuptools)==' > requirements.lock
 	rm -rf .lockenv
 
 clean:

@@ -169,11 +169,13 @@ def run(quick: bool = False) -> dict:
     pt = run_child("bench_conventions", "child_pytrec_eval", {"Q": Q})
     log("[conventions] realistic string-id run: rankbook, pytrec_eval, ranx, ir_measures")
     real = run_child("bench_conventions", "child_realistic", {"Q": 300, "repeats": 3 if quick else 7})
+    log("[conventions] run shapes from dicts (tie-heavy, tie-free, mixed): rankbook, pytrec_eval")
+    shapes = run_child("bench_conventions", "child_shapes", {"Q": 300, "repeats": 5 if quick else 15})
     ref = np.array(rb["values"])
     diff = lambda a, b: float(np.max(np.abs(np.array(a) - np.array(b))))  # noqa: E731
     out = {
         "Q": Q, "documents": 1000, "measures": MEASURES, "rankbook": rb, "rankbook_str_ids": rb_str,
-        "ranx": rx, "pytrec_eval": pt, "realistic": real,
+        "ranx": rx, "pytrec_eval": pt, "realistic": real, "shapes": shapes,
         "check": {"rankbook_str_ids": diff(rb_str["values"], ref),
                   "pytrec_eval vs trec_eval_9 profile": diff(pt["values"],
                                                               rb["values_trec_eval_9_profile"]),
@@ -195,7 +197,10 @@ def run(quick: bool = False) -> dict:
             "the same dicts and the same TREC files, each library converting or reading inside "
             "its timing (rankbook: dicts joined as read, files read by its one reader in numpy "
             "blocks and joined by a hash of the ids' bytes); first_s is the first call (ranx: numba "
-            "compile or cache load), median_s and cpu_s the median of the calls after it."),
+            "compile or cache load), median_s and cpu_s the median of the calls after it. "
+            "shapes: the realistic run's documents rescored three ways (tie-heavy: scores with one "
+            "decimal; tie-free: distinct scores; mixed: half the queries with two decimals, half "
+            "with six), rankbook and pytrec_eval from the same dicts, interleaved, CPU time."),
     }
     return out
 
@@ -560,4 +565,67 @@ def run_track(quick: bool = False) -> dict:
                     "least of three), the qrels read once, imports not timed; rankbook under "
                     "the trec_eval_9 profile (trec_eval 9's code is what pytrec_eval and "
                     "ir_measures run); check: largest difference of the 3 x runs means.")
+# run shapes: the same documents and judgements, scores with many ties, none, or a mix
+
+
+SHAPES = ("tie-heavy", "tie-free", "mixed")
+
+
+def shaped_run(run: dict, shape: str, seed: int = 1) -> dict:
+    """``run``'s documents per query, rescored in rank order: ``tie-heavy`` (one decimal, as a
+    coarse score or a rounded probability gives: about a quarter of the documents share their
+    score with another), ``tie-free`` (distinct scores) or ``mixed`` (each query drawn: two
+    decimals or six)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for q, docs in run.items():
+        n = len(docs)
+        base = np.sort(rng.gamma(4.0, 3.0, n))[::-1]
+        if shape == "tie-heavy":
+            s = np.round(base, 1)
+        elif shape == "tie-free":
+            s = base + np.arange(n)[::-1] * 1e-9
+        elif shape == "mixed":
+            s = np.round(base, 2 if rng.random() < 0.5 else 6)
+        else:
+            raise ValueError(f"shape {shape!r} is not one of {SHAPES}")
+        out[q] = {d: float(v) for d, v in zip(docs, s)}
+    return out
+
+
+def child_shapes(Q: int = 300, seed: int = 0, repeats: int = 15) -> dict:
+    """rankbook (trec_eval profile) and pytrec_eval on each run shape from the same dicts, in
+    one process, interleaved call by call; CPU time (process_time) of each call, median and
+    minimum. Both read the dicts inside the timing (pytrec_eval builds its evaluator from the
+    qrels, as a user does for a new qrels)."""
+    import pytrec_eval
+
+    import rankbook.conventions as rc
+
+    qrels, base = make_realistic(Q, seed)
+    out = {"Q": Q, "measures": REAL, "repeats": repeats}
+    for shape in SHAPES:
+        run = shaped_run(base, shape)
+        tied = sum(len(v) - len(set(v.values())) for v in run.values())
+        ours, theirs = [], []
+        rc.evaluate_run(qrels, run, REAL)  # first calls: imports and caches, not timed
+        pytrec_eval.RelevanceEvaluator(qrels, set(REAL_TREC)).evaluate(run)
+        for _ in range(repeats):
+            c0 = time.process_time()
+            res = rc.evaluate_run(qrels, run, REAL)
+            ours.append(time.process_time() - c0)
+            c0 = time.process_time()
+            pt = pytrec_eval.RelevanceEvaluator(qrels, set(REAL_TREC)).evaluate(run)
+            theirs.append(time.process_time() - c0)
+        nine = rc.evaluate_run(qrels, run, REAL, convention="trec_eval_9")
+        pt_means = [float(np.mean([v[k] for v in pt.values()])) for k in REAL_TREC_ORDER]
+        out[shape] = {
+            "rows": sum(len(v) for v in run.values()), "tied_rows": tied,
+            "rankbook_cpu_s": float(np.median(ours)), "rankbook_cpu_min_s": float(min(ours)),
+            "pytrec_eval_cpu_s": float(np.median(theirs)), "pytrec_eval_cpu_min_s": float(min(theirs)),
+            "ratio": float(np.median(theirs) / np.median(ours)),
+            "check_vs_trec_eval_9_profile": float(np.max(np.abs(
+                np.array(pt_means) - np.array([float(nine.aggregate[m]) for m in REAL])))),
+            "values": [float(res.aggregate[m]) for m in REAL],
+        }
     return out

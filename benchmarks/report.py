@@ -210,6 +210,17 @@ def table_rows(cases: dict) -> list:
                          f"{tf['topics']} topics x {tf['runs']} runs x {tf['documents']:,} "
                          f"documents", tf["rankbook"]["cpu_s"], f"{peer}, its own readers",
                          tf[key]["cpu_s"]))
+    tt = cases.get("ties_tukey")
+    if tt:
+        tb, tk, kb = tt["tie_brute_force"], tt["tukey"], tt["tukey_brute_force"]
+        rows.append(("tie range (ties='range')", f"{tb['queries']} queries x "
+                     f"{tb['orders_per_query']:,} tie orders", tb["rankbook_s"],
+                     "every tie order scored by evaluate_run", tb["brute_force_s"]))
+        rows.append(("Tukey's HSD", f"{tk['systems']} systems x {tk['topics']} topics",
+                     tk["one_way_s"], "scipy.stats.tukey_hsd", tk["scipy_s"]))
+        rows.append(("randomised Tukey HSD, exact", f"{kb['systems']} systems x {kb['topics']} "
+                     f"topics ({kb['orders']:,} orders)", kb["rankbook_s"],
+                     "loop over itertools.product", kb["brute_force_s"]))
     return rows
 
 

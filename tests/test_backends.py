@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from rankbook import agreement as A
 from rankbook import metrics as M
 from rankbook import permutations as P
-from rankbook import transpositions as T
+from rankbook.papers.paper_a import transpositions as T
 
 HAVE_NUMBA = P._load_numba() is not None
 needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
@@ -111,10 +111,10 @@ def test_environment_variable_and_choices(monkeypatch):
     monkeypatch.setenv("RANKBOOK_BACKEND", " NumPy ")  # any case, as the command line's choices
     assert P.get_backend() == "numpy"
     monkeypatch.setenv("RANKBOOK_BACKEND", "cuda")
-    with pytest.raises(ValueError, match="unknown backend 'cuda'; valid backends: auto, numba, numpy"):
+    with pytest.raises(ValueError, match="the environment variable RANKBOOK_BACKEND must be one of 'auto', 'numba', 'numpy'; got 'cuda'"):
         P.get_backend()
     monkeypatch.delenv("RANKBOOK_BACKEND")
-    with pytest.raises(ValueError, match="unknown backend 'fast'"):
+    with pytest.raises(ValueError, match="backend must be one of 'auto', 'numba', 'numpy'; got 'fast'"):
         P.set_backend("fast")
 
 
@@ -152,6 +152,7 @@ def test_auto_loads_the_kernels_once_the_work_earns_the_compile_back(monkeypatch
     try:
         monkeypatch.setattr(P, "_eligible_entries", 0)
         monkeypatch.setattr(P, "NUMBA_LOAD_ENTRIES", 3 * P.NUMBA_MIN_ENTRIES)
+        monkeypatch.setattr(P, "_load_cost", (P.NUMBA_COMPILE_S, "compile"))  # an empty cache
         kernels = P._load_numba()
 
         class Fresh:  # the kernels module as if nothing were compiled yet
@@ -169,5 +170,27 @@ def test_auto_loads_the_kernels_once_the_work_earns_the_compile_back(monkeypatch
         kernels.inversions(np.array([[2, 1]]), 1, np.empty(1, np.int64))  # compiled now
         assert P._kernels(P.NUMBA_MIN_ENTRIES, "inversions") is kernels
         assert P._kernels(P.NUMBA_MIN_ENTRIES - 1, "inversions") is None
+        # numba's cache on disk holds the kernels: the cheaper load comes sooner
+        monkeypatch.setattr(P, "_numba_module", Fresh())
+        monkeypatch.setattr(P, "_eligible_entries", 0)
+        monkeypatch.setattr(P, "_load_cost", (P.NUMBA_CACHED_LOAD_S, "cache"))
+        monkeypatch.setattr(P, "NUMBA_CACHED_LOAD_ENTRIES", 2 * P.NUMBA_MIN_ENTRIES)
+        assert P._kernels(P.NUMBA_MIN_ENTRIES, "inversions") is None
+        assert P._kernels(P.NUMBA_MIN_ENTRIES, "inversions") is not None  # 2 x MIN reached
     finally:
         P.set_backend(previous)
+
+
+@needs_numba
+def test_load_cost_reads_numba_cache_on_disk(tmp_path, monkeypatch):
+    """load_cost: "compile" with an empty NUMBA_CACHE_DIR, "cache" once numba's index files of
+    a kernel are there (as numba leaves them: a sub-folder per source folder)."""
+    monkeypatch.setattr(P, "_numba_module", None)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(P, "_load_cost", None)
+    assert P.load_cost() == (P.NUMBA_COMPILE_S, "compile")
+    (tmp_path / "rankbook_0123").mkdir()
+    (tmp_path / "rankbook_0123" / "_numba_kernels.check_perms-112.py311.nbi").write_bytes(b"")
+    monkeypatch.setattr(P, "_load_cost", None)
+    assert P.load_cost() == (P.NUMBA_CACHED_LOAD_S, "cache")
+    assert P.NUMBA_MIN_ENTRIES < P.NUMBA_CACHED_LOAD_ENTRIES < P.NUMBA_LOAD_ENTRIES

@@ -95,7 +95,7 @@ def test_refusals():
         C.induced_rankings(["hamming"], 5, 10)
     with pytest.raises(ValueError, match="n_rankings must be an integer >= 2"):
         C.induced_rankings(["mse"], 5, 1)
-    with pytest.raises(ValueError, match="unknown linkage method 'ward'"):
+    with pytest.raises(ValueError, match="method must be one of 'average', 'complete', 'single', 'weighted' .*; got 'ward'"):
         C.cluster_metrics(["mse", "mae"], 5, 10, method="ward")
     with pytest.raises(ValueError, match="n_clusters=3 is more than the 2 metrics"):
         C.cluster_metrics(["mse", "mae"], 5, 10, n_clusters=3)

@@ -223,8 +223,9 @@ def test_malformed_files_exit_2_naming_file_and_line(capsys, collection, tmp_pat
 
 
 @pytest.mark.parametrize("extra, needles", [
-    (["--measures", "nDCG@10,XYZ"], ["measure 'XYZ' is not known", "nDCG, DCG, AP, RR, P@k"]),
-    (["--measures", "RR@10"], ["not offered by the trec_eval profile", "it offers nDCG",
+    (["--measures", "nDCG@10,XYZ"], ["measure 'XYZ' is not supported by rankbook (no profile "
+                                      "computes it)"]),
+    (["--measures", "RR@10"], ["not supported by the trec_eval profile", "it offers nDCG",
                                "--convention chooses another tool"]),
     (["--measures", "AP,AP"], ["'AP' is listed twice"]),
     (["--measures", "AP,,P@5"], ["has an empty name"]),

@@ -427,7 +427,7 @@ def test_kappa_grid_p_matches_kappa_p():
         ([["a", set()]], {}, "empty tie group"),
         ([{"a", "b"}], {}, "no order"),
         ([5], {}, "not a sequence"),
-        (["abc"], {"deviation": "var"}, "valid choices"),
+        (["abc"], {"deviation": "var"}, "deviation must be one of 'std', 'mad'"),
         (["abc", "cab"], {"base": 2}, "base=2"),
     ],
 )
@@ -443,7 +443,7 @@ def test_bad_p_and_zeta():
         c.kappa_1_topk(["abc"], zeta=2, p=1.2)
     with pytest.raises(ValueError, match="zeta"):
         c.kappa_1_topk(["abc"], zeta="top", p=0.5)
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match=r"p must be an integer >= 1 \(a subsequence length\), got 0"):
         c.kappa_grid(["abc"], [1.0], [1.0], p=0)
 
 

@@ -344,7 +344,7 @@ def test_three_spellings_give_the_same_result(tmp_path):
     ({"1": {"a": 1}}, {"1": {"a": 1.0}}, "P@k", "trec_eval", "measure 'P@k'"),
     ({"1": {"a": 1}}, {"1": {"a": 1.0}}, "MRR", "trec_eval", "measure 'MRR' is not known"),
     ({"1": {"a": 1}}, {"1": {"a": 1.0}}, "Judged@5", "trec_eval",
-     "not offered by the trec_eval profile; it offers nDCG"),
+     "not supported by the trec_eval profile (Judged@k: ir_measures); the nearest it offers is"),
     ({"1": {"a": 1}}, {"1": {"a": 1.0}}, "P", "trec_eval", "needs a cut-off"),
     ({"1": {"a": 1}}, {"1": {"a": 1.0}}, "P(rel=0)@5", "trec_eval", "rel must be an integer >= 1"),
     ({"1": {"a": 1}}, {"1": {"a": 1.0}}, "P(gain=2)@5", "trec_eval", "parameter 'gain=2'"),
@@ -451,11 +451,19 @@ def test_conventions_table_covers_every_profile_and_setting():
 
 def test_new_user_mistakes_get_a_value_error_that_helps():
     qrels, run = {"1": {"a": 1}}, {"1": {"a": 1.0}}
-    for written, meant in [("ndcg@10", "nDCG@10"), ("map", "AP"), ("MRR", "RR"), ("recall@100", "R@100")]:
+    for written, meant in [("ndcg@10", "nDCG@10"), ("MAP", "AP"), ("MRR", "RR"), ("recall@100", "R@100"),
+                           ("BPREF", "Bpref")]:
         with pytest.raises(ValueError, match=rf"is not known \(did you mean '{meant}'\?\)"):
             evaluate_run(qrels, run, written)
-    with pytest.raises(ValueError, match="is not known; write it"):  # no guess when none fits
+    with pytest.raises(ValueError, match="'foo' is not supported by rankbook"):  # no guess fits
         evaluate_run(qrels, run, "foo")
+    # trec_eval's names are measures too, and a comma inside one string is two names
+    assert evaluate_run(qrels, run, ["map", "P_5"]).aggregate.to_dict() == {"map": 1.0, "P_5": 0.2}
+    with pytest.raises(ValueError, match=r"holds 2 names separated by commas; pass a list, one "
+                                         r"name per item: \['nDCG@10', 'AP'\]"):
+        evaluate_run(qrels, run, "nDCG@10, AP")
+    with pytest.raises(ValueError, match="the run holds no documents"):
+        evaluate_run(qrels, {}, "AP")
     with pytest.raises(ValueError, match="measures must be a measure name or a list of them, got NoneType"):
         evaluate_run(qrels, run, None)
     with pytest.raises(ValueError, match="the qrels hold no judgements"):

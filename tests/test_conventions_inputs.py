@@ -78,3 +78,29 @@ def test_dicts_frames_and_files_agree(seed, tmp_path):
             assert not isinstance(other, str), (name, other)
             pd.testing.assert_frame_equal(a.reset_index(drop=True), other.reset_index(drop=True),
                                           check_exact=True, obj=name)
+
+
+def test_ids_that_are_one_number_written_two_ways_are_named_as_read(tmp_path):
+    """'401.0' in the qrels and '401' in the run are different ids (compared as text): every
+    message names both as read and says they are the same number."""
+    import warnings
+
+    import pytest
+
+    from rankbook.conventions import evaluate_run
+
+    q, r = tmp_path / "q.txt", tmp_path / "r.txt"
+    q.write_text("401.0 0 a 1\n402 0 b 1\n")
+    r.write_text("401 Q0 a 1 2.0 r\n402 Q0 b 1 2.0 r\n")
+    with pytest.raises(ValueError, match=r"query '401.0' is judged in the qrels but absent from the "
+                                         r"run.*the qrels' '401.0' and the run's '401' are the same "
+                                         r"number written differently"):
+        evaluate_run(q, r, "AP", "trec_eval")
+    q.write_text("401.0 0 a 1\n")
+    r.write_text("401 Q0 a 1 2.0 r\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_run(q, r, "AP", "trec_eval_9")
+    text = " ".join(str(w.message) for w in caught)
+    assert "the run has 1 queries ('401'), the qrels 1 queries ('401.0')" in text
+    assert "the qrels' '401.0' and the run's '401' are the same number" in text

@@ -368,7 +368,7 @@ def test_f9_the_lemma_check_refuses_sizes_beyond_its_bound_before_running(capsys
 def test_f9_the_lemma_check_runs_in_bounded_memory():
     import tracemalloc
 
-    from rankbook import transpositions
+    from rankbook.papers.paper_a import transpositions
 
     tracemalloc.start()
     table = transpositions.kendall_transposition_table([120])

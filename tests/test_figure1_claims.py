@@ -9,7 +9,10 @@ import pytest
 from scipy.cluster.hierarchy import linkage
 from scipy.stats import binomtest
 
+from rankbook.ledger import claims
 from rankbook.papers.paper_a import figure1 as F
+
+EVEN, OTHER, GROUPS = (claims.ledger().claim(i) for i in ("A-F1-even", "A-F1-other", "A-F1-groups"))
 
 
 def _matrix(upper, names):
@@ -38,12 +41,12 @@ def test_even_is_never_holds_from_a_failure_to_reject():
     names = list("abcdefg")
     # 21 pairs: 9 high, 12 low: a binomial test would not reject, equivalence cannot be shown
     upper = np.r_[np.full(9, 0.95), np.full(12, 0.55)]
-    ev = F.check_even(_runs({0: _matrix(upper, names), 1: _matrix(upper, names)}))
+    ev = F.check_even(EVEN, runs=_runs({0: _matrix(upper, names), 1: _matrix(upper, names)}))
     assert ev.status == "not checkable" and "not contradicted" in ev.detail
     lopsided = np.r_[np.full(2, 0.95), np.full(19, 0.55)]
-    assert F.check_even(_runs({0: _matrix(lopsided, names),
-                               1: _matrix(lopsided, names)})).status == "false"
-    mixed = F.check_even(_runs({0: _matrix(upper, names), 1: _matrix(lopsided, names)}))
+    assert F.check_even(EVEN, runs=_runs({0: _matrix(lopsided, names),
+                                          1: _matrix(lopsided, names)})).status == "false"
+    mixed = F.check_even(EVEN, runs=_runs({0: _matrix(upper, names), 1: _matrix(lopsided, names)}))
     assert mixed.status == "false" and "seeds disagree" in mixed.borderline
 
 
@@ -67,14 +70,14 @@ def test_other_does_not_count_the_page_setting_and_marks_knife_edges():
         rows.append({"seed": seed, "n": 20, "k": 2, "share": 0.1, "rank_corr": 0.7,
                      "mean_abs_diff": 0.3})
     grid = pd.DataFrame(rows)
-    ev = F.check_other(_runs({0: None}), grid)
+    ev = F.check_other(OTHER, runs=_runs({0: None}), grid=grid)
     assert (ev.matched, ev.total, ev.status) == (1, 2, "false")  # (100, 30) is not a case
     assert ev.failures == ["(20, 2), similar on 0 of 10 seeds"]
     assert "(20, 6) counted similar, similar on 9 of 10 seeds" in ev.borderline
     only_own_and_close = grid[grid["k"] != 2]
-    assert F.check_other(_runs({0: None}), only_own_and_close).status == "holds"
+    assert F.check_other(OTHER, runs=_runs({0: None}), grid=only_own_and_close).status == "holds"
     with pytest.raises(ValueError, match="no setting other than"):
-        F.check_other(_runs({0: None}), grid[grid["n"] == 100])
+        F.check_other(OTHER, runs=_runs({0: None}), grid=grid[grid["n"] == 100])
 
 
 def test_groups_readings_side_by_side():
@@ -83,8 +86,9 @@ def test_groups_readings_side_by_side():
     # dcg-ndcg 1, dcg-mrr 0.6, ndcg-mrr 0.6, recall-precision 1, cross pairs 0.55
     upper = [1.0, 0.6, 0.55, 0.55, 0.6, 0.55, 0.55, 0.55, 0.55, 1.0]
     ar = _matrix(upper, names)
-    ev = F.check_groups(_runs({0: ar, 1: ar}), groups=groups)
+    ev = F.check_groups(GROUPS, runs=_runs({0: ar, 1: ar}), groups=groups)
     assert ev.status == "false" and ev.matched == 1 and ev.total == 2
     assert ev.failures[0].startswith("ranking aware")
     assert set(ev.alternatives.values()) <= {1, 2}
-    assert F.check_groups(_runs({0: ar, 1: ar}), groups=groups, high=0.5).status == "holds"
+    assert F.check_groups(GROUPS.with_params({"high": "1/2"}), runs=_runs({0: ar, 1: ar}),
+                          groups=groups).status == "holds"

@@ -15,7 +15,7 @@ import scipy.stats
 
 from rankbook import metrics as M
 from rankbook import permutations as P
-from rankbook import transpositions as T
+from rankbook.papers.paper_a import transpositions as T
 
 #: n around every width where a count used to change type or could overflow: 2**16 (int32
 #: C(n,2) limit at 65 536), the reported first failure 81 921, 10**5 and 10**6.

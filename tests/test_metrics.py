@@ -507,7 +507,7 @@ def test_k_required_and_checked(name):
     with pytest.raises(ValueError, match="needs k"):
         M.evaluate(name, s, v)
     for bad in (0, 5, -1):
-        with pytest.raises(ValueError, match=r"k must be in 1..n=4"):
+        with pytest.raises(ValueError, match=r"k must be an integer in 1..n=4, got"):
             M.evaluate(name, s, v, k=bad)
     for bad in (2.0, True, "2"):
         with pytest.raises(ValueError, match="k must be an integer"):

@@ -154,8 +154,9 @@ def test_condensed_form_goes_to_squareform_and_linkage():
 def test_kendall_against_a_double_loop_over_scipy():
     R = P.random(200, size=8, rng=6)
     inv = np.argsort(R, axis=1)  # the position of each item: the rank vectors
-    got = pairwise(R, "kendall_tau")
-    given = pairwise(R, "kendall_tau", numbering="given")
+    got = pairwise(R, "kendall_tau", numbering="pair")
+    given = pairwise(R, "kendall_tau")  # the default: as given
+    np.testing.assert_array_equal(given, pairwise(R, "kendall_tau", numbering="given"))
     for i in range(len(R)):
         for j in range(len(R)):
             # item-based: scipy's tau of the two rank vectors; given: of the raw arrays
@@ -182,13 +183,16 @@ def test_functions_of_your_own_vectorised_or_not():
         return len(set(sigma[:k]) & set(nu[:k])) / k
 
     for f, kw, sym in ((footrule, {}, True), (first_item, {}, False), (top_k_overlap, {"k": 3}, True)):
-        # by default the function sees each pair numbered by its first ranking
+        # by default the function sees each pair as given; numbering="pair" numbers it by its
+        # first ranking
         want = np.array([[f(*P.from_labels(a, b), **kw) for b in R] for a in R])
         given = np.array([[f(a, b, **kw) for b in R] for a in R])
         for s in (None, False) + ((True,) if sym else ()):
-            np.testing.assert_array_equal(pairwise(R, f, symmetric=s, **kw), want)
-            np.testing.assert_array_equal(pairwise(R, f, symmetric=s, numbering="given", **kw), given)
-        np.testing.assert_array_equal(pairwise_to(R[1:], R[0], f, **kw), want[0, 1:])
+            np.testing.assert_array_equal(pairwise(R, f, symmetric=s, numbering="pair", **kw), want)
+            np.testing.assert_array_equal(pairwise(R, f, symmetric=s, **kw), given)
+        np.testing.assert_array_equal(pairwise_to(R[1:], R[0], f, numbering="pair", **kw),
+                                      want[0, 1:])
+        np.testing.assert_array_equal(pairwise_to(R[1:], R[0], f, **kw), given[0, 1:])
     assert pairwise(R, footrule, symmetric=True, condensed=True).shape == (15,)
     with pytest.raises(ValueError, match="not declared symmetric"):
         pairwise(R, footrule, condensed=True)
@@ -209,9 +213,10 @@ def test_label_lists_equal_their_permutations_in_any_numbering():
     perms = P.from_labels(*lists)
     for name in ("kendall_tau", "mse", "ndpm", "mrr"):
         kw = _kw(name)
-        np.testing.assert_array_equal(pairwise(lists, name, **kw), pairwise(perms, name, **kw))
-        np.testing.assert_array_equal(pairwise([list(x) for x in lists], name, **kw),
-                                      pairwise(perms, name, **kw))
+        want = pairwise(perms, name, numbering="pair", **kw)  # label lists: numbered by the pair
+        np.testing.assert_array_equal(pairwise(lists, name, **kw), want)
+        np.testing.assert_array_equal(pairwise(lists, name, numbering="pair", **kw), want)
+        np.testing.assert_array_equal(pairwise([list(x) for x in lists], name, **kw), want)
     # pairwise_to numbers by the reference
     ref_num = P.from_labels("abcdef", *lists)
     np.testing.assert_array_equal(pairwise_to(lists, "abcdef", "kendall_tau"),
@@ -298,7 +303,7 @@ def test_refusals_name_the_problem():
         pairwise(R, "recall")
     with pytest.raises(ValueError, match="rbo_ext needs the persistence p"):
         pairwise(R, "rbo_ext")
-    with pytest.raises(ValueError, match="p="):
+    with pytest.raises(ValueError, match="p must be a number with 0 < p < 1 .*got 1.0"):
         pairwise(R, "rbo", p=1.0)
     with pytest.raises(ValueError, match="dcg is not symmetric, so it has no condensed form"):
         pairwise(R, "dcg", condensed=True)
@@ -323,7 +328,7 @@ def test_refusals_name_the_problem():
         pairwise(["abc", "ab"], "recall", k=3)
     with pytest.raises(ValueError, match="numbering='given' reads the numbers of permutation arrays"):
         pairwise(["abc", "cab"], "ndpm", numbering="given")
-    with pytest.raises(ValueError, match="numbering must be one of 'pair', 'given'"):
+    with pytest.raises(ValueError, match="numbering must be one of 'given', 'pair'"):
         pairwise(R, "ndpm", numbering="first")
     with pytest.raises(ValueError, match="n_jobs must be an integer >= 1 \\(or -1\\)"):
         pairwise(R, "ndpm", n_jobs=0)
@@ -409,21 +414,21 @@ def test_numbered_by_the_pair_every_metric_ignores_how_items_are_numbered():
     renumbered = g[R - 1]
     for name in ALL_MEASURES:
         kw = _kw(name, k=3)
-        np.testing.assert_array_equal(pairwise(renumbered, name, **kw), pairwise(R, name, **kw),
-                                      err_msg=name)
+        np.testing.assert_array_equal(pairwise(renumbered, name, numbering="pair", **kw),
+                                      pairwise(R, name, numbering="pair", **kw), err_msg=name)
 
 
 def test_item_based_tau_in_2000_random_pairs_against_brute_force_and_scipy():
     """The issue's check: n = 7, 2000 random pairs (it found the old value wrong in 1619)."""
     rng = np.random.default_rng(34)
     R = np.array([rng.permutation(7) + 1 for _ in range(4000)])
-    got = pairwise_to(R[1::2], R[0], "kendall_tau")  # reference row 0 against 2000 rankings
+    got = pairwise_to(R[1::2], R[0], "kendall_tau", numbering="pair")  # row 0 against 2000
     inv = np.argsort(R, axis=1)
     for i, r in enumerate(R[1::2]):
         want = scipy.stats.kendalltau(inv[0], inv[2 * i + 1]).statistic
         assert got[i] == pytest.approx(want, abs=1e-14)
         assert got[i] == pytest.approx(_brute_tau(R[0].tolist(), r.tolist()), abs=1e-14)
-    D = pairwise(R[:60], "kendall_tau")
+    D = pairwise(R[:60], "kendall_tau", numbering="pair")
     for i in range(60):
         for j in range(60):
             assert D[i, j] == pytest.approx(_brute_tau(R[i].tolist(), R[j].tolist()), abs=1e-14)
@@ -484,7 +489,7 @@ def test_overlap_metrics_on_top_k_lists_count_the_shared_top_k_items():
     for name in ("recall", "jaccard", "fowlkes_mallows"):
         from rankbook import pairwise as module
 
-        L, _ = module._numbered([[str(x) for x in r] for r in same] + [["a"]], None)
+        L, _, _ = module._numbered([[str(x) for x in r] for r in same] + [["a"]], None)
         L.codes, L.lengths = L.codes[:-1, :8], L.lengths[:-1]
         ev = module._resolve(name, 3, None, None, 8, "pair", L)
         I, J = module._upper_pairs(5)(0, 10)

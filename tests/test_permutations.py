@@ -141,7 +141,7 @@ def test_validate_pair_errors_and_floats():
 
 def test_bad_n():
     for bad in (0, -1, 2.0, True, "3"):
-        with pytest.raises(ValueError, match="positive integer"):
+        with pytest.raises(ValueError, match="n must be an integer >= 1, got"):
             P.identity(bad)
     assert math.factorial(5) == P.all_permutations(5).shape[0]
 

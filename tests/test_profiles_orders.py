@@ -45,10 +45,16 @@ def test_two_line_case_under_each_trec_eval_version(tmp_path):
     theirs = pytrec_eval.RelevanceEvaluator({"q": {"a": 0, "b": 1}}, {"P.1"}).evaluate(
         {"q": {"a": 1.000000001, "b": 1.0}})["q"]["P_1"]
     assert theirs == nine
-    # the profiles differ in exactly these two settings
-    diff = {f for f in ("score_dtype", "qrels_only", "ties", "measures", "negative_labels")
-            if getattr(CONVENTIONS["trec_eval"], f) != getattr(CONVENTIONS["trec_eval_9"], f)}
-    assert diff == {"score_dtype", "qrels_only"}
+    # the profiles differ in exactly these settings: the precision of scores, a judged query
+    # the run lacks, the recall cut-off of iprec_at_recall and 11pt_avg (lround in 10.0), and
+    # 10.0's new measures (rbp, rbp_resid, unj)
+    import dataclasses
+
+    diff = {f.name for f in dataclasses.fields(CONVENTIONS["trec_eval"])
+            if getattr(CONVENTIONS["trec_eval"], f.name) != getattr(CONVENTIONS["trec_eval_9"], f.name)}
+    assert diff == {"name", "peer", "sources", "score_dtype", "qrels_only", "recall_cutoff", "measures"}
+    assert (set(CONVENTIONS["trec_eval"].measures) - set(CONVENTIONS["trec_eval_9"].measures)
+            == {"rbp", "rbp_resid", "unj@k"})
 
 
 def test_trec_eval_10_stops_on_a_missing_judged_query_unless_complete():
@@ -147,6 +153,44 @@ def test_ranx_make_comparable_agrees_with_ranx(seed):
         evaluate_run(qrels, run, "AP", "ranx")
 
 
+def test_ranx_make_comparable_resorts_ties_as_ranx_does():
+    """make_comparable=True sorts the Run a second time (Run.make_comparable -> Run.sort):
+    tied documents of a query with more than 15 come out of numba's quicksort twice, in an
+    order the single sort does not give. Every per-query value equals ranx's; one sort only
+    differs on many."""
+    import warnings
+
+    import ranx
+
+    rng = np.random.default_rng(5)
+    qrels, run = {}, {}
+    for i in range(40):
+        docs = [f"d{j}" for j in range(int(rng.integers(1, 45)))]
+        qrels[f"q{i}"] = ({d: int(rng.choice([0, 0, 1, 2])) for d in docs if rng.random() < 0.6}
+                          or {docs[0]: 1})
+        if rng.random() < 0.9:  # some judged queries are not run: make_comparable scores them 0
+            run[f"q{i}"] = {d: float(rng.choice([0.5, 1.0, 1.5])) for d in docs}
+    run["unjudged"] = {"x": 1.0}  # left out by make_comparable
+    metrics = {"ndcg@10": "nDCG@10", "map": "AP", "precision@3": "P@3", "mrr": "RR",
+               "recall@5": "R@5", "ndcg": "nDCG"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = ranx.Run(run)
+        theirs = ranx.evaluate(ranx.Qrels(qrels), r, list(metrics), make_comparable=True,
+                               return_mean=False, save_results_in_run=False)
+    qids = list(r.get_query_ids())
+
+    def wrong(conv):
+        ours = evaluate_run(qrels, run, list(metrics.values()), conv)
+        got = {(q, m): v for q, m, v in ours.per_query.itertuples(index=False)}
+        assert {q for q, _ in got} == set(qids)
+        return sum(abs(got[(q, name)] - float(v)) > 1e-12
+                   for k, name in metrics.items() for q, v in zip(qids, theirs[k]))
+
+    assert wrong(profile("ranx", make_comparable=True)) == 0
+    assert wrong(profile("ranx", make_comparable=True, ties="numba_quicksort")) > 20
+
+
 # --------------------------------------------------------------------------------------------
 # explicit orders
 
@@ -225,7 +269,7 @@ def test_explicit_order_refusals(tmp_path):
     with pytest.raises(ValueError, match="has none .*add a 'rank' column"):
         evaluate_run(qrels, pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": [1.0]}), "AP",
                      order="rank")
-    with pytest.raises(ValueError, match="order='ranks' is not valid; choose 'score'"):
+    with pytest.raises(ValueError, match="order must be one of 'score', 'rank' \\('score': rank by score.*; got 'ranks'"):
         evaluate_run(qrels, {"1": ["a"]}, "AP", order="ranks")
     # a mistyped order is refused for every kind of input, the fast paths included
     score_file = tmp_path / "scored.run"
@@ -234,7 +278,7 @@ def test_explicit_order_refusals(tmp_path):
     qrels_file.write_text("1 0 a 1\n")
     for q, r in [(qrels, {"1": {"a": 1.0, "b": 1.0}}), (qrels_file, score_file)]:
         for bad in ("rnk", "RANK", 42):
-            with pytest.raises(ValueError, match=f"order={bad!r} is not valid"):
+            with pytest.raises(ValueError, match=f"order must be one of 'score', 'rank' .*; got {bad!r}"):
                 evaluate_run(q, r, "AP", order=bad)
     with pytest.raises(ValueError, match="retrieved twice"):
         evaluate_run(qrels, {"1": ["a", "a"]}, "AP")

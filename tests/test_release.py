@@ -49,7 +49,7 @@ print(json.dumps({"version": rankbook.__version__, "metrics": len(values), "kapp
 
 def test_the_library_list_is_the_source_folder():
     known = {"permutations", "metrics", "cutoffs", "agreement", "properties", "equivalence",
-             "consensus", "ir", "rbo", "rankdcg", "transpositions",
+             "consensus", "ir", "rbo", "rankdcg",
              "plotting", "profile"}
     assert known <= set(LIBRARY), sorted(known - set(LIBRARY))
 
@@ -200,6 +200,42 @@ def test_every_public_function_has_a_doctest(module):
                      and ">>>" not in (inspect.getdoc(getattr(mod, n)) or "")
                      and n not in NO_DOCTEST.get(module, ()))
     assert not missing, f"rankbook.{module}: no doctest example for {missing}"
+
+
+def _sections(doc: str) -> set:
+    """The numpydoc section titles of a docstring (a title line underlined with dashes)."""
+    lines = doc.splitlines()
+    return {lines[i].strip() for i in range(len(lines) - 1)
+            if lines[i].strip() and set(lines[i + 1].strip()) == {"-"}
+            and len(lines[i + 1].strip()) >= len(lines[i].strip())}
+
+
+@pytest.mark.parametrize("module", LIBRARY)
+def test_every_public_function_has_parameters_and_returns_sections(module):
+    """Issue 36: every public function of the measures (``src/rankbook/*.py``; not ``book/``,
+    ``papers/`` or a private ``_x``) documents its arguments in a numpydoc ``Parameters``
+    section (unless it takes none) and its result in ``Returns`` (or ``Yields``); a function
+    annotated ``-> None`` that takes arguments documents what it refuses in ``Raises``
+    instead."""
+    import importlib
+    import inspect
+
+    mod = importlib.import_module(f"rankbook.{module}")
+    problems = []
+    for name, f in vars(mod).items():
+        if name.startswith("_") or not inspect.isfunction(f) or f.__module__ != mod.__name__:
+            continue
+        found = _sections(inspect.getdoc(f) or "")
+        params = [p for p in inspect.signature(f).parameters if p not in ("self", "cls")]
+        if params and "Parameters" not in found:
+            problems.append(f"{name}: no Parameters")
+        returns_none = inspect.signature(f).return_annotation in (None, "None")
+        if returns_none:
+            if params and not {"Returns", "Raises"} & found:
+                problems.append(f"{name}: returns None but documents no Raises")
+        elif not {"Returns", "Yields"} & found:
+            problems.append(f"{name}: no Returns")
+    assert not problems, f"rankbook.{module}: " + "; ".join(problems)
 
 
 def test_the_new_modules_have_reference_pages():

@@ -108,7 +108,7 @@ def test_ktu_refusals():
         repro.ktu(["a", "b", "c"], ["a", "b"], convention="repro_eval")
     with pytest.raises(ValueError, match="twice"):
         repro.ktu(["a", "a"], ["a", "b"])
-    with pytest.raises(ValueError, match="union, repro_eval"):
+    with pytest.raises(ValueError, match="convention must be one of 'union', 'repro_eval'; got"):
         repro.ktu(["a"], ["a"], convention="positional")
     with pytest.raises(ValueError, match="one string"):
         repro.ktu("abc", ["a"])
@@ -148,7 +148,7 @@ def test_rbo_default_depth_stays_within_the_lists():
     assert repro.rbo(docs, docs) == 1.0
     assert repro.rbo(docs, docs, form="truncated") == 1.0
     assert repro.rbo(docs, docs, form="truncated", depth=1000) < 0.86  # repro_eval's default
-    with pytest.raises(ValueError, match="ext, base, truncated"):
+    with pytest.raises(ValueError, match="form must be one of 'ext', 'base', 'truncated'; got"):
         repro.rbo(docs, docs, form="clarke")
     with pytest.raises(ValueError, match="0 < p < 1"):
         repro.rbo(docs, docs, p=1.0)
@@ -529,7 +529,7 @@ def test_the_page_tidy_table_is_the_explorer_data():
     runs = page.build_runs(4, 8, noise=0.5, truncate=2, seed=2)
     section = page.measure_all(runs, ["AP", "P@5"], n_resamples=100)
     tidy = section.tables["measures_tidy"]
-    assert section.values["show"]["measures_tidy"] == {"show": False}
+    assert section.options("measures_tidy") == {"show": False}
     assert list(tidy.columns) == ["reproduction", "system", "measure", "value", "low", "high"]
     for name, res in section.values["results"].items():
         agg = res.aggregate
@@ -564,7 +564,7 @@ def test_explicit_order_is_scored_as_given_under_every_profile():
     with pytest.raises(ValueError, match="appears twice"):
         repro.explicit_order(pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"],
                                            "rank": [1, 1]}))
-    with pytest.raises(ValueError, match="order='sideways' is not valid"):
+    with pytest.raises(ValueError, match="order must be one of 'score', 'rank'; got 'sideways'"):
         repro.reproduce(given, None, given, None, qrels, order="sideways")
 
 
@@ -637,3 +637,32 @@ def test_effect_and_error_intervals_equal_scipy_bootstrap_with_exact_ties(measur
         idx = np.random.default_rng(0).integers(0, len(ob), size=(9999, len(ob)))
         ties += int(np.sum(snapped(f, est)(*[x[idx] for x in data], axis=-1) == est))
     assert ties > 100  # the example does test ties
+
+
+def test_the_page_says_what_the_appendix_shows_about_the_readme_example():
+    """The tools ledger's claim on repro_eval's Core17 example, checked against the appendix data
+    of Breuer et al. (fetched): imprecise (the misaligned paired t-tests), its RBO lines at the
+    files' persistence while repro_eval's default differs, and the page's sentences read from the
+    evidence; without the data, one sentence says it is not checkable."""
+    from rankbook.ledger import claims, fetch
+    from rankbook.papers.tools import reproducibility as page
+
+    claim = claims.ledger().claim("T-Core17")
+    try:
+        fetch.files("breuer2020", download=False)
+    except fetch.DataUnavailable:
+        ev = claims.check("T-Core17")
+        assert ev.status == "not checkable"
+        assert page.core17_appendix_sentences(ev, 0.8)[0].startswith("Not checkable")
+        pytest.skip("the appendix files are not available (no mirror, no cache)")
+    ev = claims.check("T-Core17")
+    assert (ev.status, ev.matched, ev.total) == ("imprecise", 30, 38)
+    book = claims.ledger()
+    assert {book.errata[f.id].role for f in ev.findings} == {"misaligned_ttest", "rbo_default"}
+    lines = page.core17_appendix_sentences(ev, claim.params["files_rbo_p"])
+    assert f"$p = {claim.params['files_rbo_p']:g}$, on 4 of 4 rows" in lines[0]
+    assert "paired p-values on 0 of 6" in lines[2]
+    if ev.tables["readme"].attrs.get("tool"):
+        assert "give 30 of the 30 values" in lines[3] and "misaligned topics included" in lines[3]
+    unavailable = claims.unavailable(claim, "no data here")
+    assert page.core17_appendix_sentences(unavailable, 0.8)[0].startswith("Not checkable")

@@ -272,3 +272,67 @@ def test_order_rank_refuses_a_rank_that_is_not_a_whole_number_from_1_with_its_li
     _refused(capsys, _argv(ex, orig_baseline=ex / "bad_rank.txt") + ["--order", "rank"],
              f"bad_rank.txt:{at + 1}: document {fields[2]!r} of query {fields[0]!r} has rank",
              "whole numbers from 1")
+
+
+def test_rbo_form_and_depth_reach_the_library_and_the_report_names_them(ex, capsys):
+    """--rbo-form/--rbo-depth are the library's rbo_form/rbo_depth; --ktu repro_eval takes
+    repro_eval's RBO too (truncated to depth 1000) unless told otherwise, and the report names
+    the RBO form, the convention and what still differs from repro_eval."""
+    pt = ex / "pt.csv"
+    assert cli.main(_argv(ex, ktu="repro_eval") + ["--per-topic", str(pt)]) == 0
+    out = capsys.readouterr().out
+    direct = repro.reproduce(*(ex / f"{r}.txt" for r in ROLES), ex / "qrels.txt",
+                             measures=["AP", "nDCG@10", "P@10"], n_resamples=300,
+                             ktu_convention="repro_eval", rbo_form="truncated", rbo_depth=1000)
+    got = pd.read_csv(pt)
+    want = direct.per_topic.reset_index(drop=True)
+    assert np.allclose(got["value"], want["value"], equal_nan=True)
+    assert "KTU as repro_eval, RBO truncated and normalised to depth 1000, p = 0.95" in out
+    assert "--ktu repro_eval: RBO is repro_eval's too" in out
+    assert ("differs from repro_eval 0.5.0 in: scores under trec_eval (repro_eval scores with "
+            "pytrec_eval, trec_eval 9's code: --convention trec_eval_9 matches its AP-based "
+            "numbers)") in out
+    assert cli.main(_argv(ex, ktu="repro_eval", convention="trec_eval_9") + ["--force"]) == 0
+    out = capsys.readouterr().out
+    assert "KTU, RBO and scores as repro_eval 0.5.0 computes them" in out
+    # the default: KTU over the union, extrapolated RBO, and the report says how that differs
+    assert cli.main(_argv(ex, rbo_form="truncated", rbo_depth="50") + ["--force"]) == 0
+    out = capsys.readouterr().out
+    assert "RBO truncated and normalised to depth 50" in out and "KTU over the union" in out
+    direct = repro.reproduce(*(ex / f"{r}.txt" for r in ROLES), ex / "qrels.txt",
+                             measures=["AP", "nDCG@10", "P@10"], n_resamples=300,
+                             rbo_form="truncated", rbo_depth=50)
+    table = pd.read_csv(ex / "out.csv")
+    assert np.allclose(table["value"], direct.aggregate["value"], equal_nan=True)
+    for bad in (dict(rbo_depth="0"), dict(rbo_form="wide")):  # argparse: usage, status 2
+        with pytest.raises(SystemExit) as exc:
+            cli.main(_argv(ex, **bad))
+        assert exc.value.code == 2 and "--rbo-" in capsys.readouterr().err
+
+
+def test_repro_eval_rbo_on_the_example_runs(ex, capsys):
+    """The command's per-topic RBO under --ktu repro_eval is repro_eval's own RBO."""
+    re_order = pytest.importorskip("repro_eval.measure.document_order")
+    pt = ex / "pt.csv"
+    assert cli.main(_argv(ex, ktu="repro_eval") + ["--per-topic", str(pt)]) == 0
+    capsys.readouterr()
+    got = pd.read_csv(pt, dtype={"query_id": str})
+    for system, (o, r) in {"baseline": ("orig_baseline", "rep_baseline"),
+                           "advanced": ("orig_advanced", "rep_advanced")}.items():
+        runs = [repro.rankings(ex / f"{x}.txt") for x in (o, r)]
+        as_dicts = [{q: {d: -i for i, d in enumerate(docs)} for q, docs in run.items()} for run in runs]
+        theirs = re_order.RBO(as_dicts[0], as_dicts[1], p=0.95, depth=1000, pbar=False, per_topic=True)
+        ours = got[(got.system == system) & (got.measure == "RBO")].set_index("query_id")["value"]
+        assert theirs and all(ours[str(t)] == pytest.approx(v, abs=1e-12) for t, v in theirs.items())
+
+
+def test_p_values_below_the_printed_precision_say_so():
+    from rankbook import stats
+
+    assert stats.format_p(0.0) == "p < 0.0001" and stats.format_p(3e-5) == "p < 0.0001"
+    assert stats.format_p(0.04999) == "p = 0.0500"
+    agg = pd.DataFrame([dict(level="effectiveness", system="baseline", measure="AP",
+                             statistic="RMSE", value=0.5, low=0.4, high=0.6, standard_error=0.1,
+                             n_topics=300, p_value=1e-12, test="paired t-test", interval="bca")])
+    text = repro.Reproduction("reproducibility", pd.DataFrame(), agg).report()
+    assert "p < 0.0001 (paired t-test)" in text and "p = 0.0000" not in text

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from rankbook import rbo as R
 from rankbook.book import benchmarks_page
+from rankbook.ledger import claims
 from rankbook.papers.scoring import rankdcg as D
 from rankbook.papers.scoring import rbo as M
 from rankbook.papers.scoring import tour as T
@@ -41,18 +42,19 @@ def test_the_notes_closed_forms_equal_the_library_bounds(pair, p):
 @pytest.mark.parametrize("p", [0.5, 0.9, 0.98])
 @pytest.mark.parametrize("d", [1, 2, 7, 40])
 def test_prefix_weight_three_ways(p, d):
-    assert M.printed_weight(p, d) == pytest.approx(M.direct_weight(p, d), abs=1e-12)
+    assert M.printed_weight(p, d) == pytest.approx(M.direct_weight(p, d, 1e-18), abs=1e-12)
     assert M.printed_weight(p, d) == pytest.approx(float(R.rbo_weight(p, d)), abs=1e-12)
 
 
 def test_overlap_example_is_read_from_its_data_file():
-    ex = M.read_overlap_example()
+    claim = claims.ledger().claim("N-RBO-ex")
+    ex = M.read_overlap_example(claim.path("example"))
     assert ex["S"][:ex["depth"]] and ex["depth"] == min(len(ex["S"]), len(ex["T"]))
-    assert M.check_overlap_example().matched == 2
+    assert claims.check("N-RBO-ex").matched == 2
 
 
 def test_rankdcg_table_is_graded_against_the_printed_formulas():
-    ev = D.check_test_table()
+    ev = claims.check("R-TR")
     assert (ev.status, ev.total) == ("imprecise", 24)
     assert ev.alternatives[D.READINGS["reproducing"]] == 24
     assert {f.id for f in ev.findings} == {f"R-E{i}" for i in range(1, 8)}
@@ -84,10 +86,34 @@ def test_ndpm_distance_counts_pairs_by_hand():
 
 
 def test_fcp_check_is_an_equivalence_test_that_reports_its_seeds():
-    ev = T.check_fcp_random(n_users=400, n_seeds=3)
+    ev = claims.check("N-FCP", n_users=400, seed=1995, n_seeds=3)
     assert ev.seeds_passed == (ev.matched, 3)
-    far = T.check_fcp_random(n_users=400, n_seeds=3, reading="ties discordant")
+    far = claims.check("N-FCP", n_users=400, seed=1995, n_seeds=3, reading="ties discordant")
     assert far.status == "false" and far.failures
+
+
+def test_the_ideal_order_is_the_best_by_brute_force():
+    """The notes' IDCG is the largest DCG: brute force over every order agrees with
+    rankbook.ir.dcg of the sorted grades, and the check catches an ideal sorted the wrong way."""
+    claim = claims.ledger().claim("N-IDCG-max")
+    ev = claims.check("N-IDCG-max", max_items=3)
+    assert ev.status == "holds" and ev.total == 2 * (4 + 10 + 20)
+    bad = claims.check("N-IDCG-max", max_items=3, ideal=lambda g: sorted(g))
+    assert bad.status == "false" and bad.failures
+    assert T._all_dcgs((2, 0, 1), "linear").max(axis=0)[-1] == pytest.approx(T.ir.dcg([2, 1, 0]))
+    assert claim.params["levels"] == 3
+
+
+def test_every_tour_statement_runs_on_the_page_parameters():
+    """The tour calls every check of its page with the page's parameters: each takes the ones it
+    needs, and the statements of the notes come before those of the blog note."""
+    book = claims.ledger()
+    page = dict(relevance=[0, 0, 0], unreturned=[2], k=2, n_users=200, seed=0, n_seeds=1)
+    mine = sorted(book.for_page("ir_metrics_tour"), key=lambda c: book.order(c.source))
+    evidence = [claims.run_check(c, T.page_arguments(c, **page)) for c in mine]
+    table = T.statements_table(evidence)
+    assert list(table["source"].drop_duplicates()) == ["Notes", "LTR note"]
+    assert "not checkable" not in set(table["status"])
 
 
 def test_benchmarks_page_without_and_with_a_results_file(tmp_path):

@@ -4,7 +4,7 @@ The library modules need only numpy, scipy and pandas: :mod:`rankbook.permutatio
 :mod:`~rankbook.metrics`, :mod:`~rankbook.pairwise`, :mod:`~rankbook.agreement`,
 :mod:`~rankbook.clustering`, :mod:`~rankbook.properties`, :mod:`~rankbook.equivalence`,
 :mod:`~rankbook.consensus`, :mod:`~rankbook.ir`, :mod:`~rankbook.rbo`,
-:mod:`~rankbook.rankdcg`, :mod:`~rankbook.transpositions`. :mod:`rankbook.book` holds the
+:mod:`~rankbook.rankdcg`. :mod:`rankbook.book` holds the
 machinery of the companion book (``pip install "rankbook[book]"``).
 
 ``rankbook.pairwise(rankings, metric)`` and ``rankbook.pairwise_to(rankings, reference,
@@ -36,6 +36,6 @@ def __getattr__(name):
 
 #: The modules users import, loaded on first attribute access.
 _SUBMODULES = ("permutations", "metrics", "agreement", "clustering", "properties",
-               "equivalence", "consensus", "ir", "rbo", "rankdcg", "transpositions", "stats",
+               "equivalence", "consensus", "ir", "rbo", "rankdcg", "stats",
                "conventions", "repro", "trec_format", "ties", "tied_metrics", "concordance",
                "cutoffs", "profile", "robustness", "aggregation_formats", "plotting")

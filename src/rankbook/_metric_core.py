@@ -1,10 +1,18 @@
 """The computational core of :mod:`rankbook.metrics` (private): the 33 metric names, what
-each needs, the shared validation, the kernels and the block-wise evaluator.
+each needs, the kernels and the block-wise evaluator.
 
 :mod:`rankbook.metrics` (the public functions, the registry) and :mod:`rankbook.tied_metrics`
 (the same metrics on rankings with ties) both build on this module, which imports neither, so
 the package has no import cycle between them. Every name here is re-exported by
 :mod:`rankbook.metrics`; import from there.
+
+Validation happens once, going down the layers ``_validation <- permutations <- ties <-
+_metric_core <- tied_metrics <- metrics`` (each imports only those before it): the public
+functions check their arguments (:mod:`rankbook._validation`) and hand the rankings to
+:func:`_evaluate`, which checks them block by block (the permutation check and the inverse
+are one pass) unless the caller says they are checked already (``checked=True``: sampled
+permutations, or rankings a caller validated once, as :mod:`rankbook.agreement` and
+:mod:`rankbook.tied_metrics` do). The kernels and :class:`_Pair` trust their inputs.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import permutations as _perm
+from ._validation import check_choice, check_k
 
 #: The 33 metric names, in the column order of Table 2 of paper A.
 NAMES = (
@@ -112,21 +121,40 @@ FAMILY = {spec[0]: spec[2] for spec in _SPECS}
 NEEDS_K = {spec[0]: spec[4] for spec in _SPECS}
 assert tuple(FAMILY) == NAMES
 
+#: The metrics that read the item numbers, position by position (paper A computes them on the
+#: raw arrays): their values depend on how the items are numbered, so on ``numbering``. The
+#: other 25 read the rankings as orders of items and give the same value under every numbering.
+NUMBERED = ("mse", "rmse", "mae", "mape", "smape", "r2", "kendall_tau", "spearman_rho")
+#: The metrics with ``m(sigma, nu) != m(nu, sigma)`` for some pairs (see
+#: :data:`rankbook.pairwise.ASYMMETRIC`, which says why).
+ASYMMETRIC = ("mape", "dcg", "ndcg", "mrr", "gmr", "mean_rank")
+
+#: The two readings of a pair of permutation arrays (the parameter ``numbering`` of every
+#: function that takes rankings): ``"given"`` reads the item numbers as they are (paper A's
+#: reading, the default for permutation arrays); ``"pair"`` first numbers the items of each pair
+#: by their position in its first ranking, the reference ``sigma``, so that every metric is a
+#: function of the two orders alone (the item-based reading, the only one label lists have).
+NUMBERINGS = ("given", "pair")
+
+
+def check_numbering(numbering, labels: bool = False) -> str:
+    """The numbering to use: ``None`` (the default) is ``"given"`` for permutation arrays and
+    ``"pair"`` for label lists, which carry no numbers; ``"given"`` is refused for label lists."""
+    if numbering is None:
+        return "pair" if labels else "given"
+    numbering = check_choice(numbering, NUMBERINGS, "numbering", explain=(
+        "'given': the item numbers of permutation arrays as they are, paper A's reading; "
+        "'pair': the items of each pair numbered by its first ranking, the item-based reading"))
+    if labels and numbering == "given":
+        raise ValueError("numbering='given' reads the numbers of permutation arrays; label "
+                         "lists have none: use numbering='pair' (items numbered by the first "
+                         "ranking of each pair) or leave numbering unset")
+    return numbering
+
 
 # --------------------------------------------------------------------------------------------
 # shared validation and intermediate quantities
 # --------------------------------------------------------------------------------------------
-
-
-def _check_k(k, n: int) -> int:
-    if k is None:
-        raise ValueError(f"this metric needs k (the number of relevant = retrieved items), 1 <= k <= n={n}")
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"k must be an integer in 1..n={n}, got {k!r}")
-    k = int(k)
-    if not 1 <= k <= n:
-        raise ValueError(f"k must be in 1..n={n}, got k={k}")
-    return k
 
 
 def _div(a, b):
@@ -202,9 +230,9 @@ class _Pair:
 
     @property
     def k(self) -> int:
-        if "k" not in self._cache:
-            self._cache["k"] = _check_k(self._k, self.n)
-        return self._cache["k"]
+        """The cut-off, checked by the caller (:func:`_evaluate`, :mod:`rankbook.pairwise`,
+        :mod:`rankbook.tied_metrics`) before any block is built."""
+        return self._k
 
     def _get(self, key, fn):
         if key not in self._cache:
@@ -268,6 +296,49 @@ class _Pair:
                 np.float64
             ),
         )
+
+
+def _number_pair(s, v, inv_s, inv_v, orient: bool = False):
+    """Blocks of checked pairs numbered by their first ranking (``numbering="pair"``).
+
+    Returns ``(ident, nu, inv_ident, inv_nu)``: sigma becomes the identity and nu lists the
+    positions in sigma (1-based) of nu's items, as ``rankbook.permutations.from_labels(s, v)``
+    for each row; the inverses are 0-based. With ``orient`` (for a symmetric metric), each row
+    takes, of the relative permutation and its inverse (the pair numbered the other way round),
+    the lexicographically smaller: the value is then the same, bit for bit, for ``(s, v)`` and
+    ``(v, s)``, which otherwise agree only to rounding for sums of floats such as SMAPE's.
+    """
+    m, n = s.shape
+    ident = np.broadcast_to(np.arange(1, n + 1, dtype=np.int64), (m, n)).copy()
+    inv_ident = ident - 1
+    nu = np.take_along_axis(inv_s, v - 1, axis=1)
+    nu += 1
+    inv_nu = np.take_along_axis(inv_v, s - 1, axis=1)
+    if orient and m:
+        other = inv_nu + 1
+        diff = nu - other
+        first = np.argmax(diff != 0, axis=1)
+        swap = diff[np.arange(m), first] > 0
+        if swap.any():
+            nu[swap], inv_nu[swap] = other[swap], nu[swap] - 1
+    return ident, nu, inv_ident, inv_nu
+
+
+def _blocks(names, s, v, inv_s, inv_v, k, numbering):
+    """``[(names, _Pair)]`` to evaluate: one block as given, or under ``numbering="pair"`` the
+    metrics that read the numbers on the renumbered pair (oriented for the symmetric ones) and
+    the others as given (they do not depend on the numbering)."""
+    if numbering != "pair":
+        return [(names, _Pair(s, v, inv_s, inv_v, k=k))]
+    out = []
+    plain = [name for name in names if name not in NUMBERED]
+    if plain:
+        out.append((plain, _Pair(s, v, inv_s, inv_v, k=k)))
+    for orient in (True, False):
+        group = [name for name in names if name in NUMBERED and (name not in ASYMMETRIC) == orient]
+        if group:
+            out.append((group, _Pair(*_number_pair(s, v, inv_s, inv_v, orient), k=k)))
+    return out
 
 
 def _discount(n: int) -> np.ndarray:
@@ -449,31 +520,41 @@ def _unknown(name) -> ValueError:
     return ValueError(f"unknown metric {name!r}; valid names: {', '.join(NAMES)}")
 
 
-def _evaluate(names, sigma, nu, k, chunk=None):
+def _evaluate(names, sigma, nu, k, chunk=None, numbering="given", checked=False):
     """Evaluate the metrics block by block over the flattened batch.
 
-    Conversion, validation and the inverse permutations are done per block as well, so the
-    memory used beyond the inputs and the outputs is bounded by the block size (about
-    ``_CHUNK_ELEMENTS`` entries per array, i.e. ``_CHUNK_ELEMENTS // n`` rows), whatever the batch
-    size and n. Whenever anything is invalid, :func:`_checked` runs on the whole input so the
-    error (and which problem is reported first) is the same as for a whole-array validation.
+    The one validation of the rankings: conversion, the permutation check and the inverse
+    permutations are done per block (the check and the inverse are one pass), so the memory used
+    beyond the inputs and the outputs is bounded by the block size (about ``_CHUNK_ELEMENTS``
+    entries per array, i.e. ``_CHUNK_ELEMENTS // n`` rows), whatever the batch size and n.
+    Whenever anything is invalid, :func:`_checked` runs on the whole input so the error (and
+    which problem is reported first) is the same as for a whole-array validation. ``names``,
+    ``numbering`` and (for the metrics that need it) ``k`` are the caller's checked values;
+    ``checked=True`` says the rankings are int64 permutations already checked by the caller
+    (sampled or validated once upstream): only their inverses are computed.
     """
-    try:
-        s_raw, v_raw = np.asarray(sigma), np.asarray(nu)
-        if min(s_raw.ndim, v_raw.ndim, s_raw.size, v_raw.size) == 0:
-            raise ValueError
+    if checked:
+        s_raw, v_raw = sigma, nu
         n = s_raw.shape[-1]
-        if v_raw.shape[-1] != n:
-            raise ValueError
         batch = np.broadcast_shapes(s_raw.shape[:-1], v_raw.shape[:-1])
-    except ValueError:
-        _checked(sigma, nu)  # raises the precise message
-        raise
+    else:
+        try:
+            s_raw, v_raw = np.asarray(sigma), np.asarray(nu)
+            if min(s_raw.ndim, v_raw.ndim, s_raw.size, v_raw.size) == 0:
+                raise ValueError
+            n = s_raw.shape[-1]
+            if v_raw.shape[-1] != n:
+                raise ValueError
+            batch = np.broadcast_shapes(s_raw.shape[:-1], v_raw.shape[:-1])
+        except ValueError:
+            _checked(sigma, nu)  # raises the precise message
+            raise
     if any(NEEDS_K[name] for name in names):
         try:
-            k = _check_k(k, n)
+            k = check_k(k, n)
         except ValueError:
-            _checked(sigma, nu)  # invalid rankings are reported before an invalid k
+            if not checked:
+                _checked(sigma, nu)  # invalid rankings are reported before an invalid k
             raise
     rows = int(np.prod(batch, dtype=np.int64))
     full = [np.broadcast_to(x, batch + (n,)) for x in (s_raw, v_raw)]
@@ -488,18 +569,22 @@ def _evaluate(names, sigma, nu, k, chunk=None):
         else:  # gather the block's rows without materialising the whole broadcast batch
             where = np.unravel_index(np.arange(start, stop), batch)
             raw = [x[where] for x in full]
-        try:
-            s_blk = _perm._as_int_array(raw[0], "sigma")
-            inv_s = _perm._check_perm(s_blk, "sigma")
-            v_blk = _perm._as_int_array(raw[1], "nu")
-            inv_v = _perm._check_perm(v_blk, "nu")
-            block_error = None
-        except ValueError as exc:
-            block_error = exc
-        if block_error is not None:  # outside the except: one traceback, not two chained
-            _checked(sigma, nu)  # the error as whole-array validation reports it
-            raise block_error
-        block = _Pair(s_blk, v_blk, inv_s, inv_v, k=k)
-        for name in names:
-            out[name][start:stop] = _KERNELS[name](block)
+        if checked:
+            s_blk, v_blk = raw
+            inv_s, inv_v = _perm._inverse_unchecked(s_blk), _perm._inverse_unchecked(v_blk)
+        else:
+            try:
+                s_blk = _perm._as_int_array(raw[0], "sigma")
+                inv_s = _perm._check_perm(s_blk, "sigma")
+                v_blk = _perm._as_int_array(raw[1], "nu")
+                inv_v = _perm._check_perm(v_blk, "nu")
+                block_error = None
+            except ValueError as exc:
+                block_error = exc
+            if block_error is not None:  # outside the except: one traceback, not two chained
+                _checked(sigma, nu)  # the error as whole-array validation reports it
+                raise block_error
+        for group, block in _blocks(names, s_blk, v_blk, inv_s, inv_v, k, numbering):
+            for name in group:
+                out[name][start:stop] = _KERNELS[name](block)
     return {name: _finish(val.reshape(batch)) for name, val in out.items()}

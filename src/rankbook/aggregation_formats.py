@@ -53,6 +53,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import check_choice
+
 __all__ = [
     "FORMATS",
     "KINDS",
@@ -108,6 +110,16 @@ def canonical(ranking) -> list:
 
     Accepts what :func:`rankbook.consensus.kappa` accepts (ties as sets, lists or braces).
 
+    Parameters
+    ----------
+    ranking : sequence or str
+        Labels best first; ties as sets, lists or braces.
+
+    Returns
+    -------
+    list
+        Labels and ``frozenset`` tie groups, best first.
+
     Examples
     --------
     >>> canonical("a{cb}d") == ["a", frozenset({"b", "c"}), "d"]
@@ -136,6 +148,17 @@ def same_rankings(a, b, *, as_text: bool = False) -> bool:
     too. Labels compare as they are (the item ``1`` is not the item ``"1"``); every format of
     this module but corankco stores labels as text, so rankings of numbers written and read
     back hold their labels as text: ``as_text=True`` compares ``str`` of each label and name.
+
+    Parameters
+    ----------
+    a, b : sequence or mapping of rankings
+        The two collections (``{name: ranking}`` compares the names too).
+    as_text : bool
+        Compare ``str`` of every label and name.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -191,8 +214,7 @@ def _check_kind(kind, fmt: str, allowed: tuple, readings: dict) -> str | None:
     """``kind`` checked against what ``fmt`` allows; ``readings`` says what each kind means."""
     if kind is None:
         return None
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {list(KINDS)} or None; got {kind!r}")
+    check_choice(kind, KINDS, "kind", allow_none=True)
     if kind not in allowed:
         other = " or ".join(repr(k) for k in allowed)
         raise ValueError(
@@ -530,6 +552,18 @@ def write_rankaggreg(rankings, path=None) -> str:
     ranking with a tie is refused (write it with :func:`write_consrank` or
     :func:`write_corankco`).
 
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        Rankings as :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+
+    Returns
+    -------
+    str
+        The file's text.
+
     Examples
     --------
     >>> print(write_rankaggreg({"j1": "ABC", "j2": "BA"}), end="")
@@ -583,6 +617,11 @@ def read_consrank(path, kind: str | None = None, transposed: bool | None = None)
         beyond its number of item columns); ``False`` reads one row per ranking without that
         check.
 
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -632,6 +671,18 @@ def read_consrank(path, kind: str | None = None, transposed: bool | None = None)
 def write_consrank(rankings, path=None) -> str:
     """Write rankings as ConsRank's data matrix: items in columns, dense ranks (1 best; tied
     items share a rank), ``NA`` for an item a ranking leaves out.
+
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        Rankings as :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+
+    Returns
+    -------
+    str
+        The file's text.
 
     Examples
     --------
@@ -710,6 +761,11 @@ def read_corankco(path, labels: str = "auto", transposed: bool | None = None) ->
         it as written. ``True`` is refused: a line of buckets keeps no ranks, so a file written
         that way cannot be read back.
 
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -719,8 +775,7 @@ def read_corankco(path, labels: str = "auto", transposed: bool | None = None) ->
     >>> got["r1"] == [1, frozenset({2, 3}), 4], got["r2"]
     (True, [2, 1])
     """
-    if labels not in ("auto", "int", "str"):
-        raise ValueError(f"labels must be one of ['auto', 'int', 'str']; got {labels!r}")
+    check_choice(labels, ("auto", "int", "str"), "labels")
     _check_transposed(transposed)
     if transposed:
         raise ValueError(f"{path}: a corankco file cannot be read transposed: a line of "
@@ -775,6 +830,20 @@ def write_corankco(rankings, path=None, *, names: bool = True) -> str:
     labels may not hold brackets, braces, commas or colons. ``names=False`` leaves the names
     out, as corankco's own writer does.
 
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        Rankings as :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+    names : bool
+        Write each ranking's name before it.
+
+    Returns
+    -------
+    str
+        The file's text.
+
     Examples
     --------
     >>> print(write_corankco({"j1": [1, {3, 2}, 4], "j2": [2, 1]}), end="")
@@ -825,6 +894,11 @@ def read_ranky(path, kind: str | None = None, judges_axis: int | None = None) ->
         1: the columns are the judges (ranky's layout); 0: the rows are.
 
     Missing cells (empty, ``NA``) are items a judge did not rank. Equal values tie.
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
 
     Examples
     --------
@@ -894,6 +968,22 @@ def ranky_matrix(rankings, kind: str = "scores") -> tuple[list, list, np.ndarray
     candidates (1 best, ties share the mean of their places, as ``ranky.rank``). An item a
     judge leaves out is ``nan``.
 
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        As :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    kind : {"scores", "ranks"}
+        Scores (higher is better) or mid-ranks (1 best).
+
+    Returns
+    -------
+    candidates : list
+        The items, in first-seen order.
+    judges : list
+        The rankings' names.
+    matrix : ndarray of float, shape (len(candidates), len(judges))
+        nan where a judge leaves an item out.
+
     Examples
     --------
     >>> c, j, M = ranky_matrix({"j1": "a{bc}", "j2": "ba"}, kind="ranks")
@@ -920,6 +1010,22 @@ def ranky_matrix(rankings, kind: str = "scores") -> tuple[list, list, np.ndarray
 def write_ranky(rankings, path=None, *, kind: str = "scores", judges_axis: int = 1) -> str:
     """Write rankings as a ranky preference matrix (CSV, candidate names in the first column
     when ``judges_axis=1``, ranky's layout; judge names there when ``judges_axis=0``).
+
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        Rankings as :func:`rankbook.consensus.kappa` takes them, or ``{name: ranking}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+    kind : {"scores", "ranks"}
+        As in :func:`ranky_matrix`.
+    judges_axis : {1, 0}
+        1: judges in columns (ranky's layout); 0: judges in rows.
+
+    Returns
+    -------
+    str
+        The file's text.
 
     Examples
     --------
@@ -967,6 +1073,11 @@ def read_pyflagr(path, kind: str | None = None, transposed: bool | None = None) 
         both readings: for a query, every item is scored by every voter with no two voters
         giving it the same score, while most voters' lists hold ties. ``False`` reads the
         layout without that check.
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
 
     Examples
     --------
@@ -1033,6 +1144,22 @@ def write_pyflagr(rankings, path=None, *, query: str = "1", dataset: str = "rank
     (query ``query``) or a mapping ``{query: {voter: ranking}}``. The score of a bucket is the
     number of buckets below it plus one (PyFLAGR's "reverse ranking"; tied items share it).
 
+    Parameters
+    ----------
+    rankings : sequence or mapping of rankings
+        One set of rankings, or ``{query: {voter: ranking}}``.
+    path : str or path-like, optional
+        The file written; the text is returned either way.
+    query : str
+        The query id of a single set.
+    dataset : str
+        The last column of every line.
+
+    Returns
+    -------
+    str
+        The file's text.
+
     Examples
     --------
     >>> print(write_pyflagr({"v1": "a{bc}", "v2": "ca"}), end="")
@@ -1075,6 +1202,18 @@ def format_of(path, rankings_format: str = "auto") -> str:
     ``x.pyflagr.csv``, ``x.ranky.csv``, or ``x.ranky-scores-judges-columns.csv`` and the
     other ranky choices of :data:`FORMAT_CHOICES`), else ``"rankbook"``.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    rankings_format : str
+        One of :data:`FORMAT_CHOICES`.
+
+    Returns
+    -------
+    str
+        The format's name.
+
     Examples
     --------
     >>> format_of("votes.consrank.csv"), format_of("m.ranky-ranks-judges-rows.csv")
@@ -1103,19 +1242,27 @@ def format_of(path, rankings_format: str = "auto") -> str:
 def check_format(value) -> None:
     """A ``rankings_format`` setting is one of :data:`FORMAT_CHOICES` (ValueError listing them).
 
+    Parameters
+    ----------
+    value : object
+        The setting.
+
+    Raises
+    ------
+    ValueError
+        Listing :data:`FORMAT_CHOICES`.
+
     Examples
     --------
     >>> check_format("consrank")
     >>> check_format("ranky")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: rankings_format must be one of ['auto', ..., 'ranky-ranks-judges-rows']; got 'ranky'...
+    ValueError: rankings_format must be one of 'auto', ..., 'ranky-ranks-judges-rows' (a ranky matrix needs its kind and the axis of its judges); got 'ranky'
     """
-    if value not in FORMAT_CHOICES:
-        hint = ("; a ranky matrix needs its kind and the axis of its judges"
-                if str(value).startswith("ranky") else "")
-        raise ValueError(f"rankings_format must be one of {list(FORMAT_CHOICES)}; got "
-                         f"{value!r}{hint}")
+    hint = ("a ranky matrix needs its kind and the axis of its judges"
+            if str(value).startswith("ranky") else "")
+    check_choice(value, FORMAT_CHOICES, "rankings_format", explain=hint)
 
 
 def read_rankings_file(path, rankings_format: str = "auto") -> dict:
@@ -1130,6 +1277,18 @@ def read_rankings_file(path, rankings_format: str = "auto") -> dict:
     says ``-as-written`` or ``-transposed`` (``x.consrank-transposed.csv``). A ranky file whose
     name does not say its kind and orientation is refused, naming the readings (give
     ``rankings_format="ranky-scores-judges-columns"`` or one of the others).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    rankings_format : str
+        One of :data:`FORMAT_CHOICES` (``"auto"``: by the file's name).
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups.
 
     Examples
     --------
@@ -1170,6 +1329,16 @@ def check_rankings_file(path, rankings_format: str = "auto") -> dict:
     a number matrix here (its kind and orientation may come from a ``rankings_format``
     setting checked later); every other file is read fully.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    dict
+        ``{group: {name: ranking}}``, a ranking a list of labels with ``frozenset`` tie groups. (a ranky file's in its default orientation)
+
     Examples
     --------
     A ranky matrix (candidates x judges, higher scores first) is read with the judges in
@@ -1203,6 +1372,23 @@ def aggregate_scores(inputs, aggregate, *, items: str = "union", gamma: float = 
     with the same for all rankings together. Kendall's W is ``nan`` where it is undefined
     (fewer than 2 items common to the rankings, with ``items="common"``). An input may not be
     named like a summary row.
+
+    Parameters
+    ----------
+    inputs : sequence or mapping of rankings
+        The rankings that were aggregated (``{name: ranking}`` names the rows).
+    aggregate : sequence
+        The aggregated ranking.
+    items : {"union", "common"}
+        The items the taus and distances are computed on (see
+        :func:`rankbook.consensus.rank_matrix`).
+    gamma, lam : float in (0, 1]
+        The weights of :func:`rankbook.consensus.kappa`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows described above.
 
     Examples
     --------

@@ -36,6 +36,11 @@ Readings chosen here (the book shows them)
   tau on the raw arrays), so the two readings give different matrices.
 - *Undefined values.* Pairs where either metric is nan (LR+ when FPR = 0) are left out of both
   numerator and denominator.
+- *Reading of the rankings* (``numbering=``), as everywhere in rankbook (:mod:`rankbook.metrics`,
+  *Reading a ranking*): permutation arrays as given by default, paper A's reading; label lists
+  (a sample with its reference) numbered by the reference; ``numbering="pair"`` numbers
+  permutation arrays by the reference too. With the identity as reference the two readings give
+  the same values; they differ under ``protocol="independent"`` and for another reference.
 
 A consequence worth knowing when reading Figure 1: with as many relevant as retrieved items
 (:math:`|R| = |S| = k`, the paper's setting) every confusion-matrix metric is a monotone function of TP
@@ -64,6 +69,7 @@ import numpy as np
 import pandas as pd
 
 from . import metrics as _metrics
+from ._validation import check_choice, check_int
 from . import permutations as _perm
 from . import concordance as _concordance
 from .concordance import _counts_from_codes, _dense_codes, _pairs_in, concordance_counts  # noqa: F401
@@ -90,17 +96,13 @@ __all__ = [
     "agreement_intervals",
     "agreement_intervals_from_values",
     "ReversedMatrix",
+    "AgreementSample",
+    "evaluate_sample",
 ]
 
 TIES = ("def1", "def1_ordered", "lenient")
 REVERSE = ("auto", "none", "orient")
 PROTOCOLS = ("reference", "independent")
-
-
-def _check_choice(value, choices, what):
-    if value not in choices:
-        raise ValueError(f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
 
 
 def _metric_func(m):
@@ -114,27 +116,63 @@ def _metric_func(m):
     )
 
 
-def _values(m, reference, rankings, k):
-    f = _metric_func(m)
-    r, ref = np.asarray(rankings), np.asarray(reference)
-    if not isinstance(m, str) and ref.ndim == 1 and r.ndim in (1, 2):
-        # a user's function against one reference: as pairwise_to takes it (of one pair or of
-        # a batch; k only when it has a k parameter)
-        from .pairwise import pairwise_to
+def _values(m, reference, rankings, k, numbering="given"):
+    """The values ``m(reference, r)`` of checked rankings (int64 permutations, the reference of
+    shape (n,)): a registered metric through the kernels without checking the rankings again; a
+    user's function through :func:`rankbook.pairwise.pairwise_to` (of one pair or of a batch;
+    ``k`` only when it has a ``k`` parameter), numbered as ``numbering`` says."""
+    if isinstance(m, str):
+        return np.asarray(_metrics._evaluate([m], reference, rankings, k, numbering,
+                                             checked=True)[m], dtype=np.float64)
+    from .pairwise import pairwise_to
 
-        out = pairwise_to(r.reshape(-1, r.shape[-1]), ref, f, k=k, numbering="given")
-        return out.reshape(r.shape[:-1])
-    return np.asarray(f(reference, rankings, k=k), dtype=np.float64)
+    n = reference.shape[-1]
+    out = pairwise_to(rankings.reshape(-1, n), reference, m, k=k, numbering=numbering)
+    return out.reshape(rankings.shape[:-1])
 
 
 def _reference(reference, n):
     if reference is None:
         return _perm.identity(n)
     ref = _perm.validate(reference)
+    if ref.ndim != 1:
+        raise ValueError(f"reference must be one ranking of shape (n,), got shape {ref.shape}")
     if ref.shape[-1] != n:  # said in the caller's words, not as sigma and nu
         raise ValueError(f"reference ranks {ref.shape[-1]} items and the rankings {n}; the "
                          "reference must rank the same items")
     return ref
+
+
+def _checked_rankings(rankings, reference, numbering, *, two_d=True, what="rankings"):
+    """The one check of the sample and the reference of a public function of this module.
+
+    Returns ``(rankings, reference, numbering)``: int64 permutations (shape (T, n) when
+    ``two_d``), the reference of shape (n,) (the identity by default) and the resolved reading.
+    Label lists are numbered by the reference (:func:`rankbook.permutations.from_labels`), the
+    reading of label lists everywhere in rankbook; they need a reference of the same items.
+    """
+    labels = _perm.is_label_ranking(rankings) or (
+        reference is not None and _perm.is_label_ranking(reference))
+    numbering = _metrics.check_numbering(numbering, labels)
+    if labels:
+        if not two_d:
+            raise ValueError(f"{what} is a label list: number the rankings by the reference "
+                             "first (rankbook.permutations.from_labels(reference, ...)); this "
+                             "function takes permutation arrays")
+        if reference is None:
+            raise ValueError(f"{what} are label lists: give the reference ranking of the same "
+                             "items (reference=...), by which they are numbered")
+        if isinstance(rankings, str):
+            raise ValueError(f"{what} must be a sample of T >= 2 rankings, got one string "
+                             f"{rankings!r}")
+        numbered = _perm.from_labels(reference, *list(rankings))
+        r, ref = numbered[1:], numbered[0]  # the reference is now the identity
+    else:
+        r = _perm.validate(rankings)
+        ref = _reference(reference, r.shape[-1])
+    if two_d and r.ndim != 2:
+        raise ValueError(f"{what} must have shape (T, n), got {r.shape}")
+    return r, ref, numbering
 
 
 # ----------------------------------------------------------------------------------------------
@@ -142,7 +180,7 @@ def _reference(reference, n):
 # ----------------------------------------------------------------------------------------------
 
 
-def triple_inconsistent(m1, m2, sigma, mu, nu, k=None, reference=None):
+def triple_inconsistent(m1, m2, sigma, mu, nu, k=None, reference=None, numbering=None):
     """True where the triple (sigma, mu, nu) satisfies eq. 1 of Def. 1 (a witness of inconsistency).
 
     Parameters
@@ -155,6 +193,10 @@ def triple_inconsistent(m1, m2, sigma, mu, nu, k=None, reference=None):
         Passed to both metrics.
     reference : array_like, optional
         The ranking the others are compared with; the identity by default, as in the paper.
+    numbering : {None, "given", "pair"}
+        The reading of the rankings, as in :func:`rankbook.metrics.evaluate`: as given by
+        default (paper A's), or numbered by the reference (``"pair"``; the same values when the
+        reference is the identity).
 
     Returns
     -------
@@ -170,10 +212,15 @@ def triple_inconsistent(m1, m2, sigma, mu, nu, k=None, reference=None):
     >>> bool(triple_inconsistent("mse", "rmse", [1, 2, 3], [1, 2, 3], [2, 1, 3]))
     False
     """
-    s = np.asarray(sigma)
-    ref = _reference(reference, s.shape[-1])
-    a1, b1, c1 = (_values(m1, ref, r, k) for r in (sigma, mu, nu))
-    a2, b2, c2 = (_values(m2, ref, r, k) for r in (sigma, mu, nu))
+    s, ref, numbering = _checked_rankings(sigma, reference, numbering, two_d=False, what="sigma")
+    u, v = _perm.validate(mu), _perm.validate(nu)
+    for name, r in (("mu", u), ("nu", v)):
+        if r.shape[-1] != ref.shape[-1]:
+            raise ValueError(f"{name} ranks {r.shape[-1]} items and sigma {ref.shape[-1]}: the "
+                             "three rankings must rank the same items")
+    _metric_func(m1), _metric_func(m2)
+    a1, b1, c1 = (_values(m1, ref, r, k, numbering) for r in (s, u, v))
+    a2, b2, c2 = (_values(m2, ref, r, k, numbering) for r in (s, u, v))
     out = (a1 <= b1) & (a2 <= b2) & (a1 <= c1) & (a2 > c2)
     return out[()] if out.ndim == 0 else out
 
@@ -190,10 +237,28 @@ def _consistent_from_diffs(d1, d2, ties):
     return ok
 
 
-def pair_consistent(m1, m2, mu, nu, k=None, reference=None, ties="def1"):
+def pair_consistent(m1, m2, mu, nu, k=None, reference=None, ties="def1", numbering=None):
     """The indicator f of Def. 2: are mu and nu ordered alike by m1 and m2 (w.r.t. the reference)?
 
-    Returns True/False (or an array); nan where either metric is undefined on mu or nu.
+    Parameters
+    ----------
+    m1, m2 : str or callable
+        Metric names from :data:`rankbook.metrics.NAMES` or callables ``f(ref, r, k=None)``.
+    mu, nu : array_like of shape (n,) or (..., n)
+        The two rankings compared (batch axes broadcast).
+    k : int, optional
+        Passed to both metrics.
+    reference : array_like, optional
+        The ranking both are compared with; the identity by default.
+    ties : {"def1", "def1_ordered", "lenient"}
+        How a tie in one metric is read (see the module docstring).
+    numbering : {None, "given", "pair"}
+        The reading of the rankings, as in :func:`triple_inconsistent`.
+
+    Returns
+    -------
+    float or ndarray of float
+        1.0 where consistent, 0.0 where not, nan where either metric is undefined on mu or nu.
 
     Examples
     --------
@@ -202,11 +267,15 @@ def pair_consistent(m1, m2, mu, nu, k=None, reference=None, ties="def1"):
     >>> bool(pair_consistent("mse", "kendall_tau", [2, 1, 3, 4], [4, 3, 2, 1]))
     False
     """
-    _check_choice(ties, TIES, "ties")
-    m = np.asarray(mu)
-    ref = _reference(reference, m.shape[-1])
-    x1, y1 = _values(m1, ref, mu, k), _values(m1, ref, nu, k)
-    x2, y2 = _values(m2, ref, mu, k), _values(m2, ref, nu, k)
+    check_choice(ties, TIES, "ties")
+    u, ref, numbering = _checked_rankings(mu, reference, numbering, two_d=False, what="mu")
+    v = _perm.validate(nu)
+    if v.shape[-1] != ref.shape[-1]:
+        raise ValueError(f"nu ranks {v.shape[-1]} items and mu {ref.shape[-1]}: both must rank "
+                         "the same items")
+    _metric_func(m1), _metric_func(m2)
+    x1, y1 = _values(m1, ref, u, k, numbering), _values(m1, ref, v, k, numbering)
+    x2, y2 = _values(m2, ref, u, k, numbering), _values(m2, ref, v, k, numbering)
     ok = _consistent_from_diffs(x1 - y1, x2 - y2, ties).astype(np.float64)
     ok = np.where(np.isnan(x1 - y1) | np.isnan(x2 - y2), np.nan, ok)
     return ok[()] if ok.ndim == 0 else ok
@@ -358,6 +427,12 @@ def per_element_counts(x, y) -> dict:
     x, y : array_like of shape (T,)
         No nan (drop them first).
 
+    Returns
+    -------
+    dict
+        ``concordant``, ``discordant``, ``tied_x``, ``tied_y``, ``tied_both``: int arrays of
+        shape (T,).
+
     Examples
     --------
     >>> c = per_element_counts([1, 2, 2, 3], [1, 3, 2, 2])
@@ -474,8 +549,8 @@ def agreement_ratio_from_values(x, y, ties="def1", reverse="none", orient=(True,
     >>> agreement_ratio_from_values([1, 2, 3, 4], [4, 3, 2, 1], reverse="auto")
     1.0
     """
-    _check_choice(ties, TIES, "ties")
-    _check_choice(reverse, REVERSE, "reverse")
+    check_choice(ties, TIES, "ties")
+    check_choice(reverse, REVERSE, "reverse")
     _check_orient(orient)
     c = concordance_counts(x, y)
     flip = False
@@ -497,13 +572,24 @@ def agreement_ratio_bruteforce(x, y, ties="def1", reverse="none", orient=(True, 
 
     Sums the Def. 2 indicator over all ordered pairs mu != nu and divides by T (T - 1).
 
+    Parameters
+    ----------
+    x, y : array_like of shape (T,)
+        The two metrics' values on the same sample elements.
+    ties, reverse, orient
+        As in :func:`agreement_ratio_from_values`.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> agreement_ratio_bruteforce([1, 2, 3, 4], [1, 2, 4, 3])
     0.8333333333333334
     """
-    _check_choice(ties, TIES, "ties")
-    _check_choice(reverse, REVERSE, "reverse")
+    check_choice(ties, TIES, "ties")
+    check_choice(reverse, REVERSE, "reverse")
     _check_orient(orient)
     x = np.asarray(x, dtype=np.float64).ravel()
     y = np.asarray(y, dtype=np.float64).ravel()
@@ -528,7 +614,7 @@ def agreement_ratio_bruteforce(x, y, ties="def1", reverse="none", orient=(True, 
 
 
 def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", reverse="auto", *,
-                    ci=False, confidence=0.95):
+                    ci=False, confidence=0.95, numbering=None):
     """The sigma agreement ratio AR^sigma_{m1, m2} of Def. 2 over the sample T = ``rankings``.
 
     The defaults are those of :func:`agreement_matrix` and of Figure 1 of the paper:
@@ -561,11 +647,11 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
         Names of :data:`rankbook.metrics.NAMES`, or functions ``f(sigma, nu)`` of two
         rankings (or of a ranking and a batch of them, one value per ranking), with a ``k``
         parameter if they take a cut-off, as :func:`rankbook.pairwise.pairwise` takes them.
-    rankings : array_like of shape (T, n)
-        The sample T of S_n.
+    rankings : array_like of shape (T, n), or T label lists
+        The sample T of S_n; label lists are numbered by the reference (which they then need).
     k : int, optional
         The cut-off of the metrics that take one.
-    reference : array_like of shape (n,), optional
+    reference : array_like of shape (n,), or a label list, optional
         sigma of Def. 2; the identity by default.
     ties, reverse : str
         See :func:`agreement_ratio_from_values`; ``reverse="none"`` gives the raw ratio.
@@ -573,6 +659,11 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
         Return the ratio with its interval (above) instead of the ratio alone.
     confidence : float
         The interval's level, 0 < confidence < 1.
+    numbering : {None, "given", "pair"}
+        The reading of the rankings, as in :func:`rankbook.metrics.evaluate`: permutation
+        arrays as given by default (paper A's reading), label lists numbered by the reference;
+        ``"pair"`` numbers permutation arrays by the reference too (the same values when the
+        reference is the identity).
 
     Returns
     -------
@@ -594,10 +685,7 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
     >>> round(r.ratio, 2), round(r.low, 3), round(r.high, 3), round(r.n_effective, 2)
     (0.9, 0.439, 0.99, 4.44)
     """
-    r = _perm.validate(rankings)
-    if r.ndim != 2:
-        raise ValueError(f"rankings must have shape (T, n), got {r.shape}")
-    ref = _reference(reference, r.shape[-1])
+    r, ref, numbering = _checked_rankings(rankings, reference, numbering)
     _metric_func(m1), _metric_func(m2)
     orient = tuple(
         _metrics.REGISTRY[m].higher_is_closer if isinstance(m, str) else True for m in (m1, m2)
@@ -605,27 +693,46 @@ def agreement_ratio(m1, m2, rankings, k=None, reference=None, ties="def1", rever
     if reverse == "orient" and not (isinstance(m1, str) and isinstance(m2, str)):
         raise ValueError('reverse="orient" needs metric names (to look up higher_is_closer)')
     return agreement_ratio_from_values(
-        _values(m1, ref, r, k), _values(m2, ref, r, k), ties=ties, reverse=reverse, orient=orient,
+        _values(m1, ref, r, k, numbering), _values(m2, ref, r, k, numbering), ties=ties,
+        reverse=reverse, orient=orient,
         ci=ci, confidence=confidence,
     )
 
 
-def are_consistent(m1, m2, n, k=None, reference=None) -> bool:
+def are_consistent(m1, m2, n, k=None, reference=None, numbering=None) -> bool:
     """Def. 1 decided exhaustively over S_n (n <= 8): True if no triple satisfies eq. 1.
 
     Uses the literal (one-sided) tie rule of eq. 1, so the answer may depend on the order of
     m1 and m2 (e.g. a metric that is constant where the other is not).
+
+    Parameters
+    ----------
+    m1, m2 : str or callable
+        Metric names from :data:`rankbook.metrics.NAMES` or callables ``f(ref, r, k=None)``.
+    n : int
+        The size of the symmetric group enumerated, 1 <= n <= 8.
+    k : int, optional
+        Passed to both metrics.
+    reference : array_like of shape (n,), optional
+        The reference ranking; the identity by default.
+    numbering : {None, "given", "pair"}
+        The reading of the rankings, as in :func:`triple_inconsistent`.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
     >>> are_consistent("dcg", "ndcg", 5), are_consistent("mse", "kendall_tau", 4)
     (True, False)
     """
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= 8:
-        raise ValueError(f"are_consistent enumerates S_n: n must be an integer in 1..8, got {n!r}")
-    allp = _perm.all_permutations(int(n))
-    ref = _reference(reference, int(n))
-    x, y = _values(m1, ref, allp, k), _values(m2, ref, allp, k)
+    n = check_int(n, "n", low=1, high=8, explain="are_consistent enumerates S_n")
+    allp = _perm.all_permutations(n)
+    ref = _reference(reference, n)
+    numbering = _metrics.check_numbering(numbering)
+    _metric_func(m1), _metric_func(m2)
+    x, y = _values(m1, ref, allp, k, numbering), _values(m2, ref, allp, k, numbering)
     c = concordance_counts(x, y)
     return c["discordant"] + c["tied_x"] == 0
 
@@ -647,6 +754,18 @@ def witness_from_values(x, y, reading: str = "literal"):
     comparison tables, chunked. nan values witness nothing. :func:`inconsistency_witness`
     computes the values for two metrics.
 
+    Parameters
+    ----------
+    x, y : array_like of shape (N,)
+        The two metrics' values on the same rankings.
+    reading : {"literal", "distinct"}
+        See :data:`WITNESS_READINGS`.
+
+    Returns
+    -------
+    tuple of three int, or None
+        Indices ``(s, u, v)`` of sigma, mu and nu.
+
     Examples
     --------
     >>> witness_from_values([0, 1, 2], [0, 1, 2]) is None
@@ -656,7 +775,7 @@ def witness_from_values(x, y, reading: str = "literal"):
     >>> witness_from_values([0, 1, 2, 3], [0, 2, 1, 3], "distinct")   # mu = 3 now
     (1, 3, 2)
     """
-    _check_choice(reading, WITNESS_READINGS, "reading")
+    check_choice(reading, WITNESS_READINGS, "reading")
     x = np.asarray(x, dtype=np.float64).ravel()
     y = np.asarray(y, dtype=np.float64).ravel()
     if x.shape != y.shape:
@@ -690,7 +809,7 @@ def witness_from_values(x, y, reading: str = "literal"):
     return None
 
 
-def inconsistency_witness(m1, m2, n, k=None, reference=None, reading="literal"):
+def inconsistency_witness(m1, m2, n, k=None, reference=None, reading="literal", numbering=None):
     """Three rankings (sigma, mu, nu) satisfying eq. 1 of Def. 1, found exhaustively on S_n, or None.
 
     Def. 1 of :cite:`paperA` calls m1 and m2 inconsistent when some triple satisfies
@@ -705,6 +824,21 @@ def inconsistency_witness(m1, m2, n, k=None, reference=None, reading="literal"):
     answer is ``None`` exactly when :func:`are_consistent` is True; ``"distinct"`` asks for
     three different rankings (n <= 7). Undefined (nan) values witness nothing.
 
+    Parameters
+    ----------
+    m1, m2 : str or callable
+        Metric names from :data:`rankbook.metrics.NAMES` or callables ``f(ref, r, k=None)``.
+    n : int
+        The size of the symmetric group enumerated (n <= 8, or 7 for the distinct reading).
+    k : int, optional
+        Passed to both metrics.
+    reference : array_like of shape (n,), optional
+        The reference ranking; the identity by default.
+    reading : {"literal", "distinct"}
+        See :data:`WITNESS_READINGS`.
+    numbering : {None, "given", "pair"}
+        The reading of the rankings, as in :func:`triple_inconsistent`.
+
     Returns
     -------
     tuple of three int arrays, or None
@@ -718,14 +852,15 @@ def inconsistency_witness(m1, m2, n, k=None, reference=None, reading="literal"):
     >>> inconsistency_witness("dcg", "ndcg", 4) is None
     True
     """
-    _check_choice(reading, WITNESS_READINGS, "reading")
+    check_choice(reading, WITNESS_READINGS, "reading")
     top = 8 if reading == "literal" else 7
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n <= top:
-        raise ValueError(f"inconsistency_witness enumerates S_n: n must be an integer in 1..{top} "
-                         f"for reading {reading!r}, got {n!r}")
-    allp = _perm.all_permutations(int(n))
-    ref = _reference(reference, int(n))
-    x, y = _values(m1, ref, allp, k), _values(m2, ref, allp, k)
+    n = check_int(n, "n", low=1, high=top,
+                  explain=f"inconsistency_witness enumerates S_n for reading {reading!r}")
+    allp = _perm.all_permutations(n)
+    ref = _reference(reference, n)
+    numbering = _metrics.check_numbering(numbering)
+    _metric_func(m1), _metric_func(m2)
+    x, y = _values(m1, ref, allp, k, numbering), _values(m2, ref, allp, k, numbering)
     hit = witness_from_values(x, y, reading)
     if hit is None:
         return None
@@ -780,15 +915,30 @@ def sample(n: int, n_pairs: int, seed=None, protocol: str = "reference"):
     ``"reference"``: every reference is the identity, the rankings are uniform. ``"independent"``:
     references and rankings are independent uniform permutations.
 
+    Parameters
+    ----------
+    n : int
+        Length of the rankings.
+    n_pairs : int
+        Size of the sample, at least 2.
+    seed : int, numpy.random.Generator or None
+        Seed of the draw.
+    protocol : {"reference", "independent"}
+        See :data:`PROTOCOLS`.
+
+    Returns
+    -------
+    references, rankings : ndarray of int64, shape (n_pairs, n)
+        (the references a read-only broadcast of the identity under ``"reference"``).
+
     Examples
     --------
     >>> ref, r = sample(4, 3, seed=0)
     >>> ref.tolist()
     [[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4]]
     """
-    _check_choice(protocol, PROTOCOLS, "protocol")
-    if isinstance(n_pairs, bool) or not isinstance(n_pairs, (int, np.integer)) or n_pairs < 2:
-        raise ValueError(f"n_pairs must be an integer >= 2, got {n_pairs!r}")
+    check_choice(protocol, PROTOCOLS, "protocol")
+    n_pairs = check_int(n_pairs, "n_pairs", low=2)
     rng = np.random.default_rng(seed)
     if protocol == "reference":
         refs = np.broadcast_to(_perm.identity(n), (int(n_pairs), int(n)))
@@ -807,14 +957,16 @@ def agreement_matrix(
     reverse: str = "auto",
     ties: str = "def1",
     pairs=None,
+    numbering: Optional[str] = None,
 ) -> pd.DataFrame:
     """The agreement ratios of all pairs of metrics on one random sample (Figure 1 of paper A).
 
     The defaults (``reverse="auto"``, ``ties="def1"``) are those of :func:`agreement_ratio`.
     ``pairs`` replaces the random sample by your own: a tuple ``(references, rankings)`` of
-    arrays of shape (T, n) (or one reference of shape (n,)), each a permutation of 1..n; label
-    rankings are numbered with :func:`rankbook.permutations.from_labels` first. ``n``,
-    ``n_pairs``, ``seed`` and ``protocol`` are then ignored.
+    arrays of shape (T, n) (or one reference of shape (n,)), each a permutation of 1..n, or one
+    reference label list and T label lists of the same items, numbered by the reference
+    (:func:`rankbook.permutations.from_labels`). ``n``, ``n_pairs``, ``seed`` and
+    ``protocol`` are then ignored.
 
     Parameters
     ----------
@@ -833,6 +985,14 @@ def agreement_matrix(
     reverse : {"auto", "none", "orient"}
         The paper's rule is ``"auto"`` (use -m2 where most pairs disagree).
     ties : {"def1", "def1_ordered", "lenient"}
+        How a tie in one metric is read (see the module docstring).
+    pairs : tuple (references, rankings), optional
+        Your own sample instead of the random one (see above).
+    numbering : {None, "given", "pair"}
+        The reading of the rankings, as in :func:`rankbook.metrics.evaluate`: as given by
+        default (paper A's reading; under ``protocol="independent"`` the metrics that read the
+        item numbers then depend on each reference), or each pair numbered by its reference
+        (``"pair"``). Label lists in ``pairs`` are numbered by their reference.
 
     Returns
     -------
@@ -849,41 +1009,114 @@ def agreement_matrix(
     >>> df.loc["dcg", "ndcg"], df.loc["mse", "rmse"], bool((df.values == df.values.T).all())
     (1.0, 1.0, True)
     """
+    check_choice(reverse, REVERSE, "reverse")
+    check_choice(ties, TIES, "ties")
+    smp = evaluate_sample(names, n=n, n_pairs=n_pairs, k=k, seed=seed, protocol=protocol,
+                          pairs=pairs, numbering=numbering)
+    return agreement_matrix_from_values(smp.values, smp.names, reverse=reverse, ties=ties,
+                                        sample=smp)
+
+
+class AgreementSample(NamedTuple):
+    """The sample of :func:`agreement_matrix` with every metric's values on it
+    (:func:`evaluate_sample`): ``references`` and ``rankings`` (int64 arrays of shape
+    (n_pairs, n)), ``values`` (``{name: array of shape (n_pairs,)}``), ``names``, and what
+    describes the sample: ``n``, ``n_pairs``, ``k``, ``seed``, ``protocol`` (``"given"`` for
+    your own pairs) and ``numbering`` (the reading used)."""
+
+    references: np.ndarray
+    rankings: np.ndarray
+    values: dict
+    names: list
+    n: int
+    n_pairs: int
+    k: Optional[int]
+    seed: object
+    protocol: str
+    numbering: str
+
+    def attrs(self) -> dict:
+        """What ``agreement_matrix``'s ``attrs`` record about the sample.
+
+        Returns
+        -------
+        dict
+            ``n``, ``n_pairs``, ``k``, ``seed``, ``protocol`` (and ``numbering`` when it is not
+            ``"given"``).
+        """
+        out = dict(n=self.n, n_pairs=self.n_pairs, k=self.k, seed=self.seed,
+                   protocol=self.protocol)
+        if self.numbering != "given":
+            out["numbering"] = self.numbering
+        return out
+
+
+def evaluate_sample(names: Optional[Iterable[str]] = None, n: int = 100, n_pairs: int = 10000,
+                    k: Optional[int] = 30, seed=0, protocol: str = "reference", pairs=None,
+                    numbering: Optional[str] = None) -> AgreementSample:
+    """Draw the sample of :func:`agreement_matrix` (or check your ``pairs``) and evaluate the
+    metrics on it, once.
+
+    The one place where the sample's arguments are checked: the rankings are drawn (or
+    checked once) here and handed to the metrics' kernels, which do not check them again.
+    :func:`agreement_matrix`, :func:`agreement_intervals` and the Figure 1 page share it, and
+    :func:`agreement_matrix_from_values` turns it into the matrix.
+
+    Parameters
+    ----------
+    names, n, n_pairs, k, seed, protocol, pairs, numbering
+        As in :func:`agreement_matrix`.
+
+    Returns
+    -------
+    AgreementSample
+
+    Examples
+    --------
+    >>> smp = evaluate_sample(["mse", "ndpm"], n=6, n_pairs=4, seed=1)
+    >>> smp.rankings.shape, sorted(smp.values), smp.protocol
+    ((4, 6), ['mse', 'ndpm'], 'reference')
+    """
     names = list(_metrics.NAMES if names is None else names)
     if not names:
         raise ValueError("names must hold at least one metric name")
     for name in names:
         if name not in _metrics.REGISTRY:
-            raise ValueError(f"unknown metric {name!r}; valid names: {', '.join(_metrics.NAMES)}")
-    _check_choice(protocol, PROTOCOLS, "protocol")
-    _check_choice(reverse, REVERSE, "reverse")
-    _check_choice(ties, TIES, "ties")
+            raise _metrics._unknown(name)
+    check_choice(protocol, PROTOCOLS, "protocol")
     if pairs is None:
+        numbering = _metrics.check_numbering(numbering)
         refs, rankings = sample(n, n_pairs, seed=seed, protocol=protocol)
     else:
         if not (isinstance(pairs, tuple) and len(pairs) == 2):
-            raise TypeError("pairs must be a tuple (references, rankings) of permutation arrays")
-        rankings = _perm.validate(pairs[1])
+            raise TypeError("pairs must be a tuple (references, rankings) of permutation arrays "
+                            "(or of one reference label list and label lists)")
+        labels = _perm.is_label_ranking(pairs[0]) or _perm.is_label_ranking(pairs[1])
+        if labels:  # numbered by the one reference, the reading of label lists
+            rankings, ref, numbering = _checked_rankings(pairs[1], pairs[0], numbering,
+                                                         what="pairs: the rankings")
+            refs = ref
+        else:
+            numbering = _metrics.check_numbering(numbering)
+            rankings = _perm.validate(pairs[1])
+            refs = _perm.validate(pairs[0])
         if rankings.ndim != 2 or len(rankings) < 2:
             raise ValueError(f"pairs: the rankings must have shape (T, n) with T >= 2, got "
                              f"{rankings.shape}")
-        refs = _perm.validate(pairs[0])
         refs = np.broadcast_to(refs, rankings.shape) if refs.ndim == 1 else refs
         if refs.shape != rankings.shape:
             raise ValueError(f"pairs: references of shape {refs.shape} do not match rankings of "
                              f"shape {rankings.shape}")
         n, n_pairs, seed, protocol = rankings.shape[1], rankings.shape[0], None, "given"
-    values = _metrics.evaluate_many(names, refs, rankings, k=k)
-    df = agreement_matrix_from_values(values, names, reverse=reverse, ties=ties)
-    given = dict(df.attrs)
-    df.attrs.clear()
-    df.attrs.update(n=int(n), n_pairs=int(n_pairs), k=k, seed=seed, protocol=protocol,
-                    reverse=reverse, ties=ties, reversed=given["reversed"], dropped=given["dropped"])
-    return df
+    # sampled or checked above: the kernels need not check the permutations again
+    values = _metrics._evaluate(names, refs, rankings, k, numbering, checked=True)
+    return AgreementSample(refs, rankings, values, names, int(n), int(n_pairs), k, seed,
+                           protocol, numbering)
 
 
 def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
-                                 ties: str = "def1") -> pd.DataFrame:
+                                 ties: str = "def1", sample: Optional[AgreementSample] = None
+                                 ) -> pd.DataFrame:
     """The agreement matrix of metrics whose values on one sample are already computed.
 
     :func:`agreement_matrix` draws the sample, evaluates the metrics and calls this; call it
@@ -898,12 +1131,16 @@ def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
         ``reverse="orient"`` they must be names of :data:`rankbook.metrics.NAMES`.
     reverse, ties : str
         As in :func:`agreement_matrix`.
+    sample : AgreementSample, optional
+        The sample the values come from (:func:`evaluate_sample`): its description goes into
+        ``attrs`` as :func:`agreement_matrix` records it.
 
     Returns
     -------
     pandas.DataFrame
         As :func:`agreement_matrix`, with ``attrs`` ``n_pairs``, ``reverse``, ``ties``,
-        ``reversed`` and ``dropped``.
+        ``reversed`` and ``dropped`` (and the sample's ``n``, ``k``, ``seed``, ``protocol``
+        with ``sample``).
 
     Examples
     --------
@@ -912,8 +1149,8 @@ def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
     >>> df.to_numpy().tolist()
     [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
-    _check_choice(reverse, REVERSE, "reverse")
-    _check_choice(ties, TIES, "ties")
+    check_choice(reverse, REVERSE, "reverse")
+    check_choice(ties, TIES, "ties")
     if not hasattr(values, "keys"):  # a 2-D array or a list of lists: no metric names
         raise ValueError(f"values must map each metric name to its values (a dict or a "
                          f"DataFrame with one column per metric), got {type(values).__name__}")
@@ -964,6 +1201,8 @@ def agreement_matrix_from_values(values, names=None, *, reverse: str = "auto",
                 out[j, i], rev[j, i] = out[i, j], rev[i, j]
     counts = {name: int(np.isnan(a).sum()) for name, a in zip(names, arrays)}
     df = pd.DataFrame(out, index=pd.Index(names, name="m1"), columns=pd.Index(names, name="m2"))
+    if sample is not None:
+        df.attrs.update(sample.attrs())
     df.attrs.update(n_pairs=int(arrays[0].size), reverse=reverse, ties=ties,
                     reversed=ReversedMatrix(names, rev), dropped=counts)
     return df
@@ -976,6 +1215,22 @@ def agreement_intervals_from_values(values, names=None, *, reverse: str = "auto"
     ``values``, ``names``, ``reverse`` and ``ties`` as in :func:`agreement_matrix_from_values`;
     the ratios and reversals are that function's. Returns the tidy table of
     :func:`agreement_intervals`.
+
+    Parameters
+    ----------
+    values : mapping of str to array_like of shape (T,)
+        Each metric's values on the same T sample elements.
+    names : iterable of str, optional
+        The metrics compared, in this order; all keys of ``values`` by default.
+    reverse, ties : str
+        As in :func:`agreement_matrix_from_values`.
+    confidence : float
+        The level of every interval, 0 < confidence < 1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table of :func:`agreement_intervals`.
 
     Examples
     --------
@@ -1027,6 +1282,7 @@ def agreement_intervals(
     ties: str = "def1",
     pairs=None,
     confidence: float = 0.95,
+    numbering: Optional[str] = None,
 ) -> pd.DataFrame:
     """Every agreement ratio of :func:`agreement_matrix` with its interval, as a tidy table.
 
@@ -1037,6 +1293,13 @@ def agreement_intervals(
     reversed) share their per-element counts, so the work is one count per distinct pair of
     orders, not per pair of metrics. :func:`agreement_intervals_from_values` does the same
     from values already computed.
+
+    Parameters
+    ----------
+    names, n, n_pairs, k, seed, protocol, reverse, ties, pairs, numbering
+        As in :func:`agreement_matrix`.
+    confidence : float
+        The level of every interval, 0 < confidence < 1.
 
     Returns
     -------
@@ -1053,18 +1316,13 @@ def agreement_intervals(
     >>> bool((t.low <= t.ratio).all() and (t.ratio <= t.high).all())
     True
     """
-    names = list(_metrics.NAMES if names is None else names)
-    df = agreement_matrix(names, n=n, n_pairs=n_pairs, k=k, seed=seed, protocol=protocol,
-                          reverse=reverse, ties=ties, pairs=pairs)  # validates every argument
-    if pairs is None:
-        refs, rankings = sample(n, n_pairs, seed=seed, protocol=protocol)
-    else:
-        rankings = _perm.validate(pairs[1])
-        refs = _perm.validate(pairs[0])
-        refs = np.broadcast_to(refs, rankings.shape) if refs.ndim == 1 else refs
-    values = _metrics.evaluate_many(names, refs, rankings, k=k)
-    out = agreement_intervals_from_values(values, names, reverse=reverse, ties=ties,
+    check_choice(reverse, REVERSE, "reverse")
+    check_choice(ties, TIES, "ties")
+    smp = evaluate_sample(names, n=n, n_pairs=n_pairs, k=k, seed=seed, protocol=protocol,
+                          pairs=pairs, numbering=numbering)
+    out = agreement_intervals_from_values(smp.values, smp.names, reverse=reverse, ties=ties,
                                           confidence=confidence)
-    out.attrs.update({key: v for key, v in df.attrs.items() if key != "reversed"})
-    out.attrs["confidence"] = float(confidence)
+    dropped = out.attrs.get("dropped")
+    out.attrs.update(smp.attrs())
+    out.attrs.update(reverse=reverse, ties=ties, dropped=dropped, confidence=float(confidence))
     return out

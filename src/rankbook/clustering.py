@@ -37,6 +37,7 @@ import pandas as pd
 
 from . import metrics as _metrics
 from . import permutations as _perm
+from ._validation import check_choice, check_int
 from .pairwise import pairwise
 
 __all__ = ["induced_rankings", "MetricClusters", "cluster_metrics", "group_labels",
@@ -48,9 +49,7 @@ LINKAGES = ("average", "complete", "single", "weighted")
 
 
 def _check_int(value, name, lo):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
-    return int(value)
+    return check_int(value, name, low=lo)
 
 
 def induced_rankings(names: Sequence[str], n: int, n_rankings: int, *, k: Optional[int] = None,
@@ -194,6 +193,28 @@ def cluster_metrics(names: Sequence[str], n: int, n_rankings: int, *, k: Optiona
     condensed distances with ``method``, cut into ``n_clusters`` clusters (``fcluster`` with
     ``maxclust``). Compare with ``paperA``, Figure 1 (right).
 
+    Parameters
+    ----------
+    names : sequence of str
+        Metrics of :data:`rankbook.metrics.NAMES` to cluster.
+    n : int
+        Length of the sampled rankings.
+    n_rankings : int
+        Size T of the sample (at least 2).
+    k : int, optional
+        The cut-off of the metrics that need one.
+    seed : int
+        Seed of the sample.
+    n_clusters : int
+        Number of clusters the tree is cut into.
+    method : str
+        Linkage method of ``scipy.cluster.hierarchy.linkage`` (one of :data:`LINKAGES`).
+
+    Returns
+    -------
+    MetricClusters
+        The distances, the linkage matrix, the cluster labels and the settings.
+
     Examples
     --------
     >>> r = cluster_metrics(["mse", "rmse", "kendall_tau", "recall", "precision"], n=20,
@@ -208,8 +229,8 @@ def cluster_metrics(names: Sequence[str], n: int, n_rankings: int, *, k: Optiona
     names = list(names)
     if len(names) < 2:
         raise ValueError(f"cluster_metrics needs at least 2 metrics, got {len(names)}")
-    if method not in LINKAGES:
-        raise ValueError(f"unknown linkage method {method!r}; valid: {', '.join(LINKAGES)}")
+    method = check_choice(method, LINKAGES, "method",
+                          explain="a linkage of scipy.cluster.hierarchy.linkage")
     n_clusters = _check_int(n_clusters, "n_clusters", 1)
     if n_clusters > len(names):
         raise ValueError(f"n_clusters={n_clusters} is more than the {len(names)} metrics")
@@ -228,6 +249,18 @@ def cluster_metrics(names: Sequence[str], n: int, n_rankings: int, *, k: Optiona
 
 def group_labels(groups: dict, names: Sequence[str]) -> pd.Series:
     """The group of each name, from ``{group: members}`` (every name in exactly one group).
+
+    Parameters
+    ----------
+    groups : dict
+        ``{group: members}``, every name in exactly one group.
+    names : sequence of str
+        The names to label, in the order of the result.
+
+    Returns
+    -------
+    pandas.Series
+        The group of each name, indexed by ``names``.
 
     Examples
     --------
@@ -248,6 +281,16 @@ def group_labels(groups: dict, names: Sequence[str]) -> pd.Series:
 
 def contingency_table(a, b) -> pd.DataFrame:
     """Counts of items by (label in a, label in b): rows the labels of a, columns those of b.
+
+    Parameters
+    ----------
+    a, b : sequence
+        Two labellings of the same items (``a[i]`` and ``b[i]`` label item i).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Integer counts, rows indexed by the labels of ``a`` and columns by those of ``b``.
 
     Examples
     --------
@@ -276,6 +319,16 @@ def adjusted_rand_index(a, b) -> float:
     negative below chance. The pair counts are exact integers; ``nan`` when the denominator is 0
     (both partitions a single part, or both all singletons, with N >= 2: then the two agree and
     the index is defined as 1, as scikit-learn does).
+
+    Parameters
+    ----------
+    a, b : sequence
+        Two partitions of the same items, as the label of each item.
+
+    Returns
+    -------
+    float
+        The index, at most 1; nan when it is 0/0 (see above).
 
     Examples
     --------
@@ -306,6 +359,18 @@ def adjusted_rand_index(a, b) -> float:
 
 def recovered_groups(labels, groups: dict) -> dict:
     """For each group, whether its members form exactly one cluster (the same members, no other).
+
+    Parameters
+    ----------
+    labels : mapping or pandas.Series
+        The cluster of each name (as :attr:`MetricClusters.labels`).
+    groups : dict
+        ``{group: members}`` to look for.
+
+    Returns
+    -------
+    dict
+        ``{group: bool}``: True when the group's members are exactly one cluster.
 
     Examples
     --------

@@ -3,6 +3,13 @@
 The counting core shared by :mod:`rankbook.agreement` (agreement of metrics over samples) and
 :mod:`rankbook.metrics` (Kendall's tau-b and tau-a of score vectors). It depends on
 :mod:`rankbook.permutations` only, so both can import it without importing each other.
+
+Reading. ``x`` and ``y`` are values of the same elements, ``x[i]`` and ``y[i]`` the same one
+(scores of items, or two metrics' values on one sample), compared position by position: no
+ranking and no numbering is involved. For two permutations in one-line notation, the counts of
+``(sigma, nu)`` are those of paper A's Kendall's tau as given, and the counts of their inverses
+(each item's position) those of the item-based tau (``numbering="pair"`` in
+:mod:`rankbook.metrics`).
 """
 
 from __future__ import annotations
@@ -87,6 +94,12 @@ def concordance_counts(x, y) -> dict:
     without sorting, otherwise in O(T log T) by sorting on (x, y) and (y, x) and counting the
     inversions between the two orders with :func:`rankbook.permutations.inversion_count`.
     Tie counts come from group sizes.
+
+    Parameters
+    ----------
+    x, y : array_like of shape (T,)
+        Values of the same T elements (``x[i]`` and ``y[i]`` belong to element i), any real
+        numbers; nan marks a missing value.
 
     Returns
     -------

@@ -38,6 +38,13 @@ all its labels share one position (Eq. 16 of the paper), and two tied items are 
 order, so no common subsequence holds both. Rankings may be partial (not every item in every
 ranking). Positions count tie groups: in ``["a", {"b", "c"}, "d"]`` the positions are 1, 2, 2, 3.
 
+Reading. As everywhere in rankbook (:mod:`rankbook.metrics`, *Reading a ranking*), a ranking
+names items best first and a number in it is a label, never compared as a number: every value
+here depends on the orders alone, the item-based reading (``numbering="pair"`` of
+:func:`rankbook.pairwise.pairwise`, which label lists always take). :func:`mean_pairwise_tau` of
+permutations without ties is the mean of ``pairwise(R, "kendall_tau", numbering="pair")`` over
+the pairs.
+
 Complexity. Finding the edges costs :math:`O(N n^2)` for ``N`` rankings whose common part has
 ``n`` items; it runs over blocks of candidate pairs (bounded memory) and drops a pair as soon
 as one ranking contradicts it, so on rankings that disagree it is far below the worst case.
@@ -59,6 +66,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from ._validation import check_choice, check_flag, check_int
 from .permutations import is_missing_label
 
 __all__ = [
@@ -263,9 +271,7 @@ def _check_unit(value: Any, name: str) -> np.ndarray:
 
 
 def _check_deviation(deviation: str) -> str:
-    if deviation not in DEVIATIONS:
-        raise ValueError(f"unknown deviation {deviation!r}; valid choices: {list(DEVIATIONS)}")
-    return deviation
+    return check_choice(deviation, DEVIATIONS, "deviation")
 
 
 def _check_base(base: Any, parsed: list[dict]) -> int:
@@ -540,6 +546,23 @@ def consensus_matrix(rankings, gamma: float = 1.0, lam: float = 1.0, *,
     in every ranking, else 0. Dense: meant for small examples (Example 1 of
     ``lin2017consensus``). Tied items of the base ranking are listed in an arbitrary fixed order.
 
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    gamma, lam : float or array_like, in (0, 1]
+        Weight bases for item positions and for gaps, as in :func:`kappa`.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread ``d``, as in :func:`kappa`.
+    base : int or None
+        Index of the ranking whose items, in its order, label the rows and columns (default
+        and None: the first).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Square, rows and columns labelled by the base ranking's items.
+
     Examples
     --------
     >>> A = consensus_matrix(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
@@ -648,6 +671,17 @@ def kappa_p(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int |
     :func:`longest_common`; it does not depend on the weights, so arrays of ``gamma``/``lam``
     give an array of shape ``broadcast_shape + (ell,)``.
 
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    gamma, lam : float or array_like, in (0, 1]
+        Weight bases for item positions and for gaps, as in :func:`kappa`.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread ``d``, as in :func:`kappa`.
+    base : int, optional
+        Ranking whose order fixes the matrix (default: the shortest); no effect on the value.
+
     Returns
     -------
     numpy.ndarray
@@ -686,6 +720,15 @@ def longest_common(rankings) -> int:
     The longest path of the graph of Theorem 1, plus one, found in :math:`O(n + |E|)`; 0 when
     no item is common to all rankings. Reference: ``lin2017consensus``, Corollary 1.
 
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> longest_common(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
@@ -714,6 +757,22 @@ def kappa_hat(rankings, gamma=1.0, lam=1.0, *, deviation: str = "std", base: int
     :math:`\\kappa(\\mathcal{R})`). Two rankings are duplicates when they put every item at the
     same position (ties included). Note that the correction is 1 when there are no duplicates.
     Reference: ``lin2017consensus``, Section IV-D2.
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        The multiset (duplicates counted); partial rankings and ties allowed (see the module docstring).
+    gamma, lam : float or array_like, in (0, 1]
+        Weight bases for item positions and for gaps, as in :func:`kappa`.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread ``d``, as in :func:`kappa`.
+    base : int, optional
+        Ranking whose order fixes the matrix (default: the shortest); no effect on the value.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The shape of the broadcast ``gamma`` and ``lam``.
 
     Examples
     --------
@@ -753,6 +812,11 @@ def kappa_1_topk(rankings, zeta: float, p, gamma=1.0, *, deviation: str = "std")
     p, gamma : float or array_like in (0, 1]
         Broadcast against each other.
 
+    Returns
+    -------
+    float or numpy.ndarray
+        The broadcast shape of ``p`` and ``gamma``; 0 when no item is common or all are cut.
+
     Examples
     --------
     >>> kappa_1_topk(["abc", "abc"], zeta=3, p=0.5)  # a: 0.5**1, b: 0.5**2; c: 3 + 0 >= 3
@@ -788,6 +852,22 @@ def kappa_grid(rankings, gammas: Sequence[float], lams: Sequence[float], *,
     per lam, the layout of Tables IV and VI of ``lin2017consensus``. The graph is built once.
     ``kappa_p`` beyond ``ell`` is 0.
 
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    gammas, lams : sequence of float in (0, 1]
+        The rows and the columns of the grid.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread ``d``, as in :func:`kappa`.
+    p : int, optional
+        Count the common subsequences of this length only (:func:`kappa_p`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``gamma`` (float), one column per lam (its value as text).
+
     Examples
     --------
     >>> kappa_grid(["abc", "acb"], [1.0, 0.25], [1.0]).to_numpy().tolist()
@@ -803,8 +883,7 @@ def kappa_grid(rankings, gammas: Sequence[float], lams: Sequence[float], *,
     if p is None:
         values = _kappa_from_graph(graph, G, Lm)
     else:
-        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
-            raise ValueError(f"p must be a positive integer (a subsequence length), got {p!r}")
+        p = check_int(p, "p", low=1, explain="a subsequence length")
         kp = _kappa_p_from_graph(graph, G, Lm)
         values = kp[..., p - 1] if p <= kp.shape[-1] else np.zeros(G.shape)
     frame = pd.DataFrame(np.asarray(values, dtype=float), index=pd.Index(gam, name="gamma"),
@@ -822,6 +901,15 @@ def _fmt(x: float) -> str:
 
 def format_ranking(ranking) -> str:
     """A ranking as text: labels separated by spaces, tie groups in braces (sorted).
+
+    Parameters
+    ----------
+    ranking : sequence
+        Labels and tie groups (sets), best first.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -853,6 +941,11 @@ def read_rankings_csv(path) -> dict[str, dict[str, list]]:
     Every row must have exactly as many fields as the header: a row with more or fewer fields
     (an unquoted comma inside a label, a stray trailing cell) is refused, naming the file and
     the line, instead of shifting the row's cells under the wrong positions.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
 
     Returns
     -------
@@ -1018,6 +1111,18 @@ def common_subsequences(rankings, *, limit: int = 10_000) -> list[tuple]:
     Walks the paths of the graph of Theorem 1, so it is meant for small examples; raises
     ``ValueError`` when there are more than ``limit``.
 
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    limit : int
+        The most subsequences listed.
+
+    Returns
+    -------
+    list of tuple
+        Each common subsequence as a tuple of labels, shortest first.
+
     Examples
     --------
     >>> [''.join(s) for s in common_subsequences(["abcdef", "bdcefa", "bcdeghijkf", "badefc"])
@@ -1050,6 +1155,24 @@ def kappa_p_curves(rankings, gammas, lams, ps=(1, 2, 3), *, deviation: str = "st
     each curve has one free parameter. Columns: ``p``, ``parameter`` (``"gamma"`` or
     ``"lam"``), ``value`` and ``kappa_p`` (0 beyond the longest common subsequence).
 
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    gammas : sequence of float in (0, 1]
+        The weights of the curve of :math:`\\kappa_1`.
+    lams : sequence of float in (0, 1]
+        The weights of the curves of :math:`\\kappa_p`, ``p >= 2``.
+    ps : sequence of int
+        The lengths, each at least 1.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread ``d``, as in :func:`kappa`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``p, parameter, value, kappa_p``.
+
     Examples
     --------
     >>> R = [["a", "b", "c"], ["b", "a", "c"], ["a", "c", "b"]]
@@ -1067,8 +1190,7 @@ def kappa_p_curves(rankings, gammas, lams, ps=(1, 2, 3), *, deviation: str = "st
     lms = _check_unit(list(lams), "lams").ravel()
     rows = []
     for p in ps:
-        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
-            raise ValueError(f"p must be a positive integer (a subsequence length), got {p!r}")
+        p = check_int(p, "p", low=1, explain="a subsequence length")
         free, values = ("gamma", gam) if p == 1 else ("lam", lms)
         G = values if p == 1 else np.ones_like(values)
         Lm = values if p > 1 else np.ones_like(values)
@@ -1156,9 +1278,7 @@ def rank_matrix(rankings, items: str = "common"):
     >>> rank_matrix([["a", "b"], ["c", "a"]], items="union")[1].tolist()
     [[1.0, 2.0, 3.0], [2.0, 3.0, 1.0]]
     """
-    _check_choice = items in ITEM_SETS
-    if not _check_choice:
-        raise ValueError(f"items must be one of {list(ITEM_SETS)}; got {items!r}")
+    check_choice(items, ITEM_SETS, "items")
     parsed = _parse_rankings(rankings)
     seen: dict = {}
     for p in parsed:
@@ -1186,8 +1306,7 @@ def _tie_sums(R: np.ndarray) -> np.ndarray:
 def _kendall_w_of_ranks(R: np.ndarray, ties: bool) -> KendallW:
     from scipy import stats as sps
 
-    if not isinstance(ties, (bool, np.bool_)):  # "no" or "False" would read as true
-        raise ValueError(f"ties must be True (tie-corrected W) or False, got {ties!r}")
+    ties = check_flag(ties, "ties")  # True: tie-corrected W
 
     m, n = R.shape
     if m < 2 or n < 2:
@@ -1286,6 +1405,17 @@ def kendall_w_scores(scores, ties: bool = True) -> KendallW:
     when every row's order is reversed, so higher-is-better scores and rank numbers give the
     same W.
 
+    Parameters
+    ----------
+    scores : array_like of shape (m, n)
+        One row per judge, one column per item (higher is better, or rank numbers).
+    ties : bool
+        Apply the tie correction.
+
+    Returns
+    -------
+    KendallW
+
     Examples
     --------
     >>> from scipy.stats import friedmanchisquare
@@ -1318,6 +1448,18 @@ def mean_pairwise_tau(rankings, *, items: str = "common") -> float:
     :math:`m(m-1)/2` pairs of judges, each an :math:`O(n \\log n)` count. ``nan`` (not an
     error, unlike :func:`kendall_w`) with fewer than 2 rankings or 2 items, or when no pair
     is defined: :func:`agreement_summary` shows it as undefined beside the other measures.
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    items : {"common", "union"}
+        Which items are ranked (see :func:`rank_matrix`).
+
+    Returns
+    -------
+    float
+        In [-1, 1]; nan as said above.
 
     Examples
     --------
@@ -1380,6 +1522,25 @@ def kappa_bootstrap(rankings, gamma: float = 1.0, lam: float = 1.0, *, n_resampl
     correction for duplicates. BCa is not offered: its bias correction is infinite when no
     resample falls below the estimate.
 
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        Partial rankings and ties allowed (see the module docstring).
+    gamma, lam : float in (0, 1]
+        Weight bases, as in :func:`kappa`.
+    n_resamples : int
+        Bootstrap resamples (at least the number an interval at ``confidence`` needs).
+    confidence : float
+        The interval's level, 0 < confidence < 1.
+    seed : int
+        Seed of the resamples.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread ``d``, as in :func:`kappa`.
+
+    Returns
+    -------
+    KappaInterval
+
     Examples
     --------
     >>> r = kappa_bootstrap(["abcdef", "bdcefa", "bcdeghijkf", "badefc"], n_resamples=200)
@@ -1432,6 +1593,20 @@ def agreement_summary(sets: dict, *, gamma: float = 1.0, lam: float = 1.0,
     (common)`` with its ``p (common)`` and ``W (union)`` (:func:`kendall_w`, tie-corrected),
     ``mean tau_b (common)`` and ``mean tau_b (union)`` (:func:`mean_pairwise_tau`). W and
     tau are ``nan`` where fewer than 2 items are common.
+
+    Parameters
+    ----------
+    sets : dict
+        ``{name: list of rankings}``.
+    gamma, lam : float in (0, 1]
+        Weight bases of kappa.
+    n_resamples, confidence, seed
+        As in :func:`kappa_bootstrap`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per set, with the columns above.
 
     Examples
     --------

@@ -18,8 +18,13 @@ Measures are named as ir_measures writes them {cite}`macavaney2022irmeasures`: `
 relevant when its relevance is at least ``rel``, default 1) and ``nDCG(dcg='exp-log2')@10``
 (gain :math:`2^{r}-1` instead of :math:`r`). ``DCG`` (ranx, scikit-learn) and ``LRAP``
 (scikit-learn's label ranking average precision) are also available under the profiles that
-have them. A profile offers exactly the measures its tool offers; asking for another raises a
-``ValueError`` that lists them.
+have them. Every other measure of trec_eval's ``-m all_trec`` is there too
+(:mod:`rankbook.trec_measures`: ``Bpref``, ``infAP``, ``IPrec@0.1``, ``SetF``, ``NumRel``, ...,
+and the trec_eval-only ``G``, ``Rndcg``, ``rbp``, ``unj@5``, ...), with gdeval's ``ERR@k``, and
+each may be written as trec_eval prints it (``map``, ``P_10``, ``ndcg_cut_10``,
+``iprec_at_recall_0.10``, ``set_F``: :data:`TREC_EVAL_NAMES`). A profile offers exactly the
+measures its tool offers; asking for another raises a ``ValueError`` that names the nearest one
+it offers (or, for a measure no profile computes, the nearest rankbook computes).
 
 The profiles
 ------------
@@ -105,6 +110,12 @@ behaviour: pass ``"trec_eval_9"`` to keep it. ranx's ``make_comparable=True`` is
 ``profile("ranx", make_comparable=True)``. Every profile scores an explicit order (a dict of
 lists, or ``order="rank"``) as given, without its tie rule (:func:`evaluate_run`).
 
+One evaluator object scoring several runs is a choice too (the last row of the table): the
+original pytrec_eval 0.5 drops measures cut at several depths from its second ``evaluate`` on,
+or returns wrong values {cite}`pytrec_eval_issue22,pytrec_eval_issue57`, fixed only in
+pytrec-eval-terrier, the version the ``pytrec_eval`` profile reproduces; :func:`evaluate_run`
+holds no state between calls.
+
 torchmetrics needs torch, which rankbook does not install: its profile was derived from the
 source of torchmetrics 1.9.0 and is tested against the examples of its own docstrings, not
 against the running library. Other quirks it fixes: scores are cast to float32, documents with
@@ -124,6 +135,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import os
 import re
 import warnings
@@ -134,7 +146,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from rankbook._validation import check_choice, check_flag
 from rankbook import trec_format
+from rankbook import trec_measures as _tm
 
 __all__ = [
     "Convention",
@@ -152,6 +166,9 @@ __all__ = [
     "ORDERS",
     "read_qrels",
     "read_run",
+    "relstrings",
+    "TREC_EVAL_NAMES",
+    "AGGREGATION",
 ]
 
 read_qrels = trec_format.read_qrels
@@ -165,10 +182,14 @@ read_run = trec_format.read_run
 #: input order up to 15 documents); ``average``:
 #: no order, the gain of a tied group is averaged over its positions (McSherry and Najork);
 #: ``threshold``: no order, a tied group is one threshold of the precision-recall curve.
+#: ``numba_quicksort_twice``: that quicksort applied again to its own output (ranx's
+#: ``make_comparable=True``, which sorts the Run a second time).
 TIE_RULES = ("docno_desc", "docno_asc", "input_order", "numba_quicksort", "numba_quicksort_reversed",
-             "average", "threshold")
+             "numba_quicksort_twice", "average", "threshold")
 
-#: Measure families and the parameters each accepts (besides the cut-off ``@k``).
+#: Measure families and the parameters each accepts (besides the cut-off ``@k``): ir_measures'
+#: names where ir_measures has the measure, trec_eval's otherwise (:func:`parse_measure` also
+#: takes trec_eval's names of every one, :data:`TREC_EVAL_NAMES`).
 MEASURE_FAMILIES = {
     "nDCG": ("dcg", "rel"),
     "DCG": ("dcg", "rel"),
@@ -180,10 +201,72 @@ MEASURE_FAMILIES = {
     "Success": ("rel",),
     "Judged": (),
     "LRAP": ("rel",),
+    "ERR": (),
+    "Bpref": ("rel",),
+    "infAP": ("rel",),
+    "gm_map": ("rel",),
+    "gm_bpref": ("rel",),
+    "IPrec": ("rel", "recall"),
+    "11pt_avg": ("rel",),
+    "Rprec_mult": ("rel",),
+    "NumRet": (),
+    "NumRel": ("rel",),
+    "NumRelRet": ("rel",),
+    "NumQ": (),
+    "num_nonrel_judged_ret": ("rel",),
+    "utility": ("rel",),
+    "SetP": ("rel",),
+    "SetR": ("rel",),
+    "SetF": ("rel", "beta"),
+    "SetAP": ("rel",),
+    "SetRelP": ("rel",),
+    "relative_P": ("rel",),
+    "binG": ("rel",),
+    "G": (),
+    "ndcg_rel": (),
+    "Rndcg": ("rel",),
+    "rbp": ("p",),
+    "rbp_resid": ("p",),
+    "unj": (),
 }
+#: How each family takes ``@``: a whole cut-off (``required``, ``optional``, ``none``) or a
+#: level between 0 and 1 (``level``: the recall of ``IPrec@0.1``) or above 0 (``multiple``:
+#: ``Rprec_mult@0.2``, a multiple of R).
 _CUTOFF = {"nDCG": "optional", "DCG": "optional", "AP": "optional", "RR": "optional",
            "P": "required", "R": "required", "Rprec": "none", "Success": "required",
-           "Judged": "optional", "LRAP": "none"}
+           "Judged": "optional", "LRAP": "none", "ERR": "optional", "IPrec": "level",
+           "Rprec_mult": "multiple", "relative_P": "required", "unj": "required"}
+#: How a family's per-query values make the value over queries: the mean (default), the sum
+#: (trec_eval's counts; ir_measures' ``SumAgg``) or the geometric mean with trec_eval's floor
+#: of 0.00001 (``meas_avg.c: te_calc_avg_meas_s_gm``).
+AGGREGATION = {"NumRet": "sum", "NumRel": "sum", "NumRelRet": "sum", "NumQ": "sum",
+               "num_nonrel_judged_ret": "sum", "gm_map": "gmean", "gm_bpref": "gmean"}
+#: The smallest value a geometric mean takes of a query (``trec_eval.h: MIN_GEO_MEAN``).
+MIN_GEO_MEAN = 0.00001
+
+#: trec_eval's measure names, as trec_eval prints them, and the family each is: a name with
+#: ``{k}`` takes a whole cut-off, one with ``{x}`` a level or multiple (printed with two
+#: decimals, ``iprec_at_recall_0.10``). ``relstring`` and ``runid`` are text, not numbers:
+#: :func:`relstrings` and ``rankbook eval`` give them.
+TREC_EVAL_NAMES = {
+    "runid": None, "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet", "map": "AP", "gm_map": "gm_map", "Rprec": "Rprec",
+    "bpref": "Bpref", "recip_rank": "RR", "iprec_at_recall_{x}": "IPrec", "P_{k}": "P",
+    "relstring": None, "recall_{k}": "R", "infAP": "infAP", "gm_bpref": "gm_bpref",
+    "Rprec_mult_{x}": "Rprec_mult", "utility": "utility", "11pt_avg": "11pt_avg",
+    "binG": "binG", "G": "G", "ndcg": "nDCG", "ndcg_rel": "ndcg_rel", "Rndcg": "Rndcg",
+    "ndcg_cut_{k}": "nDCG", "map_cut_{k}": "AP", "relative_P_{k}": "relative_P",
+    "success_{k}": "Success", "set_P": "SetP", "set_relative_P": "SetRelP",
+    "set_recall": "SetR", "set_map": "SetAP", "set_F": "SetF",
+    "num_nonrel_judged_ret": "num_nonrel_judged_ret", "rbp": "rbp", "rbp_resid": "rbp_resid",
+    "unj_{k}": "unj",
+}
+#: Families that take trec_eval's relevance level (``-l``, :attr:`Convention.relevance_level`)
+#: when the name sets no ``rel``; the others count every positive level as gain (nDCG, G, ...).
+_LEVEL_FAMILIES = frozenset(f for f, params in MEASURE_FAMILIES.items() if "rel" in params
+                            and f not in ("nDCG", "DCG"))
+#: ir_measures' other spellings of a family.
+_IR_ALIASES = {"BPref": "Bpref"}
 
 
 @dataclass(frozen=True)
@@ -241,6 +324,20 @@ class Convention:
         for ``nDCG@k`` only, computed as ir_measures 0.4.3 serves it (its gdeval provider:
         ties by document id descending in double precision, relevance above 4 refused, the
         value printed to 5 decimals).
+    relevance_level : int
+        The level a document needs to count as relevant when a measure's name sets no ``rel``
+        (trec_eval's ``-l``, default 1). trec_eval's nDCG, G, ndcg_rel and rbp take every
+        positive level as gain whatever it is.
+    max_documents : int or None
+        Only the first this many documents of each query count, after ordering (trec_eval's
+        ``-M``); None: all.
+    judged_only : bool
+        Documents without a judgement of 0 or more are removed from each ranking before any
+        measure (trec_eval's ``-J``), after ``max_documents``.
+    recall_cutoff : str
+        How ``IPrec`` and ``11pt_avg`` turn a recall level into a number of relevant documents,
+        one of :data:`rankbook.trec_measures.RECALL_CUTOFF_RULES` (trec_eval 9: ``"plus_0.9"``;
+        10.0: ``"lround"``).
     peer : str
         The tool and version the profile was read from.
     sources : tuple of (str, str)
@@ -266,6 +363,10 @@ class Convention:
     no_relevant_lrap: float = 1.0
     averaging: str = "per_query"
     exp_dcg: str = "none"
+    relevance_level: int = 1
+    max_documents: int | None = None
+    judged_only: bool = False
+    recall_cutoff: str = "plus_0.9"
     peer: str = ""
     sources: tuple = ()
 
@@ -277,17 +378,25 @@ class Convention:
             "judged_cut_divisor": ("k", "list"), "ap_divisor": ("relevant", "relevant_in_cut"),
             "score_dtype": ("float64", "float32"), "averaging": ("per_query", "pooled"),
             "exp_dcg": ("none", "any", "gdeval"),
+            "recall_cutoff": _tm.RECALL_CUTOFF_RULES,
         }
         for field, choices in checks.items():
-            value = getattr(self, field)
-            if value not in choices:
-                raise ValueError(f"{field}={value!r} is not valid; choose one of {list(choices)}")
+            check_choice(getattr(self, field), choices, field)
+        if (isinstance(self.relevance_level, bool)
+                or not isinstance(self.relevance_level, (int, np.integer)) or self.relevance_level < 1):
+            raise ValueError(f"relevance_level={self.relevance_level!r} must be a whole number "
+                             ">= 1 (trec_eval's -l), e.g. 1 or 2")
+        if self.max_documents is not None and (
+                isinstance(self.max_documents, bool)
+                or not isinstance(self.max_documents, (int, np.integer)) or self.max_documents < 1):
+            raise ValueError(f"max_documents={self.max_documents!r} must be None or a whole "
+                             "number >= 1 (trec_eval's -M)")
+        if not isinstance(self.judged_only, bool):
+            raise ValueError(f"judged_only={self.judged_only!r} must be True or False (trec_eval's -J)")
         for form, dtype in self.score_dtype_by_measure:
-            if dtype not in ("float64", "float32"):
-                raise ValueError(f"score_dtype_by_measure[{form!r}]={dtype!r} is not valid; choose float64 or float32")
+            check_choice(dtype, ("float64", "float32"), f"score_dtype_by_measure[{form!r}]")
         for form, rule in self.ties_by_measure:
-            if rule not in TIE_RULES:
-                raise ValueError(f"ties_by_measure[{form!r}]={rule!r} is not valid; choose one of {list(TIE_RULES)}")
+            check_choice(rule, TIE_RULES, f"ties_by_measure[{form!r}]")
         if self.averaging == "pooled" and self.judgments != "retrieved":
             raise ValueError(
                 "averaging='pooled' pools the scored documents of every query into one list, "
@@ -309,7 +418,14 @@ class Convention:
         return self.ties
 
 
-_TREC_MEASURES = ("nDCG", "nDCG@k", "AP", "AP@k", "RR", "P@k", "R@k", "Rprec", "Success@k")
+_TREC_MEASURES = ("nDCG", "nDCG@k", "AP", "AP@k", "RR", "P@k", "R@k", "Rprec", "Success@k",
+                  "Bpref", "infAP", "gm_map", "gm_bpref", "IPrec", "11pt_avg", "Rprec_mult",
+                  "NumRet", "NumRel", "NumRelRet", "NumQ", "num_nonrel_judged_ret", "utility",
+                  "SetP", "SetR", "SetF", "SetAP", "SetRelP", "relative_P@k", "binG", "G",
+                  "ndcg_rel", "Rndcg")
+#: trec_eval 10.0's measures: 9.0.8's and rank-biased precision, its residual and the
+#: fraction of unjudged documents (m_rbp.c, m_rbp_resid.c, m_unjudged.c).
+_TREC10_MEASURES = _TREC_MEASURES + ("rbp", "rbp_resid", "unj@k")
 
 _TREC_SOURCES = (
     ("ties", "form_res_rels.c: comp_sim_docno (score descending, then strcmp of docno, descending); "
@@ -333,7 +449,8 @@ _TREC10_SOURCES = (
 
 CONVENTIONS: dict = {
     "trec_eval": Convention(
-        name="trec_eval", measures=_TREC_MEASURES, score_dtype="float64", qrels_only="error",
+        name="trec_eval", measures=_TREC10_MEASURES, score_dtype="float64", qrels_only="error",
+        recall_cutoff="lround",
         peer="trec_eval 10.0 (usnistgov/trec_eval, tag v10.0)",
         sources=_TREC10_SOURCES,
     ),
@@ -353,7 +470,9 @@ CONVENTIONS: dict = {
     "ir_measures": Convention(
         name="ir_measures",
         measures=("nDCG", "nDCG@k", "AP", "AP@k", "RR", "RR@k", "P@k", "R@k", "Rprec", "Success@k",
-                  "Judged", "Judged@k"),
+                  "Judged", "Judged@k", "Bpref", "infAP", "IPrec", "NumRet", "NumRel",
+                  "NumRelRet", "NumQ", "SetP", "SetR", "SetF", "SetAP", "SetRelP", "ERR",
+                  "ERR@k"),
         ties_by_measure=(("RR@k", "docno_asc"), ("Judged", "docno_asc"), ("Judged@k", "docno_asc")),
         score_dtype="float32",
         score_dtype_by_measure=(("RR@k", "float64"), ("Judged", "float64"), ("Judged@k", "float64")),
@@ -445,7 +564,8 @@ PEER_OPTIONS = {
     "trec_eval": {"complete": ("trec_eval -c", {"qrels_only": "zero"})},
     "trec_eval_9": {"complete": ("trec_eval -c", {"qrels_only": "zero"})},
     "ranx": {"make_comparable": ("ranx.evaluate(make_comparable=True)",
-                                 {"qrels_only": "zero", "run_only": "skip"})},
+                                 {"qrels_only": "zero", "run_only": "skip",
+                                  "ties": "numba_quicksort_twice"})},
 }
 
 
@@ -464,7 +584,12 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
         Fields of :class:`Convention` to replace, e.g. ``ties="input_order"``, or a peer's own
         option of :data:`PEER_OPTIONS` set to True: ``complete=True`` (``trec_eval -c``: a
         judged query the run lacks scores 0) or ``make_comparable=True`` (ranx: such a query
-        scores 0 and a query without judgements is left out).
+        scores 0, a query without judgements is left out, and tied documents come in the
+        order ranx's second sort of the Run leaves them: ``ties="numba_quicksort_twice"``).
+
+    Returns
+    -------
+    Convention
 
     Examples
     --------
@@ -472,8 +597,8 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
     'pooled'
     >>> profile("trec_eval").score_dtype, profile("trec_eval_9").score_dtype
     ('float64', 'float32')
-    >>> profile("ranx", make_comparable=True).run_only
-    'skip'
+    >>> profile("ranx", make_comparable=True).run_only, profile("ranx", make_comparable=True).ties
+    ('skip', 'numba_quicksort_twice')
     >>> profile("spss")
     Traceback (most recent call last):
     ...
@@ -496,8 +621,7 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
             offered = ", ".join(options) or "none"
             raise ValueError(f"option {opt!r} is not an option of the {base.name} profile; its "
                              f"options are: {offered}")
-        if not isinstance(value, bool):
-            raise ValueError(f"option {opt}={value!r} must be True or False")
+        check_flag(value, f"option {opt}")
         if value:
             for field, v in options[opt][1].items():
                 changes.setdefault(field, v)
@@ -515,27 +639,39 @@ def profile(name: str | Convention = "trec_eval", **changes) -> Convention:
 
 
 class Measure(NamedTuple):
-    """A parsed measure name: the text as given, its family, cut-off, ``rel`` and gain."""
+    """A parsed measure name: the text as given, its family, cut-off, ``rel``, gain and level.
+
+    ``x`` is the family's number that is not a cut-off: the recall level of ``IPrec``, the
+    multiple of R of ``Rprec_mult``, the persistence ``p`` of ``rbp`` (default 0.9) or the
+    ``beta`` of ``SetF`` (default 1).
+    """
 
     text: str
     family: str
     k: int | None
     rel: int
     exp_gain: bool
+    x: float | None = None
 
     @property
     def form(self) -> str:
         return self.family + ("@k" if self.k is not None else "")
 
 
-_MEASURE_RE = re.compile(r"^\s*(?P<family>[A-Za-z]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>[^\s]+))?\s*$")
+_MEASURE_RE = re.compile(r"^\s*(?P<family>[A-Za-z][A-Za-z0-9_]*)\s*(?:\((?P<params>[^()]*)\))?"
+                         r"\s*(?:@\s*(?P<k>[^\s]+))?\s*$")
+_TREC_NAME_RE = {
+    name: re.compile("^" + re.escape(name).replace(r"\{k\}", "(?P<k>[0-9]+)")
+                     .replace(r"\{x\}", r"(?P<x>[0-9]*\.?[0-9]+)") + "$")
+    for name in TREC_EVAL_NAMES
+}
 
 
 #: Names other tools use for a measure family (lower case), for the "did you mean" of an
 #: unknown measure.
 _MEASURE_ALIASES = {"map": "AP", "mrr": "RR", "recip_rank": "RR", "ndcg_cut": "nDCG",
                     "precision": "P", "recall": "R", "r-prec": "Rprec", "r_prec": "Rprec",
-                    "success": "Success", "hits": "Success"}
+                    "success": "Success", "hits": "Success", "bpref": "Bpref"}
 
 
 def _measure_guess(text: str) -> str:
@@ -546,41 +682,217 @@ def _measure_guess(text: str) -> str:
     return f" (did you mean {family + text[len(head):]!r}?)" if family else ""
 
 
+def _examples(conv: Convention | None = None) -> list[str]:
+    """Written examples of every measure form (one profile's, or every profile's), in both
+    spellings, for the nearest name of a refusal."""
+    out = []
+    convs = [conv] if conv is not None else list(CONVENTIONS.values())
+    forms = {f for c in convs for f in c.measures}
+    for name, fam in TREC_EVAL_NAMES.items():
+        if fam is None:
+            continue
+        form = fam + ("@k" if "{k}" in name and fam in ("AP", "nDCG", "relative_P", "unj", "P", "R", "Success")
+                      and _CUTOFF.get(fam) != "none" else "")
+        if form in forms or fam in forms:
+            out.append(name.replace("{k}", "10").replace("{x}", "0.20" if "mult" in name else "0.10"))
+    for form in sorted(forms):
+        fam = form.removesuffix("@k")
+        kind = _CUTOFF.get(fam, "none")
+        if form.endswith("@k"):
+            out.append(fam + "@10")
+        elif kind == "level":
+            out.append(fam + "@0.1")
+        elif kind == "multiple":
+            out.append(fam + "@0.2")
+        else:
+            out.append(fam)
+    return list(dict.fromkeys(out))
+
+
+#: Families close in meaning, for the nearest measure of a refusal.
+_RELATED = {"Judged": ("unj",), "unj": ("Judged",), "ERR": ("nDCG", "RR"), "RR": ("Success",),
+            "SetRelP": ("SetP",), "gm_map": ("AP",), "gm_bpref": ("Bpref",), "infAP": ("AP",),
+            "IPrec": ("11pt_avg", "P"), "11pt_avg": ("IPrec",), "rbp": ("nDCG",),
+            "rbp_resid": ("unj",), "DCG": ("nDCG",), "LRAP": ("AP",), "P": ("SetP", "AP"),
+            "R": ("SetR", "AP"), "Success": ("RR",), "Rprec": ("Rprec_mult", "AP")}
+
+
+def _family_of(name: str) -> str:
+    try:
+        trec = _parse_trec_name(name, CONVENTIONS["trec_eval"])
+    except ValueError:
+        trec = None
+    return trec.family if trec is not None else re.sub(r"[@(].*$", "", name)
+
+
+def _nearest(text: str, conv: Convention | None = None, family: str | None = None) -> str | None:
+    """The supported name (of one profile, or of any) closest to ``text``: one of the same
+    family first, then of a related family, else the closest spelling."""
+    import difflib
+
+    names = _examples(conv)
+    families = [family, *_RELATED.get(family, ())] if family is not None else []
+    for fam in families:
+        same = [n for n in names if _family_of(n) == fam]
+        if same:
+            close = difflib.get_close_matches(text, same, n=1, cutoff=0.0)
+            return close[0] if close else same[0]
+    close = difflib.get_close_matches(text, names, n=1, cutoff=0.5)
+    if close:
+        return close[0]
+    close = difflib.get_close_matches(text.lower(), [n.lower() for n in names], n=1, cutoff=0.3)
+    return next((n for n in names if n.lower() == close[0]), None) if close else None
+
+
+def _level(text: str, raw: str, what: str, low_open: bool = False) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and (value > 0 if low_open else value >= 0)
+            and (what != "recall level" or value <= 1)):
+        bound = "above 0" if low_open else "between 0 and 1"
+        raise ValueError(f"measure {text!r}: the {what} after @ must be a number {bound}, got {raw!r}")
+    return value
+
+
+def _parse_trec_name(text: str, conv: Convention) -> Measure | None:
+    """A trec_eval measure name (``map``, ``P_10``, ``iprec_at_recall_0.10``, ``set_F``), or
+    None when ``text`` is not one."""
+    for name, pattern in _TREC_NAME_RE.items():
+        m = pattern.match(text)
+        if not m:
+            continue
+        family = TREC_EVAL_NAMES[name]
+        if family is None:
+            raise ValueError(
+                f"measure {text!r} is text, not a number (trec_eval prints it as written: "
+                + ("the run tag" if name == "runid" else "the relevance codes of the first 10 "
+                   "documents, per query") + "); rankbook eval prints it, and "
+                + ("rankbook.trec_format.read_run gives the tag" if name == "runid"
+                   else "rankbook.conventions.relstrings gives it") + ", not evaluate_run")
+        k = int(m.group("k")) if "k" in m.groupdict() else None
+        if k is not None and k < 1:
+            raise ValueError(f"measure {text!r}: the cut-off must be a whole number >= 1")
+        x = None
+        if "x" in m.groupdict():
+            x = _level(text, m.group("x"), "multiple of R" if family == "Rprec_mult"
+                       else "recall level", low_open=family == "Rprec_mult")
+        elif family == "rbp" or family == "rbp_resid":
+            x = 0.9
+        elif family == "SetF":
+            x = 1.0
+        rel = conv.relevance_level if family in _LEVEL_FAMILIES else 1
+        return Measure(text, family, k, rel, False, x)
+    return None
+
+
 def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Measure:
-    """Parse an ir_measures-style name (``"P(rel=2)@5"``) and check the profile offers it.
+    """Parse a measure name and check the profile offers it: ir_measures' names
+    (``"P(rel=2)@5"``, ``"nDCG@10"``, ``"IPrec@0.1"``, ``"SetF(beta=2)"``) or trec_eval's
+    (``"map"``, ``"P_10"``, ``"ndcg_cut_10"``, ``"iprec_at_recall_0.10"``, ``"set_F"``, every
+    name of :data:`TREC_EVAL_NAMES`). A name sets ``rel`` (the level a relevant document needs)
+    or takes the profile's :attr:`~Convention.relevance_level`.
+
+    Parameters
+    ----------
+    text : str
+        The measure's name, as ir_measures writes it.
+    convention : str or Convention
+        The profile that must offer it.
+
+    Returns
+    -------
+    Measure
 
     Examples
     --------
     >>> parse_measure("P(rel=2)@5")
-    Measure(text='P(rel=2)@5', family='P', k=5, rel=2, exp_gain=False)
-    >>> parse_measure("RR@10")
+    Measure(text='P(rel=2)@5', family='P', k=5, rel=2, exp_gain=False, x=None)
+    >>> parse_measure("iprec_at_recall_0.10")
+    Measure(text='iprec_at_recall_0.10', family='IPrec', k=None, rel=1, exp_gain=False, x=0.1)
+    >>> parse_measure("RR@10")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: measure 'RR@10' is not offered by the trec_eval profile; it offers nDCG, nDCG@k, AP, AP@k, RR, P@k, R@k, Rprec, Success@k (RR@k: ir_measures, ranx, torchmetrics)
+    ValueError: measure 'RR@10' is not supported by the trec_eval profile (RR@k: ir_measures, ranx, torchmetrics); the nearest it offers is 'RR'; it offers nDCG, ...
+    >>> parse_measure("alpha_nDCG@10", "ir_measures")
+    Traceback (most recent call last):
+    ...
+    ValueError: measure 'alpha_nDCG@10' is not supported by rankbook (no profile computes it); the nearest supported measure is 'nDCG@10'
     """
     conv = profile(convention)
-    valid = ", ".join(f"{f}@k" if _CUTOFF[f] == "required" else f for f in MEASURE_FAMILIES)
     if not isinstance(text, str):
-        raise ValueError(f"measure {text!r} must be a string such as 'nDCG@10'; families: {valid}")
-    m = _MEASURE_RE.match(text)
-    if not m or m.group("family") not in MEASURE_FAMILIES:
+        raise ValueError(f"measure {text!r} must be a string such as 'nDCG@10' or 'map'")
+    if "," in text and not re.search(r"\([^()]*,[^()]*\)", text):
+        parts = [t.strip() for t in text.split(",")]
+        raise ValueError(f"measure {text!r} holds {len(parts)} names separated by commas; pass "
+                         f"a list, one name per item: {parts!r}")
+    trec = _parse_trec_name(text.strip(), conv)
+    m = None if trec is not None else _MEASURE_RE.match(text)
+    family = None if m is None else _IR_ALIASES.get(m.group("family"), m.group("family"))
+    if trec is None and (not m or family not in MEASURE_FAMILIES):
+        guess = _measure_guess(text)
+        if guess:
+            raise ValueError(
+                f"measure {text!r} is not known{guess}; write it as ir_measures does (nDCG@10, "
+                "P(rel=2)@5, nDCG(dcg='exp-log2')@10) or as trec_eval does (ndcg_cut_10, P_5, map)")
+        near = _nearest(text)
         raise ValueError(
-            f"measure {text!r} is not known{_measure_guess(text)}; write it as ir_measures does, "
-            f"one of {valid}, with an optional cut-off @k and parameters such as P(rel=2)@5 or "
-            "nDCG(dcg='exp-log2')@10"
+            f"measure {text!r} is not supported by rankbook (no profile computes it); the "
+            + (f"nearest supported measure is {near!r}" if near else
+               "measures are named as ir_measures (nDCG@10, AP, P@5) or trec_eval (ndcg_cut_10, map, P_5) name them"))
+    if trec is not None:
+        out = trec
+    else:
+        out = _parse_ir_name(text, family, m, conv)
+    if out.form not in conv.measures:
+        others = [n for n, c in CONVENTIONS.items() if out.form in c.measures]
+        where = f" ({out.form}: {', '.join(others)})" if others else ""
+        near = _nearest(text, conv, out.family)
+        raise ValueError(
+            f"measure {text!r} is not supported by the {conv.name} profile{where}; "
+            + (f"the nearest it offers is {near!r}; " if near else "")
+            + f"it offers {', '.join(conv.measures)}")
+    if out.family in ("nDCG", "DCG") and conv.exp_dcg != "any" and out.rel != 1:
+        raise ValueError(
+            f"measure {text!r}: the {conv.name} profile computes {out.family} with every positive "
+            "level counted; rel is ranx's option"
         )
-    family = m.group("family")
-    k = None
-    if m.group("k") is not None:
-        raw = m.group("k")
-        if not (raw.isdigit() and raw.isascii() and int(raw) >= 1):
-            raise ValueError(f"measure {text!r}: the cut-off after @ must be an integer >= 1, got {raw!r}")
-        k = int(raw)
-    if _CUTOFF[family] == "required" and k is None:
+    if out.exp_gain and conv.exp_dcg == "none":
+        raise ValueError(
+            f"measure {text!r}: the {conv.name} profile computes {out.family} with the relevance as "
+            "gain; dcg='exp-log2' is an option of ranx and of ir_measures (nDCG@k)"
+        )
+    if out.exp_gain and conv.exp_dcg == "gdeval" and (out.family != "nDCG" or out.k is None):
+        raise ValueError(
+            f"measure {text!r}: the {conv.name} profile takes dcg='exp-log2' for nDCG with a "
+            "cut-off only, as ir_measures serves it (gdeval), e.g. nDCG(dcg='exp-log2')@10"
+        )
+    return out
+
+
+def _parse_ir_name(text: str, family: str, m, conv: Convention) -> Measure:
+    k, x = None, None
+    kind = _CUTOFF.get(family, "none")
+    raw = m.group("k")
+    if raw is not None:
+        if kind == "none":
+            raise ValueError(f"measure {text!r}: {family} takes no cut-off")
+        if kind in ("level", "multiple"):
+            x = _level(text, raw, "recall level" if kind == "level" else "multiple of R",
+                       low_open=kind == "multiple")
+        else:
+            if not (raw.isdigit() and raw.isascii() and int(raw) >= 1):
+                raise ValueError(f"measure {text!r}: the cut-off after @ must be an integer >= 1, got {raw!r}")
+            k = int(raw)
+    if kind == "required" and k is None:
         raise ValueError(f"measure {text!r} needs a cut-off, e.g. {family}@10")
-    if _CUTOFF[family] == "none" and k is not None:
-        raise ValueError(f"measure {text!r}: {family} takes no cut-off")
-    rel, exp_gain = 1, False
+    rel = conv.relevance_level if family in _LEVEL_FAMILIES else 1
+    exp_gain = False
+    if family in ("rbp", "rbp_resid"):
+        x = 0.9
+    elif family == "SetF":
+        x = 1.0
     params = (m.group("params") or "").strip()
     if params:
         for part in params.split(","):
@@ -594,35 +906,24 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
                 if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
                     raise ValueError(f"measure {text!r}: rel must be an integer >= 1, got {value!r}")
                 rel = int(value)
-            else:
+            elif key == "dcg":
                 v = value.strip("'\"")
                 if v not in ("log2", "exp-log2"):
                     raise ValueError(f"measure {text!r}: dcg must be 'log2' or 'exp-log2', got {value!r}")
                 exp_gain = v == "exp-log2"
-    out = Measure(text, family, k, rel, exp_gain)
-    if out.form not in conv.measures:
-        others = [n for n, c in CONVENTIONS.items() if out.form in c.measures]
-        where = f" ({out.form}: {', '.join(others)})" if others else ""
-        raise ValueError(
-            f"measure {text!r} is not offered by the {conv.name} profile; it offers "
-            f"{', '.join(conv.measures)}{where}"
-        )
-    if family in ("nDCG", "DCG") and conv.exp_dcg != "any" and rel != 1:
-        raise ValueError(
-            f"measure {text!r}: the {conv.name} profile computes {family} with every positive "
-            "level counted; rel is ranx's option"
-        )
-    if exp_gain and conv.exp_dcg == "none":
-        raise ValueError(
-            f"measure {text!r}: the {conv.name} profile computes {family} with the relevance as "
-            "gain; dcg='exp-log2' is an option of ranx and of ir_measures (nDCG@k)"
-        )
-    if exp_gain and conv.exp_dcg == "gdeval" and (family != "nDCG" or k is None):
-        raise ValueError(
-            f"measure {text!r}: the {conv.name} profile takes dcg='exp-log2' for nDCG with a "
-            "cut-off only, as ir_measures serves it (gdeval), e.g. nDCG(dcg='exp-log2')@10"
-        )
-    return out
+            elif key == "recall":
+                x = _level(text, value, "recall level")
+            elif key == "p":
+                x = _level(text, value, "persistence p", low_open=True)
+                if x >= 1:
+                    raise ValueError(f"measure {text!r}: p must be below 1, got {value!r}")
+            elif key == "beta":
+                x = _level(text, value, "beta", low_open=True)
+    if kind in ("level", "multiple") and x is None:
+        example = f"{family}@0.1" if kind == "level" else f"{family}@0.2"
+        raise ValueError(f"measure {text!r} needs a " + ("recall level" if kind == "level" else
+                         "multiple of R") + f", e.g. {example}")
+    return Measure(text, family, k, rel, exp_gain, x)
 
 
 # --------------------------------------------------------------------------------------------
@@ -857,9 +1158,8 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     n1, n2 = sum(map(len, qrels.values())), sum(map(len, run.values()))
     if not (n1 and n2 and all(map(len, inner))):  # a query without documents: as the general
         return None
-    docs = np.fromiter(chain(itertools.chain(qrels.values(), run.values())), dtype=object,
-                       count=n1 + n2)  # the qrels' documents, then the run's: codes are rows
-    if not _text(docs):
+    rdocs = np.fromiter(chain(run.values()), dtype=object, count=n2)  # run rows' documents
+    if not (_text(rdocs) and _text(np.fromiter(chain(qrels.values()), dtype=object, count=n1))):
         return None
     qv = _plain_numbers(qrels.values(), n1)
     rv = _plain_numbers(run.values(), n2)
@@ -875,7 +1175,33 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     rel = np.fromiter(chain(map(qrels.get(q, empty).get, docs, nan) for q, docs in run.items()),
                       dtype=np.float64, count=n2)
     return _Inputs(qq, np.arange(n1), qv, rq, n1 + np.arange(n2), rv,
-                   np.fromiter(names, dtype=object, count=len(names)), docs, run_rel=rel)
+                   np.fromiter(names, dtype=object, count=len(names)),
+                   _DictNames(qrels, rdocs, n1), run_rel=rel)
+
+
+class _DictNames:
+    """Document ids of two dicts, by code (row): the qrels' rows, then the run's. The run's
+    are an array; the qrels' are listed only if a message asks for one."""
+
+    def __init__(self, qrels, run_docs, n_qrels):
+        self.qrels, self.run_docs, self.n_qrels = qrels, run_docs, n_qrels
+        self._all = None
+
+    def __len__(self):
+        return self.n_qrels + self.run_docs.size
+
+    def __getitem__(self, idx):
+        arr = np.asarray(idx)
+        if not arr.ndim and int(arr) >= self.n_qrels:
+            return self.run_docs[int(arr) - self.n_qrels]
+        rows = arr - self.n_qrels
+        if rows.size and rows.min() >= 0:
+            return self.run_docs[rows]
+        if self._all is None:
+            qdocs = np.fromiter(itertools.chain.from_iterable(self.qrels.values()), dtype=object,
+                                count=self.n_qrels)
+            self._all = np.concatenate([qdocs, self.run_docs])
+        return self._all[idx]
 
 
 class _ByteNames:
@@ -1003,9 +1329,10 @@ def _refuse_exponent_level(qrels, conv) -> None:
 
 
 def _check_order(order) -> None:
-    if order is not None and (not isinstance(order, str) or order not in ORDERS):
-        raise ValueError(f"order={order!r} is not valid; choose 'score' (rank by score, ties by "
-                         "the profile's rule) or 'rank' (an explicit order, scored as given)")
+    if order is not None:  # None: not given
+        check_choice(order, ORDERS, "order", explain=(
+            "'score': rank by score, ties by the profile's rule; 'rank': an explicit order, "
+            "scored as given"))
 
 
 def _load(qrels, run, order=None, conv=None) -> _Inputs:
@@ -1182,6 +1509,66 @@ class _Moves(NamedTuple):
         return out
 
 
+def _text_keys(dnames, codes) -> np.ndarray:
+    """The ids of ``codes`` as UTF-8 bytes (strcmp's order, and Python's), zero-padded, the
+    byte positions every id shares dropped: (n, bytes) uint8 whose lexicographic order is the
+    ids' order (a shorter id that is a prefix comes first). numpy sorts 8-bit keys by radix
+    sort, so :func:`numpy.lexsort` over them takes linear time."""
+    if isinstance(dnames, _ByteNames):  # a plain file's ids: bytes already
+        raw = np.ascontiguousarray(dnames.raw[codes].ravel())
+        if raw.dtype.itemsize == 0 or not raw.size:
+            return np.zeros((raw.size, 1), dtype=np.uint8)
+        keys = raw.view(np.uint8).reshape(raw.size, raw.dtype.itemsize)
+    else:
+        keys = _byte_matrix(dnames[codes], known_text=isinstance(dnames, _DictNames))
+    if not keys.shape[0]:
+        return keys
+    varying = (keys != keys[0]).any(axis=0)
+    return keys[:, varying] if varying.any() else keys[:, :1]
+
+
+def _byte_matrix(texts, known_text: bool = False) -> np.ndarray:
+    """Text ids as a (n, width) uint8 matrix of their UTF-8 bytes, zero-padded. Ids of one
+    length in ASCII (ClueWeb's, most collections') are joined and encoded in one piece; others
+    go through numpy's conversion, one id at a time."""
+    items = np.ravel(texts).tolist()
+    n = len(items)
+    if not n:
+        return np.zeros((0, 1), dtype=np.uint8)
+    if known_text or all(map(str.__instancecheck__, items)):
+        width = len(items[0])
+        data = ("\0".join(items) + "\0").encode("utf-8", "surrogateescape")
+        if width and len(data) == n * (width + 1):
+            mat = np.frombuffer(data, dtype=np.uint8).reshape(n, width + 1)
+            # every row ends in the separator and holds no other: every id has `width` bytes
+            if not mat[:, width].any() and mat[:, :width].all():
+                return mat[:, :width]
+    try:
+        raw = np.asarray(items, dtype=object).astype("S")
+    except UnicodeEncodeError:
+        raw = np.array([str(t).encode("utf-8", "surrogateescape") for t in items], dtype="S")
+    if raw.dtype.itemsize == 0:
+        return np.zeros((n, 1), dtype=np.uint8)
+    return np.ascontiguousarray(raw).view(np.uint8).reshape(n, raw.dtype.itemsize)
+
+
+def _text_order(dnames, codes, groups=None, descending=False) -> np.ndarray:
+    """The positions of ``codes`` sorted by their ids as text (stable), within ``groups``
+    (whole numbers, the primary key) when given: one lexsort of 8- and 16-bit keys."""
+    keys = _text_keys(dnames, codes)
+    if descending:
+        keys = np.uint8(255) - keys  # the reverse order of fixed-width, zero-padded bytes
+    cols = list(keys.T[::-1])
+    if groups is not None:
+        g = np.asarray(groups, dtype=np.int64)
+        cols.append((g & 0xFFFF).astype(np.uint16))
+        high = g >> 16
+        while high.any():
+            cols.append((high & 0xFFFF).astype(np.uint16))
+            high = high >> 16
+    return np.lexsort(cols)
+
+
 class _Batch:
     """The documents of each query in input order, padded: scores, labels, judged, doc codes.
 
@@ -1189,10 +1576,18 @@ class _Batch:
     rank order (as TREC runs are) and free of ties is used as it is, without a sort or a copy.
     """
 
-    def __init__(self, score, label, judged, doc, n, dnames, explicit=False):
+    def __init__(self, score, label, judged, doc, n, dnames, explicit=False, max_documents=None,
+                 judged_only=False, gains_only=False, scores_needed=True):
         self.score, self.label, self.judged, self.doc, self.n = score, label, judged, doc, n
         self.dnames = dnames
         self.explicit = explicit  # scores are negated ranks of an explicit order: no tie rule
+        self.max_documents, self.judged_only = max_documents, judged_only  # trec_eval -M, -J
+        # the measures asked for see nothing of a document but its gain (a positive level):
+        # tied documents of equal gain need no order among them
+        self.gains_only = gains_only
+        # the measures read the ranked scores (scikit-learn's thresholds and averages,
+        # torchmetrics' scores of 0 or less); else ranked() leaves them out (None)
+        self.scores_needed = scores_needed
         self._single = None
         self._is_single = False
         self.padded = bool(score.shape[1] and np.any(n < score.shape[1]))
@@ -1216,13 +1611,6 @@ class _Batch:
                 self._base = (np.argsort(neg, axis=1, kind="stable"),)
         return self._base[0]
 
-    def _strings_rank(self, codes):
-        """Rank of each code's document id as text, among the codes given (for id tie-breaks)."""
-        uniq, inv = np.unique(codes, return_inverse=True)
-        # a dense rank: two codes with the same text (rows of dicts) rank alike
-        _, rank = np.unique(_sortable_ids(self.dnames, uniq), return_inverse=True)
-        return rank.astype(np.int64)[inv].reshape(codes.shape)
-
     def order(self, rule):
         """Column order of each row from best to worst under a tie rule (None: as stored)."""
         if rule in ("average", "threshold"):
@@ -1238,27 +1626,22 @@ class _Batch:
         rows = np.flatnonzero(eq.any(axis=1))
         if not rows.size:
             return perm
-        if perm is None and rule in ("docno_desc", "docno_asc"):
-            return self._tie_moves(eq, rule)
-        perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
         if rule in ("docno_desc", "docno_asc"):
-            # only tied documents need the rank of their id as text: the second key decides
-            # nothing between documents whose scores differ (padding is never tied)
-            e = eq[rows]
-            tied_sorted = np.zeros(e.shape[:1] + (e.shape[1] + 1,), dtype=bool)
-            tied_sorted[:, 1:] |= e
-            tied_sorted[:, :-1] |= e
-            tied = np.zeros_like(tied_sorted)
-            np.put_along_axis(tied, perm[rows], tied_sorted, axis=1)
-            sub = np.zeros(tied.shape, dtype=np.int64)
-            sub[tied] = self._strings_rank(self.doc[rows][tied])
-            second = -sub if rule == "docno_desc" else sub
-            perm[rows] = np.lexsort((second, neg[rows]), axis=-1)
-        elif rule == "numba_quicksort":
+            # the documents of each run of equal scores, in score order, put in id order
+            moves = self._tie_moves(eq, rule, perm)
+            return moves if perm is None else moves.apply(perm)
+        perm = np.broadcast_to(np.arange(s.shape[1]), s.shape).copy() if perm is None else perm.copy()
+        if rule == "numba_quicksort":
             for r in rows:
                 n = int(self.n[r])
                 if n > 15:
                     perm[r, :n] = _numba_quicksort(neg[r, :n])
+        elif rule == "numba_quicksort_twice":
+            for r in rows:
+                n = int(self.n[r])
+                if n > 15:
+                    first = _numba_quicksort(neg[r, :n])
+                    perm[r, :n] = first[_numba_quicksort(neg[r, :n][first])]
         elif rule == "numba_quicksort_reversed":
             for r in rows:
                 n = int(self.n[r])
@@ -1267,20 +1650,46 @@ class _Batch:
             raise ValueError(f"unknown tie rule {rule!r}")
         return perm
 
-    def _tie_moves(self, eq, rule):
-        """Rows already in score order (a run written in rank order): only the documents of
-        each run of equal scores move, put in document id order. Returns (to, from): flat
-        positions of the tied documents and the flat position each takes its document from
-        (the same order as a sort of each whole row by score, then id)."""
+    def _tie_moves(self, eq, rule, perm=None):
+        """Rows in score order (as stored, or as ``perm`` orders them): only the documents of
+        each run of equal scores move, put in document id order, and only in runs whose
+        documents differ in relevance or judgement, or in gain when the measures see nothing
+        else (``gains_only``; elsewhere any order gives the same measures, which see nothing of
+        a document but those). Returns (to, from): flat
+        positions in score order of the tied documents and the flat position each takes its
+        document from (the order a sort of each whole row by score, then id, gives)."""
         q, w = self.score.shape
         left = np.zeros((q, w), dtype=bool)
         left[:, 1:] = eq  # tied with the document before it
         right = np.zeros((q, w), dtype=bool)
         right[:, :-1] = eq
         to = np.flatnonzero(left | right)  # row-major: each tied run is contiguous
-        group = np.cumsum(~left.ravel()[to])
-        sub = self._strings_rank(self.doc.ravel()[to])
-        return _Moves(to, to[np.lexsort((-sub if rule == "docno_desc" else sub, group))])
+        if not to.size:
+            return _Moves(to, to)
+
+        def at(mat):
+            return (mat if perm is None else np.take_along_axis(mat, perm, axis=1)).ravel()[to]
+
+        first = ~left.ravel()[to]
+        group = np.cumsum(first)  # from 1
+        differs = np.zeros(to.size, dtype=bool)  # from the tied document before it
+        if self.gains_only:
+            gain = np.maximum(at(self.label), 0.0)
+            differs[1:] = (gain[1:] != gain[:-1]) & ~first[1:]
+        else:
+            lab, jud = at(self.label), at(self.judged)
+            differs[1:] = ((lab[1:] != lab[:-1]) | (jud[1:] != jud[:-1])) & ~first[1:]
+        mixed = np.zeros(int(group[-1]) + 1, dtype=bool)
+        mixed[group[differs]] = True
+        keep = mixed[group]
+        if not keep.any():
+            return _Moves(to[:0], to[:0])
+        docs = at(self.doc)[keep]
+        to, group = to[keep], group[keep]
+        # each group of tied documents in id order, ascending or descending: one lexsort of
+        # their bytes and the group (ids within a group differ)
+        within = _text_order(self.dnames, docs, group, descending=rule == "docno_desc")
+        return _Moves(to, to[within])
 
     def single(self):
         """The same batch with scores rounded to single precision (trec_eval's C float)."""
@@ -1289,27 +1698,66 @@ class _Batch:
         if self._single is None:
             with np.errstate(over="ignore"):
                 score = self.score.astype(np.float32).astype(float)
-            self._single = _Batch(score, self.label, self.judged, self.doc, self.n, self.dnames)
+            self._single = _Batch(score, self.label, self.judged, self.doc, self.n, self.dnames,
+                                  max_documents=self.max_documents, judged_only=self.judged_only,
+                                  gains_only=self.gains_only, scores_needed=self.scores_needed)
             # already single: a flag, not a reference to itself, which would keep every
             # block's matrices alive until the garbage collector ran (0.45 GB at 10 M lines)
             self._single._is_single = True
         return self._single
 
     def ranked(self, rule):
-        """(labels, judged, scores) in rank order under ``rule``; padding: 0, False, -inf."""
+        """(labels, judged, scores) in rank order under ``rule``; padding: 0, False, -inf
+        (scores None when no measure reads them, ``scores_needed``). With ``max_documents`` or
+        ``judged_only`` (trec_eval's -M and -J) the rows are cut as trec_eval cuts them, and
+        :meth:`ranked_n` gives each row's length after the cut."""
         key = "input_order" if rule in ("average", "threshold") else rule
         if key not in self._ranked:
             perm = self.order(key)
-            score = self.score if not self.padded else np.where(self.valid, self.score, -np.inf)
+            score = None
+            if self.scores_needed or self.judged_only:
+                score = self.score if not self.padded else np.where(self.valid, self.score, -np.inf)
             if perm is None:
-                self._ranked[key] = (self.label, self.judged, score)
+                out = (self.label, self.judged, score)
             elif isinstance(perm, _Moves):
-                self._ranked[key] = tuple(perm.apply(x) for x in (self.label, self.judged, score))
+                out = tuple(None if x is None else perm.apply(x)
+                            for x in (self.label, self.judged, score))
             else:
-                self._ranked[key] = (np.take_along_axis(self.label, perm, axis=1),
-                                     np.take_along_axis(self.judged, perm, axis=1),
-                                     np.take_along_axis(score, perm, axis=1))
-        return self._ranked[key]
+                out = tuple(None if x is None else np.take_along_axis(x, perm, axis=1)
+                            for x in (self.label, self.judged, score))
+            self._ranked[key] = self._cut(*out)
+        return self._ranked[key][:3]
+
+    def ranked_n(self, rule):
+        """Documents of each row in :meth:`ranked` (after trec_eval's -M and -J)."""
+        key = "input_order" if rule in ("average", "threshold") else rule
+        self.ranked(rule)
+        return self._ranked[key][3]
+
+    def _cut(self, label, judged, score):
+        """trec_eval's -M (the first ``max_documents`` of each ranking) then -J (only documents
+        judged 0 or more, in their order), on ranked rows; returns the rows and their lengths."""
+        n = self.n
+        if self.max_documents is None and not self.judged_only:
+            return label, judged, score, n
+        w = label.shape[1]
+        if self.max_documents is not None and self.max_documents < w:
+            m = int(self.max_documents)
+            label, judged, score = label[:, :m], judged[:, :m], None if score is None else score[:, :m]
+            n = np.minimum(n, m)
+            w = m
+        if self.judged_only:
+            valid = np.arange(w)[None, :] < n[:, None]
+            keep = valid & judged & (label >= 0)
+            perm = np.argsort(~keep, axis=1, kind="stable")
+            label, judged, score = (None if x is None else np.take_along_axis(x, perm, axis=1)
+                                    for x in (label, judged, score))
+            n = keep.sum(axis=1).astype(np.int64)
+            inside = np.arange(w)[None, :] < n[:, None]
+            label = np.where(inside, label, 0.0)
+            judged = inside & judged
+            score = None if score is None else np.where(inside, score, -np.inf)
+        return label, judged, score, n
 
 
 # --------------------------------------------------------------------------------------------
@@ -1348,11 +1796,13 @@ def _dcg_ranked(gains, k):
     cumulative sum, as trec_eval adds them), so that a query's value does not depend on the
     other rows computed with it (a matrix product's rounding depends on the batch's shape)."""
     g = _cut(gains, k)
-    used = np.flatnonzero(g.any(axis=0))  # columns after the last gain add nothing
-    if not used.size:
+    rows, cols = np.nonzero(g)  # row by row, left to right: the order trec_eval adds them
+    if not rows.size:
         return np.zeros(g.shape[0])
-    w = int(used[-1]) + 1
-    return np.cumsum(g[:, :w] * _discount(w), axis=1)[:, -1].copy()
+    # a zero gain adds exactly nothing, so the sum over the nonzero gains, each row's in rank
+    # order (bincount adds in index order), is the sum over every rank
+    return np.bincount(rows, weights=g[rows, cols] * _discount(int(cols.max()) + 1)[cols],
+                       minlength=g.shape[0])
 
 
 def _dcg_tie_average(gains_ranked, scores_ranked, n, k):
@@ -1402,19 +1852,88 @@ def _threshold_ap(rel_ranked, scores_ranked, n, n_pos):
     return _safe_div((rel_ranked * valid * prec_end).sum(axis=1), n_pos)
 
 
-def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_sum):
+#: Families whose value depends on more of a document than its gain: whether it is judged,
+#: or judged negative (trec_eval's unjudged-in-pool), or its text (relstring).
+_SEES_JUDGEMENTS = frozenset({"Judged", "Bpref", "gm_bpref", "infAP", "unj", "rbp_resid",
+                              "num_nonrel_judged_ret", "relstring"})
+#: Families computed from trec_eval's relevance codes (:mod:`rankbook.trec_measures`).
+_TREC_CODE_FAMILIES = frozenset({
+    "Bpref", "gm_bpref", "infAP", "IPrec", "11pt_avg", "Rprec_mult", "NumRet", "NumRel",
+    "NumRelRet", "NumQ", "num_nonrel_judged_ret", "utility", "SetP", "SetR", "SetF", "SetAP",
+    "SetRelP", "relative_P", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "rbp_resid", "unj"})
+
+
+def _trec_code_values(m: Measure, conv: Convention, lab, judged, n, levels):
+    """A family of :mod:`rankbook.trec_measures` on ranked rows: each document's code is its
+    judged level, NOT_POOLED when the qrels do not list it and UNJUDGED when they list it
+    with a negative level (trec_eval's form_res_rels.c)."""
+    code = np.where(judged, np.where(lab >= 0, lab, float(_tm.UNJUDGED)), float(_tm.NOT_POOLED))
+    r = _tm.Ranking(code, np.asarray(n, dtype=np.int64), levels)
+    fam, rel = m.family, m.rel
+    simple = {"Bpref": _tm.bpref, "gm_bpref": _tm.bpref, "infAP": _tm.infap,
+              "NumRel": _tm.num_rel, "NumRelRet": _tm.num_rel_ret,
+              "num_nonrel_judged_ret": _tm.num_nonrel_judged_ret, "utility": _tm.utility,
+              "SetP": _tm.set_precision, "SetR": _tm.set_recall, "SetAP": _tm.set_map,
+              "SetRelP": _tm.set_relative_precision, "binG": _tm.bin_g, "Rndcg": _tm.rndcg}
+    if fam in simple:
+        return simple[fam](r, rel)
+    if fam == "NumRet":
+        return _tm.num_ret(r)
+    if fam == "NumQ":
+        return np.ones(r.n.shape)
+    if fam == "IPrec":
+        return _tm.iprec_at_recall(r, m.x, rel, conv.recall_cutoff)
+    if fam == "11pt_avg":
+        return _tm.eleven_point_average(r, rel, conv.recall_cutoff)
+    if fam == "Rprec_mult":
+        return _tm.rprec_mult(r, m.x, rel, fused=conv.recall_cutoff == "plus_0.9_fused")
+    if fam == "SetF":
+        return _tm.set_f(r, rel, m.x)
+    if fam == "relative_P":
+        return _tm.relative_precision(r, m.k, rel)
+    if fam == "G":
+        return _tm.g(r)
+    if fam == "ndcg_rel":
+        return _tm.ndcg_rel(r)
+    if fam == "rbp":
+        return _tm.rbp(r, m.x)
+    if fam == "rbp_resid":
+        return _tm.rbp_resid(r, m.x)
+    if fam == "unj":
+        return _tm.unjudged(r, m.k)
+    raise AssertionError(fam)
+
+
+def _printed5(values) -> np.ndarray:
+    """Each value as printf's %.5f prints it, read back (gdeval.pl's output, as ir_measures
+    reads it)."""
+    return np.array([float(f"{x:.5f}") for x in np.asarray(values, dtype=float)], dtype=float)
+
+
+def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_sum, levels=None):
     """Per-row values of one measure (rows: the batch's queries).
 
     Padding holds label 0, judged False and score -inf, so it is never relevant, judged or a
-    gain; a cut-off slices the first k columns before anything is computed.
+    gain; a cut-off slices the first k columns before anything is computed. ``levels`` holds
+    each query's judged levels (NaN-padded), for the families of :mod:`rankbook.trec_measures`.
     """
-    gdeval = m.exp_gain and conv.exp_dcg == "gdeval"
+    gdeval = (m.exp_gain and conv.exp_dcg == "gdeval") or m.family == "ERR"
     rule = "docno_desc" if gdeval else conv.tie_rule(m.form)
     if conv.score_precision(m.form) == "float32" and not gdeval and not batch.explicit:
         batch = batch.single()
     lab, judged, sc = batch.ranked(rule)
-    n = batch.n
+    n = batch.ranked_n(rule)
     k, fam = m.k, m.family
+    if fam in _TREC_CODE_FAMILIES:
+        return _trec_code_values(m, conv, lab, judged, n, levels)
+    if fam == "relstring":  # text: built by relstrings() only
+        code = np.where(judged, np.where(lab >= 0, lab, float(_tm.UNJUDGED)), float(_tm.NOT_POOLED))
+        return np.array(_tm.relstring(_tm.Ranking(code, np.asarray(n, dtype=np.int64), levels), m.k),
+                        dtype=object)
+    if fam == "ERR":  # gdeval.pl prints %.5f and ir_measures reads that text back
+        return _printed5(_tm.err(lab, n, k))
+    if fam == "gm_map":
+        fam = "AP"
     cut = (lambda x: x) if k is None else (lambda x: x[:, :k])
     if conv.judgments == "retrieved":
         n_rel = (lab >= m.rel).sum(axis=1).astype(float)
@@ -1489,7 +2008,7 @@ def _values(m: Measure, conv: Convention, batch: _Batch, num_rel, ideal, label_s
         if conv.name == "torchmetrics":
             out = np.where(label_sum != 0, out, 0.0)
         if gdeval:  # gdeval.pl prints %.5f and ir_measures reads that text back
-            out = np.array([float(f"{x:.5f}") for x in out])
+            out = _printed5(out)
         return out
     raise AssertionError(fam)
 
@@ -1536,6 +2055,29 @@ def _query_sort_key(names):
     return np.array(sorted(range(len(names)), key=lambda i: names[i]), dtype=np.int64)
 
 
+def _numeric_twins(data, in_qrels, in_run) -> str:
+    """' ... the qrels' '401.0' is the run's '401' ...' when ids of the two inputs are the same
+    number written differently (ids are compared as text), else ''."""
+    def as_numbers(mask):
+        out = {}
+        for name in data.qnames[np.flatnonzero(mask)][:10000]:
+            try:
+                out.setdefault(float(str(name)), str(name))
+            except ValueError:
+                continue
+        return out
+
+    only_q = as_numbers(in_qrels & ~in_run)
+    only_r = as_numbers(in_run & ~in_qrels)
+    twins = [(only_q[v], only_r[v]) for v in only_q if v in only_r and only_q[v] != only_r[v]]
+    if not twins:
+        return ""
+    a, b = twins[0]
+    more = f" ({len(twins)} such pairs)" if len(twins) > 1 else ""
+    return (f"; the qrels' {a!r} and the run's {b!r} are the same number written differently"
+            f"{more}: ids are compared as text, so write them alike in both inputs")
+
+
 def _no_match_message(data, in_qrels, in_run, conv) -> str:
     def some(mask):
         names = data.qnames[np.flatnonzero(mask)]
@@ -1549,7 +2091,8 @@ def _no_match_message(data, in_qrels, in_run, conv) -> str:
     return (f"no query of the run is judged in the qrels: the run has {some(in_run)}, "
             f"the qrels {some(in_qrels)}; ids are compared as text, so the run's queries are "
             f"{result} under the {conv.name} profile (the means are NaN where no query is "
-            "scored); check that both files use the same query ids")
+            "scored); check that both files use the same query ids"
+            + _numeric_twins(data, in_qrels, in_run))
 
 
 def _check_gdeval(data, conv):
@@ -1568,7 +2111,8 @@ def _check_gdeval(data, conv):
                 "by gdeval.pl, which reads only query ids that end in digits after their last '-'")
 
 
-def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> RunEvaluation:
+def evaluate_run(qrels, run, measures, convention="trec_eval", order=None,
+                 ties=None) -> RunEvaluation:
     r"""Score a run against relevance judgements under the conventions of one tool.
 
     Parameters
@@ -1582,7 +2126,11 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         ``{query: [first document, second, ...]}`` (a dict of lists), or a file or DataFrame
         read with ``order="rank"``.
     measures : str or sequence of str
-        ir_measures names, e.g. ``["nDCG@10", "AP", "P(rel=2)@5"]`` (module notes).
+        ir_measures names, e.g. ``["nDCG@10", "AP", "P(rel=2)@5", "IPrec@0.1"]`` (module
+        notes), or trec_eval's (``["ndcg_cut_10", "map", "bpref", "iprec_at_recall_0.10"]``,
+        :data:`TREC_EVAL_NAMES`); one name per item (a string with commas is refused). Each is
+        labelled in the result as written. Counts (``num_ret``, ``NumRel``, ...) are summed
+        over queries and ``gm_map``/``gm_bpref`` averaged geometrically (:data:`AGGREGATION`).
     convention : str or Convention
         ``"trec_eval"`` (default), ``"pytrec_eval"``, ``"ir_measures"``, ``"ranx"``,
         ``"sklearn"``, ``"torchmetrics"``, or a :class:`Convention` from :func:`profile`.
@@ -1595,6 +2143,11 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         the rank column of a TREC run file (its fourth), the ``rank`` column of a DataFrame or
         the values of a ``{query: {document: rank}}`` dict, rank 1 first. Two documents of a
         query with the same rank are refused.
+    ties : {None, "range"}
+        ``"range"``: also the lowest, highest and expected value over the orders of tied
+        documents (:func:`rankbook.tie_range.tie_range_of`): returns a
+        :class:`rankbook.tie_range.TieRange`, whose ``per_query`` and ``aggregate`` have the
+        columns ``value`` (as without it), ``low``, ``high`` and ``expected``.
 
     Returns
     -------
@@ -1655,7 +2208,64 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     0        1     P@5    0.1
     1        1      AP    0.5
     """
+    if ties is not None:
+        return _with_tie_range(qrels, run, measures, convention, order, ties)
     conv = profile(convention)
+    names, parsed = _requested(measures, conv)
+    data = _load(qrels, run, order, conv)
+    _check_inputs(data, conv, parsed, qrels)
+    chosen = _select_queries(data, conv)
+    judgements = _judgements(data, chosen, conv, parsed)
+    values = _score(data, chosen, judgements, conv, parsed)
+    return _assemble(data, chosen, judgements, conv, parsed, names, values)
+
+
+def relstrings(qrels, run, convention="trec_eval", order=None, length: int = 10) -> dict:
+    """trec_eval's ``relstring``: the relevance codes of each query's first ``length``
+    documents as text, in the profile's order (:func:`rankbook.trec_measures.relstring`: the
+    level 0 to 9, ``>`` above 9, ``-`` not in the qrels, ``.`` judged negative).
+
+    Parameters
+    ----------
+    qrels, run, convention, order
+        As in :func:`evaluate_run`.
+    length : int
+        Documents shown per query (trec_eval's ``-m relstring.N``; default 10).
+
+    Returns
+    -------
+    dict
+        Query id -> string, for the queries the profile scores (a judged query the run lacks,
+        scored under ``-c``, has ``""``), in natural query order.
+
+    Examples
+    --------
+    >>> relstrings({"1": {"a": 2, "b": 0, "z": -1}}, {"1": {"a": 3.0, "b": 2.0, "c": 1.0, "z": 0.0}})
+    {'1': '20-.'}
+    """
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:
+        raise ValueError(f"length={length!r} must be a whole number >= 0")
+    conv = profile(convention)
+    if conv.averaging == "pooled":
+        raise ValueError(f"relstring needs one ranking per query; the {conv.name} profile with "
+                         "averaging='pooled' has one list")
+    data = _load(qrels, run, order, conv)
+    _check_inputs(data, conv, [], qrels)
+    chosen = _select_queries(data, conv)
+    m = Measure("relstring", "relstring", int(length), 1, False)
+    judgements = _judgements(data, chosen, conv, [m])
+    (values,) = _score(data, chosen, judgements, conv, [m])
+    ids = np.concatenate([chosen.eval_ids, chosen.zero_rows]).astype(np.int64)
+    texts = list(values) + [""] * chosen.zero_rows.size
+    names = data.qnames[ids]
+    return {str(names[i]): texts[i] for i in _query_sort_key(names)}
+
+
+# ---- evaluate_run, step by step: measures, inputs, queries, judgements, scores, the result ----
+
+
+def _requested(measures, conv: Convention):
+    """The measure names as given and parsed; a repeated name is refused."""
     try:
         names = [measures] if isinstance(measures, str) else list(measures)
     except TypeError:
@@ -1667,15 +2277,17 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
     if len(set(names)) != len(names):
         dup = next(t for t in names if names.count(t) > 1)
         raise ValueError(f"measure {dup!r} is listed twice")
-    data = _load(qrels, run, order, conv)
-    nq = len(data.qnames)
+    return names, parsed
+
+
+def _check_inputs(data: _Inputs, conv: Convention, parsed, qrels) -> None:
+    """What the profile's peer refuses in the inputs as a whole: an explicit order pooled, a
+    fractional level where levels are whole, what gdeval.pl refuses, empty qrels or run."""
     if data.explicit and conv.averaging == "pooled":
         raise ValueError(
             f"the {conv.name} profile with averaging='pooled' pools every query's documents into "
             "one list, which has no order when each query's order is given; score an explicit "
             "order with averaging='per_query'")
-
-    # labels of the qrels, checked for what the peer accepts
     qv = data.qv
     if conv.whole_labels and qv.size and not np.all(qv == np.round(qv)):
         i = int(np.flatnonzero(qv != np.round(qv))[0])
@@ -1688,13 +2300,35 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
             "here; round the levels yourself, or use the sklearn or torchmetrics profile for "
             "graded fractions"
         )
-
-    if any(p.exp_gain for p in parsed) and conv.exp_dcg == "gdeval":
+    if any((p.exp_gain or p.family == "ERR") for p in parsed) and conv.exp_dcg == "gdeval":
         _check_gdeval(data, conv)
-
     if not data.qq.size:
         raise ValueError("the qrels hold no judgements, so no query can be scored; give at least "
                          "one (query, document, relevance) line")
+    if not data.rq.size:
+        raise ValueError("the run holds no documents (no query, document and score), so there is "
+                         "nothing to score; give at least one retrieved document (a run file's "
+                         "lines, or {query: {document: score}})")
+
+
+class _Chosen(NamedTuple):
+    """Which queries are scored: ``eval_ids`` (codes of the scored queries, in code order),
+    ``zero_rows`` (judged queries the run lacks that score 0), ``new_code`` (query code ->
+    row among the scored, -1 elsewhere) and the run's rows of scored queries, relabelled."""
+
+    eval_ids: np.ndarray
+    zero_rows: np.ndarray
+    new_code: np.ndarray
+    rq: np.ndarray
+    rd: np.ndarray
+    rv: np.ndarray
+    run_rel: np.ndarray | None
+
+
+def _select_queries(data: _Inputs, conv: Convention) -> _Chosen:
+    """The queries the profile scores, skips, scores 0 or refuses (judged but not run, run but
+    not judged), with the messages of the refusals."""
+    nq = len(data.qnames)
     in_qrels = np.zeros(nq, dtype=bool)
     in_qrels[data.qq] = True
     in_run = np.zeros(nq, dtype=bool)
@@ -1709,8 +2343,11 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
             why = (f"as ranx.evaluate does; profile({conv.name!r}, make_comparable=True) scores "
                    "such a query 0, as make_comparable=True does")
         if not np.any(in_qrels & in_run):
-            why += ("; no query of the run is judged at all: query ids are compared as text, "
+            shown = ", ".join(repr(str(x)) for x in data.qnames[np.flatnonzero(in_run)][:3])
+            why += (f"; no query of the run is judged at all (the run's are {shown}"
+                    f"{', ...' if in_run.sum() > 3 else ''}): query ids are compared as text, "
                     "check that both inputs use the same ids")
+        why += _numeric_twins(data, in_qrels, in_run)
         raise ValueError(
             f"query {data.qnames[only_q[0]]!r} is judged in the qrels but absent from the run "
             f"({only_q.size} such queries); the {conv.name} profile refuses it, {why}"
@@ -1723,34 +2360,46 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
             "make_comparable=True) leaves such a query out, as make_comparable=True does"
         )
     if data.qq.size and data.rq.size and not np.any(in_qrels & in_run):
-        warnings.warn(_no_match_message(data, in_qrels, in_run, conv), UserWarning, stacklevel=2)
+        warnings.warn(_no_match_message(data, in_qrels, in_run, conv), UserWarning, stacklevel=3)
     evaluated = in_run & (in_qrels | (conv.run_only == "unjudged"))
     zero_rows = only_q if conv.qrels_only == "zero" else np.zeros(0, dtype=np.int64)
-
-    # keep run rows of evaluated queries; relabel queries compactly
     keep = evaluated[data.rq]
     everything = bool(keep.all())
     rq, rd, rv = (data.rq, data.rd, data.rv) if everything else (data.rq[keep], data.rd[keep], data.rv[keep])
     rrel = data.run_rel if data.run_rel is None or everything else data.run_rel[keep]
-    rows_are_codes = data.run_rel is not None  # no document twice in a query: nothing to check
     eval_ids = np.flatnonzero(evaluated)
     new_code = np.full(nq, -1, dtype=np.int32 if nq < 2**31 else np.int64)
     new_code[eval_ids] = np.arange(eval_ids.size)
-    rq = new_code[rq]
-    m_q = eval_ids.size
+    return _Chosen(eval_ids, zero_rows, new_code, new_code[rq], rd, rv, rrel)
 
-    # judgements of the evaluated queries, grouped per query; a document judged twice is refused
-    qkeep = evaluated[data.qq]
-    qq, qd, qv = new_code[data.qq[qkeep]], data.qd[qkeep], data.qv[qkeep]
+
+class _Judgements(NamedTuple):
+    """The judgements of the scored queries: grouped rows (``qq`` row, ``qd`` document, ``qv``
+    level), the relevant count per ``rel`` used, the ideal gains per ``rel`` (nDCG, DCG) and
+    each query's levels, NaN-padded (the families of :mod:`rankbook.trec_measures`)."""
+
+    qq: np.ndarray
+    qd: np.ndarray
+    qv: np.ndarray
+    num_rel: dict
+    ideal: dict
+    levels: np.ndarray | None
+
+
+def _judgements(data: _Inputs, chosen: _Chosen, conv: Convention, parsed) -> _Judgements:
+    """The qrels of the scored queries, grouped per query (a document judged twice is
+    refused), and what each measure needs of them."""
+    m_q = chosen.eval_ids.size
+    qkeep = chosen.new_code[data.qq] >= 0
+    qq, qd, qv = chosen.new_code[data.qq[qkeep]], data.qd[qkeep], data.qv[qkeep]
     qgroups = _Groups(qq, m_q)
     qvalid = qgroups.valid()
-    dup = None if rows_are_codes else _first_duplicate(qgroups.pad(qd, -1, dtype=np.int64), qvalid)
+    dup = (None if data.run_rel is not None  # read as dicts or joined files: no repeat possible
+           else _first_duplicate(qgroups.pad(qd, -1, dtype=np.int64), qvalid))
     if dup is not None:
-        raise _duplicate_error("qrels", data.qnames[eval_ids[dup[0]]], data.dnames[dup[1]])
-
-    # what the qrels say per query: relevant counts and the ideal gains, for every rel used
+        raise _duplicate_error("qrels", data.qnames[chosen.eval_ids[dup[0]]], data.dnames[dup[1]])
     rels = sorted({p.rel for p in parsed})
-    num_rel, ideal = {}, {}
+    num_rel, ideal, levels = {}, {}, None
     if conv.judgments == "all" and m_q:
         for r in rels:
             num_rel[r] = np.bincount(qq, weights=(qv >= r).astype(float), minlength=m_q)
@@ -1762,11 +2411,23 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
                 else:
                     g = np.where(lab_q > 0, lab_q, 0.0)
                 ideal[r] = -np.sort(-g, axis=1)
+        if any(p.family in _TREC_CODE_FAMILIES or p.family == "relstring" for p in parsed):
+            levels = np.where(qvalid, qgroups.pad(qv, np.nan), np.nan)
+    return _Judgements(qq, qd, qv, num_rel, ideal, levels)
 
-    # the run grouped per query, in input order, then scored a block of queries at a time: the
-    # padded matrices of one block stay small whatever the size of the run, and a signal is
-    # answered between blocks. Every block is padded to the widest query of the whole run, so
-    # each row is computed exactly as it would be in one batch.
+
+def _score(data: _Inputs, chosen: _Chosen, judgements: _Judgements, conv: Convention,
+           parsed) -> list:
+    """Each measure's value for every scored query (one array per measure, queries in code
+    order). The run is grouped per query, in input order, then scored a block of queries at a
+    time: the padded matrices of one block stay small whatever the size of the run, and a
+    signal is answered between blocks. Every block is padded to the widest query of the whole
+    run, so each row is computed exactly as it would be in one batch."""
+    rq, rd, rv, rrel = chosen.rq, chosen.rd, chosen.rv, chosen.run_rel
+    eval_ids = chosen.eval_ids
+    m_q = eval_ids.size
+    rows_are_codes = data.run_rel is not None  # no document twice in a query: nothing to check
+    qq, qd, qv = judgements.qq, judgements.qd, judgements.qv
     groups = _Groups(rq, m_q)
     counts = groups.counts
     width = groups.width
@@ -1786,6 +2447,12 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         blocks = [(a, min(a + step, m_q)) for a in range(0, m_q, step)]
     found = {}  # problem -> message, first block where each appears (the whole run's first)
     parts = [[] for _ in parsed]
+    # measures that see of a document only its gain (a positive level), or whether it reaches
+    # rel: the order among tied documents of equal gain changes none of them
+    gains_only = (conv.negative_labels != "gain" and conv.max_documents is None
+                  and not conv.judged_only and not any(p.family in _SEES_JUDGEMENTS for p in parsed))
+    rules = {conv.ties, *(r for _, r in conv.ties_by_measure)}
+    scores_needed = (not conv.nonpositive_scores_relevant or bool(rules & {"average", "threshold"}))
     for a, b in blocks:
         rows_ = (slice(int(starts[a]), int(starts[b])) if groups.order is None
                  else groups.order[int(starts[a]):int(starts[b])])
@@ -1838,15 +2505,18 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
             judged_m, doc_m = judged_m.ravel()[flat][None, :], doc_m.ravel()[flat][None, :]
             n_block = np.array([score_m.shape[1]], dtype=np.int64)
         batch = _Batch(score_m, label_m, judged_m, doc_m, n_block.astype(np.int64),
-                       data.dnames, explicit=data.explicit)
+                       data.dnames, explicit=data.explicit, max_documents=conv.max_documents,
+                       judged_only=conv.judged_only, gains_only=gains_only,
+                       scores_needed=scores_needed)
         label_sum = label_m.sum(axis=1)
         if pooled:
-            nr, idl = num_rel, ideal
+            nr, idl, lv = judgements.num_rel, judgements.ideal, judgements.levels
         else:
-            nr = {r: v[a:b] for r, v in num_rel.items()}
-            idl = {r: v[a:b] for r, v in ideal.items()}
+            nr = {r: v[a:b] for r, v in judgements.num_rel.items()}
+            idl = {r: v[a:b] for r, v in judgements.ideal.items()}
+            lv = None if judgements.levels is None else judgements.levels[a:b]
         for j, p in enumerate(parsed):
-            parts[j].append(_values(p, conv, batch, nr, idl, label_sum))
+            parts[j].append(_values(p, conv, batch, nr, idl, label_sum, lv))
         del batch, score_m, label_m, judged_m, doc_m
     for problem in ("ranks", "negative"):
         if problem in found:
@@ -1862,19 +2532,57 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
                 f"profile needs at least {conv.min_documents_dcg} for (n)DCG, as "
                 "sklearn.metrics.ndcg_score refuses a single document"
             )
+    return [np.concatenate(ps) if ps else np.zeros(0) for ps in parts]
 
-    values = [np.concatenate(ps) if ps else np.zeros(0) for ps in parts]
 
-    # assemble
+def _zero_row_values(data: _Inputs, chosen: _Chosen, conv: Convention, m: Measure) -> np.ndarray:
+    """The value of a judged query the run lacks, where the profile scores it (``qrels_only=
+    "zero"``): 0, except under trec_eval's -c, which scores a one-document run of an unjudged
+    document: ``num_rel`` is the query's relevant count and ``num_q`` counts it."""
+    zero = np.zeros(chosen.zero_rows.size)
+    if not conv.name.startswith("trec_eval") or not chosen.zero_rows.size:
+        return zero
+    if m.family == "NumQ":
+        return zero + 1.0
+    if m.family == "NumRel":
+        mask = np.zeros(len(data.qnames), dtype=bool)
+        mask[chosen.zero_rows] = True
+        inq = mask[data.qq]
+        count = np.bincount(data.qq[inq], weights=(data.qv[inq] >= m.rel).astype(float),
+                            minlength=len(data.qnames))
+        return count[chosen.zero_rows]
+    return zero
+
+
+def _aggregate(parsed, mat: np.ndarray) -> np.ndarray:
+    """The value over queries of each measure (a column of ``mat``; :data:`AGGREGATION`):
+    mean, sum or geometric mean; NaN when no query is scored."""
+    if not mat.shape[0]:
+        return np.full(len(parsed), np.nan)
+    out = mat.mean(axis=0)
+    for j, p in enumerate(parsed):
+        kind = AGGREGATION.get(p.family, "mean")
+        if kind == "sum":
+            out[j] = mat[:, j].sum()
+        elif kind == "gmean":
+            out[j] = np.exp(np.mean(np.log(np.maximum(mat[:, j], MIN_GEO_MEAN))))
+    return out
+
+
+def _assemble(data: _Inputs, chosen: _Chosen, judgements: _Judgements, conv: Convention,
+              parsed, names, values) -> RunEvaluation:
+    """The tidy per-query table (queries in natural order) and the value over queries."""
     if conv.averaging == "pooled":
         agg = pd.Series([float(v[0]) if v.size else float("nan") for v in values], index=names, dtype=float)
         per = pd.DataFrame({"query_id": pd.Series(["(pooled)"] * len(names), dtype=object),
                             "measure": names, "value": agg.to_numpy()})
         return RunEvaluation(per, agg)
-    all_ids = np.concatenate([eval_ids, zero_rows]).astype(np.int64)
+    m_q = chosen.eval_ids.size
+    all_ids = np.concatenate([chosen.eval_ids, chosen.zero_rows]).astype(np.int64)
     mat = np.zeros((all_ids.size, len(parsed)))
-    for j, v in enumerate(values):
+    for j, (v, p) in enumerate(zip(values, parsed)):
         mat[: m_q, j] = v
+        mat[m_q:, j] = _zero_row_values(data, chosen, conv, p)
     qnames = data.qnames[all_ids]
     srt = _query_sort_key(qnames)
     qnames, mat = qnames[srt], mat[srt]
@@ -1883,9 +2591,25 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None) -> Ru
         "measure": np.tile(np.array(names, dtype=object), qnames.size),
         "value": mat.ravel(),
     })
-    agg = pd.Series(mat.mean(axis=0) if qnames.size else np.full(len(names), np.nan), index=names, dtype=float)
+    agg = pd.Series(_aggregate(parsed, mat), index=names, dtype=float)
     agg.index.name = "measure"
     return RunEvaluation(per, agg)
+
+
+def _with_tie_range(qrels, run, measures, convention, order, ties):
+    """``evaluate_run(..., ties="range")``: the evaluation, then :mod:`rankbook.tie_range`."""
+    from . import tie_range as _tr
+
+    if ties != "range":
+        raise ValueError(f"ties={ties!r} is not valid; choose None (the profile's own tie "
+                         "rule) or 'range' (also the lowest, highest and expected value over "
+                         "the orders of tied documents)")
+    qrels, run = _tr.read_once(qrels, run, order)
+    res = evaluate_run(qrels, run, measures, convention, order)
+    conv = profile(convention)
+    names = [measures] if isinstance(measures, str) else list(measures)
+    return _tr.tie_range_of(res, qrels, run, [parse_measure(t, conv) for t in names], conv,
+                            order)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1975,7 +2699,25 @@ _SETTINGS = (
     ("k_beyond_list", "P@k with k longer than the list"),
     ("gain", "gain and discount"),
     ("averaging", "averaging"),
+    ("repeated_calls", "one evaluator scoring several runs"),
 )
+
+#: What happens when one evaluator object scores several runs, by profile (pytrec_eval issues
+#: 22, 38 and 57: the original pytrec_eval 0.5 loses measures cut at several depths, or returns
+#: wrong values, from its second call on; pytrec-eval-terrier fixed it).
+REPEATED_CALLS = {
+    "trec_eval": "a new process per run: nothing carries over",
+    "trec_eval_9": "a new process per run: nothing carries over",
+    "pytrec_eval": ("equal results (pytrec-eval-terrier); the original pytrec_eval 0.5 drops "
+                    "all but one depth of a measure cut at several from the second evaluate() "
+                    "on, and can return wrong values (cvangysel/pytrec_eval issues 22, 38, 57)"),
+    "ir_measures": ("equal results with pytrec-eval-terrier >= 0.5.4; with the original "
+                    "pytrec_eval 0.5 the bug above (ir_measures issues 42, 49)"),
+    "ranx": "no evaluator object: each evaluate() call starts afresh",
+    "sklearn": "functions without state",
+    "torchmetrics": ("functional calls hold no state; a RetrievalMetric object pools every "
+                     "update() until reset()"),
+}
 
 
 def _describe(conv: Convention, setting: str) -> str:
@@ -1987,6 +2729,8 @@ def _describe(conv: Convention, setting: str) -> str:
         single = " (scores compared in single precision)" if conv.score_dtype == "float32" else ""
         text = {"docno_desc": "document id, descending", "docno_asc": "document id, ascending",
                 "input_order": "input order", "numba_quicksort": "numba quicksort (input order up to 15 documents)",
+                "numba_quicksort_twice": "numba quicksort, twice (make_comparable re-sorts the run)",
+                "numba_quicksort_reversed": "numba quicksort of the scores, reversed",
                 "average": "averaged over the tied group", "threshold": "one threshold per tied group"}
         out = text[conv.ties]
         if conv.ties_by_measure:
@@ -2022,6 +2766,8 @@ def _describe(conv: Convention, setting: str) -> str:
         return "relevance" + extra.get(conv.exp_dcg, "") + ", log2(rank + 1)"
     if setting == "averaging":
         return {"per_query": "mean over queries", "pooled": "one pooled list"}[conv.averaging]
+    if setting == "repeated_calls":
+        return REPEATED_CALLS.get(conv.name, "")
     raise AssertionError(setting)
 
 
@@ -2030,6 +2776,16 @@ def conventions_table(with_sources: bool = True) -> pd.DataFrame:
 
     Returns a DataFrame with columns ``setting`` and one per profile; with ``with_sources``
     each cell also names where the peer makes the choice.
+
+    Parameters
+    ----------
+    with_sources : bool
+        Name each peer's source in the cells.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``setting`` and one per profile.
 
     Examples
     --------

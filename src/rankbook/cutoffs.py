@@ -73,7 +73,7 @@ def _blocks(s, v, inv_s, inv_v, batch):
         yield [x[start:start + step] for x in arrays]
 
 
-def batch_of(checked) -> tuple:
+def _batch_of(checked) -> tuple:
     return checked[4]
 
 
@@ -107,7 +107,7 @@ def true_positives(sigma, nu, ks: Sequence[int]) -> np.ndarray:
     checked = _metrics._checked(sigma, nu)
     ks = _check_ks(ks, checked[0].shape[-1])
     out = [_tp_block(b[2], b[3], ks) for b in _blocks(*checked)]
-    return np.concatenate(out).reshape(batch_of(checked) + (len(ks),))
+    return np.concatenate(out).reshape(_batch_of(checked) + (len(ks),))
 
 
 class _TopK:
@@ -156,7 +156,7 @@ def evaluate_cutoffs(names: Sequence[str], sigma, nu, ks: Sequence[int], *,
             raise ValueError(f"{name!r} does not depend on k; valid: the k-dependent metrics "
                              f"{', '.join(CONFUSION + RANK_POSITION)}")
     checked = _metrics._checked(sigma, nu)
-    n, batch = checked[0].shape[-1], batch_of(checked)
+    n, batch = checked[0].shape[-1], _batch_of(checked)
     ks = _check_ks(ks, n)
     parts: dict = {name: [] for name in names}
     # a confusion-matrix metric is a function of TP in 0..k: tabulate it once per cut-off with

@@ -256,6 +256,26 @@ def linear_image(metric: str, fmap, n: int, *, k: Optional[int] = None, absolute
     are made equal first (sums of the same terms in another order, as in MRR), so that ties
     are exact.
 
+    Parameters
+    ----------
+    metric : str
+        A metric of :data:`rankbook.metrics.NAMES`.
+    fmap : LinearMap or str
+        The map :math:`m \\mapsto a m + b` (``"2m + 1"``, ``"-m + 0.5"``, ``"m - m0"``).
+    n : int
+        The size of the rankings, at most 6 (S_n is tabulated).
+    k : int, optional
+        The cut-off of a metric that needs one.
+    absolute : bool
+        Tabulate :math:`|\\tilde m|` instead.
+    sign : bool
+        Tabulate :math:`\\operatorname{sign}(a)\\,\\tilde m` instead.
+
+    Returns
+    -------
+    rankbook.properties.TabulatedMetric
+        A callable ``f(sigma, nu)`` over S_n with a ``name`` (the map applied to the metric).
+
     Examples
     --------
     >>> t = linear_image("kendall_tau", "-m + 0.5", 4, absolute=True)
@@ -264,7 +284,7 @@ def linear_image(metric: str, fmap, n: int, *, k: Optional[int] = None, absolute
     """
     f = _as_map(fmap)
     if metric not in _metrics.REGISTRY:
-        raise ValueError(f"unknown metric {metric!r}; valid: {', '.join(_metrics.NAMES)}")
+        raise _metrics._unknown(metric)
     if absolute and sign:
         raise ValueError("choose absolute=True or sign=True, not both")
     n = _properties._check_n(n)
@@ -319,6 +339,17 @@ def proposition_7_1_cases(names: Optional[Iterable[str]] = None, ns: Sequence[in
     reading of :data:`READINGS`: whether the premise holds for :math:`m` and, where it does,
     whether the conclusion holds for :math:`\\tilde m`, with a counterexample when it does not.
 
+    Parameters
+    ----------
+    names : iterable of str, optional
+        Metrics of :data:`rankbook.metrics.NAMES`; all 33 by default.
+    ns : sequence of int
+        Sizes of the symmetric groups, each at most 6.
+    maps : sequence of str or LinearMap
+        The linear maps :math:`\\tilde m = a m + b` tried.
+    ks : sequence of int
+        Cut-offs of the metrics that need one (those below n).
+
     Returns
     -------
     pandas.DataFrame
@@ -340,7 +371,7 @@ def proposition_7_1_cases(names: Optional[Iterable[str]] = None, ns: Sequence[in
     names = list(_metrics.NAMES if names is None else names)
     for name in names:
         if name not in _metrics.REGISTRY:
-            raise ValueError(f"unknown metric {name!r}; valid: {', '.join(_metrics.NAMES)}")
+            raise _metrics._unknown(name)
     fmaps = [_as_map(f) for f in maps]
     if not fmaps:
         raise ValueError("maps must hold at least one linear map")
@@ -428,6 +459,11 @@ def _cases_of(name, n, k, fmaps):
 
 def proposition_7_1_summary(cases: pd.DataFrame) -> pd.DataFrame:
     """One row per statement and reading: how many cases, how many fail, and a first counterexample.
+
+    Parameters
+    ----------
+    cases : pandas.DataFrame
+        The table of :func:`proposition_7_1_cases`.
 
     Returns
     -------

@@ -44,12 +44,11 @@ computes several of them in one call and validates the batch once.
 
 from __future__ import annotations
 
-import numbers
-from typing import Sequence
 
 import numpy as np
 
 from . import ties as _ties
+from ._validation import check_choice, check_finite, check_int, check_number
 
 __all__ = [
     "GAINS",
@@ -118,22 +117,11 @@ _PAIR_CHUNK = 1024  # rows per block in the pairwise counts: memory is _PAIR_CHU
 # validation
 
 
-def _check_choice(value, name: str, choices: Sequence[str]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name}={value!r} is not valid; choose one of {list(choices)}")
-    return value
-
-
 def _check_k(k, name: str = "k", allow_none: bool = True):
-    if k is None:
-        if allow_none:
-            return None
+    if k is None and not allow_none:
         raise ValueError(f"{name} is required: give an integer >= 1")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise ValueError(f"{name}={k!r} must be an integer >= 1 (or None for the whole list)")
-    if k < 1:
-        raise ValueError(f"{name}={k} must be >= 1 (or None for the whole list)")
-    return int(k)
+    return check_int(k, name, low=1, allow_none=allow_none,
+                     explain="None for the whole list" if allow_none else "")
 
 
 def _as_float_1d(values, name: str) -> np.ndarray:
@@ -143,10 +131,7 @@ def _as_float_1d(values, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D sequence of numbers: {exc}") from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one list), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"{name} must be finite numbers; position {bad} holds {arr[bad]}")
-    return arr
+    return check_finite(arr, name)
 
 
 def _check_relevance(relevance, name: str = "relevance") -> np.ndarray:
@@ -161,11 +146,7 @@ def _check_relevance(relevance, name: str = "relevance") -> np.ndarray:
 
 
 def _check_log_base(log_base) -> float:
-    if isinstance(log_base, bool) or not isinstance(log_base, numbers.Real):
-        raise ValueError(f"log_base={log_base!r} must be a real number > 1")
-    if not np.isfinite(log_base) or log_base <= 1:
-        raise ValueError(f"log_base={log_base!r} must be a finite real number > 1")
-    return float(log_base)
+    return check_number(log_base, "log_base", low=1, low_open=True)
 
 
 def _check_n_relevant(n_relevant, n_queries: int, name: str = "n_relevant"):
@@ -251,7 +232,7 @@ def _pad(batch, lengths, name: str):
 
 
 def _reduce(per_query: np.ndarray, nan_policy: str, reduce: bool):
-    _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    check_choice(nan_policy, NAN_POLICIES, "nan_policy")
     if nan_policy == "zero":
         per_query = np.where(np.isnan(per_query), 0.0, per_query)
     if not reduce:
@@ -313,7 +294,7 @@ def _rr_kernel(values, k, relevant=None):
 
 
 def _gain(values, gain):
-    _check_choice(gain, "gain", GAINS)
+    check_choice(gain, GAINS, "gain")
     if gain == "linear":
         return values
     return np.expm1(values * np.log(2.0))  # 2**rel - 1, accurate for small rel
@@ -621,6 +602,25 @@ def f1_at_k(relevance, k, n_relevant=None, scores=None, ties: str = "expected") 
     F1 is linear in ``h``, so ``"expected"`` is :math:`2E[h]/(k+m)`, the harmonic mean of the
     expected precision and recall; ``scores`` and ``ties`` as in :func:`precision_at_k`.
 
+    Parameters
+    ----------
+    relevance : sequence of float >= 0
+        Relevance of the returned items in rank order, or aligned with ``scores``.
+    k : int >= 1
+        The cut-off.
+    n_relevant : int, optional
+        Relevant items judged for the query (default: those in the list).
+    scores : sequence of float, optional
+        Predicted scores, aligned with ``relevance``; the items are then ranked by decreasing
+        score.
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Rule for equal scores, as in :func:`precision_at_k`; used only with ``scores``.
+
+    Returns
+    -------
+    float
+        In [0, 1]; nan when no item is relevant.
+
     Examples
     --------
     >>> round(f1_at_k([1, 0, 2, 0], k=2, n_relevant=4), 6)
@@ -644,6 +644,23 @@ def hit_at_k(relevance, k, scores=None, ties: str = "expected") -> float:
     and ``r`` relevant items, ``"expected"`` is :math:`1 - \binom{g-r}{c}/\binom{g}{c}`
     (hypergeometric) unless an earlier group holds a relevant item. ``scores`` and ``ties`` as
     in :func:`precision_at_k`.
+
+    Parameters
+    ----------
+    relevance : sequence of float >= 0
+        Relevance of the returned items in rank order, or aligned with ``scores``.
+    k : int >= 1
+        The cut-off.
+    scores : sequence of float, optional
+        Predicted scores, aligned with ``relevance``; the items are then ranked by decreasing
+        score.
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Rule for equal scores, as in :func:`precision_at_k`; used only with ``scores``.
+
+    Returns
+    -------
+    float
+        In [0, 1] (0 or 1 without tied scores).
 
     Examples
     --------
@@ -731,6 +748,23 @@ def reciprocal_rank(relevance, k=None, scores=None, ties: str = "expected") -> f
     those probabilities over the ranks (up to ``k``). ``scores`` and ``ties`` as in
     :func:`precision_at_k`.
 
+    Parameters
+    ----------
+    relevance : sequence of float >= 0
+        Relevance of the returned items in rank order, or aligned with ``scores``.
+    k : int, optional
+        Search only the first ``k`` positions.
+    scores : sequence of float, optional
+        Predicted scores, aligned with ``relevance``; the items are then ranked by decreasing
+        score.
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Rule for equal scores, as in :func:`precision_at_k`; used only with ``scores``.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
     Examples
     --------
     >>> reciprocal_rank([0, 0, 1, 1])
@@ -756,6 +790,22 @@ def cg(relevance, k=None, scores=None, ties: str = "expected") -> float:
     ``scores``): only the group straddling the cut matters; ``"expected"`` gives each of its
     positions the group's mean relevance. ``scores`` and ``ties`` as in :func:`precision_at_k`.
 
+    Parameters
+    ----------
+    relevance : sequence of float >= 0
+        Relevance of the returned items in rank order, or aligned with ``scores``.
+    k : int, optional
+        The cut-off (default: the whole list).
+    scores : sequence of float, optional
+        Predicted scores, aligned with ``relevance``; the items are then ranked by decreasing
+        score.
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Rule for equal scores, as in :func:`precision_at_k`; used only with ``scores``.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> cg([3, 2, 0, 1], k=2)
@@ -780,6 +830,20 @@ def order_by_scores(relevance, scores, ties: str = "pessimistic") -> np.ndarray:
     ``"average"``) has no single order; pass ``scores`` to the measures instead. (scikit-learn's
     ``ignore_ties=True`` leaves tied items in the order of numpy's default, unstable argsort,
     which none of these rules reproduces in general; without ties all rules agree.)
+
+    Parameters
+    ----------
+    relevance : sequence of float
+        Relevance of the items, aligned with ``scores``.
+    scores : sequence of float
+        Predicted scores.
+    ties : {"pessimistic", "optimistic", "order"}
+        Rule for equal scores.
+
+    Returns
+    -------
+    ndarray of float
+        The relevance values in ranked order.
 
     Examples
     --------
@@ -855,7 +919,7 @@ def dcg(relevance, k=None, gain: str = "linear", log_base: float = 2, scores=Non
     """
     k = _check_k(k)
     log_base = _check_log_base(log_base)
-    _check_choice(gain, "gain", GAINS)
+    check_choice(gain, GAINS, "gain")
     values, blocks = _one_ranked(relevance, scores, ties)
     return float(_ranked_dcg(values, blocks, k, gain, log_base)[0])
 
@@ -916,8 +980,8 @@ def ndcg(
     """
     k = _check_k(k)
     log_base = _check_log_base(log_base)
-    _check_choice(gain, "gain", GAINS)
-    _check_choice(ideal_cut, "ideal_cut", IDEAL_CUTS)
+    check_choice(gain, GAINS, "gain")
+    check_choice(ideal_cut, IDEAL_CUTS, "ideal_cut")
     num = dcg(relevance, k=k, gain=gain, log_base=log_base, scores=scores, ties=ties)
     rel = _check_relevance(relevance)
     ideal_arr = rel if ideal is None else _check_relevance(ideal, "ideal")
@@ -955,6 +1019,11 @@ def r_score(ratings, d: float, alpha: float, normalize: bool = False, scores=Non
     scores, ties
         As in :func:`precision_at_k`.
 
+    Returns
+    -------
+    float
+        nan when normalised and every rating is <= ``d``.
+
     Examples
     --------
     >>> r_score([5, 3, 4], d=3, alpha=2)  # 2/1 + 0/2 + 1/4
@@ -966,10 +1035,8 @@ def r_score(ratings, d: float, alpha: float, normalize: bool = False, scores=Non
     """
     ties = _check_tie_rule(ties)
     r = _as_float_1d(ratings, "ratings")
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not np.isfinite(d):
-        raise ValueError(f"d={d!r} must be a finite real number (the neutral rating)")
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha) or alpha <= 1:
-        raise ValueError(f"alpha={alpha!r} must be a finite real number > 1 (half-life in positions)")
+    d = check_number(d, "d", example="the neutral rating")
+    alpha = check_number(alpha, "alpha", low=1, low_open=True, example="half-life in positions")
     disc = np.exp2(-np.arange(r.shape[0]) / (alpha - 1.0))
     util = np.maximum(r - d, 0.0)
     if scores is None:
@@ -991,6 +1058,19 @@ def r_score_aggregate(batch, d: float, alpha: float) -> float:
     r"""The aggregated R-score :math:`R = \sum_u R_u / \sum_u R_u^*` over users.
 
     Breese et al. multiply it by 100; we do not. ``nan`` if every user's best utility is 0.
+
+    Parameters
+    ----------
+    batch : list of sequences of float
+        Each user's ratings in rank order.
+    d : float
+        Neutral rating.
+    alpha : float > 1
+        Half-life in positions.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -1053,6 +1133,18 @@ def ndpm(reference_scores, system_scores) -> float:
     reversal, 0.5 a system that ties everything. ``nan`` when the reference orders no pair.
     Higher scores mean "ranked higher" in both arguments.
 
+    Parameters
+    ----------
+    reference_scores : sequence of float
+        The reference's scores of the items (higher is ranked higher).
+    system_scores : sequence of float
+        The system's scores of the same items.
+
+    Returns
+    -------
+    float
+        In [0, 1]; nan when the reference orders no pair.
+
     Examples
     --------
     >>> ndpm([3, 2, 1], [3, 2, 1]), ndpm([3, 2, 1], [1, 2, 3]), ndpm([3, 2, 1], [0, 0, 0])
@@ -1082,6 +1174,20 @@ def fcp(reference_scores, system_scores, ties: str = "discordant") -> float:
     expected value of random tie-breaking, as in ROC AUC) or ``"omit"``. ``nan`` when no pair
     remains. A random tie-free order has expected FCP 1/2.
 
+    Parameters
+    ----------
+    reference_scores : sequence of float
+        The reference's scores of the items.
+    system_scores : sequence of float
+        The system's scores of the same items.
+    ties : {"discordant", "half", "omit"}
+        How a pair the system ties counts.
+
+    Returns
+    -------
+    float
+        In [0, 1]; nan when no pair remains.
+
     Examples
     --------
     >>> fcp([3, 2, 1], [0.9, 0.5, 0.7])
@@ -1089,7 +1195,7 @@ def fcp(reference_scores, system_scores, ties: str = "discordant") -> float:
     >>> fcp([3, 2, 1], [1, 1, 0]), fcp([3, 2, 1], [1, 1, 0], ties="half")
     (0.6666666666666666, 0.8333333333333334)
     """
-    _check_choice(ties, "ties", FCP_TIES)
+    check_choice(ties, FCP_TIES, "ties")
     a, b = _paired_scores(reference_scores, system_scores)
     c = _pair_counts(a, b)
     nc, nd, nt = c["concordant"], c["discordant"], c["tied_y"]
@@ -1113,6 +1219,18 @@ def kendall_tau_distance_at_k(a, b, k=None) -> float:
     {cite}`ltrmetricsblog`. The blog note leaves ``n`` undefined; we take ``n = |K|`` so that the
     value lies in [0, 1]. For ``k=None`` it equals ``(1 - tau)/2`` with Kendall's tau of the two
     position vectors. Ties: none (orderings of distinct items). ``nan`` if ``n < 2``.
+
+    Parameters
+    ----------
+    a, b : sequence of hashable
+        Orderings of the same distinct items, best first.
+    k : int, optional
+        The top considered (default: all items).
+
+    Returns
+    -------
+    float
+        In [0, 1]; nan if fewer than two items are considered.
 
     Examples
     --------
@@ -1177,6 +1295,10 @@ def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_pol
     The padded path is vectorised over queries (no Python loop per query), tied scores
     included: the expected values are closed forms over the tie groups of every list at once.
 
+    Returns
+    -------
+    float, or ndarray of float of shape (n_queries,) when ``reduce=False``
+
     Examples
     --------
     >>> mean_average_precision([[1, 0, 1], [0, 1]])  # (5/6 + 1/2) / 2
@@ -1186,7 +1308,7 @@ def mean_average_precision(batch, lengths=None, n_relevant=None, k=None, nan_pol
     0.6666666666666666
     """
     k = _check_k(k)
-    _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    check_choice(nan_policy, NAN_POLICIES, "nan_policy")
     ties = _check_tie_rule(ties)
     values, lengths = _pad(batch, lengths, "batch")
     values, blocks = _rank_batch(values, lengths, scores, ties)
@@ -1228,6 +1350,25 @@ def mean_reciprocal_rank(batch, lengths=None, k=None, reduce: bool = True, score
     ``ties`` as in :func:`mean_average_precision`; the expected RR of a list with tied scores is
     that of :func:`reciprocal_rank`.
 
+    Parameters
+    ----------
+    batch : list of sequences, or 2-D array
+        Relevance lists in rank order, as in :func:`mean_average_precision`.
+    lengths : array of int, optional
+        Only with a padded array.
+    k : int, optional
+        Search only the first ``k`` positions.
+    reduce : bool
+        False returns the per-query values.
+    scores : list of sequences, or 2-D array, optional
+        Predicted scores aligned with ``batch``.
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Rule for equal scores; used only with ``scores``.
+
+    Returns
+    -------
+    float, or ndarray of float of shape (n_queries,) when ``reduce=False``
+
     Examples
     --------
     >>> mean_reciprocal_rank([[0, 1], [1], [0, 0, 0]])
@@ -1263,6 +1404,37 @@ def mean_ndcg(
     :data:`NAN_POLICIES`). ``scores`` and ``ties`` as in :func:`mean_average_precision`; with
     ties, each list's expected DCG (its tie groups' mean gains) over its ideal DCG.
 
+    Parameters
+    ----------
+    batch : list of sequences, or 2-D array
+        Relevance lists in rank order, as in :func:`mean_average_precision`.
+    lengths : array of int, optional
+        Only with a padded array.
+    k : int, optional
+        The cut-off.
+    gain : {"linear", "exponential"}
+        As in :func:`ndcg`.
+    ideal : list of sequences, or 2-D array, optional
+        Every judged relevance per query (see above).
+    ideal_lengths : array of int, optional
+        Only with a padded ``ideal``.
+    ideal_cut : {"k", "full"}
+        As in :func:`ndcg`.
+    log_base : float > 1
+        Base of the discount's logarithm.
+    nan_policy : {"propagate", "omit", "zero"}
+        For queries without relevant items, as in :func:`mean_average_precision`.
+    reduce : bool
+        False returns the per-query values.
+    scores : list of sequences, or 2-D array, optional
+        Predicted scores aligned with ``batch``.
+    ties : {"expected", "optimistic", "pessimistic", "order"}
+        Rule for equal scores; used only with ``scores``.
+
+    Returns
+    -------
+    float, or ndarray of float of shape (n_queries,) when ``reduce=False``
+
     Examples
     --------
     >>> round(mean_ndcg([[3, 2, 3, 0, 1, 2], [0, 1]]), 4)
@@ -1270,9 +1442,9 @@ def mean_ndcg(
     """
     k = _check_k(k)
     log_base = _check_log_base(log_base)
-    _check_choice(gain, "gain", GAINS)
-    _check_choice(ideal_cut, "ideal_cut", IDEAL_CUTS)
-    _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    check_choice(gain, GAINS, "gain")
+    check_choice(ideal_cut, IDEAL_CUTS, "ideal_cut")
+    check_choice(nan_policy, NAN_POLICIES, "nan_policy")
     ties = _check_tie_rule(ties)
     values, lengths = _pad(batch, lengths, "batch")
     ideal_values = _ideal_batch(values, ideal, ideal_lengths, values.shape[0])
@@ -1360,9 +1532,9 @@ def evaluate(
         raise ValueError(f"measures is empty; give at least one of {list(BATCH_MEASURES)}")
     parsed = {name: _parse_measure(name) for name in names}
     log_base = _check_log_base(log_base)
-    _check_choice(gain, "gain", GAINS)
-    _check_choice(ideal_cut, "ideal_cut", IDEAL_CUTS)
-    _check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    check_choice(gain, GAINS, "gain")
+    check_choice(ideal_cut, IDEAL_CUTS, "ideal_cut")
+    check_choice(nan_policy, NAN_POLICIES, "nan_policy")
     ties = _check_tie_rule(ties)
     values, lengths = _pad(batch, lengths, "batch")
     n_q = values.shape[0]

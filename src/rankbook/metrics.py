@@ -4,28 +4,51 @@ Paper A (``paperA`` in ``book/references.bib``) compares two rankings ``sigma`` 
 the same n items with 33 metrics (Table 1, Table 2, Appendix C). This module implements each
 one, vectorised over batches, with the readings that reproduce the paper's printed numbers.
 
-Numbering the items
--------------------
-The metrics take permutations of 1..n, and most of them read the numbers, not only the order:
-the same two rankings of labelled items give different values under different numberings. For
-the label rankings ``fbcead`` and ``febacd``, Kendall's tau is 0.600 when each item is numbered
-by its position in the first ranking and 0.067 when the items are numbered alphabetically.
-Number items by their position in the reference ranking (the natural choice, which makes the
-reference the identity): :func:`rankbook.permutations.from_labels` does it.
+Reading a ranking
+-----------------
+A ranking is a permutation in one-line notation, ``sigma[i - 1]`` the item at position i (see
+:mod:`rankbook.permutations`), or a list of labels, best first. Every function of rankbook that
+takes rankings reads them the same way, and takes the other reading through the same
+parameter, ``numbering``:
 
+- ``numbering=None`` (the default): permutation arrays are read *as given*, paper A's reading:
+  the 8 metrics that read the item numbers (:data:`NUMBERED`: MSE, RMSE, MAE, MAPE, SMAPE, R²,
+  Kendall's tau, Spearman's rho) compare the two arrays position by position, as
+  ``scipy.stats.kendalltau(sigma, nu)`` does. Label lists carry no numbers: each pair is
+  numbered by its reference sigma (:func:`rankbook.permutations.label_pairs`), the only way to
+  read them.
+- ``numbering="pair"``: permutation arrays are numbered by sigma too, so that every metric is a
+  function of the two orders alone (Kendall's tau is then the item-based
+  ``1 - 2 d_K / C(n, 2)``, d_K the item pairs the two rankings order differently).
+- ``numbering="given"``: as given; refused for label lists.
+
+The other 25 metrics read the rankings as orders of items and give the same value under both
+readings. The numbers matter to the 8: the same two rankings of labelled items give different
+values under different numberings. For the label rankings ``fbcead`` and ``febacd``, Kendall's
+tau is 0.600 when each item is numbered by its position in the first ranking (the reading of
+label lists) and 0.067 when the items are numbered alphabetically.
+
+>>> round(float(kendall_tau("fbcead", "febacd")), 3)
+0.6
 >>> from rankbook.permutations import from_labels
 >>> sigma, nu = from_labels("fbcead", "febacd")
 >>> round(float(kendall_tau(sigma, nu)), 3)
 0.6
 >>> alpha = {x: i + 1 for i, x in enumerate("abcdef")}
->>> round(float(kendall_tau([alpha[x] for x in "fbcead"], [alpha[x] for x in "febacd"])), 3)
-0.067
+>>> s, v = [alpha[x] for x in "fbcead"], [alpha[x] for x in "febacd"]
+>>> round(float(kendall_tau(s, v)), 3), round(float(kendall_tau(s, v, numbering="pair")), 3)
+(0.067, 0.6)
+
+:func:`rankbook.pairwise.pairwise`, :mod:`rankbook.agreement` and :mod:`rankbook.tied_metrics`
+take the same ``numbering``, with the same default; ``pairwise(X, m)[i, j] == evaluate(m, X[i],
+X[j])`` holds for every metric under each reading (tests/test_reading.py).
 
 Metric conventions
 ------------------
 - A ranking is a permutation in one-line notation (see :mod:`rankbook.permutations`):
-  ``sigma[i - 1]`` is the item at position i. ``sigma`` plays the reference ("ground truth")
-  and ``nu`` the ranking being evaluated wherever the two roles differ.
+  ``sigma[i - 1]`` is the item at position i, or a label list (see *Reading a ranking*).
+  ``sigma`` plays the reference ("ground truth") and ``nu`` the ranking being evaluated
+  wherever the two roles differ.
 - Every metric takes ``(sigma, nu, k=None)`` with shapes ``(n,)`` or ``(..., n)`` (batch axes
   broadcast) and returns a float (one pair) or a float array of the batch shape.
 - Metrics that need ``k`` (the 19 confusion-matrix metrics, MRR, GMR, meanRank) raise
@@ -85,11 +108,15 @@ from typing import Callable, Dict, Iterable, Optional
 
 import numpy as np
 
-from . import permutations as _perm  # noqa: F401
+from . import permutations as _perm
+from . import tied_metrics
 from .concordance import concordance_counts
 from . import _metric_core as _core
+from ._metric_core import NUMBERINGS, NUMBERED, check_numbering  # noqa: F401
+from ._validation import check_choice
+from .ties import WeakOrder, check_ties
 from ._metric_core import (  # noqa: F401  (the computational core, re-exported: see _metric_core)
-    _C1, _CM_READING, _KERNELS, _KN, _NEVER, _SPECS, FAMILIES, NAMES, _checked, _check_k,
+    _C1, _CM_READING, _KERNELS, _KN, _NEVER, _SPECS, FAMILIES, NAMES, _checked,
     _discount, _div, _finish, _idcg, _Pair, _square_sums, _unknown,
 )
 
@@ -98,9 +125,10 @@ from ._metric_core import (  # noqa: F401  (the computational core, re-exported:
 _CHUNK_ELEMENTS = _core._CHUNK_ELEMENTS
 
 
-def _evaluate(names, sigma, nu, k):
+def _evaluate(names, sigma, nu, k, numbering="given", checked=False):
     """:func:`rankbook._metric_core._evaluate` in blocks of :data:`_CHUNK_ELEMENTS` entries."""
-    return _core._evaluate(names, sigma, nu, k, chunk=_CHUNK_ELEMENTS)
+    return _core._evaluate(names, sigma, nu, k, chunk=_CHUNK_ELEMENTS, numbering=numbering,
+                           checked=checked)
 
 
 __all__ = [
@@ -109,7 +137,7 @@ __all__ = [
     "balanced_accuracy", "f1", "fowlkes_mallows", "mcc", "jaccard", "markedness", "lr_minus",
     "informedness", "prevalence_threshold", "lr_plus", "mse", "rmse", "mae", "mape", "smape",
     "r2", "kendall_tau", "spearman_rho", "ndpm", "dcg", "ndcg", "mrr", "gmr", "mean_rank",
-    "kendall_tau_b", "kendall_tau_a", "NAN_POLICIES",
+    "kendall_tau_b", "kendall_tau_a", "NAN_POLICIES", "NUMBERINGS", "NUMBERED",
 ]
 
 
@@ -150,26 +178,50 @@ class Metric:
     reading: str
 
 
-def _compute(name, sigma, nu, k, ties=None):
-    return _evaluate_ties([name], sigma, nu, k, ties)[name]
+def _compute(name, sigma, nu, k, ties=None, numbering=None):
+    return _evaluate_ties([name], sigma, nu, k, ties, numbering)[name]
 
 
-def _evaluate_ties(names, sigma, nu, k, ties):
-    """:func:`_evaluate`, or :func:`rankbook.tied_metrics.evaluate` when a ranking is a weak order
-    (a list holding sets, or a :class:`rankbook.ties.WeakOrder`)."""
-    from .ties import WeakOrder, check_ties
+def _is_weak(x) -> bool:
+    return isinstance(x, WeakOrder) or (
+        isinstance(x, (list, tuple)) and any(isinstance(e, (set, frozenset)) for e in x))
 
-    def weak(x):
-        return isinstance(x, WeakOrder) or (
-            isinstance(x, (list, tuple)) and any(isinstance(e, (set, frozenset)) for e in x))
 
-    if weak(sigma) or weak(nu):
-        from . import tied_metrics
+def _as_array(x):
+    """A list or tuple without tie groups as an array (a ragged one stays as it is, for the
+    permutation check to word the problem); anything else unchanged."""
+    if isinstance(x, (list, tuple)) and not any(isinstance(e, (set, frozenset)) for e in x):
+        try:
+            return np.asarray(x)
+        except (ValueError, TypeError):
+            return x
+    return x
 
-        return tied_metrics.evaluate(names, sigma, nu, k, ties)
+
+def _evaluate_ties(names, sigma, nu, k, ties, numbering=None):
+    """The one entry point of every public function of this module (``names`` checked).
+
+    Checks ``ties`` and ``numbering`` once, reads label lists as the pair numbered by sigma,
+    and hands the rankings to :func:`_evaluate` (which checks them, block by block) or, when a
+    ranking is a weak order (a list holding sets, or a :class:`rankbook.ties.WeakOrder`), to
+    :func:`rankbook.tied_metrics.evaluate`.
+    """
+    sigma, nu = _as_array(sigma), _as_array(nu)  # lists converted once, not per check
+    labels = _perm.is_label_ranking(sigma) or _perm.is_label_ranking(nu)
+    numbering = _core.check_numbering(numbering, labels)
+    if labels:
+        if _is_weak(sigma) or _is_weak(nu):
+            raise ValueError("a ranking with ties (a list holding sets) is a weak order of the "
+                             "items 1..n; number label lists first "
+                             "(rankbook.permutations.from_labels) to score them with ties")
+        sigma, nu = _perm.label_pairs(sigma, nu)  # checked permutations, numbered by sigma
+        check_ties(ties, allow_none=True)
+        return _evaluate(names, sigma, nu, k, numbering, checked=True)
+    if _is_weak(sigma) or _is_weak(nu):
+        return tied_metrics.evaluate(names, sigma, nu, k, ties, numbering=numbering)
     check_ties(ties, allow_none=True)
     try:
-        return _evaluate(names, sigma, nu, k)
+        return _evaluate(names, sigma, nu, k, numbering)
     except ValueError as exc:
         if "duplicate values" not in str(exc):
             raise
@@ -186,7 +238,7 @@ def _evaluate_ties(names, sigma, nu, k, ties):
 
 
 
-def recall(sigma, nu, k=None, ties=None):
+def recall(sigma, nu, k=None, ties=None, numbering=None):
     """Recall (true positive rate): ``TP / (TP + FN) = |R ∩ S| / |R|``.
 
     R is the set of sigma's first k items, S the set of nu's first k items (Appendix C.1 of
@@ -198,10 +250,10 @@ def recall(sigma, nu, k=None, ties=None):
     >>> float(recall(sigma, nu, k=2))
     0.5
     """
-    return _compute("recall", sigma, nu, k, ties)
+    return _compute("recall", sigma, nu, k, ties, numbering)
 
 
-def fnr(sigma, nu, k=None, ties=None):
+def fnr(sigma, nu, k=None, ties=None, numbering=None):
     """False negative rate: FN / (TP + FN) = 1 - recall. Always defined for 1 <= k <= n.
 
     Examples
@@ -209,10 +261,10 @@ def fnr(sigma, nu, k=None, ties=None):
     >>> float(fnr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fnr", sigma, nu, k, ties)
+    return _compute("fnr", sigma, nu, k, ties, numbering)
 
 
-def fallout(sigma, nu, k=None, ties=None):
+def fallout(sigma, nu, k=None, ties=None, numbering=None):
     """Fall-out (false positive rate): FP / (FP + TN). nan when k = n (no non-relevant item).
 
     Examples
@@ -220,10 +272,10 @@ def fallout(sigma, nu, k=None, ties=None):
     >>> float(fallout([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("fallout", sigma, nu, k, ties)
+    return _compute("fallout", sigma, nu, k, ties, numbering)
 
 
-def tnr(sigma, nu, k=None, ties=None):
+def tnr(sigma, nu, k=None, ties=None, numbering=None):
     """True negative rate (specificity): TN / (TN + FP). nan when k = n.
 
     Examples
@@ -231,10 +283,10 @@ def tnr(sigma, nu, k=None, ties=None):
     >>> float(tnr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.75
     """
-    return _compute("tnr", sigma, nu, k, ties)
+    return _compute("tnr", sigma, nu, k, ties, numbering)
 
 
-def precision(sigma, nu, k=None, ties=None):
+def precision(sigma, nu, k=None, ties=None, numbering=None):
     """Precision: ``TP / (TP + FP) = |R ∩ S| / |S|``. Equals recall here since ``|R| = |S| = k``.
 
     Examples
@@ -242,10 +294,10 @@ def precision(sigma, nu, k=None, ties=None):
     >>> float(precision([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("precision", sigma, nu, k, ties)
+    return _compute("precision", sigma, nu, k, ties, numbering)
 
 
-def fdr(sigma, nu, k=None, ties=None):
+def fdr(sigma, nu, k=None, ties=None, numbering=None):
     """False discovery rate: FP / (TP + FP) = 1 - precision.
 
     Examples
@@ -253,10 +305,10 @@ def fdr(sigma, nu, k=None, ties=None):
     >>> float(fdr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fdr", sigma, nu, k, ties)
+    return _compute("fdr", sigma, nu, k, ties, numbering)
 
 
-def npv(sigma, nu, k=None, ties=None):
+def npv(sigma, nu, k=None, ties=None, numbering=None):
     """Negative predictive value: TN / (TN + FN). nan when k = n.
 
     Examples
@@ -264,10 +316,10 @@ def npv(sigma, nu, k=None, ties=None):
     >>> float(npv([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.75
     """
-    return _compute("npv", sigma, nu, k, ties)
+    return _compute("npv", sigma, nu, k, ties, numbering)
 
 
-def for_(sigma, nu, k=None, ties=None):
+def for_(sigma, nu, k=None, ties=None, numbering=None):
     """False omission rate (registry name ``"for"``): FN / (FN + TN) = 1 - NPV. nan when k = n.
 
     Examples
@@ -275,10 +327,10 @@ def for_(sigma, nu, k=None, ties=None):
     >>> float(for_([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("for", sigma, nu, k, ties)
+    return _compute("for", sigma, nu, k, ties, numbering)
 
 
-def accuracy(sigma, nu, k=None, ties=None):
+def accuracy(sigma, nu, k=None, ties=None, numbering=None):
     """Accuracy: ``(TP + TN) / n = (|S ∩ R| + n - |S ∪ R|) / n``. Always defined.
 
     Examples
@@ -286,10 +338,10 @@ def accuracy(sigma, nu, k=None, ties=None):
     >>> round(float(accuracy([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.6667
     """
-    return _compute("accuracy", sigma, nu, k, ties)
+    return _compute("accuracy", sigma, nu, k, ties, numbering)
 
 
-def balanced_accuracy(sigma, nu, k=None, ties=None):
+def balanced_accuracy(sigma, nu, k=None, ties=None, numbering=None):
     """Balanced accuracy: (TPR + TNR) / 2. nan when k = n.
 
     Examples
@@ -297,10 +349,10 @@ def balanced_accuracy(sigma, nu, k=None, ties=None):
     >>> float(balanced_accuracy([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.625
     """
-    return _compute("balanced_accuracy", sigma, nu, k, ties)
+    return _compute("balanced_accuracy", sigma, nu, k, ties, numbering)
 
 
-def f1(sigma, nu, k=None, ties=None):
+def f1(sigma, nu, k=None, ties=None, numbering=None):
     """F1 score: 2 TP / (2 TP + FP + FN), the harmonic mean of precision and recall.
 
     Appendix C.1 prints F_beta = (1 + beta^2)(precision + recall) / (beta^2 precision + recall),
@@ -315,7 +367,7 @@ def f1(sigma, nu, k=None, ties=None):
     return _compute("f1", sigma, nu, k, ties)
 
 
-def fowlkes_mallows(sigma, nu, k=None, ties=None):
+def fowlkes_mallows(sigma, nu, k=None, ties=None, numbering=None):
     """Fowlkes-Mallows index: sqrt(precision * recall) = sqrt((1 - FDR) TPR).
 
     Examples
@@ -323,10 +375,10 @@ def fowlkes_mallows(sigma, nu, k=None, ties=None):
     >>> float(fowlkes_mallows([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.5
     """
-    return _compute("fowlkes_mallows", sigma, nu, k, ties)
+    return _compute("fowlkes_mallows", sigma, nu, k, ties, numbering)
 
 
-def mcc(sigma, nu, k=None, ties=None):
+def mcc(sigma, nu, k=None, ties=None, numbering=None):
     """Matthews correlation coefficient (``matthews1975comparison``).
 
     MCC = (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)). Appendix C.1 of
@@ -338,10 +390,10 @@ def mcc(sigma, nu, k=None, ties=None):
     >>> float(mcc([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("mcc", sigma, nu, k, ties)
+    return _compute("mcc", sigma, nu, k, ties, numbering)
 
 
-def jaccard(sigma, nu, k=None, ties=None):
+def jaccard(sigma, nu, k=None, ties=None, numbering=None):
     """Jaccard index: ``|S ∩ R| / |S ∪ R| = TP / (TP + FP + FN)``. Always defined for k >= 1.
 
     Examples
@@ -349,10 +401,10 @@ def jaccard(sigma, nu, k=None, ties=None):
     >>> round(float(jaccard([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.3333
     """
-    return _compute("jaccard", sigma, nu, k, ties)
+    return _compute("jaccard", sigma, nu, k, ties, numbering)
 
 
-def markedness(sigma, nu, k=None, ties=None):
+def markedness(sigma, nu, k=None, ties=None, numbering=None):
     """Markedness: precision + NPV - 1 (Appendix C.1 writes 1 - FDR + NPV - 1). nan when k = n.
 
     Examples
@@ -360,10 +412,10 @@ def markedness(sigma, nu, k=None, ties=None):
     >>> float(markedness([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("markedness", sigma, nu, k, ties)
+    return _compute("markedness", sigma, nu, k, ties, numbering)
 
 
-def lr_minus(sigma, nu, k=None, ties=None):
+def lr_minus(sigma, nu, k=None, ties=None, numbering=None):
     """Negative likelihood ratio: FNR / TNR. nan when TNR = 0 or k = n.
 
     Examples
@@ -371,10 +423,10 @@ def lr_minus(sigma, nu, k=None, ties=None):
     >>> round(float(lr_minus([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.6667
     """
-    return _compute("lr_minus", sigma, nu, k, ties)
+    return _compute("lr_minus", sigma, nu, k, ties, numbering)
 
 
-def informedness(sigma, nu, k=None, ties=None):
+def informedness(sigma, nu, k=None, ties=None, numbering=None):
     """Informedness (Youden's J): TPR + TNR - 1. nan when k = n.
 
     Examples
@@ -382,10 +434,10 @@ def informedness(sigma, nu, k=None, ties=None):
     >>> float(informedness([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     0.25
     """
-    return _compute("informedness", sigma, nu, k, ties)
+    return _compute("informedness", sigma, nu, k, ties, numbering)
 
 
-def prevalence_threshold(sigma, nu, k=None, ties=None):
+def prevalence_threshold(sigma, nu, k=None, ties=None, numbering=None):
     """Prevalence threshold: PT = sqrt(FPR) / (sqrt(TPR) + sqrt(FPR)).
 
     Appendix C.1 of ``paperA`` prints (sqrt(TPR FPR) - FPR) / (TPR - FPR); dividing numerator
@@ -399,10 +451,10 @@ def prevalence_threshold(sigma, nu, k=None, ties=None):
     >>> round(float(prevalence_threshold([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.4142
     """
-    return _compute("prevalence_threshold", sigma, nu, k, ties)
+    return _compute("prevalence_threshold", sigma, nu, k, ties, numbering)
 
 
-def lr_plus(sigma, nu, k=None, ties=None):
+def lr_plus(sigma, nu, k=None, ties=None, numbering=None):
     """Positive likelihood ratio: TPR / FPR.
 
     nan when FPR = 0, i.e. whenever nu retrieves exactly sigma's first k items (TP = k), in
@@ -415,10 +467,10 @@ def lr_plus(sigma, nu, k=None, ties=None):
     >>> import math; math.isnan(lr_plus([1, 2, 3], [2, 1, 3], k=2))
     True
     """
-    return _compute("lr_plus", sigma, nu, k, ties)
+    return _compute("lr_plus", sigma, nu, k, ties, numbering)
 
 
-def mse(sigma, nu, k=None, ties=None):
+def mse(sigma, nu, k=None, ties=None, numbering=None):
     """Mean squared error over positions: (1/n) sum_i (sigma(i) - nu(i))^2.
 
     Appendix C.3.1 of ``paperA`` writes the sum; the mean reproduces Table 2 (a sum would give
@@ -430,10 +482,10 @@ def mse(sigma, nu, k=None, ties=None):
     >>> float(mse([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5]))
     2.0
     """
-    return _compute("mse", sigma, nu, k, ties)
+    return _compute("mse", sigma, nu, k, ties, numbering)
 
 
-def rmse(sigma, nu, k=None, ties=None):
+def rmse(sigma, nu, k=None, ties=None, numbering=None):
     """Root mean squared error: sqrt(MSE). Always defined. k is ignored.
 
     Examples
@@ -441,10 +493,10 @@ def rmse(sigma, nu, k=None, ties=None):
     >>> round(float(rmse([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     1.4142
     """
-    return _compute("rmse", sigma, nu, k, ties)
+    return _compute("rmse", sigma, nu, k, ties, numbering)
 
 
-def mae(sigma, nu, k=None, ties=None):
+def mae(sigma, nu, k=None, ties=None, numbering=None):
     """Mean absolute error over positions: ``(1/n) sum_i |sigma(i) - nu(i)|`` (mean, not sum).
 
     Examples
@@ -452,10 +504,10 @@ def mae(sigma, nu, k=None, ties=None):
     >>> round(float(mae([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     1.3333
     """
-    return _compute("mae", sigma, nu, k, ties)
+    return _compute("mae", sigma, nu, k, ties, numbering)
 
 
-def mape(sigma, nu, k=None, ties=None):
+def mape(sigma, nu, k=None, ties=None, numbering=None):
     """Mean absolute percentage error: ``(100/n) sum_i |sigma(i) - nu(i)| / sigma(i)``.
 
     Listed in Table 1 of ``paperA`` but never defined; this is the usual definition with the
@@ -468,10 +520,10 @@ def mape(sigma, nu, k=None, ties=None):
     >>> round(float(mape([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     61.6667
     """
-    return _compute("mape", sigma, nu, k, ties)
+    return _compute("mape", sigma, nu, k, ties, numbering)
 
 
-def smape(sigma, nu, k=None, ties=None):
+def smape(sigma, nu, k=None, ties=None, numbering=None):
     """Symmetric MAPE: ``(100/n) sum_i 2 |sigma(i) - nu(i)| / (sigma(i) + nu(i))``. Always defined.
 
     Examples
@@ -479,10 +531,10 @@ def smape(sigma, nu, k=None, ties=None):
     >>> round(float(smape([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     47.8451
     """
-    return _compute("smape", sigma, nu, k, ties)
+    return _compute("smape", sigma, nu, k, ties, numbering)
 
 
-def r2(sigma, nu, k=None, ties=None):
+def r2(sigma, nu, k=None, ties=None, numbering=None):
     """Coefficient of determination: 1 - sum_i (sigma(i) - nu(i))^2 / sum_i (sigma(i) - mean)^2.
 
     The mean is (n + 1)/2 for every permutation (Appendix C.3.1 prints the mean of nu, the same
@@ -496,7 +548,7 @@ def r2(sigma, nu, k=None, ties=None):
     return _compute("r2", sigma, nu, k, ties)
 
 
-def kendall_tau(sigma, nu, k=None, ties=None):
+def kendall_tau(sigma, nu, k=None, ties=None, numbering=None):
     """Kendall's tau (``kendall1938new``) of the raw arrays: (concordant - discordant) / C(n, 2).
 
     A pair of positions i < j is concordant when sigma(i) - sigma(j) and nu(i) - nu(j) have the
@@ -511,7 +563,7 @@ def kendall_tau(sigma, nu, k=None, ties=None):
     >>> round(float(kendall_tau([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.4667
     """
-    return _compute("kendall_tau", sigma, nu, k, ties)
+    return _compute("kendall_tau", sigma, nu, k, ties, numbering)
 
 
 #: The choices of ``nan_policy`` in :func:`kendall_tau_b` and :func:`kendall_tau_a` (scipy's).
@@ -521,8 +573,7 @@ NAN_POLICIES = ("propagate", "omit", "raise")
 def _score_counts(x, y, nan_policy):
     """Pair counts of two score vectors (:func:`rankbook.concordance.concordance_counts`), or None
     when a nan propagates."""
-    if nan_policy not in NAN_POLICIES:
-        raise ValueError(f"unknown nan_policy {nan_policy!r}; valid choices: {', '.join(NAN_POLICIES)}")
+    check_choice(nan_policy, NAN_POLICIES, "nan_policy")
     xa = np.asarray(x, dtype=np.float64)
     ya = np.asarray(y, dtype=np.float64)
     if xa.ndim != 1 or ya.ndim != 1 or xa.shape != ya.shape:
@@ -610,7 +661,7 @@ def kendall_tau_a(x, y, nan_policy="propagate"):
     return float((c["concordant"] - c["discordant"]) / c["pairs"])
 
 
-def spearman_rho(sigma, nu, k=None, ties=None):
+def spearman_rho(sigma, nu, k=None, ties=None, numbering=None):
     """Spearman's rho (``spearman1904proof``) of the raw arrays: 1 - 6 sum_i d_i^2 / (n (n^2 - 1)).
 
     d_i = sigma(i) - nu(i); equals the Pearson correlation of the arrays since both are
@@ -622,10 +673,10 @@ def spearman_rho(sigma, nu, k=None, ties=None):
     >>> round(float(spearman_rho([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.6571
     """
-    return _compute("spearman_rho", sigma, nu, k, ties)
+    return _compute("spearman_rho", sigma, nu, k, ties, numbering)
 
 
-def ndpm(sigma, nu, k=None, ties=None):
+def ndpm(sigma, nu, k=None, ties=None, numbering=None):
     """Normalized distance-based performance measure (``yao1995ndpm``) on item positions.
 
     NDPM = (C- + C_u0 / 2) / C_u with item pairs compared by their positions in sigma and in nu;
@@ -645,10 +696,10 @@ def ndpm(sigma, nu, k=None, ties=None):
     >>> round(float(ndpm([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     0.2667
     """
-    return _compute("ndpm", sigma, nu, k, ties)
+    return _compute("ndpm", sigma, nu, k, ties, numbering)
 
 
-def dcg(sigma, nu, k=None, ties=None):
+def dcg(sigma, nu, k=None, ties=None, numbering=None):
     """Discounted cumulative gain (``jarvelin2002cumulated``) as paper A uses it.
 
     DCG(sigma, nu) = sum_i pi(i) / log2(i + 1) with pi = nu^-1 o sigma: the gain at position i
@@ -663,10 +714,10 @@ def dcg(sigma, nu, k=None, ties=None):
     >>> round(float(dcg([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5])), 4)
     10.2921
     """
-    return _compute("dcg", sigma, nu, k, ties)
+    return _compute("dcg", sigma, nu, k, ties, numbering)
 
 
-def ndcg(sigma, nu, k=None, ties=None):
+def ndcg(sigma, nu, k=None, ties=None, numbering=None):
     """Paper A's reading of nDCG between two permutations: not the IR measure.
 
     .. warning::
@@ -689,10 +740,10 @@ def ndcg(sigma, nu, k=None, ties=None):
     >>> float(ir.ndcg([3, 2, 1, 0]))  # the IR measure: the ideal order scores 1
     1.0
     """
-    return _compute("ndcg", sigma, nu, k, ties)
+    return _compute("ndcg", sigma, nu, k, ties, numbering)
 
 
-def mrr(sigma, nu, k=None, ties=None):
+def mrr(sigma, nu, k=None, ties=None, numbering=None):
     """Mean reciprocal rank: (1/k) sum over sigma's first k items x of 1 / (position of x in nu).
 
     As ``rexmex.metrics.ranking.mean_reciprocal_rank(sigma[:k], nu)``. Always defined.
@@ -702,10 +753,10 @@ def mrr(sigma, nu, k=None, ties=None):
     >>> round(float(mrr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     0.4167
     """
-    return _compute("mrr", sigma, nu, k, ties)
+    return _compute("mrr", sigma, nu, k, ties, numbering)
 
 
-def gmr(sigma, nu, k=None, ties=None):
+def gmr(sigma, nu, k=None, ties=None, numbering=None):
     """Geometric mean rank: geometric mean of the positions in nu of sigma's first k items.
 
     Examples
@@ -713,10 +764,10 @@ def gmr(sigma, nu, k=None, ties=None):
     >>> round(float(gmr([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2)), 4)
     2.4495
     """
-    return _compute("gmr", sigma, nu, k, ties)
+    return _compute("gmr", sigma, nu, k, ties, numbering)
 
 
-def mean_rank(sigma, nu, k=None, ties=None):
+def mean_rank(sigma, nu, k=None, ties=None, numbering=None):
     """Mean rank: arithmetic mean of the positions in nu of sigma's first k items.
 
     Examples
@@ -724,7 +775,7 @@ def mean_rank(sigma, nu, k=None, ties=None):
     >>> float(mean_rank([1, 2, 3, 4, 5, 6], [3, 1, 2, 6, 4, 5], k=2))
     2.5
     """
-    return _compute("mean_rank", sigma, nu, k, ties)
+    return _compute("mean_rank", sigma, nu, k, ties, numbering)
 
 
 # --------------------------------------------------------------------------------------------
@@ -737,16 +788,19 @@ _FUNCS["for"] = for_
 _PARAMS_DOC = """
     Parameters
     ----------
-    sigma : array_like of shape (n,) or (..., n)
-        Reference ranking(s), one-line notation with values 1..n.
-    nu : array_like of shape (n,) or (..., n)
-        Evaluated ranking(s); batch axes broadcast against sigma's.
+    sigma : array_like of shape (n,) or (..., n), or label list(s)
+        Reference ranking(s), one-line notation with values 1..n (``sigma[i - 1]`` is the item
+        at position i), or labels best first (a string: one label per character).
+    nu : array_like of shape (n,) or (..., n), or label list(s)
+        Evaluated ranking(s) of the same items; batch axes broadcast against sigma's.
     k : int, optional
         {k}
     ties : {{None, "optimistic", "pessimistic", "expected"}}
         Rule for rankings with ties (a list holding sets, ``[1, {{2, 3}}, 4]``, or a
         :class:`rankbook.ties.WeakOrder`): the best, the worst or the exact mean value over the
         orders of the tied items (:mod:`rankbook.tied_metrics`). ``None`` refuses tied rankings.
+    numbering : {{None, "given", "pair"}}
+        {numbering}
 
     Returns
     -------
@@ -771,8 +825,16 @@ def _complete_docstrings():
         func = _FUNCS[name]
         k_doc = ("Number of relevant (= retrieved) items, 1 <= k <= n; required."
                  if spec[4] else "Ignored (accepted so that all 33 metrics share one call).")
+        numbering_doc = (
+            "Reading of the rankings (module docstring, *Reading a ranking*): ``None`` "
+            "(default) reads permutation arrays as given and label lists numbered by sigma; "
+            "``\"pair\"`` numbers permutation arrays by sigma too (the item-based value). "
+            + ("This metric reads the item numbers, so the two readings differ."
+               if name in NUMBERED else
+               "This metric reads the rankings as orders of items: both readings give the "
+               "same value."))
         section = _PARAMS_DOC.format(k=k_doc, undefined=spec[6], defined_in=spec[5],
-                                     extra=extra_refs.get(name, ""))
+                                     extra=extra_refs.get(name, ""), numbering=numbering_doc)
         doc = func.__doc__
         at = doc.index("\n    Examples\n")
         func.__doc__ = doc[:at].rstrip() + "\n" + section + doc[at + 1 :]
@@ -801,7 +863,8 @@ def _check_names(names) -> list:
     return names
 
 
-def evaluate(name: str, sigma, nu, k: Optional[int] = None, ties: Optional[str] = None):
+def evaluate(name: str, sigma, nu, k: Optional[int] = None, ties: Optional[str] = None,
+             numbering: Optional[str] = None):
     """Evaluate one metric by name.
 
     The metric comes first, then the two rankings, as in ``scipy.stats`` functions and
@@ -820,11 +883,26 @@ def evaluate(name: str, sigma, nu, k: Optional[int] = None, ties: Optional[str] 
     ties : {None, "optimistic", "pessimistic", "expected"}
         For rankings with ties (weak orders, see *Ties* in the module docstring); ``None``
         refuses them.
+    numbering : {None, "given", "pair"}
+        How the items are numbered before the metric reads the numbers (see *Reading a ranking*
+        in the module docstring): ``None`` (default) reads permutation arrays as given and
+        label lists numbered by sigma; ``"pair"`` numbers permutation arrays by sigma too.
+
+    Returns
+    -------
+    float or ndarray of float64
+        One value per pair (the batch shape); nan where the metric is undefined.
 
     Examples
     --------
     >>> float(evaluate("precision", [1, 2, 3, 4], [2, 1, 4, 3], k=2))
     1.0
+    >>> round(float(evaluate("kendall_tau", [1, 2, 4, 3], [1, 3, 4, 2])), 4)  # as given
+    0.6667
+    >>> float(evaluate("kendall_tau", [1, 2, 4, 3], [1, 3, 4, 2], numbering="pair"))  # item-based
+    0.0
+    >>> round(float(evaluate("kendall_tau", "fbcead", "febacd")), 3)  # labels: numbered by sigma
+    0.6
     >>> evaluate("hamming", [1, 2], [2, 1])
     Traceback (most recent call last):
     ...
@@ -832,11 +910,12 @@ def evaluate(name: str, sigma, nu, k: Optional[int] = None, ties: Optional[str] 
     """
     if not isinstance(name, str) or name not in REGISTRY:
         raise _unknown(name)
-    return _compute(name, sigma, nu, k, ties)
+    return _compute(name, sigma, nu, k, ties, numbering)
 
 
 def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None,
-                  ties: Optional[str] = None) -> Dict[str, np.ndarray]:
+                  ties: Optional[str] = None, numbering: Optional[str] = None
+                  ) -> Dict[str, np.ndarray]:
     """Evaluate several metrics on the same rankings, sharing the work between them.
 
     Validation, inverse permutations, confusion counts, squared differences and the two
@@ -856,6 +935,8 @@ def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None,
     ties : {None, "optimistic", "pessimistic", "expected"}
         For rankings with ties, as in :func:`evaluate`. Rows without a tie take the path above;
         the others are computed by :mod:`rankbook.tied_metrics`.
+    numbering : {None, "given", "pair"}
+        As in :func:`evaluate`.
 
     Returns
     -------
@@ -871,4 +952,4 @@ def evaluate_many(names: Iterable[str], sigma, nu, k: Optional[int] = None,
     >>> {name: round(float(v), 4) for name, v in out.items()}
     {'mse': 0.25, 'recall': 0.5}
     """
-    return _evaluate_ties(_check_names(names), sigma, nu, k, ties)
+    return _evaluate_ties(_check_names(names), sigma, nu, k, ties, numbering)

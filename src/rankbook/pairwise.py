@@ -13,24 +13,26 @@ Pairwise conventions
 --------------------
 - ``rankings`` is an array of shape (N, n) of permutations of 1..n (one-line notation, as in
   :mod:`rankbook.permutations`: ``r[p - 1]`` is the item at position p), or N label lists.
-- Every value is a function of the two rankings alone, and of their orders, not of how the
-  items are numbered: ``D[i, j]`` is the same whatever the other rows are and in whatever order
-  they come, so permuting the rows permutes the matrix with them. By default
-  (``numbering="pair"``) each pair is numbered by its first ranking, the reference ``sigma``:
-  ``D[i, j] = m(*from_labels(r_i, r_j))`` (:func:`rankbook.permutations.from_labels`, the
-  numbering :mod:`rankbook.metrics` recommends), so ``sigma`` is the identity and ``nu`` lists
-  the positions in ``r_i`` of ``r_j``'s items. Then Kendall's tau is the item-based tau an IR
+- Every value is a function of the two rankings alone: ``D[i, j]`` is the same whatever the
+  other rows are and in whatever order they come, so permuting the rows permutes the matrix
+  with them, and ``D[i, j] == rankbook.metrics.evaluate(m, r_i, r_j, k=k,
+  numbering=numbering)`` bit for bit, for every metric and under each reading
+  (tests/test_reading.py). The rankings are read as everywhere in rankbook
+  (:mod:`rankbook.metrics`, *Reading a ranking*), with the same parameter ``numbering``:
+- By default (``numbering=None``) permutation arrays are read *as given*, paper A's reading:
+  ``D[i, j] = m(r_i, r_j)``, in which Kendall's tau, Spearman's rho and the error metrics
+  compare the two arrays position by position (the item numbers found at each position), as
+  ``scipy.stats.kendalltau(r_i, r_j)`` does. Renumbering the items changes those values. Label
+  lists carry no numbers: each pair is numbered by its first ranking (as below).
+- ``numbering="pair"`` numbers each pair by its first ranking, the reference ``sigma``:
+  ``D[i, j] = m(*from_labels(r_i, r_j))`` (:func:`rankbook.permutations.from_labels`), so
+  ``sigma`` is the identity and ``nu`` lists the positions in ``r_i`` of ``r_j``'s items. Every
+  value is then a function of the two orders alone: Kendall's tau is the item-based tau an IR
   user expects, ``1 - 2 d_K / C(n, 2)`` with d_K the item pairs the two rankings order
   differently (``scipy.stats.kendalltau`` of the two vectors of item positions), Spearman's rho
   the correlation of the item positions, and the error metrics (MSE, RMSE, MAE, MAPE, SMAPE,
   R^2) compare each item's positions in the two rankings (MAE is Spearman's footrule over n).
-- ``numbering="given"`` (permutation arrays only) reads the numbers as given instead:
-  ``D[i, j] = m(r_i, r_j)``, paper A's reading, in which Kendall's tau, Spearman's rho and the
-  error metrics compare the two arrays *position by position* (the item numbers found at each
-  position), as ``scipy.stats.kendalltau(r_i, r_j)`` does. That is a function of the two rows
-  too, but not of the two orders alone: renumbering the items changes it, and it is not the
-  item-based tau. The set-based, rank-position, DCG, NDPM and RBO values are the same under
-  both numberings.
+  The set-based, rank-position, DCG, NDPM and RBO values are the same under both readings.
 - Label lists that all hold the same n items are read as permutations (their numbering does not
   matter). Label lists over different item sets (top-k lists of different systems, of equal or
   different lengths) are accepted by the measures of :data:`TOP_K_MEASURES`: the RBO measures,
@@ -71,10 +73,12 @@ from typing import Optional
 
 import numpy as np
 
+from . import _metric_core as _core
 from . import metrics as _metrics
 from . import permutations as _perm
 from . import rbo as _rbo
 from . import tau_ap as _tau_ap
+from ._validation import check_flag, check_int, check_k
 
 __all__ = ["pairwise", "pairwise_to", "SYMMETRIC", "ASYMMETRIC", "RBO_MEASURES",
            "TAU_AP_MEASURES", "TOP_K_MEASURES", "NUMBERINGS", "DEFAULT_CHUNK", "MEMORY_ARRAYS"]
@@ -120,19 +124,12 @@ MEMORY_ARRAYS = 16
 
 
 def _check_int(value, name, lo, allow=()):
-    if value in allow and not isinstance(value, bool):
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < lo:
-        extra = f" (or {', '.join(map(str, allow))})" if allow else ""
-        raise ValueError(f"{name} must be an integer >= {lo}{extra}, got {value!r}")
-    return int(value)
+    return check_int(value, name, low=lo, allow=allow)
 
 
 def _is_labels(rankings, labels) -> bool:
     if labels is not None:
-        if not isinstance(labels, (bool, np.bool_)):
-            raise ValueError(f"labels must be True, False or None (detect), got {labels!r}")
-        return bool(labels)
+        return check_flag(labels, "labels", allow_none=True, none_means="detect")
     if isinstance(rankings, np.ndarray):
         return rankings.dtype.kind not in "iufb"
     try:
@@ -142,16 +139,9 @@ def _is_labels(rankings, labels) -> bool:
     return bool(kinds) and not kinds <= set("iufb")
 
 
-#: How :func:`pairwise` numbers the items of a pair before a metric reads the numbers.
-NUMBERINGS = ("pair", "given")
-
-
-def _check_numbering(numbering) -> str:
-    if not isinstance(numbering, str) or numbering not in NUMBERINGS:
-        raise ValueError(f"numbering must be one of {', '.join(map(repr, NUMBERINGS))} ('pair': "
-                         f"items numbered by the first ranking of each pair, 'given': the "
-                         f"numbers of permutation arrays as given), got {numbering!r}")
-    return numbering
+#: How :func:`pairwise` numbers the items of a pair before a metric reads the numbers (as every
+#: function of rankbook that takes rankings: :data:`rankbook.metrics.NUMBERINGS`).
+NUMBERINGS = _metrics.NUMBERINGS
 
 
 class _Lists:
@@ -185,10 +175,11 @@ def _coded(rows, what):
     return coded, len(index)
 
 
-def _numbered(rankings, labels, reference=None, what="rankings", numbering="pair"):
-    """(permutations (N', n) int64, 0-based inverses) with the reference first if given, or
-    (:class:`_Lists`, None) for label lists over different item sets."""
-    numbering = _check_numbering(numbering)
+def _numbered(rankings, labels, reference=None, what="rankings", numbering=None):
+    """(permutations (N', n) int64, 0-based inverses, numbering) with the reference first if
+    given, or (:class:`_Lists`, None, numbering) for label lists over different item sets;
+    ``numbering`` resolved (``None``: ``"given"`` for permutation arrays, ``"pair"`` for label
+    lists)."""
     if isinstance(rankings, (str, bytes)):
         raise ValueError(f"{what} must be a sequence of rankings, got one string {rankings!r}; "
                          "pass a list of rankings (a string counts as one label list)")
@@ -200,11 +191,8 @@ def _numbered(rankings, labels, reference=None, what="rankings", numbering="pair
                              f"lists), got {type(rankings).__name__}") from None
     use_labels = _is_labels(rankings, labels) or (
         reference is not None and labels is None and _is_labels([reference], None))
+    numbering = _metrics.check_numbering(numbering, use_labels)
     if use_labels:
-        if numbering == "given":
-            raise ValueError("numbering='given' reads the numbers of permutation arrays; label "
-                             "lists have none: use numbering='pair' (items numbered by the first "
-                             "ranking of each pair)")
         rows = [list(r) for r in rankings]
         if reference is not None:
             rows = [list(reference)] + rows
@@ -220,7 +208,7 @@ def _numbered(rankings, labels, reference=None, what="rankings", numbering="pair
             codes = np.full((len(rows), int(lengths.max())), -1, dtype=np.int64)
             for r, c in enumerate(coded):
                 codes[r, :len(c)] = c
-            return _Lists(codes, lengths), None
+            return _Lists(codes, lengths), None, numbering
     else:
         arr = _perm._as_int_array(rankings, what)
         if arr.ndim != 2:
@@ -237,20 +225,16 @@ def _numbered(rankings, labels, reference=None, what="rankings", numbering="pair
             arr = np.vstack([ref[None, :], arr])
         perms = np.ascontiguousarray(arr, dtype=np.int64)
     inv = _perm._check_perm(perms, what)
-    return perms, np.ascontiguousarray(inv)
+    return perms, np.ascontiguousarray(inv), numbering
 
 
-def _pair_numbered(R, INV, I, J):
+def _pair_numbered(R, INV, I, J, orient=False):
     """Pairs (I, J) numbered by their first ranking: sigma the identity, nu the positions in
     r_I (1-based) of r_J's items, and both inverses (0-based); as
-    ``rankbook.permutations.from_labels(r_I, r_J)``."""
-    m, n = len(I), R.shape[1]
-    ident = np.broadcast_to(np.arange(1, n + 1, dtype=np.int64), (m, n)).copy()
-    inv_ident = ident - 1
-    nu = np.take_along_axis(INV[I], R[J] - 1, axis=1)
-    nu += 1
-    inv_nu = np.take_along_axis(INV[J], R[I] - 1, axis=1)
-    return ident, nu, inv_ident, inv_nu
+    ``rankbook.permutations.from_labels(r_I, r_J)`` (oriented for a symmetric metric: see
+    :func:`rankbook._metric_core._number_pair`, which :func:`rankbook.metrics.evaluate` uses
+    too)."""
+    return _core._number_pair(R[I], R[J], INV[I], INV[J], orient)
 
 
 # --------------------------------------------------------------------------------------------
@@ -283,10 +267,10 @@ _GATHERED = frozenset({"mape", "smape"})
 
 
 class _Registered:
-    def __init__(self, name, k, n, numbering="pair"):
+    def __init__(self, name, k, n, numbering="given"):
         info = _metrics.REGISTRY[name]
         self.name = name
-        self.k = _metrics._check_k(k, n) if info.needs_k else None
+        self.k = check_k(k, n) if info.needs_k else None
         self.symmetric = name in SYMMETRIC
         self.kernel = _metrics._KERNELS[name]
         self.numbering = numbering
@@ -312,19 +296,11 @@ class _Registered:
                 block._cache["d"] = block.inv_v - block.inv_s
             return np.asarray(self.kernel(block), dtype=np.float64)
         if self.numbering == "pair":
-            ident, nu, inv_ident, inv_nu = _pair_numbered(R, INV, I, J)
-            if self.symmetric:
-                # one orientation per unordered pair, chosen from the two rankings alone (the
-                # relative permutation or its inverse, whichever is lexicographically smaller),
-                # so that the value does not depend on which row comes first: the two
-                # orientations are equal only to rounding for the sums of MSE, SMAPE and the like
-                other = inv_nu + 1
-                diff = nu - other
-                first = np.argmax(diff != 0, axis=1)
-                swap = diff[np.arange(len(I)), first] > 0
-                if swap.any():
-                    nu[swap], inv_nu[swap] = other[swap], nu[swap] - 1
-            block = _metrics._Pair(ident, nu, inv_ident, inv_nu, k=self.k)
+            # one orientation per unordered pair of a symmetric metric, chosen from the two
+            # rankings alone (the relative permutation or its inverse, whichever is
+            # lexicographically smaller), so that the value does not depend on which row comes
+            # first: the two orientations are equal only to rounding for SMAPE's sum
+            block = _metrics._Pair(*_pair_numbered(R, INV, I, J, self.symmetric), k=self.k)
         else:
             block = _metrics._Pair(R[I], R[J], INV[I], INV[J], k=self.k)
         return np.asarray(self.kernel(block), dtype=np.float64)
@@ -418,7 +394,7 @@ class _TauAP:
 
 
 class _UserFunction:
-    def __init__(self, func, k, symmetric, numbering="pair"):
+    def __init__(self, func, k, symmetric, numbering="given"):
         import inspect
 
         self.numbering = numbering
@@ -479,7 +455,8 @@ class _UserFunction:
         return np.array([self._one(s, v) for s, v in zip(S, V)], dtype=np.float64)
 
 
-def _resolve(metric, k, p, symmetric, n, numbering="pair", lists=None):
+def _resolve(metric, k, p, symmetric, n, numbering="given", lists=None):
+    symmetric = check_flag(symmetric, "symmetric", allow_none=True)
     if lists is not None:  # label lists over different item sets
         if not (isinstance(metric, str) and metric in TOP_K_MEASURES):
             shown = metric if isinstance(metric, str) else getattr(metric, "__name__", "a function")
@@ -515,8 +492,6 @@ def _resolve(metric, k, p, symmetric, n, numbering="pair", lists=None):
             ev.symmetric = False
         return ev
     if callable(metric):
-        if symmetric is not None and not isinstance(symmetric, (bool, np.bool_)):
-            raise ValueError(f"symmetric must be True, False or None, got {symmetric!r}")
         return _UserFunction(metric, k, bool(symmetric) if symmetric is not None else False,
                              numbering)
     raise ValueError(f"metric must be a name ({', '.join(_metrics.NAMES)}; "
@@ -599,22 +574,23 @@ def _upper_pairs(N):
 def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = None,
              labels: Optional[bool] = None, symmetric: Optional[bool] = None,
              condensed: bool = False, n_jobs: int = 1, chunk: int = DEFAULT_CHUNK,
-             numbering: str = "pair") -> np.ndarray:
+             numbering: Optional[str] = None) -> np.ndarray:
     r"""The matrix of a metric over every pair of N rankings: ``D[i, j] = m(r_i, r_j)``.
 
     .. math:: D_{ij} = m(\sigma = r_i,\ \nu = r_j), \qquad 1 \le i, j \le N
 
-    Every entry is a function of the two rankings ``r_i`` and ``r_j`` alone (see "Pairwise
-    conventions" in the module docstring). For Kendall's tau, ``D[i, j] = 1 - 2 d_K / C(n, 2)``
-    with d_K the number of item pairs the two rankings order differently
-    (``kendall1938new``); for NDPM, d_K / C(n, 2) (``yao1995ndpm``). A symmetric metric is
-    evaluated once per unordered pair (N(N-1)/2 evaluations, plus N for the diagonal), an
-    asymmetric one N^2 times. Every value equals the scalar call
-    ``rankbook.metrics.evaluate(metric, *rankbook.permutations.from_labels(r_i, r_j), k=k)``
-    bit for bit (the same kernels; ``evaluate(metric, r_i, r_j, k)`` with
-    ``numbering="given"``); for a symmetric metric numbered by the pair, the orientation
-    ``(r_i, r_j)`` or ``(r_j, r_i)`` whose relative permutation is lexicographically smaller is
-    evaluated (the two are equal to rounding), so that no entry depends on the row order; and ``rankbook.rbo.<measure>(items_i, items_j, p)`` for the RBO
+    Every entry is a function of the two rankings ``r_i`` and ``r_j`` alone, read as
+    everywhere in rankbook (see "Pairwise conventions" in the module docstring): permutation
+    arrays as given by default, label lists numbered by the pair. For Kendall's tau numbered by
+    the pair (``numbering="pair"``, or label lists), ``D[i, j] = 1 - 2 d_K / C(n, 2)`` with d_K
+    the number of item pairs the two rankings order differently (``kendall1938new``); for NDPM,
+    d_K / C(n, 2) under either reading (``yao1995ndpm``). A symmetric metric is evaluated once
+    per unordered pair (N(N-1)/2 evaluations, plus N for the diagonal), an asymmetric one N^2
+    times. Every value equals the scalar call
+    ``rankbook.metrics.evaluate(metric, r_i, r_j, k=k, numbering=numbering)`` bit for bit (the
+    same kernels; under ``"pair"``, a symmetric metric is evaluated in the orientation whose
+    relative permutation is lexicographically smaller, in both functions, so that no entry
+    depends on the row order), and ``rankbook.rbo.<measure>(items_i, items_j, p)`` for the RBO
     measures.
 
     Parameters
@@ -652,11 +628,13 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
         Entries (pairs x n) per block; the memory bound is stated in the module docstring:
         at most :data:`MEMORY_ARRAYS` arrays of ``chunk`` int64/float64 entries per job beyond
         the result, the rankings and their inverses.
-    numbering : {"pair", "given"}
-        ``"pair"`` (default): each pair numbered by its first ranking, so every metric is a
-        function of the two orders (item-based Kendall's tau). ``"given"``: permutation arrays
-        read as given, paper A's position-by-position reading of Kendall's tau, Spearman's rho
-        and the error metrics (refused for label lists, which have no numbers of their own).
+    numbering : {None, "given", "pair"}
+        The reading, as in :func:`rankbook.metrics.evaluate`: ``None`` (default) reads
+        permutation arrays as given (paper A's position-by-position reading of Kendall's tau,
+        Spearman's rho and the error metrics) and numbers label lists by the pair;
+        ``"pair"`` numbers every pair by its first ranking, so every metric is a function of
+        the two orders (item-based Kendall's tau); ``"given"`` is refused for label lists, which
+        have no numbers of their own.
 
     Returns
     -------
@@ -683,10 +661,12 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
     >>> pairwise(R, "kendall_tau").round(3).tolist()
     [[1.0, 0.667, -1.0], [0.667, 1.0, -0.667], [-1.0, -0.667, 1.0]]
     >>> R2 = [[1, 2, 4, 3], [1, 3, 4, 2]]  # item pairs (2, 3), (2, 4), (3, 4) discordant
-    >>> float(pairwise(R2, "kendall_tau")[0, 1])  # 1 - 2 * 3 / 6
-    0.0
-    >>> round(float(pairwise(R2, "kendall_tau", numbering="given")[0, 1]), 4)  # position by position
+    >>> round(float(pairwise(R2, "kendall_tau")[0, 1]), 4)  # as given: position by position
     0.6667
+    >>> float(pairwise(R2, "kendall_tau", numbering="pair")[0, 1])  # item-based: 1 - 2 * 3 / 6
+    0.0
+    >>> float(pairwise(["abdc", "acdb"], "kendall_tau")[0, 1])  # label lists: by the pair
+    0.0
     >>> pairwise(["abc", "cde", "bxa"], "precision", k=2)[0].tolist()  # top-k lists, other items
     [1.0, 0.0, 0.5]
     >>> pairwise(R, "ndpm", condensed=True).round(3).tolist()   # squareform order: (0,1) (0,2) (1,2)
@@ -701,13 +681,12 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
     ...
     ValueError: dcg is not symmetric, so it has no condensed form; use condensed=False for the full N x N matrix (the asymmetric metrics are mape, dcg, ndcg, mrr, gmr, mean_rank)
     """
-    R, INV = _numbered(rankings, labels, numbering=numbering)
+    R, INV, numbering = _numbered(rankings, labels, numbering=numbering)
     N, n = R.shape
     ev = _resolve(metric, k, p, symmetric, n, numbering, R if INV is None else None)
     chunk = _check_int(chunk, "chunk", 1)
     jobs = _jobs(n_jobs)
-    if not isinstance(condensed, (bool, np.bool_)):
-        raise ValueError(f"condensed must be True or False, got {condensed!r}")
+    condensed = check_flag(condensed, "condensed")
     if condensed and not ev.symmetric:
         if isinstance(metric, str) and (metric in SYMMETRIC or metric in RBO_MEASURES):
             why = f"symmetric=False asks for every ordered pair of {ev.name}"
@@ -754,17 +733,17 @@ def pairwise(rankings, metric, *, k: Optional[int] = None, p: Optional[float] = 
 
 def pairwise_to(rankings, reference, metric, *, k: Optional[int] = None,
                 p: Optional[float] = None, labels: Optional[bool] = None, n_jobs: int = 1,
-                chunk: int = DEFAULT_CHUNK, numbering: str = "pair") -> np.ndarray:
+                chunk: int = DEFAULT_CHUNK, numbering: Optional[str] = None) -> np.ndarray:
     r"""One reference against many rankings: ``out[i] = m(reference, rankings[i])``.
 
     .. math:: out_i = m(\sigma = \text{reference},\ \nu = r_i), \qquad 1 \le i \le N
 
-    The reference plays ``sigma`` (the ground truth) for every metric, symmetric or not. Each
-    pair is numbered by the reference (``numbering="pair"``), so the reference is the identity
-    and ``out[i]`` depends on the reference and ``rankings[i]`` alone;
-    ``numbering="given"`` reads permutation arrays as given, as in :func:`pairwise`. Label
-    lists over different items are accepted by :data:`TOP_K_MEASURES`. Memory is bounded as
-    in :func:`pairwise`.
+    The reference plays ``sigma`` (the ground truth) for every metric, symmetric or not, and
+    ``out[i]`` depends on the reference and ``rankings[i]`` alone, read as in :func:`pairwise`:
+    permutation arrays as given by default, label lists numbered by the reference;
+    ``numbering="pair"`` numbers permutation arrays by the reference too (it becomes the
+    identity). Label lists over different items are accepted by :data:`TOP_K_MEASURES`. Memory
+    is bounded as in :func:`pairwise`.
 
     Parameters
     ----------
@@ -788,7 +767,7 @@ def pairwise_to(rankings, reference, metric, *, k: Optional[int] = None,
     >>> pairwise_to(["bac", "cba"], "abc", "mrr", k=1).tolist()
     [0.5, 0.3333333333333333]
     """
-    R, INV = _numbered(rankings, labels, reference=reference, numbering=numbering)
+    R, INV, numbering = _numbered(rankings, labels, reference=reference, numbering=numbering)
     n = R.shape[1]
     ev = _resolve(metric, k, p, None, n, numbering, R if INV is None else None)
     chunk = _check_int(chunk, "chunk", 1)

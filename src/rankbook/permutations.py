@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import os
 from typing import Tuple, Union
 
 import numpy as np
+
+from ._validation import check_choice, check_int
 
 __all__ = [
     "identity",
@@ -37,11 +40,16 @@ __all__ = [
     "all_permutations",
     "validate",
     "inversion_count",
+    "from_labels",
+    "label_pairs",
+    "is_label_ranking",
     "set_backend",
     "get_backend",
     "BACKENDS",
     "NUMBA_MIN_ENTRIES",
     "NUMBA_LOAD_ENTRIES",
+    "NUMBA_CACHED_LOAD_ENTRIES",
+    "load_cost",
 ]
 
 #: Largest n for which :func:`all_permutations` builds S_n in memory (10! rows).
@@ -49,12 +57,7 @@ MAX_EXHAUSTIVE_N = 10
 
 
 def _check_n(n, what: str = "n") -> int:
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    n = int(n)
-    if n < 1:
-        raise ValueError(f"{what} must be a positive integer (n >= 1), got {n}")
-    return n
+    return check_int(n, what, low=1)
 
 
 def _as_int_array(x, name: str) -> np.ndarray:
@@ -106,26 +109,43 @@ BACKENDS = ("auto", "numba", "numpy")
 #: (measured warm: at 4096 entries numba takes 0.06-0.07 ms against numpy's 0.27-0.59 ms, for
 #: every n from 10 to 1000).
 NUMBA_MIN_ENTRIES = 1 << 12
-#: Under ``"auto"``, numba's kernels are loaded (numba imported, each kernel compiled or read
-#: from numba's on-disk cache) only once the blocks that could have used them hold this many
-#: entries in all, counted over the process. Loading costs 1.7-3 s in a fresh process with
-#: no cache (2.0-3.0 s in benchmarks/bench_cold.py on 2 shared cores; 0.3 s with the cache); a block saves 35-380 ms per million entries on numba against
-#: numpy (measured with ``kendall_tau`` on B x n batches, n = 10 to 10 000; the saving grows
-#: with n), so about 2**24 = 16.8 million entries are needed to earn a compile back. Below it a
-#: one-off call never pays a compile it cannot earn back; a process that keeps calling pays it
-#: once the numpy work done so far is of the same size as the compile (at most twice the time
-#: of the better choice made in hindsight).
+#: Under ``"auto"``, numba's kernels are loaded (numba imported, each kernel compiled) only once
+#: the blocks that could have used them hold this many entries in all, counted over the process,
+#: when numba's on-disk cache does not hold them yet. Compiling costs 1.7-3 s in a fresh process
+#: (2.0-3.0 s in benchmarks/bench_cold.py on 2 shared cores); a block saves 35-380 ms per million
+#: entries on numba against numpy (measured with ``kendall_tau`` on B x n batches, n = 10 to
+#: 10 000; the saving grows with n), so about 2**24 = 16.8 million entries are needed to earn a
+#: compile back. Below it a one-off call never pays a compile it cannot earn back; a process that
+#: keeps calling pays it once the numpy work done so far is of the same size as the compile (at
+#: most twice the time of the better choice made in hindsight).
 NUMBA_LOAD_ENTRIES = 1 << 24
+#: Seconds to load the kernels when numba's on-disk cache holds them (the kernels are compiled
+#: with ``cache=True``: importing numba and reading each kernel back), against
+#: :data:`NUMBA_COMPILE_S` to compile them; measured by benchmarks/bench_cold.py
+#: (``load_cost``): importing numba takes 0.2-0.7 s and its first call of a kernel read from the
+#: cache 0.3-0.8 s (it sets up the compiler either way); the other kernels read back in about
+#: 20 ms each.
+NUMBA_CACHED_LOAD_S = 0.8
+#: Seconds to compile the kernels (numba's cache empty).
+NUMBA_COMPILE_S = 2.5
+#: Under ``"auto"``, when numba's on-disk cache holds the kernels (:func:`load_cost`), they are
+#: loaded once the eligible blocks of the process hold this many entries (2**19, about half a
+#: call on 300 pairs of rankings of 1000, which holds 9e5): a read of about
+#: :data:`NUMBA_CACHED_LOAD_S`, paid once, within the first call of that size, so that every
+#: later call runs the kernels (20 to 30 times a loop over scipy.stats.kendalltau there, against
+#: 3 to 11 times on numpy). A one-off call below it never loads them; and a fresh machine, whose
+#: cache is empty, waits for :data:`NUMBA_LOAD_ENTRIES`.
+NUMBA_CACHED_LOAD_ENTRIES = 1 << 19
 _backend = "auto"
 _numba_module = None  # the kernels once imported; False when numba cannot be imported
 _numba_error = ""
 _eligible_entries = 0  # entries of blocks of >= NUMBA_MIN_ENTRIES done on numpy under "auto"
+_load_cost = None  # (seconds, "cache" | "compile" | "unavailable"), found once per process
+_load_seconds = None  # measured: how long importing and loading the kernels took here
 
 
-def _check_backend(name) -> str:
-    if name not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r}; valid backends: {', '.join(BACKENDS)}")
-    return name
+def _check_backend(name, what: str = "backend") -> str:
+    return check_choice(name, BACKENDS, what)
 
 
 def set_backend(name: str) -> str:
@@ -133,14 +153,26 @@ def set_backend(name: str) -> str:
 
     ``"auto"`` (the default, or the environment variable ``RANKBOOK_BACKEND``) uses numba's
     compiled kernels when numba can be imported and a block holds at least
-    :data:`NUMBA_MIN_ENTRIES` (4096) entries, but loads and compiles them only once the blocks
-    that could use them hold :data:`NUMBA_LOAD_ENTRIES` (2**24, about 16.8 million) entries in
-    all, so that a one-off call never pays a 2-second compile it cannot earn back; numpy
+    :data:`NUMBA_MIN_ENTRIES` (4096) entries, but loads them only when the work pays the load
+    (:func:`load_cost`): read from numba's on-disk cache, once the blocks that could use them
+    hold :data:`NUMBA_CACHED_LOAD_ENTRIES` (2**19) entries in all; compiled, once they hold
+    :data:`NUMBA_LOAD_ENTRIES` (2**24, about 16.8 million), so that a one-off call never pays a
+    2-second compile it cannot earn back; numpy
     otherwise; ``"numba"`` always uses them (``ValueError`` if numba cannot be imported);
     ``"numpy"`` never does. numba is optional (it is not a dependency of rankbook). Both
     backends give the same integers, so every metric value is the same bit for bit; only the
     speed differs (the compiled inversion count is about 10 times faster at n = 1000, see the
     benchmarks page).
+
+    Parameters
+    ----------
+    name : {"auto", "numba", "numpy"}
+        The backend.
+
+    Returns
+    -------
+    str
+        The previous choice.
 
     Examples
     --------
@@ -153,7 +185,7 @@ def set_backend(name: str) -> str:
     >>> set_backend("fortran")
     Traceback (most recent call last):
     ...
-    ValueError: unknown backend 'fortran'; valid backends: auto, numba, numpy
+    ValueError: backend must be one of 'auto', 'numba', 'numpy'; got 'fortran'
     """
     global _backend
     _check_backend(name)
@@ -166,6 +198,11 @@ def set_backend(name: str) -> str:
 
 def get_backend() -> str:
     """The backend large blocks use now: ``"numba"`` or ``"numpy"``.
+
+    Returns
+    -------
+    str
+        ``"numba"`` or ``"numpy"``.
 
     Examples
     --------
@@ -180,13 +217,16 @@ def get_backend() -> str:
 def _current() -> str:
     env = os.environ.get("RANKBOOK_BACKEND")
     if _backend == "auto" and env:
-        return _check_backend(env.strip().lower())  # NUMPY as numpy
+        return _check_backend(env.strip().lower(), "the environment variable RANKBOOK_BACKEND")  # NUMPY as numpy
     return _backend
 
 
 def _load_numba():
-    global _numba_module, _numba_error
+    global _numba_module, _numba_error, _load_seconds
     if _numba_module is None:
+        import time
+
+        t0 = time.perf_counter()
         try:
             from . import _numba_kernels
         except ImportError as exc:  # numba missing or incompatible with this numpy
@@ -195,15 +235,81 @@ def _load_numba():
             _numba_module, _numba_error = False, f"{type(exc).__name__}: {exc}"
         else:
             _numba_module = _numba_kernels
+            _load_seconds = time.perf_counter() - t0
     return _numba_module or None
+
+
+def _cache_folders() -> list:
+    """Where numba would look for its on-disk cache of the kernels, as its locators do: under
+    ``NUMBA_CACHE_DIR`` when set (a sub-folder per source folder), else the ``__pycache__``
+    beside the module, then the user's cache folder."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    roots = [given] if given else [os.path.join(os.path.expanduser("~"), ".cache", "numba")]
+    out = [] if given else [os.path.join(here, "__pycache__")]
+    for root in roots:
+        if root and os.path.isdir(root):
+            out.append(root)
+            try:
+                out += [e.path for e in os.scandir(root) if e.is_dir()]
+            except OSError:
+                pass
+    return out
+
+
+def load_cost() -> tuple:
+    """What loading numba's kernels would cost in this process: ``(seconds, source)``, source
+    ``"cache"`` when numba's on-disk cache holds the kernels (a cheap read,
+    :data:`NUMBA_CACHED_LOAD_S`), ``"compile"`` when it does not (:data:`NUMBA_COMPILE_S`),
+    ``"loaded"`` once they are loaded (0; the measured seconds of the load are kept in
+    ``_load_seconds``), or
+    ``"unavailable"`` without numba (``inf``). Found once per process, from the cache's index
+    files (no numba import).
+
+    Examples
+    --------
+    >>> load_cost()[1] in ("cache", "compile", "loaded", "unavailable")
+    True
+    """
+    if _numba_module:
+        return (0.0, "loaded")
+    return _disk_cost()
+
+
+def _disk_cost() -> tuple:
+    """(seconds, "cache" | "compile" | "unavailable") from numba's cache on disk, found once."""
+    global _load_cost
+    if _load_cost is None:
+        import importlib.util
+
+        if _numba_module is False or importlib.util.find_spec("numba") is None:
+            _load_cost = (float("inf"), "unavailable")
+        else:
+            kernels = ("inversions", "inversions_gather", "check_perms")
+            found = set()
+            for folder in _cache_folders():
+                try:
+                    names = os.listdir(folder)
+                except OSError:
+                    continue
+                for k in kernels:
+                    if any(n.startswith(f"_numba_kernels.{k}-") and n.endswith(".nbi") for n in names):
+                        found.add(k)
+            # one kernel cached: the kernels were loaded before, and another one is read back
+            # or compiled on its first call (tens of milliseconds once numba runs)
+            _load_cost = ((NUMBA_CACHED_LOAD_S, "cache") if found
+                          else (NUMBA_COMPILE_S, "compile"))
+    return _load_cost
 
 
 def _kernels(entries: int, kernel: str):
     """The compiled kernels if a block of ``entries`` entries should use ``kernel``, else None.
 
     ``"auto"``: numpy below :data:`NUMBA_MIN_ENTRIES`; numba from there when ``kernel`` is
-    already compiled in this process; otherwise numba only once the eligible entries of the
-    process reach :data:`NUMBA_LOAD_ENTRIES` (the size at which a compile is earned back).
+    already loaded in this process; otherwise the cost of loading decides (:func:`load_cost`):
+    read from numba's cache, the kernels are loaded once the eligible entries of the process
+    reach :data:`NUMBA_CACHED_LOAD_ENTRIES`; compiled, once they reach
+    :data:`NUMBA_LOAD_ENTRIES` (the size at which a compile is earned back).
     """
     global _eligible_entries
     choice = _current()
@@ -215,8 +321,10 @@ def _kernels(entries: int, kernel: str):
         compiled = _numba_module is not None and bool(getattr(_numba_module, kernel).signatures)
         if not compiled:
             _eligible_entries += entries
-            if _eligible_entries < NUMBA_LOAD_ENTRIES:
+            limit = NUMBA_CACHED_LOAD_ENTRIES if _disk_cost()[1] == "cache" else NUMBA_LOAD_ENTRIES
+            if _eligible_entries < limit:
                 return None
+            return _load_numba()  # each kernel is read back from the cache on its first call
     kernels = _load_numba()
     if kernels is None and choice == "numba":
         raise ValueError(f"backend 'numba' needs numba, which cannot be imported ({_numba_error})")
@@ -226,6 +334,15 @@ def _kernels(entries: int, kernel: str):
 def _rows(arr: np.ndarray) -> np.ndarray:
     """The rows of ``arr`` as a C-contiguous int64 2-D array (a view when it already is one)."""
     return np.ascontiguousarray(arr.reshape(-1, arr.shape[-1]), dtype=np.int64)
+
+
+def _inverse_unchecked(arr: np.ndarray) -> np.ndarray:
+    """The 0-based inverses of rows already known to be permutations of 1..n (no check)."""
+    n = arr.shape[-1]
+    flat = arr.reshape(-1, n)
+    inv = np.empty(flat.shape, dtype=np.int64)
+    np.put_along_axis(inv, flat - 1, np.broadcast_to(np.arange(n, dtype=np.int64), flat.shape), -1)
+    return inv.reshape(arr.shape)
 
 
 def _check_perm(arr: np.ndarray, name: str) -> np.ndarray:
@@ -317,6 +434,15 @@ def validate(sigma, nu=None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]
 def identity(n: int) -> np.ndarray:
     """The identity ranking ``id = (1, 2, ..., n)``.
 
+    Parameters
+    ----------
+    n : int
+        The number of items, at least 1.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
     Examples
     --------
     >>> identity(4)
@@ -329,6 +455,17 @@ def identity(n: int) -> np.ndarray:
 def is_missing_label(x) -> bool:
     """``None``, ``nan`` (numpy's too) or ``pandas.NA``: a missing value, not an item's label.
 
+    Parameters
+    ----------
+    x : object
+        One entry of a ranking.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> [is_missing_label(x) for x in (None, float("nan"), "a", 0)]
     [True, True, False, False]
     """
@@ -340,7 +477,13 @@ def is_missing_label(x) -> bool:
 
 
 def physical_memory() -> int | None:
-    """This machine's physical memory in bytes, or None where the system does not say."""
+    """This machine's physical memory in bytes, or None where the system does not say.
+
+    Returns
+    -------
+    int or None
+        Bytes of physical memory.
+    """
     try:
         return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (AttributeError, ValueError, OSError):
@@ -351,6 +494,22 @@ def check_memory(nbytes: int, what: str, hint: str = "") -> None:
     """Refuse, with a ValueError naming the size, an array larger than this machine's physical
     memory (numpy would raise a bare MemoryError, or the system kill the process).
 
+    Parameters
+    ----------
+    nbytes : int
+        The size of the array about to be allocated.
+    what : str
+        What it holds, for the message.
+    hint : str
+        What to do instead, appended to the message.
+
+    Raises
+    ------
+    ValueError
+        When ``nbytes`` exceeds the physical memory.
+
+    Examples
+    --------
     >>> check_memory(8, "one number")
     >>> check_memory(2**80, "a huge matrix")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -377,6 +536,11 @@ def random(n: int, size=None, rng=None) -> np.ndarray:
         Batch shape. None gives one ranking of shape ``(n,)``; otherwise shape ``(*size, n)``.
     rng : int, numpy.random.Generator or None
         A seed or a Generator (``numpy.random.default_rng(rng)`` is used for seeds).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,), or ``size + (n,)``
+        Permutations of 1..n in one-line notation.
 
     Examples
     --------
@@ -406,6 +570,15 @@ def random(n: int, size=None, rng=None) -> np.ndarray:
 def inverse(r) -> np.ndarray:
     """The inverse permutation: ``inverse(r)[x - 1]`` is the position of item x in r.
 
+    Parameters
+    ----------
+    r : array_like of shape (n,) or (..., n)
+        Permutations of 1..n.
+
+    Returns
+    -------
+    ndarray of int64, the shape of ``r``
+
     Examples
     --------
     >>> inverse([3, 1, 2])
@@ -420,6 +593,15 @@ def compose(s, t) -> np.ndarray:
 
     In arrays, ``compose(s, t)[..., i - 1] = s[..., t[..., i - 1] - 1]``: the entries of ``s``
     read in the order of positions given by ``t``. Batch axes broadcast.
+
+    Parameters
+    ----------
+    s, t : array_like of shape (n,) or (..., n)
+        Permutations of 1..n (batch axes broadcast).
+
+    Returns
+    -------
+    ndarray of int64, shape (..., n)
 
     Examples
     --------
@@ -438,6 +620,17 @@ def transposition(n: int, i, j) -> np.ndarray:
     ``i`` and ``j`` may be integer arrays (they broadcast); the result then has shape
     ``(*broadcast(i, j).shape, n)``. ``compose(nu, transposition(n, i, j))`` swaps the entries
     of ``nu`` at positions i and j (eq. 5 of paper A).
+
+    Parameters
+    ----------
+    n : int
+        The number of items, at least 2.
+    i, j : int or array_like of int
+        Distinct 1-based positions in 1..n (arrays broadcast).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,), or the broadcast shape of i and j plus ``(n,)``
 
     Examples
     --------
@@ -467,6 +660,15 @@ def full_cycle(n: int) -> np.ndarray:
     ``compose(nu, full_cycle(n))`` is nu slid up one place (``np.roll(nu, -1)``), the "slide" of
     eq. 6 of paper A.
 
+    Parameters
+    ----------
+    n : int
+        The number of items, at least 1.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
     Examples
     --------
     >>> full_cycle(4)
@@ -480,6 +682,15 @@ def all_permutations(n: int) -> np.ndarray:
     """All n! permutations of S_n, shape ``(n!, n)``, in lexicographic order.
 
     For exhaustive checks; limited to ``n <= MAX_EXHAUSTIVE_N`` (10! rows = 290 MB as int64).
+
+    Parameters
+    ----------
+    n : int
+        The number of items, 1 <= n <= :data:`MAX_EXHAUSTIVE_N`.
+
+    Returns
+    -------
+    ndarray of int64, shape (n!, n)
 
     Examples
     --------
@@ -609,6 +820,15 @@ def inversion_count(r) -> np.ndarray:
     processed in chunks of about 131 072 entries, so memory stays bounded for any batch.
     The counts are exact int64 for every n (at most n(n-1)/2, below 2**63 for n < 4.29e9).
 
+    Parameters
+    ----------
+    r : array_like of shape (n,) or (..., n)
+        Permutations of 1..n.
+
+    Returns
+    -------
+    ndarray of int64, the batch shape (a 0-d array for one ranking)
+
     Examples
     --------
     >>> int(inversion_count([3, 1, 2]))
@@ -625,13 +845,25 @@ def from_labels(reference, *others) -> np.ndarray:
     """Number the items of label rankings by their position in ``reference``.
 
     Paper A's metrics take rankings as permutations of 1..n, and their values depend on how the
-    items are numbered (see :mod:`rankbook.metrics`, "Numbering the items"). The natural
+    items are numbered (see :mod:`rankbook.metrics`, "Reading a ranking"). The natural
     numbering gives each item its position in the reference ranking: the reference becomes the
     identity and every other ranking the list of its items' reference positions. Returns an
     int array of shape ``(1 + len(others), n)``: the reference first, then each other ranking.
 
     Raises ``ValueError`` when a ranking repeats an item or does not hold exactly the reference's
     items, naming the items that differ.
+
+    Parameters
+    ----------
+    reference : sequence of hashable
+        The reference ranking, best first (a string: one label per character).
+    *others : sequence of hashable
+        Rankings of the same items.
+
+    Returns
+    -------
+    ndarray of int64, shape (1 + len(others), n)
+        The reference (the identity), then each other ranking numbered by the reference.
 
     Examples
     --------
@@ -661,3 +893,142 @@ def from_labels(reference, *others) -> np.ndarray:
                              f"not in the reference: {extra}")
         rows.append(np.array([seen[x] + 1 for x in items]))
     return np.vstack(rows)
+
+
+def is_label_ranking(x) -> bool:
+    """Whether ``x`` is a ranking (or a batch) of labels rather than of item numbers.
+
+    A string (one label per character), or a list or array whose entries are not all numbers
+    (strings, any hashable labels). A list holding sets is a weak order
+    (:mod:`rankbook.ties`), not a label list. Numbers are item numbers, never labels: that is how
+    every function of rankbook that takes rankings tells them apart (``labels=True`` in
+    :func:`rankbook.pairwise.pairwise` overrides it).
+
+    Parameters
+    ----------
+    x : object
+        A ranking, a batch of rankings, or anything else.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_label_ranking("bac"), is_label_ranking(["b", "a"]), is_label_ranking([2, 1, 3])
+    (True, True, False)
+    """
+    if isinstance(x, (str, bytes)):
+        return True
+    if isinstance(x, np.ndarray):
+        arr = x
+    elif isinstance(x, (list, tuple)):
+        if any(isinstance(e, (set, frozenset)) for e in x):
+            return False
+        try:
+            arr = np.asarray(x)
+        except (ValueError, TypeError):  # ragged: the numeric reader says so
+            return False
+    else:
+        return False
+    if arr.dtype.kind in "US":
+        return True
+    if arr.dtype.kind == "O":
+        return any(isinstance(e, (str, bytes)) or not isinstance(e, (numbers.Number, type(None)))
+                   for e in arr.ravel()) and not any(isinstance(e, (set, frozenset))
+                                                      for e in arr.ravel())
+    return False
+
+
+def _label_rows(x, name: str) -> np.ndarray:
+    """Label rankings as an object array of shape (..., n) (a string: one label per character)."""
+    if isinstance(x, (str, bytes)):
+        x = list(x)
+    if isinstance(x, np.ndarray):
+        arr = x.astype(object)
+    else:
+        try:
+            arr = np.array(x, dtype=object)
+        except ValueError:
+            raise ValueError(f"{name} must be one label list or a rectangular batch of them "
+                             "(rows of equal length)") from None
+    if arr.ndim == 0 or arr.size == 0:
+        raise ValueError(f"{name} must list at least one item, got {x!r}")
+    return arr
+
+
+def label_pairs(sigma, nu):
+    """Number the items of label rankings pair by pair, by their position in ``sigma``.
+
+    The reading of label lists everywhere in rankbook (``numbering="pair"``, the only one label
+    lists have: they carry no numbers of their own): each row of sigma becomes the identity and
+    the matching row of nu the positions in sigma of its items, as
+    :func:`from_labels` does for one reference. Batch axes broadcast.
+
+    Parameters
+    ----------
+    sigma, nu : str, sequence of labels, or array_like of shape (..., n)
+        Label rankings, best first; a string holds one label per character. Each pair must hold
+        the same n items, each once.
+
+    Returns
+    -------
+    sigma, nu : ndarray of int64, shape (..., n)
+        The pairs numbered by sigma: permutations of 1..n.
+
+    Raises
+    ------
+    ValueError
+        A missing label (None, nan), a repeated item, a pair whose rankings hold different
+        items (naming them), or shapes that do not broadcast.
+
+    Examples
+    --------
+    >>> s, v = label_pairs("fbcead", "febacd")
+    >>> s.tolist(), v.tolist()
+    ([1, 2, 3, 4, 5, 6], [1, 4, 2, 5, 3, 6])
+    """
+    S, V = _label_rows(sigma, "sigma"), _label_rows(nu, "nu")
+    if S.shape[-1] != V.shape[-1]:
+        raise ValueError(f"sigma and nu rank different numbers of items: sigma has "
+                         f"n={S.shape[-1]}, nu has n={V.shape[-1]}")
+    try:
+        batch = np.broadcast_shapes(S.shape[:-1], V.shape[:-1])
+    except ValueError:
+        raise ValueError(f"the batch shapes of sigma {S.shape[:-1]} and nu {V.shape[:-1]} do "
+                         "not broadcast") from None
+    n = S.shape[-1]
+    S2 = np.broadcast_to(S, batch + (n,)).reshape(-1, n)
+    V2 = np.broadcast_to(V, batch + (n,)).reshape(-1, n)
+    out = np.empty(S2.shape, dtype=np.int64)
+    for r in range(S2.shape[0]):
+        where = f" (row {np.unravel_index(r, batch)})" if batch else ""
+        position: dict = {}
+        for i, x in enumerate(S2[r]):
+            if is_missing_label(x):
+                raise ValueError(f"sigma{where} holds a missing label ({x!r}) at position "
+                                 f"{i + 1}; every label must name an item")
+            try:
+                if x in position:
+                    raise ValueError(f"sigma{where} repeats item {x!r} (positions "
+                                     f"{position[x] + 1} and {i + 1})")
+            except TypeError:
+                raise ValueError(f"sigma{where}: labels must be hashable, got {x!r}") from None
+            position[x] = i
+        try:
+            row = [position[x] + 1 for x in V2[r]]
+        except (KeyError, TypeError):
+            row = None
+        if row is None or len(set(row)) != n:
+            items = list(V2[r])
+            dup = next((x for x in items if items.count(x) > 1), None) if all(
+                not is_missing_label(x) for x in items) else None
+            if dup is not None:
+                raise ValueError(f"nu{where} repeats item {dup!r}")
+            missing = ", ".join(map(str, sorted(set(position) - set(items), key=str))) or "none"
+            extra = ", ".join(map(str, sorted(set(items) - set(position), key=str))) or "none"
+            raise ValueError(f"nu{where} does not hold sigma's items: missing {missing}; not in "
+                             f"sigma: {extra}")
+        out[r] = row
+    ident = np.broadcast_to(np.arange(1, n + 1, dtype=np.int64), batch + (n,)).copy()
+    return ident, out.reshape(batch + (n,))

@@ -47,6 +47,29 @@ def draw_consensus_graph(rankings, gamma: float = 1.0, lam: float = 1.0, *, ax=N
     the axes' width, gives every number's full label. Labels are drawn as text, never as
     maths (``$x$`` stays ``$x$``). No text is smaller than ``min_fontsize`` points (the
     notebook passes the smallest size that stays readable at the figure's displayed width).
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        As :func:`rankbook.consensus.kappa` takes them.
+    gamma, lam : float in (0, 1]
+        The weight bases; their weights are printed when below 1.
+    ax : matplotlib.axes.Axes, optional
+        The axes to draw on (a new figure by default).
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread, as in :func:`rankbook.consensus.kappa`.
+    base : int or None
+        The ranking whose order places the items.
+    title : str, optional
+        The axes' title.
+    min_fontsize : float
+        The smallest font size drawn, in points.
+    max_label : int
+        Labels longer than this are drawn as numbers with a key.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
     """
     import textwrap
 
@@ -120,6 +143,25 @@ def consensus_graph_figure(rankings, gamma: float, lam: float, *, base: int | No
     needed. ``legible(width_in)`` gives the smallest readable font size for a figure that wide
     (``rankbook.book.outputs.legible_fontsize``); every text is drawn at least that large.
     Returns the figure.
+
+    Parameters
+    ----------
+    rankings : sequence of rankings
+        As :func:`rankbook.consensus.kappa` takes them.
+    gamma, lam : float in (0, 1]
+        The weights of the lower drawing.
+    base : int or None
+        The ranking whose order places the items.
+    deviation : {"std", "mad", "sqrt_mad", "sample_std"}
+        Reading of the position spread.
+    legible : callable, optional
+        ``legible(width_in)``: the smallest readable font size at that width.
+    titles : tuple of two str, optional
+        The titles of the two drawings.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
 
@@ -145,6 +187,17 @@ def plot_kappa_p_curves(curves: dict, ps=(1, 2, 3)):
     """One panel per ``p``: :math:`\\kappa_p` of each named set against gamma (p = 1) or lam.
 
     ``curves`` maps a set name to the output of :func:`kappa_p_curves`. Returns the figure.
+
+    Parameters
+    ----------
+    curves : dict
+        ``{set name: the table of rankbook.consensus.kappa_p_curves}``.
+    ps : sequence of int
+        The lengths drawn, one panel each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
 
@@ -172,6 +225,17 @@ def plot_difference_heatmaps(diffs: dict, decimals: int = 3):
     ``diffs`` maps a title to a DataFrame (rows gamma, columns lam): a reproduced grid of
     :func:`rankbook.consensus.kappa_grid` minus the published one. The colour scale spans plus or minus one unit; a cell within half a unit (shown
     as its value) matches the printed number. Returns the figure.
+
+    Parameters
+    ----------
+    diffs : dict
+        ``{title: DataFrame of reproduced minus published}`` (rows gamma, columns lam).
+    decimals : int
+        The decimals the published values are printed with.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
 
@@ -212,6 +276,34 @@ def curve_panels(curves, *, x: str, y: str, by: str, labels: dict | None = None,
     ``band=(low, high)`` names two more columns drawn as a shaded interval around each curve
     (e.g. the Wilson interval of a pass rate); curves share a panel only when their bands
     are equal too.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Tidy, with columns ``x``, ``y`` and ``by``.
+    x, y, by : str
+        The columns of the horizontal axis, the vertical axis and the curve's name.
+    labels : dict, optional
+        Display labels of the names.
+    reference : float, optional
+        A dashed horizontal line.
+    ncols : int
+        Panels per row.
+    logx : bool
+        A logarithmic horizontal axis.
+    xlabel, ylabel : str, optional
+        Axis labels (default: the column names).
+    panel_size : tuple of float
+        Width and height of one panel, in inches.
+    band : tuple of two str, optional
+        The columns of a shaded interval around each curve.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure or None
+        None when every curve is flat.
+    flat : dict
+        ``{constant value: names whose curve is constant at it}``.
     """
     import matplotlib.pyplot as plt
 
@@ -280,6 +372,19 @@ def difference_plot(comparison, measure: str | None = None, *, truth: dict | Non
     markers are significant after the correction, hollow ones only without it, small dots
     neither. ``truth`` (system -> true difference, e.g. from a simulation) adds a cross at
     the true value. Returns the figure.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        The result of :func:`rankbook.stats.compare` with a baseline.
+    measure : str, optional
+        The measure drawn (default: the first).
+    truth : dict, optional
+        ``{system: true difference}``, drawn as crosses.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
 
@@ -323,6 +428,29 @@ def metric_dendrogram(linkage, names, *, labels: dict | None = None, groups: dic
     group) and colours the leaf labels, with one legend entry per group; ``cut`` draws a
     dashed vertical line at that distance (where the tree is cut into clusters). Returns the
     figure (about 0.24 inch per leaf, so the labels stay readable).
+
+    Parameters
+    ----------
+    linkage : ndarray
+        A ``scipy.cluster.hierarchy.linkage`` matrix over ``names``.
+    names : sequence of str
+        The leaves.
+    labels : dict, optional
+        Display labels of the names.
+    groups : dict, optional
+        ``{group: members}``, colouring the leaf labels.
+    cut : float, optional
+        A dashed vertical line at this distance.
+    xlabel : str
+        The label of the distance axis.
+    legend_title : str
+        The title of the legend of groups.
+    fontsize : float
+        The size of the leaf labels, in points.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch

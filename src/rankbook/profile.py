@@ -135,6 +135,18 @@ def load_metric(spec) -> Profiled:
     Raises ``ValueError`` naming the metric when it cannot be found or loaded, raises on a
     small test batch, or returns values of the wrong shape.
 
+    Parameters
+    ----------
+    spec : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, ``module:function``,
+        ``path/to/file.py:function``, or a function ``f(sigma, nu)`` (of one pair or a batch,
+        with a ``k`` parameter if it takes a cut-off).
+
+    Returns
+    -------
+    Profiled
+        A batch function ``f(sigma, nu, k=None)`` with its ``name`` and ``takes_k``.
+
     Examples
     --------
     >>> m = load_metric("kendall_tau")
@@ -173,6 +185,16 @@ def check_metric_spec(value: str) -> str:
     in another folder, finds the same file.
 
 
+    Parameters
+    ----------
+    value : str
+        The ``metric`` parameter, as :func:`load_metric` takes it.
+
+    Returns
+    -------
+    str
+        ``value``, with a relative file path made absolute.
+
     Examples
     --------
     >>> check_metric_spec("kendall_tau")
@@ -207,6 +229,30 @@ def profile(metric, *, k: int | None = None, n_exhaustive: int = 5, n_swap: int 
     :math:`S_{stability\\_n}` at the cut-offs ``stability_ks`` (a metric without k is stable).
 
     Returns a DataFrame with columns ``property, holds, method, evidence``.
+
+    Parameters
+    ----------
+    metric : str or callable
+        As :func:`load_metric` takes it.
+    k : int, optional
+        The cut-off of a metric that takes one.
+    n_exhaustive : int
+        Size of the symmetric group checked exhaustively.
+    n_swap : int
+        Size for the swap properties.
+    stability_n : int
+        Length of the rankings of the stability check.
+    stability_pairs : int
+        Random pairs of the stability check.
+    stability_ks : sequence of int
+        Cut-offs of the stability check.
+    seed : int
+        Seed of the random pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``property, holds, method, evidence``, one row per yes/no row of Table 2.
     """
     from . import properties as pr
 
@@ -258,6 +304,26 @@ def type_i_profile(metric, ns: Sequence[int] = (10, 50, 100), *, k: int | None =
 
     Columns ``change, n, k, reproduced, sd`` (``sd`` the spread of one run).
 
+    Parameters
+    ----------
+    metric : str or callable
+        As :func:`load_metric` takes it.
+    ns : sequence of int
+        Lengths of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (``max(1, n // 4)`` at each n by default).
+    n_pairs : int
+        Random pairs per run.
+    n_runs : int
+        Seeded runs.
+    seed : int
+        Seed of the runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``change, n, k, reproduced, sd``.
+
     Examples
     --------
     >>> from rankbook import metrics
@@ -290,6 +356,26 @@ def agreement_with_metrics(metric, *, n: int = 100, n_pairs: int = 2000, k: int 
     on one random sample of ``n_pairs`` rankings of length ``n`` against the identity.
 
     Returns columns ``metric, label, ratio, reversed``, sorted by ratio (highest first).
+
+    Parameters
+    ----------
+    metric : str or callable
+        As :func:`load_metric` takes it.
+    n : int
+        Length of the rankings.
+    n_pairs : int
+        Size of the sample.
+    k : int
+        The cut-off of the metrics that take one.
+    seed : int
+        Seed of the sample.
+    reverse, ties : str
+        As in :func:`rankbook.agreement.agreement_ratio`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``metric, label, ratio, reversed``, highest ratio first.
 
     Examples
     --------

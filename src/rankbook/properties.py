@@ -91,6 +91,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from . import permutations as _perm
+from ._validation import check_choice, check_int, check_seed
 
 __all__ = [
     "ATOL",
@@ -336,36 +337,28 @@ class TypeIResult(PropertyResult):
 
 
 def _check_n(n, minimum: int = 2) -> int:
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise ValueError(f"n must be an integer >= {minimum}, got {n!r}")
-    if n < minimum:
-        raise ValueError(f"n must be an integer >= {minimum}, got {n}")
-    return int(n)
+    return check_int(n, "n", low=minimum)
 
 
 def _check_int(x, name: str, lo: int, hi: Optional[int] = None) -> int:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {x!r}")
-    if x < lo or (hi is not None and x > hi):
-        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be in {rng}, got {x}")
-    return int(x)
-
-
-def _check_choice(x, name: str, choices: Sequence[str]) -> str:
-    if x not in choices:
-        raise ValueError(f"unknown {name} {x!r}; valid: {list(choices)}")
-    return x
+    return check_int(x, name, low=lo, high=hi)
 
 
 def _check_seed(seed) -> Optional[int]:
-    if seed is None:
-        return None
-    return _check_int(seed, "seed", 0)
+    return check_seed(seed, generator=False)
 
 
 def default_k(n: int) -> int:
     """The cut-off used when a metric needs ``k`` and none is given: ``max(1, n // 4)``.
+
+    Parameters
+    ----------
+    n : int
+        The size of the rankings.
+
+    Returns
+    -------
+    int
 
     Examples
     --------
@@ -456,7 +449,7 @@ def _resolve(metric: Metric, n: int, k=None, higher_is_closer=None) -> _Resolved
         from . import metrics as _metrics
 
         if metric not in _metrics.REGISTRY:
-            raise ValueError(f"unknown metric {metric!r}; valid: {list(_metrics.NAMES)}")
+            raise _metrics._unknown(metric)
         info = _metrics.REGISTRY[metric]
         needs_k = bool(info.needs_k)
         if needs_k:
@@ -484,7 +477,7 @@ def _resolve(metric: Metric, n: int, k=None, higher_is_closer=None) -> _Resolved
 
 
 def _choose(method: str, cost: int, max_cases: int) -> str:
-    _check_choice(method, "method", _METHODS)
+    check_choice(method, _METHODS, "method")
     if method == "auto":
         return "exhaustive" if cost <= max_cases else "random"
     return method
@@ -598,6 +591,20 @@ def precompute(names: Optional[Sequence[str]] = None, n: int = 6, k: Optional[in
     :func:`rankbook.metrics.evaluate_many` over the ``(n!)^2`` pairs (about 2.5 s for all 33
     metrics at n = 6). ``k`` as in the property functions (default ``max(1, n // 4)``).
 
+    Parameters
+    ----------
+    names : sequence of str, optional
+        Registered metric names; all 33 by default.
+    n : int
+        The size of the rankings, at most :data:`MATRIX_MAX_N`.
+    k : int, optional
+        The cut-off of the metrics that take one (default ``max(1, n // 4)``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, ``n`` beyond :data:`MATRIX_MAX_N` or an invalid ``k``.
+
     Examples
     --------
     >>> precompute(["mse", "kendall_tau"], 4)
@@ -675,6 +682,25 @@ def tabulate(metric: Metric, n: int, *, k: Optional[int] = None, apply=None,
     transforms them (e.g. ``lambda v: 2 * v + 1``, a linear image of the metric,
     :mod:`rankbook.equivalence`). Every property check of this module accepts the result in
     place of the metric, and then costs array indexing only. ``n <= MATRIX_MAX_N`` (6).
+
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), registered or not.
+    n : int
+        The size of the rankings, at most :data:`MATRIX_MAX_N`.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    apply : callable, optional
+        A function of the whole ``(n!, n!)`` table of values, applied once.
+    name : str, optional
+        The name the result reports.
+
+    Returns
+    -------
+    TabulatedMetric
+        A callable ``f(sigma, nu)`` that every check of this module accepts.
 
     Examples
     --------
@@ -890,6 +916,24 @@ def type_ii_robustness(
     Random: ``n_samples`` triples ``(sigma, nu, tau)`` per side, half of them with ``tau`` a
     uniform transposition, half a uniform permutation.
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    method : {"auto", "exhaustive", "random"}
+        Exhaustive over S_n when the cases fit ``max_cases`` (``"auto"``), or random.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random cases drawn when not exhaustive.
+    seed : int
+        Seed of the random cases.
+
     Returns
     -------
     InvarianceResult
@@ -976,6 +1020,26 @@ def identity_of_indiscernibles(
     (n <= 9) is reported as ``"exhaustive"``, since that row is enumerated deterministically. For ``"dcg"`` and ``"ndcg"`` (and ``exact=True``) a
     colliding pair is confirmed in exact arithmetic (:func:`dcg_exact_compare`) and the
     certificate is stored in ``evidence.exact``; float near-misses are skipped.
+
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    method : {"auto", "exhaustive", "random"}
+        Exhaustive over S_n when the cases fit ``max_cases`` (``"auto"``), or random.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random cases drawn when not exhaustive.
+    seed : int
+        Seed of the random cases.
+    exact : bool
+        Confirm a DCG or nDCG collision in exact arithmetic.
 
     Returns
     -------
@@ -1107,6 +1171,29 @@ def symmetry(
     Exhaustive over the ``n!(n!-1)/2`` unordered pairs of distinct rankings (two evaluations
     each) when that fits ``max_cases``; otherwise ``n_samples`` random pairs.
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    method : {"auto", "exhaustive", "random"}
+        Exhaustive over S_n when the cases fit ``max_cases`` (``"auto"``), or random.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random cases drawn when not exhaustive.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    PropertyResult
+        ``evidence`` names a pair with ``m(sigma, nu) != m(nu, sigma)`` when it fails.
+
     Examples
     --------
     >>> first = lambda s, v: s[..., 0] - 2.0 * v[..., 0]
@@ -1207,6 +1294,29 @@ def width_swap_dependency(
     and Table 3 do (all ``n(n-1)/2`` transpositions, exhaustive). ``reference="all"`` asks it for
     every ``ref`` in S_n (exhaustive while ``n! n(n-1)/2 <= max_cases``, otherwise random refs).
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    reference : {"identity", "all"}
+        Compare with ``ref = id`` or with every ``ref`` of S_n.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random references drawn when not exhaustive.
+    seed : int
+        Seed of the random references.
+
+    Returns
+    -------
+    SwapResult
+        The verdict, with two transpositions of equal width and different values when it fails.
+
     Examples
     --------
     >>> l1 = lambda s, v: np.abs(s - v).sum(axis=-1)
@@ -1218,7 +1328,7 @@ def width_swap_dependency(
     """
     n = _check_n(n, 3)
     m = _resolve(metric, n, k)
-    _check_choice(reference, "reference", ("identity", "all"))
+    check_choice(reference, ("identity", "all"), "reference")
     seed = _check_seed(seed)
     rng = _rng(seed)
     ii, jj, refs, vals, how = _swap_values(m, n, reference, n_samples, rng, max_cases)
@@ -1275,6 +1385,27 @@ def sensitivity(
     ``holds`` follows ``reading``; ``evidence`` is a witness pair for ``exists`` (when it holds)
     or a counterexample to ``forall`` is in ``forall_evidence``. Needs n >= 4.
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    reading : {"forall", "exists"}
+        Which reading of Def. 9 ``holds`` follows.
+    reference : {"identity", "all"}
+        As in :func:`width_swap_dependency`.
+    max_cases, n_samples, seed
+        As in :func:`width_swap_dependency`.
+
+    Returns
+    -------
+    SensitivityResult
+        Both readings' verdicts and their evidence.
+
     Examples
     --------
     >>> pos = lambda s, v: (v / np.arange(1, s.shape[-1] + 1)).sum(axis=-1)
@@ -1287,8 +1418,8 @@ def sensitivity(
     """
     n = _check_n(n, 4)
     m = _resolve(metric, n, k)
-    _check_choice(reading, "reading", ("exists", "forall"))
-    _check_choice(reference, "reference", ("identity", "all"))
+    check_choice(reading, ("exists", "forall"), "reading")
+    check_choice(reference, ("identity", "all"), "reference")
     seed = _check_seed(seed)
     rng = _rng(seed)
     ii, jj, refs, vals, how = _swap_values(m, n, reference, n_samples, rng, max_cases)
@@ -1363,6 +1494,27 @@ def stability(
     ``m@k = m@k+1`` identically (difference 0, share 1) and is not evaluated; a callable is
     always evaluated and must accept ``k=``.
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one or several (default ``max(1, n // 4)``), each in 1..n-1.
+    n_pairs : int
+        Random pairs drawn.
+    seed : int
+        Seed of the pairs.
+    threshold : float
+        The share of pairs, in [0, 1], that must pass.
+
+    Returns
+    -------
+    StabilityResult
+        The verdict, with the pass rate at each ``k``.
+
     Examples
     --------
     >>> top = lambda s, v, k: (s[..., :k] == v[..., :k]).mean(axis=-1)
@@ -1435,6 +1587,19 @@ def stability_curves(
     ``stability(name, n, k=k, ...)``), but every ``m@k`` is computed once for all metrics with
     :func:`rankbook.metrics.evaluate_many`. ``ks`` defaults to ``1..n-1``.
 
+    Parameters
+    ----------
+    names : sequence of str, optional
+        Registered metric names; all 33 by default (those without a cut-off pass at every k).
+    n : int
+        The size of the rankings.
+    ks : sequence of int, optional
+        The cut-offs, in 1..n-1 (default: all).
+    n_pairs, seed, threshold
+        As in :func:`stability`.
+    confidence : float
+        The level of the Wilson intervals, 0 < confidence < 1.
+
     Returns
     -------
     pandas.DataFrame
@@ -1464,7 +1629,7 @@ def stability_curves(
     names = list(_metrics.NAMES if names is None else names)
     for name in names:
         if name not in _metrics.REGISTRY:
-            raise ValueError(f"unknown metric {name!r}; valid: {list(_metrics.NAMES)}")
+            raise _metrics._unknown(name)
     ks = tuple(range(1, n)) if ks is None else tuple(ks)
     if not ks:
         raise ValueError("ks must be a non-empty sequence of ints")
@@ -1648,11 +1813,11 @@ def _distance_core(prop, metric, n, k, transform, want, method, max_cases, n_sam
                    higher_is_closer):
     n = _check_n(n)
     m = _resolve(metric, n, k, higher_is_closer)
-    _check_choice(transform, "transform", _TRANSFORMS)
+    check_choice(transform, _TRANSFORMS, "transform")
     seed = _check_seed(seed)
     _check_int(n_samples, "n_samples", 1)
     # all triples: (n!)^3 comparisons on the (n!)^2 matrix, only for n <= MATRIX_MAX_N
-    _check_choice(method, "method", _METHODS)
+    check_choice(method, _METHODS, "method")
     how = method if method != "auto" else ("exhaustive" if n <= MATRIX_MAX_N else "random")
     if how == "exhaustive" and n > MATRIX_MAX_N:
         raise ValueError(
@@ -1731,6 +1896,33 @@ def triangle_inequality(
     Exhaustive: the ``(n!)^2`` matrix of values and all ``(n!)^3`` triples (n <= 6 with the
     default budget, about 3.7e8 comparisons). Random: ``n_samples`` random triples.
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    transform : {"none", "eq7", "linear"}
+        The function ``f`` of ``m`` checked (above).
+    method : {"auto", "exhaustive", "random"}
+        Exhaustive over S_n when the cases fit ``max_cases`` (``"auto"``), or random.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random cases drawn when not exhaustive.
+    seed : int
+        Seed of the random cases.
+    higher_is_closer : bool, optional
+        The direction of a callable (a registered metric's is known).
+
+    Returns
+    -------
+    DistanceResult
+        The verdict, with a violating triple when it fails.
+
     Examples
     --------
     >>> l2 = lambda s, v: np.sqrt(((s - v) ** 2).sum(axis=-1))
@@ -1765,6 +1957,28 @@ def is_distance(
     any axiom, so only the two signs of :math:`\\pm(m - m(\\mathrm{id}, \\mathrm{id}))` need
     checking. Exhaustive for n <= 6 by default, random triples beyond.
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    transform : {"none", "eq7", "linear"}
+        As in :func:`triangle_inequality`.
+    method : {"auto", "exhaustive", "random"}
+        Exhaustive over S_n when the cases fit ``max_cases`` (``"auto"``), or random.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random cases drawn when not exhaustive.
+    seed : int
+        Seed of the random cases.
+    higher_is_closer : bool, optional
+        The direction of a callable (a registered metric's is known).
+
     Returns
     -------
     DistanceResult
@@ -1786,7 +2000,7 @@ def is_distance(
 
 
 def _oriented(m: _Resolved, orientation: str) -> tuple[Callable, int]:
-    _check_choice(orientation, "orientation", ("as_defined", "closeness"))
+    check_choice(orientation, ("as_defined", "closeness"), "orientation")
     if orientation == "as_defined":
         return m, 1
     if m.higher_is_closer is None:
@@ -1889,6 +2103,33 @@ def maximal_agreement(
     ``(n!)^2 <= max_cases``, else ``n_samples`` random pairs; ``strict`` is only examined
     exhaustively.
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    orientation : {"as_defined", "closeness"}
+        Test ``m`` as it is, or ``-m`` for the metrics where lower is closer.
+    method : {"auto", "exhaustive", "random"}
+        Exhaustive over S_n when the cases fit ``max_cases`` (``"auto"``), or random.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random cases drawn when not exhaustive.
+    seed : int
+        Seed of the random cases.
+    higher_is_closer : bool, optional
+        The direction of a callable (a registered metric's is known).
+
+    Returns
+    -------
+    AgreementResult
+        ``holds``, ``bound`` (``m_max``), ``strict`` and the evidence.
+
     Examples
     --------
     >>> agree = lambda s, v: (s == v).mean(axis=-1)
@@ -1957,6 +2198,34 @@ def minimal_agreement(
     that reads the arrays as scores by position (Kendall's tau on the raw arrays, as scipy does)
     reaches its minimum at the second, not the first. The evidence shows a pair scoring below
     the reversed list. ``orientation`` as in :func:`maximal_agreement`.
+
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    orientation : {"as_defined", "closeness"}
+        As in :func:`maximal_agreement`.
+    method : {"auto", "exhaustive", "random"}
+        Exhaustive over S_n when the cases fit ``max_cases`` (``"auto"``), or random.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random cases drawn when not exhaustive.
+    seed : int
+        Seed of the random cases.
+    higher_is_closer : bool, optional
+        The direction of a callable (a registered metric's is known).
+
+    Returns
+    -------
+    AgreementResult
+        ``holds``, ``bound`` (``m_min``), ``attained_at_reverse``, ``attained_at_complement`` and
+        the evidence.
 
     Examples
     --------
@@ -2035,6 +2304,28 @@ def linearly_equivalent(
     non-zero slope. Undefined values must occur on the same pairs for both. Two constant metrics
     are equivalent (any line through the one point). A non-constant ``f`` with
     ``f(m1) = m2`` exists iff one with ``m1 = f(m2)`` does, so one direction suffices.
+
+    Parameters
+    ----------
+    first, second : str or callable
+        The two metrics, as ``metric`` of :func:`symmetry`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    method : {"auto", "exhaustive", "random"}
+        Exhaustive over S_n when the cases fit ``max_cases`` (``"auto"``), or random.
+    max_cases : int
+        The most evaluations an exhaustive check may take.
+    n_samples : int
+        Random cases drawn when not exhaustive.
+    seed : int
+        Seed of the random cases.
+
+    Returns
+    -------
+    EquivalenceResult
+        The verdict, the slope and intercept of ``second = a * first + b``, and a counterexample.
 
     Examples
     --------
@@ -2139,6 +2430,29 @@ def type_i_robustness(
     are defined (``n_valid``; undefined ones are counted in ``n_undefined``); ``se = sd /
     sqrt(n_valid)``. ``holds`` is ``mean < threshold`` (Table 2 colours values below 0.05).
 
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :data:`rankbook.metrics.NAMES`, a function ``f(sigma, nu)`` (of one pair or of
+        a batch, with ``k`` if it takes a cut-off), or a :class:`TabulatedMetric`.
+    n : int
+        The size of the rankings.
+    k : int, optional
+        The cut-off of a metric that takes one (default ``max(1, n // 4)``).
+    change : {"swap", "slide"}
+        The change of eq. 5 or eq. 6.
+    n_pairs : int
+        Random pairs drawn.
+    seed : int
+        Seed of the pairs and the swaps.
+    threshold : float
+        ``holds`` when the mean change is below it.
+
+    Returns
+    -------
+    TypeIResult
+        ``mean``, ``sd``, ``se``, ``n_valid``, ``n_undefined`` and ``holds``.
+
     Examples
     --------
     >>> l1 = lambda s, v: np.abs(s - v).mean(axis=-1)
@@ -2148,7 +2462,7 @@ def type_i_robustness(
     """
     n = _check_n(n)
     m = _resolve(metric, n, k)
-    _check_choice(change, "change", ("swap", "slide"))
+    check_choice(change, ("swap", "slide"), "change")
     seed = _check_seed(seed)
     _check_int(n_pairs, "n_pairs", 1)
     rng = _rng(seed)
@@ -2184,6 +2498,15 @@ def dcg_single(pi) -> np.ndarray:
 
     Vectorised over a batch of permutations (floats). The two-argument metric ``dcg`` of
     :mod:`rankbook.metrics` applies this to the relative permutation of its two arguments.
+
+    Parameters
+    ----------
+    pi : array_like of shape (n,) or (..., n)
+        Permutations of 1..n.
+
+    Returns
+    -------
+    ndarray of float, the batch shape
 
     Examples
     --------
@@ -2227,6 +2550,16 @@ def dcg_exact(pi) -> dict:
     ``(("2", 1),)``-style tuple ``((2, 1),)`` is the rational part (:math:`L = 1`, positions
     1, 3, 7, 15, ... whose discounts are 1, 1/2, 1/3, 1/4, ...). Two permutations whose
     dictionaries are equal have exactly equal DCG (the sums agree term by term).
+
+    Parameters
+    ----------
+    pi : sequence of int
+        One permutation of 1..n.
+
+    Returns
+    -------
+    dict
+        ``{log-form: Fraction}``, the exact DCG.
 
     Examples
     --------
@@ -2292,6 +2625,16 @@ def dcg_exact_compare(p, q) -> tuple[str, str]:
     sums over the positions where the two differ. ``"different"``: a 60-digit evaluation of the
     difference is larger than 1e-40 in absolute value (far beyond the rounding error of that
     evaluation, about 1e-57). ``"undecided"`` otherwise.
+
+    Parameters
+    ----------
+    p, q : sequence of int
+        Two permutations of 1..n.
+
+    Returns
+    -------
+    tuple of str
+        ``(verdict, why)``.
 
     Examples
     --------
@@ -2360,6 +2703,15 @@ def dcg_distinct_values(n: int) -> int:
     equal DCG, proved). Groups with different vectors are counted as different values, which
     the float comparison in :func:`dcg_collisions` confirms up to n = 9 (no float near-miss
     there).
+
+    Parameters
+    ----------
+    n : int
+        The size of the permutations.
+
+    Returns
+    -------
+    int
 
     Examples
     --------

@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from .ir import _as_float_1d, _check_choice, _pair_counts
+from ._validation import check_choice
+from .ir import _as_float_1d, _pair_counts
 from .ties import ALIASES
 
 __all__ = [
@@ -70,12 +71,26 @@ def rankdcg_components(reference, hypothesis, ties: str = "pessimistic") -> tupl
     Sums are taken per discount group with exactly summed integer numerators, so that an order
     equivalent to the ideal one gives exactly ``max`` and rankDCG stays within [0, 1].
 
+    Parameters
+    ----------
+    reference : sequence of float
+        True rank values of the items (higher is better).
+    hypothesis : sequence of float
+        Predicted scores of the same items, aligned with ``reference``.
+    ties : {"pessimistic", "optimistic", "expected", "order"}
+        Rule for equal predicted scores, as in :func:`rankdcg`.
+
+    Returns
+    -------
+    tuple of float
+        ``(DCG', min DCG', max DCG')``.
+
     Examples
     --------
     >>> rankdcg_components([9, 4, 4, 2, 2, 2, 1, 1, 1, 1], [9, 4, 4, 2, 2, 2, 1, 1, 1, 1])
     (10.0, 6.666666666666666, 10.0)
     """
-    _check_choice(ties, "ties", TIES)
+    ties = check_choice(ties, TIES, "ties")
     ties = ALIASES.get(ties, ties)
     ref, hyp = _aligned(reference, hypothesis)
     n = ref.shape[0]
@@ -132,6 +147,11 @@ def rankdcg(reference, hypothesis, ties: str = "pessimistic") -> float:
         position the mean ``rel'`` of its group of tied scores: the exact mean rankDCG over the
         orders of the tied items, without enumerating them.
 
+    Returns
+    -------
+    float
+        In [0, 1]; nan when all reference values are equal.
+
     Examples
     --------
     >>> ref = [9, 4, 4, 2, 2, 2, 1, 1, 1, 1]
@@ -162,6 +182,18 @@ def poster_kendall_tau(reference, hypothesis) -> float:
     numbers are tau-b (tau-a scores the perfect list 0.778, not 1). ``nan`` if either side is
     constant. Ties: the tau-b correction above.
 
+    Parameters
+    ----------
+    reference : sequence of float
+        True rank values of the items (higher is better).
+    hypothesis : sequence of float
+        Predicted scores of the same items, aligned with ``reference``.
+
+    Returns
+    -------
+    float
+        In [-1, 1]; nan when either side is constant.
+
     Examples
     --------
     >>> poster_kendall_tau([9, 4, 4, 2, 2, 2, 1, 1, 1, 1], [9, 4, 4, 2, 2, 1, 2, 1, 1, 1])
@@ -188,6 +220,18 @@ def poster_average_precision(reference, hypothesis) -> float:
     relevance the poster never defines); it is the reading that reproduces the column, and the
     one in the authors' released code. Ties: values are compared for equality.
 
+    Parameters
+    ----------
+    reference : sequence of float
+        The reference list, in rank order.
+    hypothesis : sequence of float
+        The hypothesis list, in rank order, of the same length.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
     Examples
     --------
     >>> round(poster_average_precision([9, 4, 4, 2], [9, 4, 2, 4]), 4)  # (1 + 1 + 2/3 + 2/4)/4
@@ -212,6 +256,18 @@ def poster_ndcg(reference, hypothesis) -> float:
     Compare :func:`rankbook.ir.ndcg`, which normalises by the ideal order. ``nan`` if the
     reference DCG is 0.
 
+    Parameters
+    ----------
+    reference : sequence of float
+        Relevance values in rank order (the reference list).
+    hypothesis : sequence of float
+        Relevance values in rank order (the hypothesis list), of the same length.
+
+    Returns
+    -------
+    float
+        nan when the reference DCG is 0.
+
     Examples
     --------
     >>> round(poster_ndcg([9, 4, 4, 2, 2, 2, 1, 1, 1, 1], [1, 1, 1, 1, 2, 2, 2, 4, 4, 9]), 4)
@@ -227,6 +283,17 @@ def truncate(x: float, decimals: int = 3) -> float:
     """``x`` cut (not rounded) to ``decimals`` places, towards zero, as the poster's table is.
 
     A tolerance of 1e-9 absorbs binary noise (0.975 is stored as 0.97499999...).
+
+    Parameters
+    ----------
+    x : float
+        The value.
+    decimals : int
+        Places kept.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -250,6 +317,20 @@ POSTER_COLUMNS = {
 
 def poster_table(reference, hypotheses, ties: str = "pessimistic"):
     """The poster's four columns for each hypothesis list, as a ``pandas.DataFrame``.
+
+    Parameters
+    ----------
+    reference : sequence of float
+        True rank values of the items.
+    hypotheses : sequence of sequences of float
+        Predicted scores, one list per row, aligned with ``reference``.
+    ties : str
+        As in :func:`rankdcg`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``kendall_tau, avep, ndcg, rankdcg``, one row per hypothesis.
 
     Examples
     --------
@@ -286,6 +367,18 @@ def reading_comparison(reference, hypotheses):
         :func:`rankbook.ir.average_precision` with "relevant" = above the lowest reference level,
         items ranked by the hypothesis scores with pessimistic tie-breaking: an AP of the form
         the poster prints, sum of P(k) dR(k).
+
+    Parameters
+    ----------
+    reference : sequence of float
+        True rank values of the items.
+    hypotheses : sequence of sequences of float
+        Predicted scores, one list per row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns above, one row per hypothesis.
 
     Examples
     --------
@@ -325,6 +418,20 @@ def other_measures(reference, hypotheses, p: float = 0.9):
     :func:`rankbook.ir.ndpm`, :func:`rankbook.ir.fcp`; ``rbo_ext``: :func:`rankbook.rbo.rbo_ext`
     of the item orders given by the reference and by the hypothesis, ties in either broken by
     item index (RBO refuses ties).
+
+    Parameters
+    ----------
+    reference : sequence of float
+        True rank values of the items.
+    hypotheses : sequence of sequences of float
+        Predicted scores, one list per row.
+    p : float
+        RBO's persistence, 0 < p < 1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``ndcg_linear, ndcg_exponential, ndpm, fcp, rbo_ext``, one row per hypothesis.
 
     Examples
     --------

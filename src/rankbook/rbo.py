@@ -34,15 +34,20 @@ RBO conventions
   is 1 in exact arithmetic), and ``rbo_min`` and the upper bound share one summation, so that
   ``0 <= rbo_min <= rbo_min + rbo_res <= 1`` up to one rounding of the final addition.
 * ``p`` must satisfy ``0 < p < 1``.
+* Reading (as everywhere in rankbook, see :mod:`rankbook.metrics`, *Reading a ranking*): a list
+  names items, best first, and a number in it is an item's label, never compared as a number.
+  RBO depends on the orders alone, so it is the same under both readings of
+  :func:`rankbook.pairwise.pairwise` (``numbering``), whose RBO measures equal these functions
+  on every pair of rows.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
+from ._validation import check_choice, check_int, check_probability
 from .permutations import is_missing_label
 from .ties import parse_ranking
 
@@ -79,13 +84,9 @@ TIES = ("w", "a", "b")
 
 
 def _check_rbo_ties(ties) -> str:
-    if not isinstance(ties, str) or ties not in TIES:
-        raise ValueError(
-            f"ties={ties!r} is not valid; choose one of {list(TIES)} (Corsi and Urbano's RBO^w, "
-            "RBO^a, RBO^b: ties as equal ranks, as an unknown order averaged over, or averaged "
-            "and corrected for the information lost)"
-        )
-    return ties
+    return check_choice(ties, TIES, "ties", explain=(
+        "Corsi and Urbano's RBO^w, RBO^a, RBO^b: ties as equal ranks, as an unknown order "
+        "averaged over, or averaged and corrected for the information lost"))
 _FAR = np.iinfo(np.int64).max  # position of an item absent from a list
 
 
@@ -94,9 +95,7 @@ _FAR = np.iinfo(np.int64).max  # position of an item absent from a list
 
 
 def _check_p(p) -> float:
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (0.0 < float(p) < 1.0):
-        raise ValueError(f"p={p!r} must be a real number with 0 < p < 1 (the persistence)")
-    return float(p)
+    return check_probability(p, "p", meaning="the persistence")
 
 
 def _as_ranking(values, name: str) -> list:
@@ -353,8 +352,7 @@ def _codes(S, T):
 def _check_depth(depth, longest: int):
     if depth is None:
         return None
-    if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 0:
-        raise ValueError(f"depth={depth!r} must be an integer >= 0 (or None)")
+    depth = check_int(depth, "depth", low=0)
     if depth > longest:
         raise ValueError(
             f"depth={depth} exceeds the longer list ({longest} items): nothing is known there"
@@ -366,6 +364,18 @@ def overlaps(S, T, depth=None) -> np.ndarray:
     """The overlaps ``X_d = |S_{:d} ∩ T_{:d}|`` for ``d = 1 .. depth`` (default: longer length).
 
     Beyond the end of a list only its seen items count.
+
+    Parameters
+    ----------
+    S, T : sequence of hashable
+        Tie-free rankings, best first (a ``str``: one item per character).
+    depth : int, optional
+        The last depth, at most the longer length (the default).
+
+    Returns
+    -------
+    ndarray of int64, shape (depth,)
+        ``X_1, ..., X_depth``.
 
     Examples
     --------
@@ -456,6 +466,11 @@ def rbo(S, T, p: float, depth=None, ties: str = "a") -> float:
     ties : {"a", "w", "b"}
         Corsi and Urbano's variant for tied items (see :data:`TIES` and :func:`rbo_ext`).
 
+    Returns
+    -------
+    float
+        In [0, 1 - p^k].
+
     Examples
     --------
     >>> round(rbo("abcdefg", "zcavwxy", p=0.9), 4)
@@ -531,6 +546,23 @@ def rbo_min(S, T, p: float, depth=None, ties: str = "a") -> float:
     then exactly the mean of the tie-free ``RBO_min`` over the orders of the tied items. Value in
     [0, 1].
 
+    Parameters
+    ----------
+    S, T : sequence of hashable
+        Rankings, best first, each item at most once; a ``set`` inside the list holds tied items
+        and a ``str`` may write them in braces (``"a{bc}d"``).
+    p : float, 0 < p < 1
+        Persistence.
+    depth : int, optional
+        Truncate both lists to this depth first (at a tie-group boundary).
+    ties : {"a", "w", "b"}
+        Corsi and Urbano's variant for tied items (see :func:`rbo_ext`).
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
     Examples
     --------
     >>> round(rbo_min("abcdefg", "zcavwxy", p=0.9), 4)
@@ -563,6 +595,23 @@ def rbo_max(S, T, p: float, depth=None, ties: str = "a") -> float:
     ``RBO^a_max`` can be lower than the mean of the tie-free maxima over those orders (for
     ``[0]`` and ``[{0, 1, 2}]`` at ``p = 0.8``: 0.8133 against 0.84). Value in [rbo_min, 1].
 
+    Parameters
+    ----------
+    S, T : sequence of hashable
+        Rankings, best first, each item at most once; a ``set`` inside the list holds tied items
+        and a ``str`` may write them in braces (``"a{bc}d"``).
+    p : float, 0 < p < 1
+        Persistence.
+    depth : int, optional
+        Truncate both lists to this depth first (at a tie-group boundary).
+    ties : {"a", "w", "b"}
+        Corsi and Urbano's variant for tied items (see :func:`rbo_ext`).
+
+    Returns
+    -------
+    float
+        In [rbo_min, 1].
+
     Examples
     --------
     >>> round(rbo_max("abcdefg", "zcavwxy", p=0.9), 4)
@@ -590,6 +639,23 @@ def rbo_res(S, T, p: float, depth=None, ties: str = "a") -> float:
     (Webber et al. eq. 30). It is ``rbo_max - rbo_min``, for every variant ``ties`` (see
     :func:`rbo_max`); value in [0, 1 - rbo_min].
 
+    Parameters
+    ----------
+    S, T : sequence of hashable
+        Rankings, best first, each item at most once; a ``set`` inside the list holds tied items
+        and a ``str`` may write them in braces (``"a{bc}d"``).
+    p : float, 0 < p < 1
+        Persistence.
+    depth : int, optional
+        Truncate both lists to this depth first (at a tie-group boundary).
+    ties : {"a", "w", "b"}
+        Corsi and Urbano's variant for tied items (see :func:`rbo_ext`).
+
+    Returns
+    -------
+    float
+        In [0, 1 - rbo_min].
+
     Examples
     --------
     >>> round(rbo_res("abcdefg", "zcavwxy", p=0.9), 4)
@@ -606,6 +672,23 @@ def rbo_bounds(S, T, p: float, depth=None, ties: str = "a") -> tuple[float, floa
     """``(rbo_min, rbo_max)``: the range of the full RBO, computed together.
 
     ``ties`` as in :func:`rbo_ext`.
+
+    Parameters
+    ----------
+    S, T : sequence of hashable
+        Rankings, best first, each item at most once; a ``set`` inside the list holds tied items
+        and a ``str`` may write them in braces (``"a{bc}d"``).
+    p : float, 0 < p < 1
+        Persistence.
+    depth : int, optional
+        Truncate both lists to this depth first (at a tie-group boundary).
+    ties : {"a", "w", "b"}
+        Corsi and Urbano's variant for tied items (see :func:`rbo_ext`).
+
+    Returns
+    -------
+    tuple of float
+        ``(rbo_min, rbo_max)``.
 
     Examples
     --------
@@ -654,6 +737,23 @@ def rbo_ext(S, T, p: float, depth=None, ties: str = "a") -> float:
     extrapolation fills them at the agreement of depth ``s`` times the mean contribution of the
     longer list's unmatched items, and the tail at ``(X_l + (l - s) A_s)/l``, as in the authors'
     reference code. Without ties all three variants are the formula above.
+
+    Parameters
+    ----------
+    S, T : sequence of hashable
+        Rankings, best first, each item at most once; a ``set`` inside the list holds tied items
+        and a ``str`` may write them in braces (``"a{bc}d"``).
+    p : float, 0 < p < 1
+        Persistence.
+    depth : int, optional
+        Truncate both lists to this depth first (at a tie-group boundary).
+    ties : {"a", "w", "b"}
+        Corsi and Urbano's variant for tied items (see :func:`rbo_ext`).
+
+    Returns
+    -------
+    float
+        In [0, 1]; nan when a list is empty.
 
     Examples
     --------
@@ -1159,6 +1259,18 @@ def rbo_weight(p: float, d):
 
     ``d`` may be an array. Value in (0, 1], increasing in ``d``, decreasing in ``p``.
 
+    Parameters
+    ----------
+    p : float, 0 < p < 1
+        Persistence.
+    d : int or array_like of int
+        Prefix lengths, at least 1.
+
+    Returns
+    -------
+    float or ndarray of float
+        In (0, 1], the shape of ``d``.
+
     Examples
     --------
     >>> round(rbo_weight(0.9, 10), 4)  # the first 10 ranks carry about 86% at p = 0.9
@@ -1193,6 +1305,17 @@ def depth_for_weight(p: float, w: float) -> int:
 
     ``w`` must satisfy ``0 < w < 1`` (weight 1 is reached only at infinite depth).
 
+    Parameters
+    ----------
+    p : float, 0 < p < 1
+        Persistence.
+    w : float, 0 < w < 1
+        The weight the prefix must carry.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> depth_for_weight(0.9, 0.85)
@@ -1201,8 +1324,7 @@ def depth_for_weight(p: float, w: float) -> int:
     52
     """
     p = _check_p(p)
-    if isinstance(w, bool) or not isinstance(w, numbers.Real) or not (0.0 < float(w) < 1.0):
-        raise ValueError(f"w={w!r} must satisfy 0 < w < 1 (weight 1 needs infinite depth)")
+    w = check_probability(w, "w", meaning="weight 1 needs infinite depth")
     if rbo_weight(p, 1) >= w:
         return 1
     hi = 2
@@ -1224,6 +1346,18 @@ def p_for_weight(d: int, w: float) -> float:
     Solves ``rbo_weight(p, d) = w`` for ``p`` (the weight decreases as ``p`` grows). Requires
     ``0 < w < 1``; for ``d = 1`` and ``w`` near 1 the answer tends to 0.
 
+    Parameters
+    ----------
+    d : int
+        The prefix length, at least 1.
+    w : float, 0 < w < 1
+        Its weight.
+
+    Returns
+    -------
+    float
+        In (0, 1).
+
     Examples
     --------
     >>> round(p_for_weight(10, 0.8556), 3)
@@ -1232,8 +1366,7 @@ def p_for_weight(d: int, w: float) -> float:
     from scipy.optimize import brentq
 
     d = int(_check_d(d))
-    if isinstance(w, bool) or not isinstance(w, numbers.Real) or not (0.0 < float(w) < 1.0):
-        raise ValueError(f"w={w!r} must satisfy 0 < w < 1")
+    w = check_probability(w, "w", meaning="a weight")
     lo, hi = 1e-9, 1.0 - 1e-9
     f = lambda p: rbo_weight(p, d) - w  # noqa: E731
     if f(lo) < 0 or f(hi) > 0:
@@ -1250,6 +1383,25 @@ def random_extension_rbo(S, T, p: float, n: int, depth: int, seed: int = 0, shar
     negligible the value is the full RBO of the extended lists, so it must lie within
     :func:`rbo_bounds` of the prefixes. Deterministic for a given ``seed``.
 
+    Parameters
+    ----------
+    S, T : sequence of hashable
+        Tie-free prefixes, best first.
+    p : float, 0 < p < 1
+        Persistence.
+    n : int
+        Number of extensions.
+    depth : int
+        Length of the extended lists, at least the longer prefix.
+    seed : int
+        Seed of the extensions.
+    shared : float
+        Probability, in [0, 1], that a new rank takes a shared item.
+
+    Returns
+    -------
+    ndarray of float, shape (n,)
+
     Examples
     --------
     >>> v = random_extension_rbo("abc", "cax", 0.9, n=5, depth=400, seed=1)
@@ -1260,10 +1412,8 @@ def random_extension_rbo(S, T, p: float, n: int, depth: int, seed: int = 0, shar
     p = _check_p(p)
     S, T = _as_items(S, "S"), _as_items(T, "T")
     _codes(S, T)  # validation: repeats
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n={n!r} must be an integer >= 1")
-    if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < max(len(S), len(T)):
-        raise ValueError(f"depth={depth!r} must be an integer >= the longer prefix ({max(len(S), len(T))})")
+    n = check_int(n, "n", low=1)
+    depth = check_int(depth, "depth", low=max(len(S), len(T)), explain="the longer prefix")
     if not 0.0 <= shared <= 1.0:
         raise ValueError(f"shared={shared!r} must lie in [0, 1]")
     rng = np.random.default_rng(seed)

@@ -33,6 +33,14 @@ YAML, between ``# ir_metadata.start`` and ``# ir_metadata.end`` comment lines at
 file). :func:`read_ir_metadata` reads it, :func:`write_run` writes it with the run, and
 :func:`reproduce` keeps it with each run and shows it in its report.
 
+Reading. A run gives each topic a list of document ids ordered by score (ties broken as
+:func:`explicit_order` says), and the measures read these lists as orders of documents, as every
+function of rankbook reads label lists (:mod:`rankbook.metrics`, *Reading a ranking*): a
+document id is a label, never a number, and :func:`ktu`'s default is the item-based tau over the
+documents' positions (``numbering="pair"`` in :func:`rankbook.pairwise.pairwise`);
+``convention="repro_eval"`` is the one value here that reads the ids' sorted indices position by
+position.
+
 Only numpy, scipy and pandas are used.
 """
 
@@ -54,6 +62,7 @@ from . import rbo as _rbo
 from . import stats as _stats
 from .stats import _sps  # scipy.stats, imported on first use (see rankbook.stats)
 from . import trec_format as _tf
+from ._validation import check_choice, check_int, check_probability
 
 __all__ = [
     "KTU_CONVENTIONS",
@@ -90,12 +99,6 @@ META_START = "# ir_metadata.start"
 META_END = "# ir_metadata.end"
 
 
-def _check_choice(value, choices, what):
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{what}={value!r} is not valid; choose one of {', '.join(choices)}")
-    return value
-
-
 def _as_list(docs, name) -> list:
     if isinstance(docs, str):
         raise ValueError(f"{name} must be a sequence of document ids, best first, not one "
@@ -118,11 +121,7 @@ def _as_list(docs, name) -> list:
 
 
 def _check_depth(depth):
-    if depth is None:
-        return None
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise ValueError(f"depth must be a positive whole number or None, got {depth!r}")
-    return int(depth)
+    return check_int(depth, "depth", low=1, allow_none=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,6 +158,18 @@ def explicit_order(run, what: str = "run") -> pd.DataFrame:
     a DataFrame with columns ``query_id``, ``doc_id`` and ``rank``, or ``{query: [doc, ...]}``
     (best first). Within a query every rank must be distinct, so the scores hold no tie and
     every convention profile scores the documents in exactly the given order.
+
+    Parameters
+    ----------
+    run : str, path-like, pandas.DataFrame or dict
+        The run, as above.
+    what : str
+        What the run is, for the messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A tidy run: ``query_id``, ``doc_id``, ``score`` (minus the rank).
 
     Examples
     --------
@@ -330,6 +341,19 @@ def rankings(run) -> dict:
 def ranking(run, query) -> list:
     """The documents of one query of a run, best first (see :func:`rankings`).
 
+    Parameters
+    ----------
+    run : str, path-like, pandas.DataFrame or dict
+        A TREC run file, a tidy run (``query_id``, ``doc_id``, ``score``) or
+        ``{query: {doc: score}}``.
+    query : str
+        The query id.
+
+    Returns
+    -------
+    list
+        Document ids, best first.
+
     Examples
     --------
     >>> ranking({"7": {"x": 1.0, "y": 2.0}}, "7")
@@ -431,7 +455,7 @@ def ktu(orig, rep, *, convention: str = "union", depth: int | None = None) -> fl
     >>> ktu(orig, swapped, convention="repro_eval")  # depends on the names
     0.0
     """
-    _check_choice(convention, KTU_CONVENTIONS, "convention")
+    check_choice(convention, KTU_CONVENTIONS, "convention")
     depth = _check_depth(depth)
     a, b = _as_list(orig, "orig"), _as_list(rep, "rep")
     if convention == "repro_eval":
@@ -512,7 +536,7 @@ def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = No
     >>> round(rbo(docs, docs, form="truncated", depth=1000), 4)  # repro_eval's default depth
     0.8534
     """
-    _check_choice(form, RBO_FORMS, "form")
+    check_choice(form, RBO_FORMS, "form")
     p = _check_p(p)
     depth = _check_depth(depth)
     a, b = _as_list(orig, "orig"), _as_list(rep, "rep")
@@ -529,9 +553,7 @@ def rbo(orig, rep, p: float = 0.95, *, form: str = "ext", depth: int | None = No
 
 
 def _check_p(p) -> float:
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
-        raise ValueError(f"p must be a number with 0 < p < 1, got {p!r}")
-    return float(p)
+    return check_probability(p, "p", meaning="RBO's persistence")
 
 
 def _rbo_ext(a: list, b: list, p: float) -> float:
@@ -678,6 +700,15 @@ def rmse(orig, rep) -> float:
 
     over the :math:`n` topics both were scored on {cite}`breuer2020repro`.
 
+    Parameters
+    ----------
+    orig, rep : array_like of float, shape (n,)
+        Per-topic scores of the original and the reproduced run, aligned by topic.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> rmse([0.2, 0.4], [0.2, 0.8])
@@ -694,6 +725,16 @@ def nrmse(orig, rep) -> float:
 
     The denominator is the RMSE of the worst reproduction of scores in [0, 1]. ``nan`` when it
     is 0 (impossible for scores in [0, 1]).
+
+    Parameters
+    ----------
+    orig, rep : mapping or sequence of float
+        Per-topic scores, as in :func:`rmse`.
+
+    Returns
+    -------
+    float
+        nan when the denominator is 0.
 
     Examples
     --------
@@ -730,6 +771,18 @@ def effect_ratio(orig_baseline, orig_advanced, rep_baseline, rep_advanced) -> fl
     reproduced scores may be on different topics (replicability); within each, baseline and
     advanced pair by topic. ``nan`` or infinite when the original improvement is 0.
 
+    Parameters
+    ----------
+    orig_baseline, orig_advanced : array_like of float, shape (n,)
+        The original per-topic scores of the baseline and the advanced system (paired by topic).
+    rep_baseline, rep_advanced : array_like of float, shape (n',)
+        The reproduced ones (paired by topic; other topics allowed).
+
+    Returns
+    -------
+    float
+        nan or infinite when the original improvement is 0.
+
     Examples
     --------
     >>> effect_ratio([0.2, 0.4], [0.4, 0.6], [0.2, 0.4], [0.3, 0.5])
@@ -750,6 +803,17 @@ def delta_ri(orig_baseline, orig_advanced, rep_baseline, rep_advanced) -> float:
     with :math:`\bar a`, :math:`\bar b` the mean scores of the advanced system and the baseline
     over the topics of each experiment. 0 when the relative improvement is reproduced; positive
     when it shrinks {cite}`breuer2020repro`.
+
+    Parameters
+    ----------
+    orig_baseline, orig_advanced : array_like of float, shape (n,)
+        The original per-topic scores of the baseline and the advanced system (paired by topic).
+    rep_baseline, rep_advanced : array_like of float, shape (n',)
+        The reproduced ones (paired by topic; other topics allowed).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -872,6 +936,16 @@ def read_ir_metadata(source) -> IrMetadata | None:
     :func:`rankbook.trec_format.read_table` read, whose ``header`` holds those lines (a pipe
     is read once, by the table's reader).
 
+    Parameters
+    ----------
+    source : str, path-like, stream or TrecTable
+        The run: a file (its comment lines on top), or a table already read.
+
+    Returns
+    -------
+    IrMetadata or None
+        ``text`` (the YAML) and ``fields`` (the parsed mapping, or None).
+
     Raises
     ------
     ValueError
@@ -932,6 +1006,11 @@ def ir_metadata_block(metadata) -> str:
     metadata : dict or str
         Nested dicts and lists of scalars (written as YAML), or YAML text (written as is).
 
+    Returns
+    -------
+    str
+        The block, ending with a newline.
+
     Examples
     --------
     >>> print(ir_metadata_block({"tag": "bm25", "data": {"test collection": "core17"}}), end="")
@@ -968,6 +1047,22 @@ def ir_metadata_block(metadata) -> str:
 
 def write_run(path, run, metadata=None, tag: str = "rankbook") -> None:
     """Write a run as a TREC file, best first per query, with an ``ir_metadata`` block on top.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file written.
+    run : pandas.DataFrame or dict
+        A tidy run or ``{query: {doc: score}}``.
+    metadata : dict or str, optional
+        The ``ir_metadata`` block (:func:`ir_metadata_block`); none by default.
+    tag : str
+        The run tag of every line.
+
+    Raises
+    ------
+    ValueError
+        For a run that cannot be read, or a tag with white space.
 
     Examples
     --------
@@ -1127,6 +1222,22 @@ def effect_ci(orig_baseline, orig_advanced, rep_baseline, rep_advanced, *, paire
     topics independently, with scipy's two-sample bootstrap (BCa; percentile where BCa is
     undefined). An endpoint is ``nan`` when resamples give 0/0 (no original improvement).
 
+    Parameters
+    ----------
+    orig_baseline, orig_advanced : array_like of float, shape (n,)
+        The original per-topic scores of the baseline and the advanced system (paired by topic).
+    rep_baseline, rep_advanced : array_like of float, shape (n',)
+        The reproduced ones (paired by topic; other topics allowed).
+    paired : bool
+        Resample the topics once for all four runs (reproducibility), or the two experiments
+        independently (replicability).
+    confidence : float
+        The intervals' level, 0 < confidence < 1.
+    n_resamples : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resamples.
+
     Returns
     -------
     dict
@@ -1187,7 +1298,7 @@ class Reproduction:
                 ci = "undefined (0/0 in resamples)"
             else:
                 ci = f"[{f(r.low)}, {f(r.high)}]"
-            p = "" if np.isnan(r.p_value) else f"p = {f(r.p_value)} ({r.test})"
+            p = "" if np.isnan(r.p_value) else f"{_stats.format_p(r.p_value, digits)} ({r.test})"
             value = f(r.value) if np.isfinite(r.value) else _UNDEFINED.get(
                 r.statistic, "undefined (division by 0)")
             rows.append((r.level, r.system, r.measure, r.statistic, value, ci, p))
@@ -1196,7 +1307,9 @@ class Reproduction:
                   for i in range(7)]
         head = ("level", "system", "measure", "statistic", "value",
                 f"{self.settings.get('confidence', 0.95):.0%} interval", "test")
-        lines = [f"{self.kind.capitalize()}: {self.settings.get('summary', '')}".rstrip(), ""]
+        lines = [f"{self.kind.capitalize()}: {self.settings.get('summary', '')}".rstrip()]
+        lines += [f"Note: {n}" for n in self.settings.get("notes", ())]
+        lines.append("")
         for row in [head, *rows]:
             lines.append("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
         for name, meta in self.metadata.items():
@@ -1233,9 +1346,9 @@ def _options(convention, measures, ktu_convention, rbo_form, order, confidence, 
     """The profile and the measures, every option checked before any input is read."""
     conv = _conv.profile(convention)
     _stats._check_resamples(n_resamples, _stats._check_confidence(confidence))
-    _check_choice(ktu_convention, KTU_CONVENTIONS, "ktu_convention")
-    _check_choice(rbo_form, RBO_FORMS, "rbo_form")
-    _check_choice(order, ORDERS, "order")
+    check_choice(ktu_convention, KTU_CONVENTIONS, "ktu_convention")
+    check_choice(rbo_form, RBO_FORMS, "rbo_form")
+    check_choice(order, ORDERS, "order")
     wanted = ([m.strip() for m in measures.split(",")] if isinstance(measures, str)
               else list(measures))
     for m in wanted:
@@ -1541,8 +1654,15 @@ def reproduce(orig_baseline, orig_advanced, rep_baseline, rep_advanced, qrels, *
                                        "value"]))
     n_o = len(scores["orig_baseline"])
     n_r = len(scores["rep_baseline"])
-    summary = (f"{len(wanted)} measure(s) under {conv.name}'s conventions, "
-               + (f"{n_o} topics paired" if paired else f"{n_o} original and {n_r} other topics")
+    rbo_words = {"ext": "extrapolated", "base": "prefix sum",
+                 "truncated": "truncated and normalised"}[rbo_form]
+    summary = (f"{len(wanted)} measure(s) under {conv.name}'s conventions"
+               + (" (trec_eval 10.0)" if conv.name == "trec_eval" else
+                  " (trec_eval 9.0.8)" if conv.name == "trec_eval_9" else "")
+               + ", " + (f"{n_o} topics paired" if paired else f"{n_o} original and {n_r} other topics")
+               + (f"; KTU {'over the union' if ktu_convention == 'union' else 'as repro_eval'}, "
+                  f"RBO {rbo_words}" + (f" to depth {rbo_depth}" if rbo_depth is not None else "")
+                  + f", p = {rbo_p:g}" if paired else "")
                + ("; every run an explicit order (its ranks, no tie rule)" if order == "rank" else ""))
     settings = dict(measures=wanted, convention=conv.name, order=order, ktu_convention=ktu_convention,
                     rbo_p=rbo_p, rbo_form=rbo_form, rbo_depth=rbo_depth, confidence=confidence,

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from rankbook import permutations
+from rankbook._validation import check_choice
 
 __all__ = ["CHANGES", "perturb", "type_i_runs", "summarize_runs", "draw_pairs", "moved_pairs",
            "type_i_means", "cutoff_means"]
@@ -40,9 +41,7 @@ def _evaluate_many(evaluate: Callable | None):
 
 
 def _check_change(change: str) -> str:
-    if change not in CHANGES:
-        raise ValueError(f"unknown change {change!r}; valid: {list(CHANGES)}")
-    return change
+    return check_choice(change, CHANGES, "change")
 
 
 def perturb(nu: np.ndarray, change: str, rng: np.random.Generator | None = None,
@@ -54,6 +53,22 @@ def perturb(nu: np.ndarray, change: str, rng: np.random.Generator | None = None,
     place and the top item to the bottom. ``side="left"`` (``(i j) o nu``, ``FC_n o nu``) relabels
     items instead; it is one of the alternative readings tried for cells that do not reproduce.
 
+    Parameters
+    ----------
+    nu : ndarray of int, shape (..., n)
+        Rankings in one-line notation.
+    change : {"swap", "slide"}
+        The change of eq. 5 or eq. 6.
+    rng : numpy.random.Generator, optional
+        Draws the swapped positions (a fresh unseeded generator by default).
+    side : {"right", "left"}
+        Act on positions (the paper's) or on item labels.
+
+    Returns
+    -------
+    ndarray of int64, shape of ``nu``
+        The changed rankings.
+
     Examples
     --------
     >>> perturb(np.array([3, 1, 2, 4]), "slide")
@@ -62,8 +77,7 @@ def perturb(nu: np.ndarray, change: str, rng: np.random.Generator | None = None,
     array([4, 2, 3, 1])
     """
     _check_change(change)
-    if side not in ("right", "left"):
-        raise ValueError(f"unknown side {side!r}; valid: ['right', 'left']")
+    check_choice(side, ("right", "left"), "side")
     nu = np.asarray(nu)
     n = nu.shape[-1]
     if change == "slide":
@@ -83,7 +97,23 @@ def perturb(nu: np.ndarray, change: str, rng: np.random.Generator | None = None,
 
 
 def _draw(n: int, n_pairs: int, n_runs: int, seed: int):
-    """sigma and nu of shape (n_runs, n_pairs, n); run r uses the generator [seed, n, r]."""
+    """sigma and nu of shape (n_runs, n_pairs, n); run r uses the generator [seed, n, r].
+
+    Parameters
+    ----------
+    n : int
+        Length of the rankings.
+    n_pairs : int
+        Pairs per run.
+    n_runs : int
+        Runs.
+    seed : int
+        Seed; run r uses the generator ``[seed, n, r]``.
+
+    Returns
+    -------
+    sigma, nu : ndarray of int64, shape (n_runs, n_pairs, n)
+    """
     gens = [np.random.default_rng([seed, n, r]) for r in range(n_runs)]
     sigma = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
     nu = np.stack([permutations.random(n, n_pairs, rng=g) for g in gens])
@@ -91,13 +121,50 @@ def _draw(n: int, n_pairs: int, n_runs: int, seed: int):
 
 
 def _moved(nu, change: str, seed: int, side: str = "right"):
-    """nu after the change; the swap positions use the generator [seed, n, 10000 + change index]."""
+    """nu after the change; the swap positions use the generator [seed, n, 10000 + change index].
+
+    Parameters
+    ----------
+    nu : ndarray of int, shape (..., n)
+        Rankings in one-line notation.
+    change : {"swap", "slide"}
+        The change.
+    seed : int
+        Seed of the swap positions.
+    side : {"right", "left"}
+        As in :func:`perturb`.
+
+    Returns
+    -------
+    ndarray of int64, shape of ``nu``
+    """
     rng = np.random.default_rng([seed, nu.shape[-1], 10_000 + CHANGES.index(change)])
     return perturb(nu, change, rng, side=side)
 
 
 def _type_i_means(names, sigma, nu, moved: dict, k, ev, swap_args: bool = False):
-    """{(metric, change): (per-run mean absolute change, per-run share of defined pairs)}."""
+    """{(metric, change): (per-run mean absolute change, per-run share of defined pairs)}.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Metric names.
+    sigma, nu : ndarray of int, shape (runs, pairs, n)
+        The pairs of :func:`draw_pairs`.
+    moved : dict
+        ``{change: nu after the change}`` (:func:`moved_pairs`).
+    k : int or None
+        The cut-off.
+    ev : callable
+        ``ev(names, sigma, nu, k=k)`` returning ``{name: values}``.
+    swap_args : bool
+        Evaluate ``m(nu, sigma)`` instead.
+
+    Returns
+    -------
+    dict
+        ``{(metric, change): (means, defined)}``, two arrays of shape (runs,).
+    """
     first, second = (nu, sigma) if swap_args else (sigma, nu)
     before = ev(names, first, second, k=k)
     out = {}
@@ -126,6 +193,35 @@ def type_i_runs(names: Sequence[str], n: int, k: int | None, n_pairs: int = 1000
     ``defined`` gives the share of pairs kept. All runs are evaluated as one batch.
 
     Returns a long table with columns ``metric, change, n, k, run, mean_abs_change, defined``.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Metrics of :data:`rankbook.metrics.NAMES`.
+    n : int
+        Length of the rankings.
+    k : int or None
+        The cut-off of the metrics that need one.
+    n_pairs : int
+        Pairs per run.
+    n_runs : int
+        Independent runs.
+    seed : int
+        Seed of the runs.
+    changes : iterable of {"swap", "slide"}
+        The changes applied.
+    evaluate : callable, optional
+        ``evaluate(names, sigma, nu, k=k)`` returning ``{name: values}``;
+        :func:`rankbook.metrics.evaluate_many` by default.
+    side : {"right", "left"}
+        As in :func:`perturb`.
+    swap_args : bool
+        Evaluate ``m(nu, sigma)`` instead of ``m(sigma, nu)`` (an alternative reading).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The long table described above.
 
     Examples
     --------
@@ -157,6 +253,16 @@ def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
     """Reproduced value (mean over runs) and sd (spread of one run) per metric, change, n, k.
 
 
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The table of :func:`type_i_runs`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``metric, change, n, k, reproduced, sd, defined``.
+
     Examples
     --------
     >>> runs = type_i_runs(["kendall_tau"], n=10, k=None, n_pairs=100, n_runs=2, changes=["swap"])
@@ -173,7 +279,24 @@ def _cutoff_means(names, sigma, nu, moved: dict, ks) -> dict:
     """{(metric, change): per-run mean absolute change at every k of ``ks``, shape (runs, K)}.
 
     The k-dependent metrics at every cut-off in one pass per pair (:mod:`rankbook.cutoffs`),
-    one run (block of pairs) at a time so that memory stays at one run's worth."""
+    one run (block of pairs) at a time so that memory stays at one run's worth.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The k-dependent metric names.
+    sigma, nu : ndarray of int, shape (runs, pairs, n)
+        The pairs of :func:`draw_pairs`.
+    moved : dict
+        ``{change: nu after the change}``.
+    ks : sequence of int
+        The cut-offs.
+
+    Returns
+    -------
+    dict
+        ``{(metric, change): ndarray of shape (runs, len(ks))}``.
+    """
     from rankbook import cutoffs
 
     runs = sigma.shape[0]

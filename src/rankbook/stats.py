@@ -48,6 +48,8 @@ import numpy as np
 import pandas as pd
 from scipy import special as _special
 
+from ._validation import check_choice, check_int, check_number, check_seed
+
 
 class _LazyScipyStats:
     """``scipy.stats``, imported on first use: its import takes about 0.4 s of CPU, which
@@ -65,6 +67,8 @@ __all__ = [
     "CI_METHODS",
     "TESTS",
     "CORRECTIONS",
+    "FAMILY_TESTS",
+    "COMPARE_CORRECTIONS",
     "ALTERNATIVES",
     "BootstrapCI",
     "bootstrap_ci",
@@ -78,11 +82,21 @@ __all__ = [
     "randomization_test",
     "paired_test",
     "correct",
+    "format_p",
     "Comparison",
     "compare",
     "simulate_benchmark",
     "decision_rates",
     "expected_scores",
+    "TUKEY_DESIGNS",
+    "TukeyHSD",
+    "tukey_hsd",
+    "randomized_tukey_hsd",
+    "SIZE_METHODS",
+    "paired_t_power",
+    "topic_set_size",
+    "anova_power",
+    "topic_set_size_anova",
 ]
 
 #: Bootstrap interval methods of :func:`bootstrap_ci` (``"bca"``: bias-corrected and
@@ -94,6 +108,17 @@ TESTS = ("randomization", "t", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 #: Alternative hypotheses about the mean difference ``x - y``.
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: Tests of a whole family of systems that :func:`compare` takes as its ``correction``:
+#: Tukey's HSD (:func:`tukey_hsd`, two-way) and the randomised Tukey HSD
+#: (:func:`randomized_tukey_hsd`).
+FAMILY_TESTS = ("tukey", "randomized-tukey")
+#: What :func:`compare` takes as ``correction``.
+COMPARE_CORRECTIONS = CORRECTIONS + FAMILY_TESTS
+#: How each correction is named in reports.
+CORRECTION_NAMES = {"none": "uncorrected", "holm": "Holm-corrected",
+                    "bonferroni": "Bonferroni-corrected", "bh": "Benjamini-Hochberg-corrected",
+                    "by": "Benjamini-Yekutieli-corrected", "tukey": "Tukey-HSD-adjusted",
+                    "randomized-tukey": "randomised-Tukey-HSD-adjusted"}
 
 _STATSMODELS_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "by": "fdr_by"}
 _TEST_ALIASES = {"randomization": "randomization", "randomisation": "randomization",
@@ -108,12 +133,6 @@ _SUPERSCRIPTS = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰ�
 
 # ----------------------------------------------------------------------------------------------
 # validation
-
-
-def _check_choice(value, choices, what):
-    if value not in choices:
-        raise ValueError(f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
 
 
 def _check_test(test) -> str:
@@ -144,6 +163,19 @@ def min_resamples(confidence: float | None = None, test: bool = False) -> int:
     resample in each tail, ``ceil(2 / (1 - confidence))`` (40 at 95%); a Monte Carlo test
     (``test``) needs :data:`MIN_TEST_RESAMPLES`.
 
+    Parameters
+    ----------
+    confidence : float, optional
+        The level of a bootstrap interval, 0 < confidence < 1.
+    test : bool
+        A Monte Carlo test will use the resamples.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> min_resamples(0.95), min_resamples(0.99), min_resamples(test=True)
     (40, 200, 19)
     """
@@ -173,12 +205,7 @@ def _check_resamples(n_resamples, confidence: float | None = None, test: bool = 
 
 
 def _check_seed(seed):
-    if seed is None or isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, a numpy Generator or None; "
-                         f"got {seed!r}")
-    return int(seed)
+    return check_seed(seed)
 
 
 def _scores(values, name="values", min_len=2) -> np.ndarray:
@@ -463,7 +490,7 @@ def bootstrap_ci(values, statistic: Callable = np.mean, confidence: float = 0.95
     >>> bool(np.isclose(ci.low, ref.low) and np.isclose(ci.high, ref.high))
     True
     """
-    _check_choice(method, CI_METHODS, "method")
+    check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
     n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
@@ -518,7 +545,7 @@ def _bootstrap_ci_of_mean_series(series, confidence: float = 0.95, method: str =
     the index draws shared by series of one length when ``seed`` is a number or a
     SeedSequence (the same seed draws the same indices for every call); with a Generator or
     ``None`` each series draws its own, as separate calls would."""
-    _check_choice(method, CI_METHODS, "method")
+    check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
     n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
@@ -564,7 +591,7 @@ def _bootstrap_ci_of_means(q: int, cases, confidence: float = 0.95, method: str 
     cases of one block size (:func:`rankbook.repro.reproduce` resamples every measure this
     way); no array of resampled values is built, only the counts.
     """
-    _check_choice(method, CI_METHODS, "method")
+    check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
     n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
@@ -719,6 +746,18 @@ def cohens_dz(x, y=None):
     :cite:`cohen1988statistical`. Vectorised over leading axes. 0 when every difference is 0;
     ``±inf`` when all differences are equal and non-zero.
 
+    Parameters
+    ----------
+    x : array_like of shape (..., q)
+        Paired scores, or the differences when ``y`` is None.
+    y : array_like of shape (..., q), optional
+        The other system's scores.
+
+    Returns
+    -------
+    float or ndarray of float
+        The batch shape.
+
     Examples
     --------
     >>> round(cohens_dz([0.5, 0.6, 0.9, 0.4], [0.4, 0.6, 0.7, 0.2]), 4)
@@ -855,7 +894,7 @@ def randomization_test(x, y=None, *, alternative: str = "two-sided", n_resamples
     >>> round(stat, 2), p, how  # sums 0.7 and 0.8, and their negatives: 4 of 32
     (0.7, 0.125, 'exact: all 2^5 = 32 sign assignments')
     """
-    _check_choice(alternative, ALTERNATIVES, "alternative")
+    check_choice(alternative, ALTERNATIVES, "alternative")
     n_resamples = _check_resamples(n_resamples, test=True)
     seed = _check_seed(seed)
     d = _scores(x, "x", 1) if y is None else _scores(x, "x", 1) - _scores(y, "y", 1)
@@ -917,6 +956,25 @@ def paired_test(x, y, test: str = "randomization", *, alternative: str = "two-si
     x, y : array_like of shape (..., q)
         Scores of the two systems; ``x`` may carry a batch of leading axes (many systems
         against one ``y``).
+    test : {"randomization", "t", "wilcoxon"}
+        The test (other spellings such as ``"ttest"`` are accepted).
+    alternative : {"two-sided", "greater", "less"}
+        The alternative hypothesis on the mean of ``x - y``.
+    confidence : float
+        The interval's level, 0 < confidence < 1.
+    ci_method : {"bca", "percentile"}
+        The bootstrap interval (:func:`bootstrap_ci`).
+    n_resamples : int
+        Resamples of the bootstrap and of a Monte Carlo randomisation test.
+    exact, max_exact
+        As in :func:`randomization_test`.
+    seed : int, numpy.random.Generator or None
+        Seed of the resamples.
+
+    Returns
+    -------
+    PairedTest
+        Floats for one pair of systems, arrays for a batch.
 
     Examples
     --------
@@ -929,7 +987,7 @@ def paired_test(x, y, test: str = "randomization", *, alternative: str = "two-si
     0.0467
     """
     test = _check_test(test)
-    _check_choice(alternative, ALTERNATIVES, "alternative")
+    check_choice(alternative, ALTERNATIVES, "alternative")
     xs, ys = _scores(x, "x"), _scores(y, "y")
     if xs.shape[-1] != ys.shape[-1]:
         raise ValueError(f"x and y must hold the same queries: {xs.shape[-1]} and "
@@ -961,6 +1019,23 @@ def paired_test(x, y, test: str = "randomization", *, alternative: str = "two-si
 # multiple comparisons
 
 
+def format_p(p: float, digits: int = 4) -> str:
+    """A p-value as a report prints it: ``p = 0.0123``, or ``p < 0.0001`` when it rounds to 0
+    at ``digits`` decimals (a p-value is never 0; a Monte Carlo one is at least
+    1/(resamples + 1)).
+
+    Examples
+    --------
+    >>> format_p(0.01234), format_p(1e-7), format_p(0.00006)
+    ('p = 0.0123', 'p < 0.0001', 'p = 0.0001')
+    """
+    if not np.isfinite(p):
+        return "p undefined"
+    if round(float(p), digits) == 0:
+        return f"p < {10.0 ** -digits:.{digits}f}"
+    return f"p = {float(p):.{digits}f}"
+
+
 def correct(pvalues, method: str = "holm"):
     """Adjust a family of p-values for multiple comparisons.
 
@@ -979,6 +1054,18 @@ def correct(pvalues, method: str = "holm"):
     ``holm``, ``bonferroni``, ``fdr_bh`` and ``fdr_by``. A family is the last axis; ``nan``
     entries (tests that could not be run) stay ``nan`` and do not count in m.
 
+    Parameters
+    ----------
+    pvalues : array_like of float
+        The p-values; the last axis is a family.
+    method : {"holm", "bonferroni", "bh", "by", "none"}
+        The correction.
+
+    Returns
+    -------
+    ndarray of float
+        The adjusted p-values, the shape of ``pvalues``.
+
     Examples
     --------
     >>> correct([0.01, 0.04, 0.03, 0.20], "holm").round(4).tolist()
@@ -986,7 +1073,7 @@ def correct(pvalues, method: str = "holm"):
     >>> correct([0.01, 0.04, 0.03, 0.20], "bh").round(4).tolist()
     [0.04, 0.0533, 0.0533, 0.2]
     """
-    _check_choice(method, CORRECTIONS, "correction")
+    check_choice(method, CORRECTIONS, "correction")
     try:
         p = np.array(pvalues, dtype=np.float64)
     except (TypeError, ValueError):
@@ -1022,6 +1109,413 @@ def correct(pvalues, method: str = "holm"):
         out[r, ok] = res
     out = out.reshape(p.shape)
     return float(out[0]) if scalar else out
+
+
+# ----------------------------------------------------------------------------------------------
+# many systems at once: Tukey's HSD, its randomised form, topic set sizes
+
+#: Designs of :func:`tukey_hsd`: ``"two-way"`` (topics are blocks, the IR literature's use) or
+#: ``"one-way"`` (systems only, ``scipy.stats.tukey_hsd``).
+TUKEY_DESIGNS = ("two-way", "one-way")
+#: Most within-topic permutations :func:`randomized_tukey_hsd` enumerates for an exact p-value.
+MAX_EXACT_PERMUTATIONS = 1_000_000
+
+
+class TukeyHSD(NamedTuple):
+    """Result of :func:`tukey_hsd` and :func:`randomized_tukey_hsd` for ``m`` systems.
+
+    ``statistic[i, j]`` is the difference of mean scores ``mean_i - mean_j``; ``pvalue[i, j]``
+    its adjusted p-value (the diagonal is 1); ``low`` and ``high`` the simultaneous interval of
+    each difference at ``confidence`` (``nan`` for the randomised form); ``mse`` and ``df`` the
+    error mean square and its degrees of freedom (``nan`` for the randomised form); ``design``;
+    ``resamples`` says how the randomised p-values were computed (``"-"`` otherwise).
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    mse: float
+    df: float
+    design: str
+    confidence: float
+    resamples: str = "-"
+
+
+def _systems_by_topics(scores, name="scores") -> np.ndarray:
+    X = _scores(scores, name)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a matrix of systems (rows) by topics (columns), got "
+                         f"{X.ndim} axes")
+    if X.shape[0] < 2:
+        raise ValueError(f"{name} needs at least 2 systems (rows), got {X.shape[0]}")
+    return X
+
+
+def tukey_hsd(scores, design: str = "two-way", confidence: float = 0.95) -> TukeyHSD:
+    """Tukey's honestly significant difference test of every pair of systems.
+
+    With ``m`` systems scored on the same ``n`` topics (``scores`` of shape ``(m, n)``), the
+    difference of two mean scores is studentized by one error variance shared by all pairs,
+
+    .. math::
+
+        q_{ij} = \\frac{|\\bar x_i - \\bar x_j|}{\\sqrt{\\mathrm{MSE}/n}}, \\qquad
+        p_{ij} = P(Q_{m, \\nu} \\ge q_{ij}),
+
+    with :math:`Q_{m,\\nu}` the studentized range of ``m`` means on :math:`\\nu` degrees of
+    freedom (Tukey :cite:`tukey1949comparing`), and the simultaneous interval
+    :math:`\\bar x_i - \\bar x_j \\pm Q_{m,\\nu}^{(1-\\alpha)} \\sqrt{\\mathrm{MSE}/n}`. The two
+    designs differ only in the error term:
+
+    ``"two-way"`` (default)
+        the IR use (Carterette :cite:`carterette2012multiple`, Sakai
+        :cite:`sakai2018laboratory`): topics are blocks, the residual of the additive model system + topic,
+        :math:`\\mathrm{MSE} = \\sum_{ij} (x_{ij} - \\bar x_{i\\cdot} - \\bar x_{\\cdot j} +
+        \\bar x)^2 / ((m-1)(n-1))` on :math:`\\nu = (m-1)(n-1)`. The variation between topics
+        (some topics are hard for every system) is taken out, as a paired test takes it out.
+    ``"one-way"``
+        the topics are ignored: :math:`\\mathrm{MSE}` is the pooled within-system variance on
+        :math:`\\nu = m(n-1)`, exactly ``scipy.stats.tukey_hsd(*scores)``. On IR data it is
+        much larger than the two-way term, and the test far less powerful.
+
+    Parameters
+    ----------
+    scores : array_like of shape (m, n)
+        Systems by topics.
+    design : {"two-way", "one-way"}
+    confidence : float
+        Level of the simultaneous intervals.
+
+    Returns
+    -------
+    TukeyHSD
+
+    Examples
+    --------
+    >>> x = [[0.50, 0.61, 0.42, 0.70, 0.33, 0.58],
+    ...      [0.40, 0.55, 0.30, 0.61, 0.20, 0.49],
+    ...      [0.52, 0.60, 0.45, 0.69, 0.35, 0.57]]
+    >>> res = tukey_hsd(x)
+    >>> res.pvalue[0].round(5).tolist()
+    [1.0, 3e-05, 0.85027]
+    >>> from scipy import stats
+    >>> bool(np.allclose(tukey_hsd(x, "one-way").pvalue, stats.tukey_hsd(*x).pvalue))
+    True
+    """
+    check_choice(design, TUKEY_DESIGNS, "design")
+    confidence = _check_confidence(confidence)
+    X = _systems_by_topics(scores)
+    m, n = X.shape
+    means = X.mean(axis=1)
+    if design == "one-way":
+        sse = float(((X - means[:, None]) ** 2).sum())
+        df = m * (n - 1)
+    else:
+        resid = X - means[:, None] - X.mean(axis=0)[None, :] + X.mean()
+        sse = float((resid ** 2).sum())
+        df = (m - 1) * (n - 1)
+    mse = sse / df
+    se = math.sqrt(mse / n)
+    diff = means[:, None] - means[None, :]
+    pvalue = np.ones((m, m))
+    iu = np.triu_indices(m, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = np.abs(diff[iu]) / se if se > 0 else np.where(diff[iu] == 0, 0.0, np.inf)
+    p = np.where(q == 0, 1.0, _sps.studentized_range.sf(q, m, df)) if q.size else q
+    pvalue[iu] = p
+    pvalue[iu[1], iu[0]] = p
+    crit = float(_sps.studentized_range.ppf(confidence, m, df))
+    return TukeyHSD(diff, pvalue, diff - crit * se, diff + crit * se, mse, float(df), design,
+                    confidence)
+
+
+def _range_tolerance(X: np.ndarray) -> float:
+    """Differences of means closer than this count as equal (the same sums added in another
+    order round differently)."""
+    return 8.0 * (X.shape[1] + 1) * np.finfo(float).eps * max(1.0, float(np.abs(X).max()))
+
+
+def _exact_ranges(X: np.ndarray):
+    """Every value of the largest minus the smallest system mean over the within-topic
+    permutations of the system labels, in blocks: the first topic's labels stay (relabelling
+    the systems leaves the range unchanged, so each of its m! orders gives the same
+    distribution); yields arrays of ranges."""
+    import itertools
+
+    m, n = X.shape
+    perms = np.array(list(itertools.permutations(range(m))), dtype=np.int64)  # (m!, m)
+    f = perms.shape[0]
+    per_topic = X.T[:, perms] if n > 1 else np.zeros((0, f, m))  # (n, m!, m)
+    total = f ** (n - 1)
+    block = max(1, _BLOCK_CELLS // (m * max(n, 1)))
+    for start in range(0, total, block):
+        codes = np.arange(start, min(total, start + block), dtype=np.int64)
+        sums = np.broadcast_to(X[:, 0], (codes.size, m)).copy()
+        rest = codes.copy()
+        for j in range(1, n):
+            sums += per_topic[j][rest % f]
+            rest //= f
+        means = sums / n
+        yield means.max(axis=1) - means.min(axis=1)
+
+
+def randomized_tukey_hsd(scores, *, n_resamples: int = 10000, exact: Optional[bool] = None,
+                         max_exact: int = MAX_EXACT_PERMUTATIONS, seed=0) -> TukeyHSD:
+    """The randomised Tukey HSD test of IR: a permutation test of every pair of systems that
+    controls the family-wise error over all of them.
+
+    Under the null hypothesis that the ``m`` systems are exchangeable, the scores of one topic
+    could have come from the systems in any order. Each resample permutes the system labels
+    within every topic independently and records the largest minus the smallest system mean,
+    :math:`R^* = \\max_i \\bar x^*_i - \\min_i \\bar x^*_i`; a pair's adjusted p-value is the
+    share of resamples with :math:`R^* \\ge |\\bar x_i - \\bar x_j|` (Carterette
+    :cite:`carterette2012multiple`; Sakai :cite:`sakai2018laboratory`, who calls it the
+    randomised Tukey HSD test). Comparing every pair with the distribution of the *largest*
+    difference is what controls the family-wise error. When the :math:`(m!)^{n-1}` label
+    orders (the first topic's order is fixed: relabelling the systems leaves :math:`R^*`
+    unchanged) number at most ``max_exact`` (or ``exact=True``), they are all enumerated and
+    the p-value is exact; otherwise ``n_resamples`` seeded resamples give :math:`p = (h +
+    1)/(B + 1)` (Phipson and Smyth :cite:`phipson2010permutation`). Differences equal up to
+    rounding count as reached.
+
+    Parameters
+    ----------
+    scores : array_like of shape (m, n)
+        Systems by topics.
+    n_resamples, seed
+        Monte Carlo resamples and their seed (a stream of its own, as the sign flips of
+        :func:`randomization_test`).
+    exact : bool, optional
+        Force (True) or forbid (False) enumeration; default: enumerate when feasible.
+
+    Returns
+    -------
+    TukeyHSD
+        ``low``, ``high``, ``mse`` and ``df`` are ``nan`` (no interval is inverted).
+
+    Examples
+    --------
+    >>> x = [[0.50, 0.61, 0.42, 0.70], [0.40, 0.55, 0.30, 0.61], [0.52, 0.60, 0.45, 0.69]]
+    >>> res = randomized_tukey_hsd(x)
+    >>> res.resamples
+    'exact: all 6^3 = 216 within-topic label orders (the first topic fixed)'
+    >>> res.pvalue[1].round(4).tolist()  # 9 and 5 of the 216 orders reach the differences
+    [0.0417, 1.0, 0.0231]
+    """
+    n_resamples = _check_resamples(n_resamples, test=True)
+    seed = _check_seed(seed)
+    X = _systems_by_topics(scores)
+    m, n = X.shape
+    means = X.mean(axis=1)
+    diff = means[:, None] - means[None, :]
+    iu = np.triu_indices(m, 1)
+    observed = np.abs(diff[iu])
+    tol = _range_tolerance(X)
+    order = np.argsort(observed)
+    thresholds = observed[order] - tol
+    hits = np.zeros(observed.size)
+    f = math.factorial(m)
+    total = f ** (n - 1) if m <= 20 else math.inf
+    use_exact = exact if exact is not None else total <= max_exact
+    if use_exact and total > 50 * MAX_EXACT_PERMUTATIONS:
+        raise ValueError(f"exact enumeration of ({m}!)^{n - 1} label orders is not feasible; use "
+                         "exact=None (automatic) or exact=False (Monte Carlo)")
+
+    def tally(ranges):
+        # ranges >= threshold, for every pair at once: a sorted search
+        ranges = np.sort(ranges)
+        counts = ranges.size - np.searchsorted(ranges, thresholds, side="left")
+        hits[order] += counts
+
+    if use_exact:
+        for ranges in _exact_ranges(X):
+            tally(ranges)
+        p = hits / total
+        how = (f"exact: all {f}^{n - 1} = {total} within-topic label orders (the first topic "
+               "fixed)")
+    else:
+        rng = _sign_rng(seed)
+        block = max(1, _BLOCK_CELLS // (m * n))
+        base = np.arange(m)
+        cols = np.arange(n)[None, :, None]
+        Xt = X.T  # (n, m)
+        for start in range(0, n_resamples, block):
+            b = min(block, n_resamples - start)
+            perm = rng.permuted(np.broadcast_to(base, (b, n, m)), axis=-1)
+            sums = Xt[cols, perm].sum(axis=1)
+            means_b = sums / n
+            tally(means_b.max(axis=1) - means_b.min(axis=1))
+        p = (hits + 1.0) / (n_resamples + 1.0)
+        how = f"Monte Carlo: {n_resamples} seeded within-topic permutations"
+    pvalue = np.ones((m, m))
+    pvalue[iu] = np.minimum(p, 1.0)
+    pvalue[iu[1], iu[0]] = pvalue[iu]
+    nan = np.full((m, m), np.nan)
+    return TukeyHSD(diff, pvalue, nan, nan.copy(), float("nan"), float("nan"), "randomized",
+                    float("nan"), how)
+
+
+#: Methods of :func:`topic_set_size`: ``"t"`` (the paired t-test's exact power, Sakai's
+#: design) and ``"normal"`` (the normal approximation rankkit 0.1.0 prints).
+SIZE_METHODS = ("t", "normal")
+
+
+def _check_positive(value, name):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
+    if not v > 0 or not math.isfinite(v):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return v
+
+
+def _check_level(value, name, example):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1), e.g. {example}; got {value!r}") from None
+    if not 0 < v < 1:
+        raise ValueError(f"{name} must be in (0, 1), e.g. {example}; got {value!r}")
+    return v
+
+
+def paired_t_power(n_topics, delta: float, sd: float, alpha: float = 0.05) -> float:
+    """Power of the two-sided paired t-test at level ``alpha`` on ``n_topics`` topics, when
+    the true mean difference is ``delta`` and the per-topic differences have standard
+    deviation ``sd``.
+
+    .. math::
+
+        1 - \\beta = P(|T'| > t_{1-\\alpha/2,\\,n-1}), \\qquad
+        T' \\sim t'_{n-1}(\\lambda = \\sqrt{n}\\,\\delta/\\sigma_d),
+
+    the noncentral t distribution (Sakai :cite:`sakai2016topic`), as
+    ``statsmodels.stats.power.TTestPower().power(delta / sd, n, alpha)`` computes it (which
+    returns ``nan`` where scipy's ``nct.cdf`` fails far in its lower tail; the lower tail is
+    taken here as the upper tail of :math:`-T'`, which is 0 there).
+
+    Examples
+    --------
+    >>> round(paired_t_power(50, 0.05, 0.2), 4)
+    0.4104
+    """
+    n = np.asarray(n_topics, dtype=float)
+    if (n < 2).any() or (n != np.round(n)).any():
+        raise ValueError(f"n_topics must be whole numbers >= 2, got {n_topics!r}")
+    delta = _check_positive(delta, "delta")
+    sd = _check_positive(sd, "sd")
+    alpha = _check_level(alpha, "alpha", 0.05)
+    df = n - 1
+    crit = _sps.t.ppf(1 - alpha / 2, df)
+    nc = np.sqrt(n) * delta / sd
+    # the lower tail as the upper tail of -T' (scipy's nct.cdf gives nan far in its tail)
+    lower = np.nan_to_num(_sps.nct.sf(crit, df, -nc), nan=0.0)
+    out = _sps.nct.sf(crit, df, nc) + lower
+    return float(out) if out.ndim == 0 else out
+
+
+def _smallest_n(power_of, target: float, start: int, limit: int = 10**7) -> int:
+    """The smallest n >= start with power_of(n) >= target (power grows with n)."""
+    lo = max(2, int(start))
+    if power_of(lo) >= target:
+        while lo > 2 and power_of(lo - 1) >= target:
+            lo -= 1
+        return lo
+    hi = lo * 2
+    while power_of(hi) < target:
+        lo, hi = hi, hi * 2
+        if hi > limit:
+            raise ValueError(f"more than {limit:,} topics would be needed")
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if power_of(mid) < target else (lo, mid)
+    return hi
+
+
+def topic_set_size(delta: float, sd: float, alpha: float = 0.05, power: float = 0.8,
+                   method: str = "t") -> int:
+    """How many topics a paired comparison of two systems needs to detect a difference
+    ``delta`` with probability ``power`` at level ``alpha``, given the standard deviation
+    ``sd`` of the per-topic differences (Sakai's topic set size design :cite:`sakai2016topic`).
+
+    ``"t"`` (default): the smallest :math:`n \\ge 2` whose two-sided paired t-test has power
+    at least ``power`` (:func:`paired_t_power`, exact noncentral t). ``"normal"``: the normal
+    approximation :math:`\\lceil ((z_{1-\\alpha/2} + z_{1-\\beta})\\,\\sigma_d/\\delta)^2 \\rceil`,
+    which ignores that the variance is estimated and so asks for slightly fewer topics; it is
+    what rankkit 0.1.0 prints ("to detect ... you would need N queries").
+
+    Examples
+    --------
+    >>> topic_set_size(0.05, 0.2), topic_set_size(0.05, 0.2, method="normal")
+    (128, 126)
+    """
+    check_choice(method, SIZE_METHODS, "method")
+    delta = _check_positive(delta, "delta")
+    sd = _check_positive(sd, "sd")
+    alpha = _check_level(alpha, "alpha", 0.05)
+    power = _check_level(power, "power", 0.8)
+    z = _special.ndtri(1 - alpha / 2) + _special.ndtri(power)
+    approx = math.ceil((z * sd / delta) ** 2)
+    if method == "normal":
+        return int(approx)
+    return _smallest_n(lambda n: paired_t_power(n, delta, sd, alpha), power, approx)
+
+
+def anova_power(n_topics, min_range: float, variance: float, n_systems: int,
+                alpha: float = 0.05) -> float:
+    """Power of the one-way ANOVA F-test of ``n_systems`` systems on ``n_topics`` topics each,
+    when the best and the worst system differ by ``min_range`` and the others lie at the grand
+    mean (the least favourable configuration of that range), with error variance ``variance``.
+
+    .. math::
+
+        1 - \\beta = P(F' > F_{1-\\alpha;\\,m-1,\\,m(n-1)}), \\qquad
+        F' \\sim F'_{m-1,\\,m(n-1)}\\Big(\\lambda = n\\,\\frac{D^2}{2\\sigma^2}\\Big),
+
+    Sakai's ANOVA-based design :cite:`sakai2016topic`; equal to
+    ``statsmodels.stats.power.FTestAnovaPower().power(f, m * n, alpha, m)`` with Cohen's
+    :math:`f^2 = D^2 / (2 m \\sigma^2)`.
+
+    Examples
+    --------
+    >>> round(anova_power(100, 0.1, 0.04, 5), 4)
+    0.8162
+    """
+    n = np.asarray(n_topics, dtype=float)
+    if (n < 2).any() or (n != np.round(n)).any():
+        raise ValueError(f"n_topics must be whole numbers >= 2, got {n_topics!r}")
+    min_range = _check_positive(min_range, "min_range")
+    variance = _check_positive(variance, "variance")
+    alpha = _check_level(alpha, "alpha", 0.05)
+    if isinstance(n_systems, bool) or not isinstance(n_systems, (int, np.integer)) \
+            or n_systems < 2:
+        raise ValueError(f"n_systems must be a whole number >= 2, got {n_systems!r}")
+    m = int(n_systems)
+    df1, df2 = m - 1, m * (n - 1)
+    crit = _sps.f.ppf(1 - alpha, df1, df2)
+    out = _sps.ncf.sf(crit, df1, df2, n * min_range ** 2 / (2 * variance))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def topic_set_size_anova(min_range: float, variance: float, n_systems: int,
+                         alpha: float = 0.05, power: float = 0.8) -> int:
+    """How many topics a one-way ANOVA of ``n_systems`` systems needs to detect a range
+    ``min_range`` between the best and the worst system with probability ``power``
+    (:func:`anova_power`; Sakai :cite:`sakai2016topic`): the smallest such :math:`n \\ge 2`.
+
+    Examples
+    --------
+    >>> topic_set_size_anova(0.1, 0.04, 5)
+    97
+    """
+    power = _check_level(power, "power", 0.8)
+    anova_power(2, min_range, variance, n_systems, alpha)  # validates the arguments
+    z = _special.ndtri(1 - alpha / 2) + _special.ndtri(power)
+    start = max(2, math.ceil(2 * (z / min_range) ** 2 * variance))
+    return _smallest_n(lambda n: anova_power(n, min_range, variance, n_systems, alpha), power,
+                       start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1077,12 +1571,19 @@ class Comparison:
         ``p_value``, ``p_corrected`` (the ``correction`` over these tests of one measure) and
         ``tied`` (``p_corrected >= alpha``, and the best itself). ``table["tied_with_best"]``
         holds the same flag.
+    sizes : pandas.DataFrame
+        With ``delta`` (:func:`compare`): topic set sizes, one row per tested pair (``design``
+        "paired t-test") and one per measure ("one-way ANOVA"): ``measure``, ``design``,
+        ``systems``, ``variance`` (of the per-topic differences, or pooled within systems),
+        ``delta``, ``alpha``, ``power``, ``topics`` (needed), ``topics_normal`` (the normal
+        approximation, rankkit's), ``n_queries`` (in the data). Empty without ``delta``.
     """
 
     table: pd.DataFrame
     pairs: pd.DataFrame
     settings: dict = field(default_factory=dict)
     best: pd.DataFrame = field(default_factory=pd.DataFrame)
+    sizes: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def tied_with_best(self) -> dict:
         """``{measure: [systems]}``: the best system and those whose difference from it is not
@@ -1093,8 +1594,7 @@ class Comparison:
         """One sentence per measure naming the tied-with-the-best set, the test and the
         correction used."""
         s = self.settings
-        corr = {"none": "uncorrected", "holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected",
-                "bh": "Benjamini-Hochberg-corrected", "by": "Benjamini-Yekutieli-corrected"}
+        corr = CORRECTION_NAMES
         out = []
         for m, g in self.best.groupby("measure", sort=False):
             best = g["best"].iloc[0]
@@ -1109,6 +1609,19 @@ class Comparison:
             against = ("against the other system" if others == 1 else
                        f"against each of the {others} other systems")
             over = "" if others == 1 else f" over those {others} tests"
+            if s["correction"] in FAMILY_TESTS:  # the family test decides, not the paired one
+                name = ("Tukey's HSD" if s["correction"] == "tukey"
+                        else "the randomised Tukey HSD test")
+                tests = f"{name} over every pair of the {others + 1} systems"
+                if tied == [best]:
+                    out.append(f"{m}: {best} is the best ({head}) and no system is tied with it "
+                               f"(each other system differs significantly from it: {tests}, "
+                               f"p < {s['alpha']:g})")
+                else:
+                    out.append(f"{m}: tied with the best ({best}, {head}): {', '.join(tied)} "
+                               f"(difference from {best} not significant: {tests}, "
+                               f"p >= {s['alpha']:g})")
+                continue
             if tied == [best]:
                 every = "the other system differs" if others == 1 else "each other system differs"
                 out.append(f"{m}: {best} is the best ({head}) and no system is tied with it "
@@ -1145,18 +1658,44 @@ class Comparison:
 
     def footer(self) -> str:
         s = self.settings
-        corr = {"none": "uncorrected", "holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected",
-                "bh": "Benjamini-Hochberg-corrected", "by": "Benjamini-Yekutieli-corrected"}
+        corr = CORRECTION_NAMES
         against = (f"against the baseline {s['baseline']!r}" if s.get("baseline") is not None
                    else "between every pair of systems")
         marked = bool((self.table["mark"] != "").any()) if "mark" in self.table else True
-        how = (f"({s['test']} test {against}, {corr[s['correction']]} p < {s['alpha']:g} "
-               f"within each {s['family']}; {s['resamples']})")
+        if s["correction"] in FAMILY_TESTS:
+            name = "Tukey's HSD" if s["correction"] == "tukey" else "randomised Tukey HSD"
+            how = (f"({name} over every pair of the systems of each measure, p < "
+                   f"{s['alpha']:g}; the p_value column holds the uncorrected {s['test']} "
+                   f"test {against}; {s['resamples']})")
+        else:
+            how = (f"({s['test']} test {against}, {corr[s['correction']]} p < {s['alpha']:g} "
+                   f"within each {s['family']}; {s['resamples']})")
         head = (f"Superscripts: significantly better than that system {how}." if marked else
                 f"No superscripts: no difference is significant {how}.")
         return (f"{head} Intervals (in the table's ci and diff columns): "
                 f"{s['confidence']:.0%} {s['ci_method']} bootstrap, {s['n_resamples']} "
                 f"resamples, seed {s['seed']}.")
+
+    def sizes_statement(self) -> str:
+        """One sentence per measure: how many topics would detect ``delta`` (empty without
+        it; see :func:`compare`)."""
+        if self.sizes is None or not len(self.sizes):
+            return ""
+        s = self.settings
+        out = []
+        for m, g in self.sizes.groupby("measure", sort=False):
+            pairs = g[g.design == "paired t-test"]
+            anova = g[g.design == "one-way ANOVA"].iloc[0]
+            n = lambda v: "-" if v != v else f"{int(v):,}"
+            each = "; ".join(f"{r.systems} {n(r.topics)} (normal approximation {n(r.topics_normal)})"
+                             for r in pairs.itertuples())
+            out.append(f"{m}: topics needed to detect a difference of {s['delta']:g} with power "
+                       f"{s['power']:g} at level {s['alpha']:g} (Sakai's topic set size design; "
+                       f"{int(anova.n_queries)} in the data): paired t-test, from each pair's "
+                       f"observed variance: {each}; one-way ANOVA over the "
+                       f"{anova.systems.removeprefix('all ')}, a range of {s['delta']:g} "
+                       f"between the best and the worst: {n(anova.topics)}")
+        return "\n".join(out)
 
     def report(self, decimals: int = 4) -> str:
         """The table as text, laid out like ranx's report, with a footer saying how."""
@@ -1306,7 +1845,8 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
             test: str = "randomization", correction: str = "holm", *, alpha: float = 0.05,
             confidence: float = 0.95, ci_method: str = "bca", n_resamples: int = 10000,
             seed=0, missing: str = "error", family: str = "measure",
-            max_exact: int = 20) -> Comparison:
+            max_exact: int = 20, delta: Optional[float] = None,
+            power: float = 0.8) -> Comparison:
     """Compare systems scored on the same queries: means, intervals, tests, corrected p-values.
 
     For every measure: the mean of each system with its bootstrap interval; then either the
@@ -1343,7 +1883,13 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
         of a wide table.
     test : {"randomization", "t", "wilcoxon"}
         See :func:`paired_test`.
-    correction : {"holm", "bonferroni", "bh", "by", "none"}
+    correction : {"holm", "bonferroni", "bh", "by", "none", "tukey", "randomized-tukey"}
+        A correction of the paired tests' p-values (:func:`correct`), or a test of the whole
+        family of one measure's systems at once: ``"tukey"`` (Tukey's HSD, topics as blocks,
+        :func:`tukey_hsd`) or ``"randomized-tukey"`` (:func:`randomized_tukey_hsd`, with
+        ``n_resamples`` and ``seed``), whose adjusted p-value of each pair is ``p_corrected``
+        (``p_value`` stays the paired test's). These always take every pair of the measure's
+        systems as the family, with a baseline too, and need ``family="measure"``.
     alpha, confidence : float
     ci_method : {"bca", "percentile"}
     n_resamples : int
@@ -1354,6 +1900,13 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
         A system without a score for a query: refuse (default), score it 0 (trec_eval), or
         drop the query for that measure.
     family : {"measure", "all"}
+    delta, power : float, optional
+        With ``delta``, ``result.sizes`` holds topic set sizes (Sakai
+        :cite:`sakai2016topic`): the topics each tested pair needs to detect a difference
+        ``delta`` with probability ``power`` at level ``alpha``, from its observed variance of
+        per-topic differences (:func:`topic_set_size`, also its normal approximation), and the
+        topics a one-way ANOVA of all the systems needs to detect a range ``delta``, from their
+        pooled within-system variance (:func:`topic_set_size_anova`).
 
     Returns
     -------
@@ -1382,77 +1935,158 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     over those 2 tests, p >= 0.05; these tests are a family of their own, apart from the
     table's marks)
     """
-    test = _check_test(test)
-    _check_choice(correction, CORRECTIONS, "correction")
-    _check_choice(ci_method, CI_METHODS, "ci_method")
-    _check_choice(missing, ("error", "zero", "drop"), "missing")
-    _check_choice(family, ("measure", "all"), "family")
-    confidence = _check_confidence(confidence)
-    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    n_resamples = _check_resamples(n_resamples, confidence, test=True)
-    seed = _check_seed(seed)
+    args = _compare_args(test, correction, ci_method, missing, family, confidence, alpha,
+                         n_resamples, seed, delta, power)
     data = _tidy_input(per_query, measures, missing)
-    rows, pair_rows, best_rows = [], [], []
-    how = set()
+    rows, pair_rows, best_rows, size_rows, how = [], [], [], [], set()
     for m, (systems, queries, M) in data.items():
         if baseline is not None and baseline not in systems:
             raise ValueError(f"baseline {baseline!r} is not among the systems of measure {m!r}: "
                              f"{systems}")
+        pa, pb = _pairs_to_test(systems, baseline)
+        means, lo, hi, theta_b, again = _system_intervals(M, args)
+        pairs, h = _pair_tests(M, pa, pb, theta_b, again, args, max_exact)
+        how |= h
+        family_p = _family_pvalues(M, args, max_exact)
+        best_rows.extend(_tied_with_best(M, systems, means, m, args["test"], correction, alpha,
+                                         n_resamples, args["seed"], max_exact, family_p))
         S, q = M.shape
-        letters = _letters(S)
-        rng = _bootstrap_rng(seed)
-        again = copy.deepcopy(rng)  # the same draws once more, for the differences' near ties
-        means = M.mean(axis=1)
-        bca = ci_method == "bca"  # BCa counts the resamples tied with the estimate: in
-        theta_b = _resample_means(M, n_resamples, rng, means if bca else None)  # scipy's
-        accel = _accel_mean(M) if bca else None  # arithmetic, as bootstrap_ci does
-        lo, hi, _ = _interval_from_distribution(means, theta_b, accel, confidence, ci_method)
-        if baseline is not None:
-            b = systems.index(baseline)
-            pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
-            pb = np.full(pa.size, b, dtype=np.int64)
-        else:
-            pa, pb = np.triu_indices(S, 1)
-        K = pa.size
-        # per pair: the difference vectors, in blocks of pairs (bounded memory)
-        diff, sums, absd = np.empty(K), np.empty(K), np.empty(K)
-        eff, daccel, p = np.empty(K), np.empty(K), np.empty(K)
-        step = max(1, _BLOCK_CELLS // q)
-        for k0 in range(0, K, step):
-            sl = slice(k0, k0 + step)
-            D = M[pa[sl]] - M[pb[sl]]
-            sums[sl] = D.sum(axis=1)
-            diff[sl] = sums[sl] / q
-            absd[sl] = np.abs(D).sum(axis=1)
-            eff[sl] = cohens_dz(D)
-            if bca:
-                daccel[sl] = _accel_mean(D)
-            if test == "t":
-                p[sl] = _p_t(D, "two-sided")[1]
-            elif test == "wilcoxon":
-                p[sl] = _p_wilcoxon(D, "two-sided")[1]
-        dboot = theta_b[pa] - theta_b[pb]
-        if bca:  # the interval of a difference is scipy's bootstrap of the paired differences
-            _exact_near_ties(dboot, diff, lambda ks: M[pa[ks]] - M[pb[ks]], q, again)
-        dlo, dhi, _ = _interval_from_distribution(diff, dboot, daccel if bca else None,
-                                                  confidence, ci_method)
-        if test == "randomization":
-            _, p, h = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed,
-                                       max_exact, T=sums, absd=absd)
-            how.add(h)
-        best_rows.extend(_tied_with_best(M, systems, means, m, test, correction, alpha,
-                                         n_resamples, seed, max_exact))
         for k in range(len(pa)):
-            pair_rows.append({"measure": m, "system": systems[pa[k]], "other": systems[pb[k]],
-                              "diff": diff[k], "diff_low": dlo[k], "diff_high": dhi[k],
-                              "effect_size": eff[k],
-                              "p_value": float(p[k]), "n_queries": q})
+            row = {"measure": m, "system": systems[pa[k]], "other": systems[pb[k]]}
+            row.update({c: pairs[c][k] for c in ("diff", "diff_low", "diff_high",
+                                                 "effect_size")})
+            row.update(p_value=float(pairs["p"][k]), n_queries=q)
+            if family_p is not None:
+                row["p_family"] = float(family_p[pa[k], pb[k]])
+            pair_rows.append(row)
+        letters = _letters(S)
         for i, s in enumerate(systems):
             rows.append({"system": s, "letter": letters[i], "measure": m, "mean": means[i],
                          "ci_low": lo[i], "ci_high": hi[i], "n_queries": q})
-    pairs = pd.DataFrame(pair_rows)
-    if family == "all":
+        if args["delta"] is not None:
+            size_rows.extend(_size_rows(m, M, systems, pa, pb, args))
+    pairs = _corrected_pairs(pd.DataFrame(pair_rows), correction, family, alpha)
+    table = _system_table(pd.DataFrame(rows), pairs, pd.DataFrame(best_rows), baseline)
+    if args["test"] == "randomization":
+        resamples = "; ".join(sorted(how))
+    else:
+        resamples = "no resampling for the test"
+    if correction == "randomized-tukey":
+        resamples += f"; randomised Tukey HSD: {args['family_how']}"
+    settings = dict(baseline=baseline, test=args["test"], correction=correction,
+                    alpha=float(alpha), confidence=args["confidence"], ci_method=ci_method,
+                    n_resamples=n_resamples,
+                    seed=seed if not isinstance(seed, np.random.Generator) else "generator",
+                    family=family, missing=missing, resamples=resamples)
+    if args["delta"] is not None:
+        settings.update(delta=args["delta"], power=args["power"])
+    sizes = pd.DataFrame(size_rows, columns=_SIZE_COLUMNS)
+    return Comparison(table=table, pairs=pairs, settings=settings, best=pd.DataFrame(best_rows),
+                      sizes=sizes)
+
+
+def _compare_args(test, correction, ci_method, missing, family, confidence, alpha,
+                  n_resamples, seed, delta, power) -> dict:
+    """:func:`compare`'s options, checked, in one dict (``test`` under its canonical name)."""
+    test = _check_test(test)
+    check_choice(correction, COMPARE_CORRECTIONS, "correction")
+    check_choice(ci_method, CI_METHODS, "ci_method")
+    check_choice(missing, ("error", "zero", "drop"), "missing")
+    check_choice(family, ("measure", "all"), "family")
+    if family == "all" and correction in FAMILY_TESTS:
+        raise ValueError(f"correction {correction!r} adjusts the pairs of the systems of one "
+                         "measure at a time (a studentized range over them); use "
+                         "family='measure', or a p-value correction (holm, bonferroni, bh, by) "
+                         "for family='all'")
+    confidence = _check_confidence(confidence)
+    alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
+    n_resamples = _check_resamples(n_resamples, confidence, test=True)
+    if delta is not None:
+        delta = _check_positive(delta, "delta")
+        power = _check_level(power, "power", 0.8)
+    return dict(test=test, correction=correction, ci_method=ci_method, confidence=confidence,
+                alpha=float(alpha), n_resamples=n_resamples, seed=_check_seed(seed),
+                delta=delta, power=power, family_how="")
+
+
+def _pairs_to_test(systems, baseline):
+    """Indices (a, b) of the pairs tested: each system against the baseline, or every pair."""
+    S = len(systems)
+    if baseline is not None:
+        b = systems.index(baseline)
+        pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
+        return pa, np.full(pa.size, b, dtype=np.int64)
+    return np.triu_indices(S, 1)
+
+
+def _system_intervals(M, args):
+    """Each system's mean and bootstrap interval, the bootstrap means (systems x resamples) and
+    a generator in the state before the draws (the differences' near ties redraw them)."""
+    rng = _bootstrap_rng(args["seed"])
+    again = copy.deepcopy(rng)  # the same draws once more, for the differences' near ties
+    means = M.mean(axis=1)
+    bca = args["ci_method"] == "bca"  # BCa counts the resamples tied with the estimate: in
+    theta_b = _resample_means(M, args["n_resamples"], rng, means if bca else None)  # scipy's
+    accel = _accel_mean(M) if bca else None  # arithmetic, as bootstrap_ci does
+    lo, hi, _ = _interval_from_distribution(means, theta_b, accel, args["confidence"],
+                                            args["ci_method"])
+    return means, lo, hi, theta_b, again
+
+
+def _pair_tests(M, pa, pb, theta_b, again, args, max_exact):
+    """Per tested pair: the mean difference with its bootstrap interval, the effect size and
+    the paired test's p-value, in blocks of pairs (bounded memory)."""
+    S, q = M.shape
+    K = pa.size
+    bca = args["ci_method"] == "bca"
+    test = args["test"]
+    diff, sums, absd = np.empty(K), np.empty(K), np.empty(K)
+    eff, daccel, p = np.empty(K), np.empty(K), np.empty(K)
+    step = max(1, _BLOCK_CELLS // q)
+    for k0 in range(0, K, step):
+        sl = slice(k0, k0 + step)
+        D = M[pa[sl]] - M[pb[sl]]
+        sums[sl] = D.sum(axis=1)
+        diff[sl] = sums[sl] / q
+        absd[sl] = np.abs(D).sum(axis=1)
+        eff[sl] = cohens_dz(D)
+        if bca:
+            daccel[sl] = _accel_mean(D)
+        if test == "t":
+            p[sl] = _p_t(D, "two-sided")[1]
+        elif test == "wilcoxon":
+            p[sl] = _p_wilcoxon(D, "two-sided")[1]
+    dboot = theta_b[pa] - theta_b[pb]
+    if bca:  # the interval of a difference is scipy's bootstrap of the paired differences
+        _exact_near_ties(dboot, diff, lambda ks: M[pa[ks]] - M[pb[ks]], q, again)
+    dlo, dhi, _ = _interval_from_distribution(diff, dboot, daccel if bca else None,
+                                              args["confidence"], args["ci_method"])
+    how = set()
+    if test == "randomization":
+        _, p, h = _signflip_counts(M, pa, pb, "two-sided", None, args["n_resamples"],
+                                   args["seed"], max_exact, T=sums, absd=absd)
+        how.add(h)
+    return {"diff": diff, "diff_low": dlo, "diff_high": dhi, "effect_size": eff, "p": p}, how
+
+
+def _family_pvalues(M, args, max_exact):
+    """Tukey's HSD p-values of every pair of systems (a matrix), for the corrections that test
+    the whole family at once; ``None`` for the p-value corrections."""
+    if args["correction"] == "tukey":
+        return tukey_hsd(M, "two-way").pvalue
+    if args["correction"] == "randomized-tukey":
+        res = randomized_tukey_hsd(M, n_resamples=args["n_resamples"], seed=args["seed"])
+        args["family_how"] = res.resamples
+        return res.pvalue
+    return None
+
+
+def _corrected_pairs(pairs: pd.DataFrame, correction, family, alpha) -> pd.DataFrame:
+    """``pairs`` with ``p_corrected`` (within each measure, or over the whole table) and the
+    two significance flags."""
+    if correction in FAMILY_TESTS:
+        pairs["p_corrected"] = pairs.pop("p_family")
+    elif family == "all":
         pairs["p_corrected"] = correct(pairs["p_value"].to_numpy(), correction)
     else:
         pairs["p_corrected"] = np.nan
@@ -1461,7 +2095,13 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
                                                     correction)
     pairs["significant_uncorrected"] = pairs["p_value"] < alpha
     pairs["significant"] = pairs["p_corrected"] < alpha
-    table = pd.DataFrame(rows)
+    return pairs
+
+
+def _system_table(table: pd.DataFrame, pairs: pd.DataFrame, best: pd.DataFrame,
+                  baseline) -> pd.DataFrame:
+    """One row per system and measure: means and intervals, the marks (the letters of the
+    systems it beats), the baseline test's columns and the tied-with-the-best flag."""
     letter_of = dict(zip(table.system, table.letter))
     marks = {}
     for r in pairs.itertuples():
@@ -1481,27 +2121,46 @@ def compare(per_query, baseline: Optional[str] = None, measures=None,
     else:
         for c in cols:
             table[c] = np.nan if c != "significant" else pd.array([pd.NA] * len(table), "boolean")
-    best = pd.DataFrame(best_rows)
     tied = dict(zip(zip(best.measure, best.system), best.tied))
     table["tied_with_best"] = [bool(tied[(m, s)]) for m, s in zip(table.measure, table.system)]
-    table = table[["system", "letter", "measure", "mean", "ci_low", "ci_high"] + cols
-                  + ["mark", "tied_with_best", "n_queries"]]
-    if test == "randomization":
-        resamples = "; ".join(sorted(how))
-    else:
-        resamples = "no resampling for the test"
-    settings = dict(baseline=baseline, test=test, correction=correction, alpha=float(alpha),
-                    confidence=confidence, ci_method=ci_method, n_resamples=n_resamples,
-                    seed=seed if not isinstance(seed, np.random.Generator) else "generator",
-                    family=family, missing=missing, resamples=resamples)
-    return Comparison(table=table, pairs=pairs, settings=settings, best=best)
+    return table[["system", "letter", "measure", "mean", "ci_low", "ci_high"] + cols
+                 + ["mark", "tied_with_best", "n_queries"]]
+
+
+#: Columns of :attr:`Comparison.sizes`.
+_SIZE_COLUMNS = ["measure", "design", "systems", "variance", "delta", "alpha", "power",
+                 "topics", "topics_normal", "n_queries"]
+
+
+def _size_rows(measure, M, systems, pa, pb, args) -> list:
+    """Topic set sizes for one measure: each tested pair from its paired variance (paired
+    t-test; and the normal approximation), and all systems from the pooled within-system
+    variance (one-way ANOVA, Sakai's design)."""
+    S, q = M.shape
+    delta, power, alpha = args["delta"], args["power"], args["alpha"]
+    rows = []
+    for a, b in zip(pa, pb):
+        sd = float(np.std(M[a] - M[b], ddof=1))
+        t = topic_set_size(delta, sd, alpha, power) if sd > 0 else np.nan
+        z = topic_set_size(delta, sd, alpha, power, "normal") if sd > 0 else np.nan
+        rows.append({"measure": measure, "design": "paired t-test",
+                     "systems": f"{systems[a]} vs {systems[b]}", "variance": sd ** 2,
+                     "delta": delta, "alpha": alpha, "power": power, "topics": t,
+                     "topics_normal": z, "n_queries": q})
+    var = float(((M - M.mean(axis=1, keepdims=True)) ** 2).sum() / (S * (q - 1)))
+    n = topic_set_size_anova(delta, var, S, alpha, power) if var > 0 else np.nan
+    rows.append({"measure": measure, "design": "one-way ANOVA",
+                 "systems": f"all {S} systems", "variance": var, "delta": delta,
+                 "alpha": alpha, "power": power, "topics": n, "topics_normal": np.nan,
+                 "n_queries": q})
+    return rows
 
 
 def _tied_with_best(M, systems, means, measure, test, correction, alpha, n_resamples, seed,
-                    max_exact) -> list[dict]:
+                    max_exact, family_p=None) -> list[dict]:
     """Rows of :attr:`Comparison.best` for one measure: the system of highest mean (the first
     of equal means) against each other system, ``test`` two-sided, ``correction`` over these
-    ``S - 1`` tests."""
+    ``S - 1`` tests (Tukey's corrections: the pairs' family p-values, ``family_p``)."""
     S, q = M.shape
     b = int(np.argmax(means))
     pa = np.array([i for i in range(S) if i != b], dtype=np.int64)
@@ -1519,7 +2178,7 @@ def _tied_with_best(M, systems, means, measure, test, correction, alpha, n_resam
         _, p, _ = _signflip_counts(M, pa, pb, "two-sided", None, n_resamples, seed, max_exact,
                                    T=D.sum(axis=1), absd=np.abs(D).sum(axis=1))
     p = np.asarray(p, dtype=float)
-    pc = correct(p, correction)
+    pc = family_p[pa, pb] if family_p is not None else correct(p, correction)
     for k, i in enumerate(pa):
         rows.append({"measure": measure, "system": systems[i], "best": systems[b],
                      "diff": float(D[k].mean()), "p_value": float(p[k]),
@@ -1559,6 +2218,23 @@ def simulate_benchmark(effects: Sequence[float], n_queries: int = 50, *, noise: 
     query correlated across systems, as in real test collections, which is why paired tests
     are used.
 
+    Parameters
+    ----------
+    effects : sequence of float
+        The true effect :math:`\\delta_i` of each system.
+    n_queries : int
+        Queries, at least 2.
+    noise : float
+        Standard deviation of the per-score noise, >= 0.
+    difficulty : float
+        Standard deviation of the query difficulty, >= 0.
+    seed : int, numpy.random.Generator or None
+        Seed of the draw.
+    names : sequence of str, optional
+        The systems' names (default ``s1, s2, ...``).
+    measure : str
+        The value of the ``measure`` column.
+
     Returns
     -------
     pandas.DataFrame
@@ -1574,8 +2250,7 @@ def simulate_benchmark(effects: Sequence[float], n_queries: int = 50, *, noise: 
     effects = [float(e) for e in effects]
     if len(effects) < 2:
         raise ValueError("effects needs one value per system, at least 2 systems")
-    if isinstance(n_queries, bool) or not isinstance(n_queries, (int, np.integer)) or n_queries < 2:
-        raise ValueError(f"n_queries must be an integer >= 2, got {n_queries!r}")
+    n_queries = check_int(n_queries, "n_queries", low=2)
     if not noise >= 0 or not difficulty >= 0:
         raise ValueError("noise and difficulty must be >= 0")
     names = [f"s{i + 1}" for i in range(len(effects))] if names is None else [str(n) for n in names]
@@ -1601,6 +2276,27 @@ def decision_rates(effects: Sequence[float], n_queries: int = 50, n_repeats: int
     A system with the baseline's effect is a *null* system (any rejection is a false
     discovery); the others are truly different.
 
+    Parameters
+    ----------
+    effects : sequence of float
+        The true effect :math:`\\delta_i` of each system; the first is the baseline.
+    n_queries : int
+        Queries per benchmark, at least 2.
+    n_repeats : int
+        Benchmarks simulated.
+    test : {"randomization", "t", "wilcoxon"}
+        The paired test.
+    alpha : float
+        The significance level, 0 < alpha < 1.
+    corrections : sequence of str
+        The corrections compared (:data:`CORRECTIONS`).
+    noise : float
+        As in :func:`simulate_benchmark`.
+    n_resamples : int
+        Resamples of a Monte Carlo test.
+    seed : int
+        The first benchmark's seed (an integer).
+
     Returns
     -------
     pandas.DataFrame
@@ -1619,10 +2315,9 @@ def decision_rates(effects: Sequence[float], n_queries: int = 50, n_repeats: int
     True
     """
     for c in corrections:
-        _check_choice(c, CORRECTIONS, "correction")
+        check_choice(c, CORRECTIONS, "correction")
     effects = [float(e) for e in effects]
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    n_repeats = check_int(n_repeats, "n_repeats", low=1)
     seed = _check_seed(seed)
     if not isinstance(seed, int):
         raise ValueError("decision_rates needs an integer seed (one benchmark per seed)")
@@ -1678,6 +2373,17 @@ def expected_scores(effects: Sequence[float], *, noise: float = 0.5,
 
     by 101-point Gauss-Hermite quadrature (accurate to about 1e-12 here). The true
     difference of two systems is the difference of their expected scores.
+
+    Parameters
+    ----------
+    effects : sequence of float
+        The true effect :math:`\\delta_i` of each system.
+    noise, difficulty : float
+        As in :func:`simulate_benchmark`.
+
+    Returns
+    -------
+    ndarray of float, shape (len(effects),)
 
     Examples
     --------
@@ -1759,7 +2465,7 @@ def rank_correlation_ci(x, y, measure: str = "tau_b", confidence: float = 0.95,
     >>> round(ci.estimate, 4), bool(ci.low < ci.estimate < ci.high <= 1)
     (0.7778, True)
     """
-    _check_choice(method, CI_METHODS, "method")
+    check_choice(method, CI_METHODS, "method")
     confidence = _check_confidence(confidence)
     n_resamples = _check_resamples(n_resamples, confidence)
     seed = _check_seed(seed)
@@ -1819,6 +2525,23 @@ def weightedtau_test(x, y, *, alternative: str = "two-sided", n_resamples: int =
     (equal to scipy's enumeration); above that, y is permuted with this function's own stream
     of the seed.
 
+    Parameters
+    ----------
+    x, y : array_like of float, shape (n,)
+        Paired values.
+    alternative : {"two-sided", "greater", "less"}
+        The alternative hypothesis on :math:`\\tau_w`.
+    n_resamples : int
+        Permutations drawn above 8 pairs.
+    seed : int, numpy.random.Generator or None
+        Seed of the permutations.
+    **weightedtau_kwargs
+        Passed to ``scipy.stats.weightedtau`` (``rank``, ``weigher``, ``additive``).
+
+    Returns
+    -------
+    PermutationResult
+
     Examples
     --------
     >>> x = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
@@ -1826,7 +2549,7 @@ def weightedtau_test(x, y, *, alternative: str = "two-sided", n_resamples: int =
     >>> round(r.statistic, 4), r.pvalue < 0.01
     (1.0, True)
     """
-    _check_choice(alternative, ALTERNATIVES, "alternative")
+    check_choice(alternative, ALTERNATIVES, "alternative")
     n_resamples = _check_resamples(n_resamples, test=True)
     seed = _check_seed(seed)
     a, b = _paired_values(x, y)

@@ -103,11 +103,13 @@ import numpy as np
 from . import _metric_core as _m
 from . import permutations as _perm
 from . import ties as _ties
+from ._validation import check_k
 
 __all__ = ["ITEM_METRICS", "POSITION_METRICS", "evaluate"]
 
-#: Metrics computed on the raw arrays position by position (paper A's readings).
-POSITION_METRICS = ("mse", "rmse", "mae", "mape", "smape", "r2", "kendall_tau", "spearman_rho")
+#: Metrics computed on the raw arrays position by position (paper A's readings): the metrics that
+#: read the item numbers (:data:`rankbook.metrics.NUMBERED`).
+POSITION_METRICS = _m.NUMBERED
 #: Metrics that read the rankings as orders of items; their extremes over tie-breakings come from
 #: ordering each ranking's ties as the other ranking orders them (or against it).
 ITEM_METRICS = tuple(name for name in _m.NAMES if name not in POSITION_METRICS)
@@ -293,7 +295,7 @@ def _position_extremes_batch(names, s, bs, v, bv, best: bool) -> dict:
         if plain:
             filled = _fill_sorted(fixed, other, other_blocks, best)
             vals = _m._evaluate(plain, np.where(fixed_is_sigma, fixed, filled),
-                                np.where(fixed_is_sigma, filled, fixed), None)
+                                np.where(fixed_is_sigma, filled, fixed), None, checked=True)
             for name in plain:
                 out[name][one] = vals[name]
         for name in ("mape", "smape"):
@@ -303,7 +305,7 @@ def _position_extremes_batch(names, s, bs, v, bv, best: bool) -> dict:
                 filled = _fill_assignment(_COST_OF[name], fixed[j][None, :], bool(fixed_is_sigma[j, 0]),
                                           other[j], other_blocks[j], best)
                 sig, nu = (fixed[j][None, :], filled) if fixed_is_sigma[j, 0] else (filled, fixed[j][None, :])
-                out[name][r] = float(_m._evaluate([name], sig, nu, None)[name][0])
+                out[name][r] = float(_m._evaluate([name], sig, nu, None, checked=True)[name][0])
     for r in np.flatnonzero(tied_s & tied_v):
         row = _position_extremes(names, s[r], bs[r], v[r], bv[r], best)
         for name in names:
@@ -324,7 +326,7 @@ def _position_extremes(names, s, bs, v, bv, best: bool) -> dict:
             other, other_blocks = (v, bv) if fixed_is_sigma else (s, bs)
             filled = _fill_sorted(fixed, other, other_blocks, best)
             sig, nu = (fixed, filled) if fixed_is_sigma else (filled, fixed)
-            values = _m._evaluate([name], sig, nu, None)[name]
+            values = _m._evaluate([name], sig, nu, None, checked=True)[name]
             out[name] = float(np.max(values) if best else np.min(values))
             continue
         cost = _COST_OF[name]
@@ -933,12 +935,33 @@ def _expected(names, s, bs, v, bv, k):
 # entry point
 
 
-def evaluate(names, sigma, nu, k, ties):
+def evaluate(names, sigma, nu, k, ties, numbering=None):
     """The metrics ``names`` of rankings with ties under the rule ``ties`` (see the module
     docstring); called by :func:`rankbook.metrics.evaluate_many` and the per-metric functions.
 
-    ``sigma`` and ``nu`` are permutations, lists with sets, or :class:`rankbook.ties.WeakOrder`;
-    batch axes broadcast. Returns ``{name: float or array of the batch shape}``.
+    Parameters
+    ----------
+    names : list of str
+        Metric names of :data:`rankbook.metrics.NAMES` (the caller's checked list).
+    sigma, nu : array_like of shape (n,) or (..., n), list with sets, or WeakOrder
+        Rankings of the items 1..n: permutations, lists whose sets hold tied items, or
+        :class:`rankbook.ties.WeakOrder`; batch axes broadcast.
+    k : int or None
+        The cut-off, required by the metrics that need one.
+    ties : {None, "optimistic", "pessimistic", "expected"}
+        The tie rule; ``None`` refuses rankings with ties.
+    numbering : {None, "given", "pair"}
+        The reading of the item numbers (:mod:`rankbook.metrics`, *Reading a ranking*; None,
+        the default, is ``"given"`` for these numbered rankings). Rows
+        without ties are read either way; rows with ties only as given for the metrics that read
+        the numbers (:data:`POSITION_METRICS`), since the positions of tied items in sigma,
+        which ``"pair"`` would number them by, are not fixed. The item metrics give the same
+        value under both readings.
+
+    Returns
+    -------
+    dict
+        ``{name: float or ndarray of the batch shape}``.
 
     Examples
     --------
@@ -953,6 +976,7 @@ def evaluate(names, sigma, nu, k, ties):
             f"sigma and nu rank different numbers of items: sigma has n={n}, nu has n={wv.n}"
         )
     rule = _ties.check_ties(ties, allow_none=True)
+    numbering = _m.check_numbering(numbering)
     try:
         batch = np.broadcast_shapes(ws.order.shape[:-1], wv.order.shape[:-1])
     except ValueError:
@@ -968,13 +992,19 @@ def evaluate(names, sigma, nu, k, ties):
             f"{which} has tied items; choose ties='optimistic', 'pessimistic' or 'expected' "
             "(see rankbook.tied_metrics)"
         )
+    if numbering == "pair" and tied.any() and any(name in POSITION_METRICS for name in names):
+        raise ValueError(
+            "numbering='pair' numbers the items by their positions in sigma, which a ranking with "
+            "ties does not fix; the metrics that read the item numbers ("
+            + ", ".join(name for name in names if name in POSITION_METRICS)
+            + ") take tied rankings as given only (numbering='given')")
     if any(_m.NEEDS_K[name] for name in names):
-        k = _m._check_k(k, n)
+        k = check_k(k, n)
     rows = s.shape[0]
     out = {name: np.empty(rows) for name in names}
     plain = np.flatnonzero(~tied)
     if plain.size:
-        vals = _m._evaluate(names, s[plain], v[plain], k)
+        vals = _m._evaluate(names, s[plain], v[plain], k, numbering=numbering, checked=True)
         for name in names:
             out[name][plain] = vals[name]
     t = np.flatnonzero(tied)
@@ -988,7 +1018,7 @@ def evaluate(names, sigma, nu, k, ties):
             item = [name for name in names if name in ITEM_METRICS]
             if item:
                 so, vo = _item_tie_break(ts, tbs, tv, tbv, best)
-                vals.update(_m._evaluate(item, so, vo, k))
+                vals.update(_m._evaluate(item, so, vo, k, checked=True))
             position = [name for name in names if name in POSITION_METRICS]
             if position:
                 vals.update(_position_extremes_batch(position, ts, tbs, tv, tbv, best))

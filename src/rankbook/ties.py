@@ -43,6 +43,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import check_choice
+from .permutations import _as_int_array, _check_perm
+
 __all__ = [
     "TIES",
     "ALIASES",
@@ -75,6 +78,20 @@ def check_ties(ties, extra=(), allow_none: bool = False):
     ``extra`` lists further rules a caller accepts besides :data:`TIES` (``"order"`` for the IR
     measures). ``allow_none`` lets ``None`` through (meaning: the inputs must have no ties).
 
+    Parameters
+    ----------
+    ties : object
+        The tie rule to check.
+    extra : iterable of str
+        Further rules the caller accepts.
+    allow_none : bool
+        Let ``None`` through.
+
+    Returns
+    -------
+    str or None
+        The canonical rule (``"average"`` becomes ``"expected"``).
+
     Examples
     --------
     >>> check_ties("average"), check_ties("optimistic")
@@ -82,18 +99,10 @@ def check_ties(ties, extra=(), allow_none: bool = False):
     >>> check_ties("random")
     Traceback (most recent call last):
     ...
-    ValueError: ties='random' is not valid; choose one of ['optimistic', 'pessimistic', 'expected'] (or the alias 'average' of 'expected')
+    ValueError: ties must be one of 'optimistic', 'pessimistic', 'expected' (or the alias 'average' of 'expected'); got 'random'
     """
-    if ties is None and allow_none:
-        return None
-    choices = list(TIES) + list(extra)
-    if isinstance(ties, str) and ties in ALIASES:
-        return ALIASES[ties]
-    if not isinstance(ties, str) or ties not in choices:
-        alias = ", ".join(f"the alias {a!r} of {b!r}" for a, b in ALIASES.items())
-        none = " or None (no ties allowed)" if allow_none else ""
-        raise ValueError(f"ties={ties!r} is not valid; choose one of {choices}{none} (or {alias})")
-    return ties
+    return check_choice(ties, tuple(TIES) + tuple(extra), "ties", aliases=ALIASES,
+                        allow_none=allow_none, none_means="no ties allowed")
 
 
 # --------------------------------------------------------------------------------------------
@@ -106,6 +115,16 @@ def parse_ranking(text: str) -> list:
     Labels are separated by white space (``"a {b c} d"``); a text without white space is read one
     character per label (``"a{bc}d"``), as a plain ``str`` ranking is everywhere in rankbook.
     Braces may not nest, must close, and may not be empty; a label may not repeat.
+
+    Parameters
+    ----------
+    text : str
+        The ranking, best first, tie groups in braces.
+
+    Returns
+    -------
+    list
+        Labels (str) and sets of tied labels.
 
     Examples
     --------
@@ -158,6 +177,16 @@ def check_ranking_texts(value) -> None:
     list) must read with :func:`parse_ranking` when it holds a brace. ``ValueError`` naming the
     problem otherwise (``rankbook run`` then exits with status 2 before any kernel starts).
 
+    Parameters
+    ----------
+    value : str or list of str
+        The parameter's value.
+
+    Raises
+    ------
+    ValueError
+        Naming the ranking and the misplaced brace.
+
     Examples
     --------
     >>> check_ranking_texts(["a{bc}d", "abcd"])
@@ -174,6 +203,16 @@ def check_ranking_texts(value) -> None:
 
 def check_tie_free_texts(value) -> None:
     """Refuse a tie group (a brace) in rankings given as text where a page takes tie-free lists.
+
+    Parameters
+    ----------
+    value : str or list of str
+        The parameter's value.
+
+    Raises
+    ------
+    ValueError
+        When a ranking holds a tie group.
 
     Examples
     --------
@@ -231,8 +270,6 @@ class WeakOrder:
     blocks: np.ndarray
 
     def __post_init__(self):
-        from .permutations import _as_int_array, _check_perm
-
         order = _as_int_array(self.order, "order")
         _check_perm(order, "order")
         blocks = _as_int_array(self.blocks, "blocks")
@@ -322,6 +359,17 @@ def as_weak_order(x, name: str):
     """``x`` as a :class:`WeakOrder` if it is one or a list holding sets, else ``None``.
 
     ``None`` means: a plain permutation (or a batch of them), to be validated by the caller.
+
+    Parameters
+    ----------
+    x : object
+        A ranking, a batch, a list holding sets, or a :class:`WeakOrder`.
+    name : str
+        The argument's name, for the messages.
+
+    Returns
+    -------
+    WeakOrder or None
     """
     if isinstance(x, WeakOrder):
         return x
@@ -346,6 +394,15 @@ def n_tie_breakings(blocks) -> int:
     """How many orders a weak order (its ``blocks`` row) allows: the product of ``g!`` over its
     tie groups of ``g`` positions.
 
+    Parameters
+    ----------
+    blocks : array_like of int, shape (n,)
+        The tie-group label of each position (:attr:`WeakOrder.blocks`).
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> n_tie_breakings([0, 1, 1, 2, 2, 2])
@@ -360,6 +417,18 @@ def tie_breakings(ranking, limit: int = MAX_TIE_BREAKINGS) -> list:
 
     The orders come in a fixed (lexicographic) order; a set's items are first sorted (by their
     ``repr`` when they do not compare). Raises ``ValueError`` when there are more than ``limit``.
+
+    Parameters
+    ----------
+    ranking : list
+        Items and sets of tied items, best first.
+    limit : int
+        The most orders returned.
+
+    Returns
+    -------
+    list of list
+        Every order, each a list of items.
 
     Examples
     --------
@@ -482,13 +551,39 @@ def _comb_ratio(n1, k1, n2, k2):
 
 
 def expected_gain(x_ranked, b: ScoreBlocks) -> np.ndarray:
-    """The expected value at each ranked position of a per-item quantity: its group's mean."""
+    """The expected value at each ranked position of a per-item quantity: its group's mean.
+
+    Parameters
+    ----------
+    x_ranked : ndarray of float, shape (m, w)
+        A per-item quantity at each ranked position.
+    b : ScoreBlocks
+        The tie groups of the ranked rows.
+
+    Returns
+    -------
+    ndarray of float, shape (m, w)
+    """
     return np.where(b.size == 1, x_ranked, b.sum(x_ranked) / b.size)
 
 
 def expected_hits(relevant, b: ScoreBlocks, k) -> np.ndarray:
     """E[number of relevant items in the top k]: each position holds a relevant item with
-    probability r/g, its group's share of relevant items."""
+    probability r/g, its group's share of relevant items.
+
+    Parameters
+    ----------
+    relevant : ndarray of bool, shape (m, w)
+        Whether each ranked position holds a relevant item.
+    b : ScoreBlocks
+        The tie groups of the ranked rows.
+    k : int or None
+        The cut-off (None: the whole list).
+
+    Returns
+    -------
+    ndarray of float, shape (m,)
+    """
     p = expected_gain(relevant.astype(float), b)
     return p[:, :k].sum(axis=1)
 
@@ -496,7 +591,21 @@ def expected_hits(relevant, b: ScoreBlocks, k) -> np.ndarray:
 def expected_hit(relevant, b: ScoreBlocks, k) -> np.ndarray:
     """P(some relevant item in the top k). Only the group that straddles the cut is random: with
     ``c`` of its ``g`` positions above the cut and ``r`` relevant items, no relevant item is above
-    it with probability C(g - r, c) / C(g, c) (hypergeometric)."""
+    it with probability C(g - r, c) / C(g, c) (hypergeometric).
+
+    Parameters
+    ----------
+    relevant : ndarray of bool, shape (m, w)
+        Whether each ranked position holds a relevant item.
+    b : ScoreBlocks
+        The tie groups of the ranked rows.
+    k : int or None
+        The cut-off (None: the whole list).
+
+    Returns
+    -------
+    ndarray of float, shape (m,)
+    """
     m, w = relevant.shape
     if w == 0:
         return np.zeros(m)
@@ -516,7 +625,21 @@ def expected_hit(relevant, b: ScoreBlocks, k) -> np.ndarray:
 def expected_rr(relevant, b: ScoreBlocks, k) -> np.ndarray:
     """E[1 / rank of the first relevant item] (0 when it lies beyond k). Only the first group
     holding a relevant item matters: with ``g`` positions from rank ``a + 1`` and ``r`` relevant
-    items, the first relevant one is at offset ``j`` with probability C(g-1-j, r-1) / C(g, r)."""
+    items, the first relevant one is at offset ``j`` with probability C(g-1-j, r-1) / C(g, r).
+
+    Parameters
+    ----------
+    relevant : ndarray of bool, shape (m, w)
+        Whether each ranked position holds a relevant item.
+    b : ScoreBlocks
+        The tie groups of the ranked rows.
+    k : int or None
+        The cut-off (None: the whole list).
+
+    Returns
+    -------
+    ndarray of float, shape (m,)
+    """
     m, w = relevant.shape
     if w == 0:
         return np.zeros(m)
@@ -540,6 +663,22 @@ def expected_ap(relevant, b: ScoreBlocks, k, m_rel) -> np.ndarray:
 
     .. math:: E[AP@k] = \frac{1}{m}\sum_{i \le k} \frac{r}{g\,i}
               \left(1 + R + o\,\frac{r-1}{g-1}\right).
+
+    Parameters
+    ----------
+    relevant : ndarray of bool, shape (m, w)
+        Whether each ranked position holds a relevant item.
+    b : ScoreBlocks
+        The tie groups of the ranked rows.
+    k : int or None
+        The cut-off (None: the whole list).
+    m_rel : ndarray of float, shape (m,)
+        The number of relevant items of each query (AP's denominator).
+
+    Returns
+    -------
+    ndarray of float, shape (m,)
+        nan where ``m_rel`` is 0.
     """
     mq, w = relevant.shape
     kk = w if k is None else min(k, w)

@@ -141,6 +141,15 @@ def display_name(path) -> str:
     File names are bytes on POSIX; Python decodes those that are not UTF-8 with lone
     surrogates (:func:`os.fsdecode`), which cannot be printed or written as UTF-8.
 
+    Parameters
+    ----------
+    path : str, bytes or path-like
+        The file name.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> display_name(b"bm25\\xff.run")
@@ -1124,6 +1133,23 @@ def read_table(source, what: str, *, max_bytes: int | None = None,
     read with ``order="rank"`` keeps its rank column (the fourth) as its values instead of the
     scores, and is refused if a rank is not a whole number from 1 or repeats within a query.
 
+    Parameters
+    ----------
+    source : str, path-like or stream
+        The file, as above.
+    what : {"qrels", "run"}
+        The layout.
+    max_bytes : int, optional
+        The most text read.
+    chunk_bytes : int
+        Bytes per block.
+    order : {"score", "rank"}
+        A run's values: its scores, or its rank column.
+
+    Returns
+    -------
+    TrecTable
+
     Examples
     --------
     >>> import gzip, io
@@ -1343,6 +1369,19 @@ def bad_ranks(ranks, max_rank: float | None = None) -> np.ndarray:
     ``max_rank``): a boolean mask, true for nan and inf too. The one rule of every reader and
     scorer of explicit orders.
 
+    Parameters
+    ----------
+    ranks : array_like of float
+        The ranks.
+    max_rank : float, optional
+        The largest valid rank.
+
+    Returns
+    -------
+    ndarray of bool, the shape of ``ranks``
+
+    Examples
+    --------
     >>> bad_ranks([1, 2, 0, 2.5, -3, float("nan")]).tolist()
     [False, False, True, True, True, True]
     """
@@ -1492,6 +1531,18 @@ def id_text(uniques, where: str = "ids") -> np.ndarray:
     ``.0`` (pandas turns an integer id column with a gap into floats: ``1.0`` is query ``"1"``),
     with an :class:`InputNote` warning naming ``where``. Other floats keep Python's shortest
     spelling (``1.5``).
+
+    Parameters
+    ----------
+    uniques : array_like
+        The distinct ids (str, int or float).
+    where : str
+        What they are, for the note.
+
+    Returns
+    -------
+    ndarray of object
+        The ids as str.
 
     Examples
     --------
@@ -1668,6 +1719,16 @@ def as_qrels(qrels) -> pd.DataFrame:
     (float), in input order. Raises :class:`ValueError` naming the query and the document for a
     relevance that is not a finite number or a document judged twice.
 
+    Parameters
+    ----------
+    qrels : str, path-like, pandas.DataFrame or dict
+        A qrels file, a table, or ``{query: {doc: relevance}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query_id``, ``doc_id``, ``relevance``.
+
     Examples
     --------
     >>> as_qrels({"q1": {"d1": 1, "d2": 0}, 7: {"d3": 2}})
@@ -1685,6 +1746,16 @@ def as_run(run) -> pd.DataFrame:
     Returns a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float),
     in input order. Raises :class:`ValueError` naming the query and the document for a score
     that is not a finite number or a document retrieved twice.
+
+    Parameters
+    ----------
+    run : str, path-like, pandas.DataFrame or dict
+        A run file, a table, or ``{query: {doc: score}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query_id``, ``doc_id``, ``score``.
 
     Examples
     --------

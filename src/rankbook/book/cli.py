@@ -1,4 +1,5 @@
-"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list`` and ``compare``.
+"""The ``rankbook`` command: ``build``, ``run``, ``sweep``, ``list``, ``compare``, ``eval``,
+``reproduce``, ``check``, ``claims``, ``new-source`` and ``fetch``.
 
 Exit status: 0 on success; 1 when a notebook or the book build fails, or the outputs cannot be
 written (full disk, read-only folder) or printed (a report that standard output's encoding
@@ -7,7 +8,7 @@ parameter, a value that does not parse or breaks a declared constraint, a malfor
 file) and when another build holds the lock; 130 after Ctrl-C (SIGINT) and 143 after SIGTERM,
 once the workers are stopped and the staging folders removed.
 
-``rankbook compare`` exits 2 on malformed qrels or runs (naming ``file:line``), an unknown
+``rankbook eval`` and ``rankbook compare`` exit 2 on malformed qrels or runs (naming ``file:line``), an unknown
 measure, runs scored on different queries, fewer than two runs or an output file that exists
 (without ``--force``); 1 on an unexpected error or an output that cannot be written, in one
 line; 130 after Ctrl-C (143 after SIGTERM), naming exactly the outputs already in place (each
@@ -283,7 +284,8 @@ def _cmd_compare(args) -> int:
     except KeyboardInterrupt:
         print("rankbook compare: interrupted by SIGINT; no output was written", file=sys.stderr)
         return 130
-    outputs = {"--out": args.out, "--latex": args.latex, "--pairs": args.pairs}
+    outputs = {"--out": args.out, "--latex": args.latex, "--pairs": args.pairs,
+               "--per-query": args.per_query}
     written: list[str] = []
     planned = [p for p in outputs.values() if p]
     try:
@@ -295,7 +297,8 @@ def _cmd_compare(args) -> int:
                 names=args.names, baseline=args.baseline, all_pairs=args.all_pairs,
                 test=args.test, correction=args.correction, alpha=args.alpha,
                 confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                missing=args.missing, order=args.order,
+                missing=args.missing, order=args.order, delta=args.topic_set_size,
+                power=args.power, tie_range=args.tie_range,
                 max_bytes=(compare_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
                            else args.max_bytes))
             texts = {args.out: compare_cmd.table_csv(res.table)}
@@ -303,6 +306,8 @@ def _cmd_compare(args) -> int:
                 texts[args.latex] = res.comparison.to_latex()
             if args.pairs:
                 texts[args.pairs] = compare_cmd.table_csv(res.comparison.pairs)
+            if args.per_query:
+                texts[args.per_query] = compare_cmd.table_csv(res.per_query)
             interrupts.checkpoint("scored")
             compare_cmd.check_outputs(outputs, [], args.force)  # nothing appeared meanwhile
             for path, text in texts.items():
@@ -312,17 +317,80 @@ def _cmd_compare(args) -> int:
             # the outputs already in place, never "no output was written"
             for note in res.notes:
                 print(f"rankbook compare: note: {note}", file=sys.stderr)
+            for line in compare_cmd.check_block(res.check, "compare"):
+                print(line, file=sys.stderr)
             print(res.summary)
             print()
             print(res.comparison.report())
             interrupts.checkpoint("report")
             print()
             print(res.comparison.tied_statement(), flush=True)
+            if args.topic_set_size is not None:
+                print()
+                print(res.comparison.sizes_statement(), flush=True)
+            if args.tie_range:
+                print()
+                print(compare_cmd.tie_statement(res.table), flush=True)
             print(f"rankbook compare: wrote {', '.join(written)}", file=sys.stderr, flush=True)
             interrupts.settle()  # done: a later signal changes neither the status nor the message
             interrupts.checkpoint("done")
     except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
         return _failed("compare", exc, written, compare_cmd.CompareError, planned)
+    return 0
+
+
+def _cmd_check(args) -> int:
+    try:
+        from . import check_cmd  # numpy, scipy and pandas: loaded only for this command
+    except KeyboardInterrupt:
+        print("rankbook check: interrupted by SIGINT", file=sys.stderr)
+        return 130
+    try:
+        with interrupts.interruptible():
+            report, notes = check_cmd.check_runs(
+                args.qrels, args.runs, args.measures, convention=args.convention,
+                depths=args.depths,
+                max_bytes=(check_cmd._cc.DEFAULT_MAX_BYTES if args.max_bytes is None
+                           else args.max_bytes))
+            for note in notes:
+                print(f"rankbook check: note: {note}", file=sys.stderr)
+            print(check_cmd.to_json(report) if args.json else report.report(),
+                  end="" if args.json else "\n", flush=True)
+            interrupts.settle()
+    except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
+        return _failed("check", exc, [], check_cmd.CheckError)
+    return report.exit_status
+
+
+def _cmd_eval(args) -> int:
+    try:
+        from . import eval_cmd  # numpy and pandas: loaded only for this command
+    except KeyboardInterrupt:
+        print("rankbook eval: interrupted by SIGINT; no output was written", file=sys.stderr)
+        return 130
+    written: list[str] = []
+    try:
+        with interrupts.interruptible():
+            if args.out:
+                eval_cmd.check_outputs({"--out": args.out}, [args.qrels, *args.runs], args.force)
+            res = eval_cmd.evaluate_runs(
+                args.qrels, args.runs, args.measures, convention=args.convention,
+                complete=args.complete, max_docs=args.max_docs, level=args.level,
+                judged_only=args.judged_only, order=args.order, recall_cutoff=args.recall_cutoff,
+                max_bytes=(eval_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None else args.max_bytes))
+            text = eval_cmd.render(res, args.format, args.query, not args.no_summary)
+            if args.out:
+                eval_cmd.check_outputs({"--out": args.out}, [], args.force)
+                eval_cmd.write_atomic(args.out, text, written)  # recorded with its rename
+    except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
+        return _failed("eval", exc, written, eval_cmd.CompareError)
+    for note in res.notes:
+        print(f"rankbook eval: note: {note}", file=sys.stderr)
+    if args.out:
+        print(f"rankbook eval: wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
     return 0
 
 
@@ -417,6 +485,7 @@ def _cmd_reproduce(args) -> int:
                 res = reproduce_cmd.reproduce_runs(
                     paths, args.qrels, qrels_rep=args.qrels_rep, measures=args.measures,
                     convention=args.convention, ktu_convention=args.ktu, rbo_p=args.rbo_p,
+                    rbo_form=args.rbo_form, rbo_depth=args.rbo_depth,
                     confidence=args.confidence, resamples=args.resamples, seed=args.seed,
                     order=args.order,
                     max_bytes=(reproduce_cmd.DEFAULT_MAX_BYTES if args.max_bytes is None
@@ -424,6 +493,9 @@ def _cmd_reproduce(args) -> int:
             for w in caught:  # notes on the inputs, one line each, as compare prints them
                 if issubclass(w.category, UserWarning):
                     print(f"rankbook reproduce: note: {w.message}", file=sys.stderr)
+            for report in getattr(res, "check", []):
+                for line in reproduce_cmd._cc.check_block(report, "reproduce"):
+                    print(line, file=sys.stderr)
             texts = {args.out: reproduce_cmd.table_csv(res.aggregate)}
             if args.per_topic:
                 texts[args.per_topic] = reproduce_cmd.table_csv(res.per_topic)
@@ -441,6 +513,16 @@ def _cmd_reproduce(args) -> int:
     except (Exception, KeyboardInterrupt, interrupts.Interrupted) as exc:  # noqa: BLE001
         return _failed("reproduce", exc, written, reproduce_cmd.ReproduceError, planned)
     return 0
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, e.g. 0.05; got {text}")
+    return value
 
 
 def _nonnegative(text: str) -> int:
@@ -550,9 +632,19 @@ def _build_parser() -> argparse.ArgumentParser:
                         "wilcoxon (also spelled randomisation, permutation, ttest, t-test)")
     c.add_argument("--correction", default="holm",
                    help="multiple-comparison correction within each measure: holm (default), "
-                        "bonferroni, bh, by or none")
+                        "bonferroni, bh, by or none; or a test of every pair of systems at once: "
+                        "tukey (Tukey's HSD, topics as blocks) or randomized-tukey (the "
+                        "randomised Tukey HSD of Carterette and Sakai)")
     c.add_argument("--alpha", type=_fraction("0.05"), default=0.05,
                    help="significance level (default: %(default)s)")
+    c.add_argument("--topic-set-size", type=_positive_float, default=None, metavar="DELTA",
+                   help="also print how many topics would detect a difference DELTA (Sakai's "
+                        "topic set size design: paired t-test per pair, one-way ANOVA over all)")
+    c.add_argument("--power", type=_fraction("0.8"), default=0.8,
+                   help="power of the topic set sizes (default: %(default)s)")
+    c.add_argument("--tie-range", action="store_true",
+                   help="also the lowest, highest and expected mean over the orders of tied "
+                        "documents (columns tie_low, tie_high, tie_expected)")
     c.add_argument("--confidence", type=_fraction("0.95"), default=0.95,
                    help="level of the bootstrap intervals (default: %(default)s)")
     c.add_argument("--resamples", type=_positive, default=10000, metavar="N",
@@ -576,8 +668,82 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--latex", default=None, metavar="FILE", help="also write a LaTeX table")
     c.add_argument("--pairs", default=None, metavar="FILE",
                    help="also write every test (uncorrected and corrected p-values) as CSV")
+    c.add_argument("--per-query", default=None, metavar="FILE",
+                   help="also write every run's value per query and measure as CSV (system, "
+                        "run_file, query_id, measure, value)")
     c.add_argument("--force", action="store_true", help="replace output files that exist")
     c.set_defaults(func=_cmd_compare)
+
+    ck = sub.add_parser(
+        "check", help="pre-flight check of qrels and runs: what would change a number",
+        description="Before scoring: topics in one file only, judged@k, documents ranked twice, "
+                    "tied scores (and ties between documents of different relevance), the "
+                    "relevance levels and what each measure reads from them, the run tags. "
+                    "Exit status 0: nothing found would change a number; 1: something would; "
+                    "2: bad usage or an unreadable input.")
+    ck.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    ck.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files")
+    ck.add_argument("-m", "--measures", default=None, metavar="M1,M2",
+                    help="ir_measures names: which relevance levels each tells apart, and "
+                         "whether its threshold is reached")
+    ck.add_argument("--convention", default="trec_eval",
+                    help="whose choices the findings describe (precision of ties, topics in one "
+                         "file only): trec_eval (default), trec_eval_9, pytrec_eval, "
+                         "ir_measures, ranx, sklearn or torchmetrics")
+    ck.add_argument("--depths", default="10,100,1000", metavar="K1,K2",
+                    help="depths of judged@k (default: %(default)s)")
+    ck.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                    help="largest input file, in bytes (default 512MiB)")
+    ck.add_argument("--json", action="store_true", help="print the report as JSON")
+    ck.set_defaults(func=_cmd_check)
+
+    ev = sub.add_parser(
+        "eval", help="score TREC runs against qrels with trec_eval's interface (every measure "
+                     "of -m all_trec, -q, -c, -M, -l, -J)",
+        description="Score one or more TREC runs against a qrels file and print trec_eval's "
+                    "three columns (measure, query or all, value), or CSV or JSON. Measures "
+                    "are named as trec_eval (-m map -m P.5,10 -m all_trec) or ir_measures "
+                    "(-m nDCG@10,AP) names them; the default is trec_eval's official set.")
+    ev.add_argument("qrels", metavar="QRELS", help="TREC qrels file (.gz, a pipe or - also)")
+    ev.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (one or more)")
+    ev.add_argument("-m", "--measure", dest="measures", action="append", default=None,
+                    metavar="MEASURE",
+                    help="a measure, trec_eval's (map, P.5,10, ndcg_cut.10, iprec_at_recall, "
+                         "set_F; nicknames official, all_trec, set) or ir_measures' (nDCG@10,AP, "
+                         "ERR@20); repeatable; default: official")
+    ev.add_argument("-q", "--query", action="store_true",
+                    help="also a line per query and measure, before the summary")
+    ev.add_argument("-n", "--no-summary", action="store_true", help="no summary (all) lines")
+    ev.add_argument("-c", "--complete", action="store_true",
+                    help="a judged query a run lacks scores 0 and counts in the mean "
+                         "(trec_eval -c)")
+    ev.add_argument("-M", "--max-docs", type=_positive, default=None, metavar="N",
+                    help="only the first N documents of each ranking count (trec_eval -M)")
+    ev.add_argument("-l", "--level", type=_positive, default=None, metavar="N",
+                    help="the relevance level a relevant document needs (trec_eval -l; "
+                         "default 1)")
+    ev.add_argument("-J", "--judged-only", action="store_true",
+                    help="only judged documents count (trec_eval -J)")
+    ev.add_argument("--convention", default="trec_eval",
+                    help="whose conventions score the runs: trec_eval (default; trec_eval "
+                         "10.0), trec_eval_9 (9.0.8, pytrec_eval's code), pytrec_eval, "
+                         "ir_measures, ranx, sklearn or torchmetrics")
+    ev.add_argument("--recall-cutoff", default=None, choices=["lround", "plus_0.9", "plus_0.9_fused"],
+                    help="how iprec_at_recall and 11pt_avg turn a recall level into a number of "
+                         "relevant documents: lround (trec_eval 10.0, the trec_eval profile), "
+                         "plus_0.9 (trec_eval 9, trec_eval_9) or plus_0.9_fused (9's rule in one "
+                         "rounding, what trec_eval's own 10.0-line test outputs print)")
+    ev.add_argument("--format", default="trec", type=str.lower, choices=["trec", "csv", "json"],
+                    help="trec_eval's three columns (default), or a table as CSV or JSON")
+    ev.add_argument("--order", default="score", type=str.lower, choices=["score", "rank"],
+                    help="rank by score with the convention's tie rule (default), or score each "
+                         "run as the explicit order of its rank column (the fourth)")
+    ev.add_argument("--max-bytes", type=_byte_count, default=None, metavar="N",
+                    help="largest input file, in bytes (default 512MiB; 500M, 2G, ...)")
+    ev.add_argument("-o", "--out", default=None, metavar="FILE",
+                    help="write to FILE (atomically) instead of the standard output")
+    ev.add_argument("--force", action="store_true", help="replace --out if it exists")
+    ev.set_defaults(func=_cmd_eval)
 
     rp = sub.add_parser(
         "reproduce", help="did a rerun reproduce the original runs? KTU, RBO, RMSE, ER, ΔRI",
@@ -601,13 +767,21 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--measures", default="AP,nDCG@10,P@10", metavar="M1,M2",
                     help="ir_measures names separated by commas (default: %(default)s)")
     rp.add_argument("--convention", default="trec_eval",
-                    help="whose conventions score the runs (default: trec_eval, as repro_eval)")
+                    help="whose conventions score the runs (default: trec_eval, trec_eval 10.0; "
+                         "trec_eval_9 is what repro_eval's pytrec_eval computes)")
     rp.add_argument("--order", default="score", type=str.lower, choices=["score", "rank"],
                     help="rank each run by score with the convention's tie rule (default), or "
                          "take it as the explicit order of its rank column (the fourth)")
     rp.add_argument("--ktu", default="union", type=str.lower, choices=["union", "repro_eval"],
                     help="KTU over the union of the documents (default) or repro_eval's "
-                         "position-paired value")
+                         "position-paired value; repro_eval also sets RBO to repro_eval's "
+                         "(--rbo-form truncated --rbo-depth 1000) unless those are given")
+    rp.add_argument("--rbo-form", default=None, type=str.lower,
+                    choices=["ext", "base", "truncated"],
+                    help="RBO's form: ext (extrapolated, the default), base (the prefix sum, a "
+                         "lower bound) or truncated (repro_eval's normalised sum to a depth)")
+    rp.add_argument("--rbo-depth", type=_positive, default=None, metavar="N",
+                    help="RBO's depth (default: the lists' length; repro_eval: 1000)")
     rp.add_argument("--rbo-p", type=_fraction("0.95"), default=0.95,
                     help="persistence of RBO (default: %(default)s)")
     rp.add_argument("--confidence", type=_fraction("0.95"), default=0.95,
@@ -702,7 +876,7 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
             except BrokenPipeError:
                 status = _reader_gone()
-            if program and command == "compare" and status in (130, 143):
+            if program and command in ("compare", "eval") and status in (130, 143):
                 _exit_at_once(status)
             return status
         except BrokenPipeError:  # `rankbook --help | head -1`

@@ -41,6 +41,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import conventions as _conv
+from .. import preflight as _pf
 from .. import stats as _stats
 from .. import trec_format as _tf
 from ..trec_format import display_name
@@ -82,6 +83,27 @@ class CompareResult:
     table: pd.DataFrame  # comparison.table with the run file of each system
     notes: list = field(default_factory=list)  # queries skipped, scored 0 or dropped
     summary: str = ""  # what was scored, under which conventions, on how many queries
+    #: every run's value per query and measure, as scored (``system, run_file, query_id,
+    #: measure, value``): what ``--per-query FILE`` writes
+    per_query: pd.DataFrame | None = None
+    check: _pf.PreflightReport | None = None  # the pre-flight check of the inputs read
+
+
+#: Findings of the pre-flight check that ``compare`` and ``reproduce`` report in their own
+#: words already (a topic in one file only refuses or notes the run; an unreachable threshold
+#: is a note): left out of the check's block they print.
+OWN_FINDINGS = ("topics_only_in_qrels", "topics_only_in_run", "runs_differ_in_topics",
+                "threshold_unreached")
+
+
+def check_block(report: _pf.PreflightReport | None, command: str) -> list[str]:
+    """The lines ``rankbook COMMAND`` prints before its report: each problem and warning of the
+    pre-flight check (:mod:`rankbook.preflight`) it does not already report itself."""
+    if report is None:
+        return []
+    return [f"rankbook {command}: check: {f.severity}: {f.subject}: {f.message}"
+            for f in report.findings
+            if f.severity in ("problem", "warning") and f.code not in OWN_FINDINGS]
 
 
 def split_measures(text: str) -> list[str]:
@@ -333,7 +355,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                  test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
                  confidence: float = 0.95, resamples: int = 10000, seed: int = 0,
                  missing: str = "error", max_bytes: int | None = DEFAULT_MAX_BYTES,
-                 order: str = "score") -> CompareResult:
+                 order: str = "score", delta: float | None = None,
+                 power: float = 0.8, tie_range: bool = False) -> CompareResult:
     """Score TREC runs against a qrels file and compare them (what ``rankbook compare`` does).
 
     Parameters
@@ -366,6 +389,14 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
     order : {"score", "rank"}
         ``"rank"``: every run is an explicit order, read from the rank column (the fourth) and
         scored as given, with no tie rule (:func:`rankbook.conventions.evaluate_run`).
+    delta, power : float, optional
+        Topic set sizes (``--topic-set-size DELTA``, ``--power``): the topics that would
+        detect a difference ``delta`` with probability ``power`` (``comparison.sizes``,
+        :func:`rankbook.stats.compare`).
+    tie_range : bool
+        ``--tie-range``: the lowest, highest and expected mean of each system and measure over
+        the orders of tied documents (``evaluate_run(..., ties="range")``), on the queries
+        compared: the columns ``tie_low``, ``tie_high`` and ``tie_expected`` of the table.
 
     Returns
     -------
@@ -403,9 +434,16 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                            f"{', '.join(_conv.CONVENTIONS)}")
     if _stats._TEST_ALIASES.get(test, test) not in _stats.TESTS:
         raise CompareError(f"--test {test!r} is not one of {_stats.TESTS_TEXT}")
-    if correction not in _stats.CORRECTIONS:
+    if correction not in _stats.COMPARE_CORRECTIONS:
         raise CompareError(f"--correction {correction!r} is not one of "
-                           f"{', '.join(_stats.CORRECTIONS)}")
+                           f"{', '.join(_stats.COMPARE_CORRECTIONS)}")
+    if delta is not None and (isinstance(delta, bool) or not isinstance(delta, (int, float))
+                              or not 0 < delta < float("inf")):
+        raise CompareError(f"--topic-set-size must be a positive difference, e.g. 0.05; got "
+                           f"{delta!r}")
+    if isinstance(power, bool) or not isinstance(power, (int, float)) or not 0 < power < 1:
+        raise CompareError(f"--power must be a number strictly between 0 and 1, e.g. 0.8; got "
+                           f"{power!r}")
     for opt, value in (("--alpha", alpha), ("--confidence", confidence)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             raise CompareError(f"{opt} must be a number strictly between 0 and 1, got {value!r}")
@@ -439,7 +477,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         try:
             _conv.parse_measure(m, conv)
         except ValueError as exc:
-            hint = "; --convention chooses another tool" if "is not offered" in str(exc) else ""
+            hint = "; --convention chooses another tool" if "is not supported by the" in str(exc) else ""
             raise CompareError(f"{exc}{hint}") from None
     if len(set(wanted)) != len(wanted):
         dup = next(m for m in wanted if wanted.count(m) > 1)
@@ -458,7 +496,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
         return _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                                   conv, names, baseline, all_pairs, test, correction, alpha,
                                   confidence, resamples, seed, missing, max_bytes, order,
-                                  strict, applied)
+                                  strict, applied, delta=delta, power=power,
+                                  tie_range=tie_range)
     except MemoryError:
         raise OSError(errno.ENOMEM, "out of memory while reading or scoring the runs; the "
                       f"command needs about {MEMORY_PER_BYTE} bytes of memory per byte of its "
@@ -468,7 +507,7 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
 def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted, conv, names,
                        baseline, all_pairs, test, correction, alpha, confidence, resamples,
                        seed, missing, max_bytes, order="score", strict=False,
-                       applied="") -> CompareResult:
+                       applied="", delta=None, power=0.8, tie_range=False) -> CompareResult:
     notes: list[str] = [applied] if applied else []
     first_of: dict[str, tuple[int, str]] = {}
     for i, (path, name) in enumerate(zip(run_paths, shown), start=1):  # a file given twice
@@ -481,6 +520,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         elif real is not None:
             first_of[real] = (i, name)
     qrels = _read(qrels_path, "qrels", max_bytes, notes)
+    check = _pf.Preflight(qrels, wanted, convention=conv, qrels_name=qrels_shown,
+                          tie_ranges=False)  # --tie-range scores the ranges, once
     judged = set(qrels.qnames)
     top = float(qrels.values.max()) if len(qrels) else 0.0
     for m in wanted:  # a threshold no judgement reaches: every system scores 0, said once
@@ -488,7 +529,7 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         if top < level:
             notes.append(f"{m}: no document in {qrels_shown} has relevance {level} or more (the "
                          f"highest is {top:g}), so every system scores 0 on it")
-    tables, scored_queries, labels = [], [], []
+    tables, scored_queries, labels, ranges = [], [], [], []
     for path, name, stem in zip(run_paths, shown, stems):
         run = _read(path, "run", max_bytes, notes, order)
         if names == "tag" and run.other_tag is not None:
@@ -497,6 +538,7 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                 f"{run.other_tag!r} later), so --names tag cannot name it; give each system its "
                 "own file with one tag, or name the runs by file (--names stem)")
         labels.append(run.tag if names == "tag" and run.tag else stem)
+        check.add_run(run, labels[-1])
         in_run = set(run.qnames)
         if not (in_run & judged) and conv.run_only != "unjudged":
             raise CompareError(
@@ -507,7 +549,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
             warnings.simplefilter("always", _tf.InputNote)
             try:
                 res = _conv.evaluate_run(qrels, run, wanted, convention=conv,
-                                         order="rank" if order == "rank" else None)
+                                         order="rank" if order == "rank" else None,
+                                         ties="range" if tie_range else None)
             except ValueError as exc:
                 hint = ""
                 if "absent from the run" in str(exc) or "has no judgements" in str(exc):
@@ -526,6 +569,8 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
         pq = res.per_query
         scored_queries.append(list(pd.unique(pq["query_id"])))
         tables.append(pq)
+        if tie_range:
+            ranges.append(pq[["query_id", "measure", "low", "high", "expected"]])
     systems = unique_names(labels)
     b = _baseline_index(baseline, systems, run_paths, shown, names)
     if not all_pairs:
@@ -571,24 +616,63 @@ def _score_and_compare(qrels_path, qrels_shown, run_paths, shown, stems, wanted,
                      f"{'it is' if len(not_run) == 1 else 'they are'} skipped, as {conv.name} does")
 
     per_query = pd.concat(tables, ignore_index=True)[["system", "query_id", "measure", "value"]]
+    if tie_range:
+        kept = (set.intersection(*(set(q) for _, q in scored.values())) if missing == "drop"
+                else union)
+        ranges = [r.assign(system=s) for r, s in zip(ranges, systems)]
     try:
         comparison = _stats.compare(
             per_query, baseline=None if all_pairs else baseline, measures=wanted, test=test,
             correction=correction, alpha=alpha, confidence=confidence, n_resamples=resamples,
-            seed=seed, missing=missing)
+            seed=seed, missing=missing, delta=delta, power=power)
     except ValueError as exc:
         raise CompareError(str(exc)) from None
     comparison.settings["convention"] = conv.name
     table = comparison.table.copy()
     files = {s: p for s, (p, _) in scored.items()}
     table.insert(1, "run_file", table["system"].map(files))
+    if tie_range:
+        table = table.join(_tie_means(ranges, kept), on=["system", "measure"])
     n_queries = sorted(set(table["n_queries"]))
     as_given = (", each run an explicit order (its rank column, no tie rule)"
                 if order == "rank" else "")
     summary = (f"{len(run_paths)} runs scored against {qrels_shown} under {conv.name}'s "
                f"conventions{as_given}, compared on {' or '.join(map(str, n_queries))} queries")
     comparison.settings["order"] = order
-    return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary)
+    scored_table = per_query.copy()
+    scored_table.insert(1, "run_file", scored_table["system"].map(files))
+    return CompareResult(comparison=comparison, table=table, notes=notes, summary=summary,
+                         check=check.report(), per_query=scored_table)
+
+
+def _tie_means(ranges: list, queries: set) -> pd.DataFrame:
+    """Mean ``low``, ``high`` and ``expected`` per system and measure over ``queries`` (a query
+    a run lacks scores 0 there, as ``--missing zero`` makes it), indexed by (system, measure),
+    columns ``tie_low``, ``tie_high``, ``tie_expected``."""
+    out = []
+    for r in ranges:
+        r = r[r["query_id"].isin(queries)]
+        sums = r.groupby(["system", "measure"], sort=False)[["low", "high", "expected"]].sum()
+        out.append(sums / max(len(queries), 1))
+    return pd.concat(out).rename(columns=lambda c: f"tie_{c}")
+
+
+def tie_statement(table: pd.DataFrame, decimals: int = 4) -> str:
+    """One line per measure: each system's mean as scored and the range the orders of its
+    tied documents allow (``--tie-range``)."""
+    if "tie_low" not in table.columns:
+        return ""
+    f = f"{{:.{decimals}f}}".format
+    out = []
+    for m, g in table.groupby("measure", sort=False):
+        parts = [f"{r.system} {f(r.mean)} in [{f(r.tie_low)}, {f(r.tie_high)}], expected "
+                 f"{f(r.tie_expected)}" for r in g.itertuples()]
+        moved = [r.system for r in g.itertuples() if r.tie_high - r.tie_low > 0]
+        tail = (f"; the tie order can move {', '.join(moved)}" if moved else
+                "; no tie order moves any system")
+        out.append(f"{m}: mean as scored, and its lowest and highest over the orders of tied "
+                   f"documents: {'; '.join(parts)}{tail}")
+    return "\n".join(out)
 
 
 def _baseline_index(baseline, systems, run_paths, shown, names) -> int:

@@ -645,7 +645,9 @@ def present(nb, results: list[dict] | None = None, provenance: str | None = None
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
         if cell.cell_type == "code":
-            if "show-input" in tags:
+            if "show-input" in tags and not {"remove-cell", "injected-parameters"} & set(tags):
+                # a removed cell is not shown: papermill PR 892 copies the parameters cell's
+                # other tags (show-input too) to the injected cell, which the page removes
                 open_cells += 1
             elif not _HIDDEN & set(tags):
                 tags.append("hide-input")

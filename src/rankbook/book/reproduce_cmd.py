@@ -27,6 +27,7 @@ from typing import Sequence
 import pandas as pd
 
 from .. import conventions as _conv
+from .. import preflight as _pf
 from .. import repro as _repro
 from .. import stats as _stats
 from .. import trec_format as _tf
@@ -187,7 +188,8 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
                    measures: str | Sequence[str] = DEFAULT_MEASURES,
                    convention: str = "trec_eval", ktu_convention: str = "union",
                    rbo_p: float = 0.95, confidence: float = 0.95, resamples: int = 9999,
-                   seed: int = 0, order: str = "score",
+                   seed: int = 0, order: str = "score", rbo_form: str | None = None,
+                   rbo_depth: int | None = None,
                    max_bytes: int | None = _cc.DEFAULT_MAX_BYTES) -> _repro.Reproduction:
     """What ``rankbook reproduce`` does: check the files, then :func:`rankbook.repro.reproduce`.
 
@@ -198,6 +200,10 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
         "rep_advanced": ...}``.
     qrels, qrels_rep : path
         Judgements of the original topics, and of other topics for replicability.
+    rbo_form, rbo_depth
+        As in :func:`rankbook.repro.rbo`; ``None``: the extrapolated form at the lists' length,
+        or repro_eval's (``"truncated"`` to depth 1000) with ``ktu_convention="repro_eval"``.
+        The report says which, and what else differs from repro_eval (:func:`repro_eval_note`).
     max_bytes : int or None
         Largest input, in bytes (``rankbook compare``'s default, 512 MiB); ``None``: no limit.
         A larger regular file is refused before any file is read, a pipe or compressed file
@@ -234,10 +240,12 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
         raise ReproduceError(str(exc)
                              + ("" if "too few" not in str(exc) or confidence <= 0.9999 else
                                 "; or lower --confidence")) from None
+    rbo_form, rbo_depth, note = rbo_settings(ktu_convention, rbo_form, rbo_depth)
     paths = {k: (str(v) if v else None) for k, v in paths.items()}
     try:
         return _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_convention,
-                               rbo_p, confidence, resamples, seed, order, max_bytes)
+                               rbo_p, confidence, resamples, seed, order, max_bytes,
+                               rbo_form, rbo_depth, note)
     except MemoryError:
         raise OSError(errno.ENOMEM, "out of memory while reading or scoring the runs; the "
                       f"command needs about {_cc.MEMORY_PER_BYTE} bytes of memory per byte of "
@@ -245,7 +253,7 @@ def reproduce_runs(paths: dict, qrels: str, *, qrels_rep: str | None = None,
 
 
 def _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_convention, rbo_p,
-                    confidence, resamples, seed, order, max_bytes):
+                    confidence, resamples, seed, order, max_bytes, rbo_form, rbo_depth, note):
     runs, q_orig, q_rep, wanted, tables = check_inputs(
         paths, str(qrels), str(qrels_rep) if qrels_rep else None, measures, convention, order,
         max_bytes)
@@ -260,6 +268,7 @@ def _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_conventio
             runs["orig_baseline"], runs.get("orig_advanced"), runs["rep_baseline"],
             runs.get("rep_advanced"), q_orig, qrels_rep=q_rep, measures=wanted,
             convention=convention, ktu_convention=ktu_convention, rbo_p=rbo_p,
+            rbo_form=rbo_form, rbo_depth=rbo_depth,
             confidence=confidence, n_resamples=resamples, seed=seed, names=names, order=order)
     except ValueError as exc:
         hint = ""
@@ -271,8 +280,91 @@ def _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_conventio
         res.metadata = {paths[r]: _repro.read_ir_metadata(tables[r]) for r in runs}
     except ValueError as exc:
         raise ReproduceError(str(exc)) from None
+    res.check = _check(tables, paths, q_orig, q_rep, str(qrels), wanted, convention)
     res.settings["files"] = dict(paths, qrels=str(qrels), qrels_rep=qrels_rep)
+    res.settings["notes"] = [x for x in (note, repro_eval_note(res.settings, res.kind)) if x]
     return res
+
+
+def _check(runs: dict, paths: dict, q_orig, q_rep, qrels_name: str, measures,
+           convention: str) -> list:
+    """The pre-flight check (:mod:`rankbook.preflight`) of the runs as read (their tables: an
+    explicit order is checked by its scores' order too), against the qrels of their topics: one
+    report, or two for a replicability (the reruns against ``--qrels-rep``)."""
+    reports = []
+    for group, q in (("orig", q_orig), ("rep", q_rep)):
+        if q is None:
+            continue
+        roles = [r for r in ROLES if r in runs and (q_rep is None or r.startswith(group))]
+        check = _pf.Preflight(q, measures, convention=convention,
+                              qrels_name=qrels_name if group == "orig" else "--qrels-rep")
+        for r in roles:
+            check.add_run(runs[r], _tf.display_name(paths[r]))
+        reports.append(check.report())
+    return reports
+
+
+def rbo_settings(ktu_convention: str, rbo_form: str | None, rbo_depth: int | None):
+    """The RBO form and depth the command uses, and a note when ``--ktu repro_eval`` chose
+    repro_eval's (truncated to depth 1000) because neither was given.
+
+    Examples
+    --------
+    >>> rbo_settings("union", None, None)
+    ('ext', None, '')
+    >>> rbo_settings("repro_eval", None, None)[:2]
+    ('truncated', 1000)
+    """
+    if rbo_form is not None and rbo_form not in _repro.RBO_FORMS:
+        raise ReproduceError(f"--rbo-form must be one of {', '.join(_repro.RBO_FORMS)}; got {rbo_form!r}")
+    if rbo_depth is not None and (isinstance(rbo_depth, bool) or not isinstance(rbo_depth, int)
+                                  or rbo_depth < 1):
+        raise ReproduceError(f"--rbo-depth must be a whole number >= 1, got {rbo_depth!r}")
+    if ktu_convention == "repro_eval" and rbo_form is None and rbo_depth is None:
+        return ("truncated", _repro.REPRO_EVAL_DEPTH,
+                "--ktu repro_eval: RBO is repro_eval's too (--rbo-form truncated --rbo-depth "
+                f"{_repro.REPRO_EVAL_DEPTH}); give --rbo-form ext for the extrapolated RBO")
+    return rbo_form or "ext", rbo_depth, ""
+
+
+def repro_eval_note(settings: dict, kind: str = "reproducibility") -> str:
+    """What differs from repro_eval 0.5.0 under these settings, in one sentence: its KTU
+    (position-paired) and RBO (truncated to depth 1000), for a reproducibility report, and its
+    scores (pytrec_eval: trec_eval 9's code, ``--convention trec_eval_9``)."""
+    differs = []
+    paired = kind == "reproducibility"
+    if paired and settings.get("ktu_convention") != "repro_eval":
+        differs.append("KTU over the union of the documents (repro_eval pairs them by "
+                       "position: --ktu repro_eval)")
+    if paired and ((settings.get("rbo_form"), settings.get("rbo_depth"))
+                   != ("truncated", _repro.REPRO_EVAL_DEPTH)):
+        differs.append("RBO " + describe_rbo(settings) + " (repro_eval's: --rbo-form truncated "
+                       f"--rbo-depth {_repro.REPRO_EVAL_DEPTH})")
+    if settings.get("convention") not in ("trec_eval_9", "pytrec_eval"):
+        differs.append(f"scores under {settings.get('convention')} (repro_eval scores with "
+                       "pytrec_eval, trec_eval 9's code: --convention trec_eval_9 matches its "
+                       "AP-based numbers)")
+    if not differs:
+        return (("KTU, RBO and scores" if paired else "scores")
+                + " as repro_eval 0.5.0 computes them ("
+                + (f"--ktu repro_eval, RBO truncated to depth {_repro.REPRO_EVAL_DEPTH}, "
+                   if paired else "") + f"--convention {settings.get('convention')})")
+    return "differs from repro_eval 0.5.0 in: " + "; ".join(differs)
+
+
+def describe_rbo(settings: dict) -> str:
+    """RBO's form in words: ``extrapolated (p = 0.95)``, ``truncated to depth 1000 (p = 0.95)``.
+
+    >>> describe_rbo({"rbo_form": "truncated", "rbo_depth": 1000, "rbo_p": 0.95})
+    'truncated and normalised to depth 1000 (p = 0.95)'
+    """
+    form = settings.get("rbo_form", "ext")
+    depth = settings.get("rbo_depth")
+    words = {"ext": "extrapolated", "base": "prefix sum (a lower bound)",
+             "truncated": "truncated and normalised"}[form]
+    where = f" to depth {depth}" if depth is not None else (
+        " to the shorter list's length" if form != "ext" else "")
+    return f"{words}{where} (p = {settings.get('rbo_p', 0.95):g})"
 
 
 def table_csv(table: pd.DataFrame) -> str:

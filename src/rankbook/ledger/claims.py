@@ -1235,13 +1235,3 @@ def mutants(claim: Claim):
             kwargs.update(perturb(claim, **smoke))
         variant = claim.with_params(m["params"]) if "params" in m else claim
         yield m["what"], variant, kwargs, m["expect"]
-
-
-@dataclass(frozen=True)
-class Check:
-    """Deprecated: the mutation protocol moved into the ledger (``[claims.test]``); kept only
-    until every paper module is converted."""
-
-    function: Any
-    smoke: dict = field(default_factory=dict)
-    mutants: dict = field(default_factory=dict)

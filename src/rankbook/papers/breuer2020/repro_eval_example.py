@@ -28,7 +28,7 @@ from rankbook.stats import paired_test
 from .data import SYSTEMS, Scores
 
 __all__ = ["read_readme_order", "read_readme_effects", "readme_against_appendix",
-           "readme_summary", "check_readme_example"]
+           "readme_summary", "check_readme_example", "printed_as_appendix"]
 
 #: trec_eval's names (the README's) of the appendix measures.
 _TREC = {"map": "AP", "P_10": "P@10", "ndcg": "nDCG"}
@@ -252,3 +252,29 @@ def check_readme_example(claim, *, order=None, effects=None, use_tool: bool = Tr
             pass
     show_table(ev, "readme", t, title="repro_eval's README example beside the appendix data")
     return ev
+
+
+def printed_as_appendix(claim, **smoke) -> dict:
+    """Mutant of :func:`check_readme_example`: a README that prints what the appendix data gives,
+    its per-topic KTU taken from the files and its paired p-values from the t-test that pairs the
+    topics by id (every other printed value already agrees), so that every row agrees."""
+    from .tables import scores_of
+
+    order = read_readme_order(claim.path("readme_order"))
+    effects = read_readme_effects(claim.path("readme_effects"))
+    scores = scores_of(claim)
+    decimals = claim.params["decimals"]
+    number = int(order["constellation"].iloc[0])
+    run = dict(zip(scores.constellations["constellation"], scores.constellations["name"]))[number]
+    per = (order["statistic"] == "KTU") & (order["topic"] != "ARP")
+    for system, sys_ in SYSTEMS.items():
+        files = scores.run("replicated", sys_, "tau@1000", run)
+        order.loc[per, system] = [f"{files.loc[t]:.{decimals}f}" for t in order.loc[per, "topic"]]
+    t = readme_against_appendix(scores, order, effects, decimals=decimals, use_tool=False)
+    paired = t[t["statistic"].str.startswith("p-value (paired")]
+    names = {v: k for k, v in _TREC.items()}
+    for _, r in paired.iterrows():
+        hit = ((effects["experiment"] == "reproducibility") & (effects["measure"] == names[r["measure"]])
+               & (effects["system"] == r["system"]) & (effects["statistic"] == r["statistic"]))
+        effects.loc[hit, "value"] = r["appendix data"]
+    return {"order": order, "effects": effects}

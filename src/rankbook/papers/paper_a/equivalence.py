@@ -1,16 +1,23 @@
 """Paper A on linear equivalence (Definition 3, Sections 6 and 6.6, Proposition 7.1): the
-page ``linear_equivalence``.
+page ``linear_equivalence``. Each check receives the ledger entry of the claim it grades (its
+sizes, cut-offs and maps in ``claim.params``, its errata through ``claim.finding(role)``):
 
-* :func:`check_prop_7_1` (``A-P7.1``, errata ``A-E10``, ``A-E6``): the four statements of
-  Proposition 7.1, exhaustively on :math:`S_n` for the 33 metrics and given linear maps
-  (:func:`rankbook.equivalence.proposition_7_1_cases`), each under the paper's readings;
-* :func:`check_equivalence_relation` (``A-D3-equiv``, erratum ``A-E150``): linear equivalence
-  is reflexive, symmetric and transitive on the 33 metrics;
-* :func:`check_distance_equivalence` (``A-S6.6-lin``, erratum ``A-E151``): Section 6.6's "a
-  metric without the identity of indiscernibles or symmetry is not even linearly equivalent to
-  a distance";
-* :func:`check_eq7_consistency` (``A-S6.6-eq7-cons``, erratum ``A-E152``): Section 6.6's "eq. 7
-  still preserves the consistency definition".
+* :func:`check_prop_7_1`: the four statements of Proposition 7.1, exhaustively on :math:`S_n`
+  for the 33 metrics and given linear maps (:func:`rankbook.equivalence.proposition_7_1_cases`),
+  each under the paper's readings (findings ``statements`` and ``notions``);
+* :func:`check_equivalence_relation`: linear equivalence is reflexive, symmetric and transitive,
+  true by definition for an exact test; the paper's converse of transitivity is the finding
+  ``converse``;
+* :func:`check_distance_equivalence`: Section 6.6's "a metric without the identity of
+  indiscernibles or symmetry is not even linearly equivalent to a distance" (finding
+  ``distance``);
+* :func:`check_no_distance`: the introduction's "none of the metrics is a distance";
+* :func:`check_kendall_distance`: Section 6's answer to Hassanzadeh and Milenkovic, Kendall's τ
+  lacks the identity of indiscernibles and is no distance;
+* :func:`check_eq7_consistency`: Section 6.6's "eq. 7 still preserves the consistency
+  definition" (finding ``decreasing``).
+
+The ``perturb`` functions are the faults of the mutation test (``[claims.test]`` of the ledger).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import pandas as pd
 from rankbook import equivalence as eq
 from rankbook import metrics, permutations, properties
 from rankbook.ledger import claims
-from rankbook.ledger.names import display
+from rankbook.ledger.names import display, evidence_text
 from rankbook.papers.paper_a.injectivity import identity_notions
 
 #: How the page words each statement of Proposition 7.1 (Markdown maths).
@@ -164,24 +171,59 @@ def _kendall_figure_data(fmaps, n0: int) -> tuple[pd.DataFrame, str]:
     return pd.DataFrame(rows), text
 
 
-def check_prop_7_1(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2, 3),
-                   maps: Sequence[str] = eq.DEFAULT_MAPS, *, names: Sequence[str] | None = None,
-                   readings: dict | None = None) -> claims.Evidence:
-    """Proposition 7.1, statement by statement, exhaustively on :math:`S_n` (claim ``A-P7.1``).
+def largest_off_diagonal(values: np.ndarray, n: int) -> str:
+    """Where a tabulated function on :math:`S_n \\times S_n` (rows σ, columns ν, in the order of
+    :func:`rankbook.permutations.all_permutations`) exceeds its value on the diagonal: the value
+    there, the largest value and the pairs that reach it, in words.
+
+    Examples
+    --------
+    >>> t = eq.linear_image("kendall_tau", "-m + 0.5", 3, absolute=True)
+    >>> largest_off_diagonal(t.values, 3)
+    '0.5 on the diagonal and 1.5 at most, reached on 6 of 36 pairs, one for each σ; for σ = id only at ν = [3, 2, 1], the reversed ranking'
+    """
+    v = np.asarray(values, dtype=float)
+    top = np.nanmax(v)
+    at = np.argwhere(v == top)
+    P = permutations.all_permutations(n)
+    text = f"{v[0, 0]:.4g} on the diagonal and {top:.4g} at most, reached on {len(at)} of {v.size} pairs"
+    per_row = np.bincount(at[:, 0], minlength=len(v))
+    if (per_row == 1).all():
+        text += ", one for each σ"
+    first = at[at[:, 0] == 0][:, 1]
+    if len(first) == 1:
+        nu = P[first[0]].tolist()
+        text += f"; for σ = id only at ν = {nu}"
+        if nu == list(range(n, 0, -1)):
+            text += ", the reversed ranking"
+    return text
+
+
+def check_prop_7_1(claim: claims.Claim, *, ns: Sequence[int] | None = None,
+                   ks: Sequence[int] | None = None, maps: Sequence[str] | None = None,
+                   names: Sequence[str] | None = None, readings: dict | None = None) -> claims.Evidence:
+    """Proposition 7.1, statement by statement, exhaustively on :math:`S_n`.
 
     Each metric of ``names`` (default the 33) is tabulated on every pair of :math:`S_n` for
     ``n`` in ``ns`` (and every ``k`` of ``ks`` below ``n`` where a cut-off is needed); each map
     of ``maps`` is applied and the four statements are decided under each reading of
-    :data:`rankbook.equivalence.READINGS`. ``readings`` replaces the book's reading of a
-    statement (``{"maximal_agreement": "as proved"}``). A statement holds when none of its cases
-    fails; the claim holds when all four hold.
+    :data:`rankbook.equivalence.READINGS`. ``ns``, ``ks`` and ``maps`` default to the claim's.
+    ``readings`` replaces the book's reading of a statement (``{"maximal_agreement": "as
+    proved"}``). A statement holds when none of its cases fails; the claim holds when all four
+    hold. The failing statements are the finding ``statements``; the notions of identity that
+    disagree, the finding ``notions``.
 
     Examples
     --------
-    >>> ev = check_prop_7_1([3], [1], ["2m + 1", "-m + 0.5"], names=["kendall_tau"])
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> ev = check_prop_7_1(checked_by(check_prop_7_1), ns=[3], ks=[1], maps=["2m + 1", "-m + 0.5"],
+    ...                     names=["kendall_tau"])
     >>> ev.status, ev.matched, ev.total
     ('false', 2, 4)
     """
+    ns = list(claim.params["ns"] if ns is None else ns)
+    ks = list(claim.params["ks"] if ks is None else ks)
+    maps = list(claim.params["maps"] if maps is None else maps)
     names = list(metrics.NAMES if names is None else names)
     fmaps = [eq.LinearMap.parse(f) if isinstance(f, str) else f for f in maps]
     primary = {**eq.PRIMARY, **(readings or {})}
@@ -242,13 +284,13 @@ def check_prop_7_1(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2, 3),
                      f"the sign flip: {corrected} of 4 statements hold")
         lines.append(f"exhaustive on {', '.join(f'S_{n}' for n in ns)}; {len(names)} metrics; "
                      f"maps {', '.join(map(str, fmaps))}")
-        findings.append(claims.Finding(
-            id="A-E10", evidence="\n".join(lines),
+        findings.append(claim.finding(
+            "statements", evidence="\n".join(lines),
             readings=["identity of indiscernibles as Definition 4",
                       "consistency as Definition 1 prints it (μ may equal σ)"]))
     id_counts = {r.reading: (r.cases, r.failures) for r in notions.itertuples()}
     if len(disagree) or len({v[1] > 0 for v in id_counts.values() if v[0]}) > 1:
-        findings.append(claims.Finding(id="A-E6", evidence="\n".join(
+        findings.append(claim.finding("notions", evidence="\n".join(
             [f"{r['metric']} on S_{ident_n}: " + ", ".join(
                 f"{c.split(':')[0]} {'holds' if r[c] else 'fails'}" for c in cols)
              for _, r in disagree.iterrows()]
@@ -262,7 +304,7 @@ def check_prop_7_1(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2, 3),
                             absolute=True)
         described["maximal_agreement"] = (
             f"maximal agreement of $|\\tilde m|$ ($|{tex(f, r['metric'])}|$ on $S_{{{r['n']}}}$: "
-            f"{t.values[0, 0]:.4g} on the diagonal, {np.nanmax(t.values):.4g} elsewhere)")
+            f"{largest_off_diagonal(t.values, int(r['n']))})")
     if "consistency" in failed:
         r = first_case(cases, "consistency", primary["consistency"])
         described["consistency"] = (
@@ -270,19 +312,16 @@ def check_prop_7_1(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2, 3),
             f"${tex(r['map'], r['metric'])}$ on $S_{{{r['n']}}}$)")
     failures = [described.get(s, f"{PAPER_WORDS[s]} ({row[s, primary[s]].failures} failing cases)")
                 for s in failed]
-    return claims.Evidence(
-        claim="A-P7.1", comparison="claim", published="true for every linear map",
+    ev = claim.evidence(
+        comparison="claim", published="true for every linear map",
         reproduced=(f"{held} statements hold, {len(failed)} fail" if failed else f"all {held} statements hold"),
         matched=held, total=len(eq.STATEMENTS), unit="statements", failures=failures or None,
         reading=("identity of indiscernibles as Definition 4; consistency as Definition 1 prints it"
                  if not readings else "; ".join(f"{SHORT[s]}: {r}" for s, r in readings.items())),
-        alternatives=alternatives, detail=detail, findings=findings,
-        tables={"statements": statements, "by_map": _by_map(cases, fmaps),
-                "consistency": _consistency_by_map(cases, fmaps), "identity": identity_table,
-                "readings": readings_table, "kendall": kendall, "notions": three},
+        alternatives=alternatives, detail=detail,
         values={"cases": cases, "summary": summary, "failed": failed, "held": held,
-                "fmaps": fmaps, "n0": n0, "kendall_text": kendall_text,
-                "consistency_text": _consistency_notes(cases),
+                "fmaps": fmaps, "n0": n0, "kendall": kendall, "kendall_text": kendall_text,
+                "notions": three, "consistency_text": _consistency_notes(cases),
                 "proved_fail": int(len(_failed(cases, "maximal_agreement", "as proved"))),
                 "symmetry_cases": int(row["symmetry", "as stated"].cases),
                 "intro": (f"Checked exhaustively on {' and '.join(f'$S_{{{n}}}$' for n in ns)}: "
@@ -292,6 +331,48 @@ def check_prop_7_1(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2, 3),
                           + f", {sum(f.increasing for f in fmaps)} increasing and "
                           f"{sum(not f.increasing for f in fmaps)} decreasing linear maps, "
                           f"{int(cases['premise'].sum())} cases in all over the statements and their readings.")})
+    ev.findings += findings
+    ev.add_table("statements", statements, title="Proposition 7.1, statement by statement",
+                 markdown=["statement", "a counterexample"])
+    ev.add_table("maximal_agreement_by_map", _by_map(cases, fmaps),
+                 title="Maximal agreement under each map: the absolute value against the proof's sign(a)·m̃")
+    ev.add_table("consistency_by_map", _consistency_by_map(cases, fmaps),
+                 title="Cases where $m$ and $\\tilde m$ are inconsistent, per map and reading")
+    ev.add_table("identity_notions", identity_table, markdown=["what it asks of $\\tilde m$"],
+                 title="The identity statement under the three notions the paper uses")
+    ev.add_table("readings", readings_table,
+                 title=f"How many of the {len(eq.STATEMENTS)} statements hold under each reading")
+    return ev
+
+
+def absolute_value_figure(ev: claims.Evidence) -> claims.Section:
+    """The value of Kendall's τ's images on the diagonal against their largest value, one pair
+    of bars per map of the check of Proposition 7.1 (``ev``), and what the proof does show."""
+    import matplotlib.pyplot as plt
+
+    out = claims.Section()
+    V = ev.values
+    ex = V["kendall"]
+    if len(ex):
+        fig, ax = plt.subplots(figsize=(7.0, 3.6))
+        x = np.arange(len(ex))
+        ax.bar(x - 0.2, ex["diagonal"], 0.4, label="value on the diagonal (any σ = ν)")
+        ax.bar(x + 0.2, ex["largest"], 0.4, label="largest value over all pairs")
+        ax.set_xticks(x, ex["map"], rotation=30, ha="right")
+        ax.set_ylabel("value")
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
+        ax.grid(axis="y", alpha=0.3)
+        broken = int((ex["largest"] > ex["diagonal"]).sum())
+        out.add_figure("kendall_absolute", fig, caption=(
+            f"Kendall's $\\tau$ on $S_{{{V['n0']}}}$ under each map: the absolute value "
+            f"$|\\tilde m|$ on the diagonal against its largest value. Where the second bar is "
+            f"higher, $|\\tilde m|$ has no maximal agreement: {broken} maps out of {len(ex)}."),
+            alt=(f"Grouped bar chart with one pair of bars per linear map of Kendall's tau; for "
+                 f"{broken} maps the largest value exceeds the value on the diagonal."))
+    out.say(V["kendall_text"] + " What the proof does show, $\\operatorname{sign}(a)\\,\\tilde m$ "
+            "(that is $\\tilde m$ for $a > 0$ and $-\\tilde m$ for $a < 0$), "
+            + ("holds in every case checked." if V["proved_fail"] == 0 else f"fails in {V['proved_fail']} cases."))
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,26 +380,32 @@ def _linear(first: str, second: str, n: int, k) -> bool:
     return bool(properties.linearly_equivalent(first, second, n, k=k).holds)
 
 
-def check_equivalence_relation(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (2,), *,
-                               names: Sequence[str] | None = None,
+def check_equivalence_relation(claim: claims.Claim, *, ns: Sequence[int] | None = None,
+                               ks: Sequence[int] | None = None, names: Sequence[str] | None = None,
                                equivalent: Callable | None = None) -> claims.Evidence:
-    """Section 6, after Definition 3: linear equivalence is an equivalence relation
-    (reflexive, symmetric, transitive) (claim ``A-D3-equiv``).
+    """Section 6, after Definition 3: linear equivalence is an equivalence relation (reflexive,
+    symmetric, transitive).
 
-    For each ``n`` of ``ns`` and cut-off ``k`` of ``ks`` below ``n`` (used by the metrics that
-    need one), ``equivalent(first, second, n, k)`` (default
-    :func:`rankbook.properties.linearly_equivalent`, exhaustive: ``second = a first + b`` with
-    ``a != 0`` on every pair) is evaluated in both orders for every pair of ``names`` (default
-    the 33). Three cases per ``(n, k)``: the matrix is reflexive, symmetric and transitive.
+    True by definition: ``m2 = a m1 + b`` with ``a != 0`` holds for ``a = 1, b = 0``, inverts
+    to ``m1 = m2 / a - b / a`` and composes, so an exact test of Definition 3 cannot give a
+    relation that is not an equivalence; no computation can contradict the sentence. The
+    evidence shows the relation: for each ``n`` of ``ns`` and cut-off ``k`` of ``ks`` below ``n``
+    (default the claim's), ``equivalent(first, second, n, k)`` (default
+    :func:`rankbook.properties.linearly_equivalent`, exhaustive) in both orders for every pair of
+    ``names`` (default the 33), and its classes. A matrix that is not reflexive, symmetric and
+    transitive can only come from a wrong test; it makes the sentence false with the case named.
     The paper writes transitivity as an equivalence (``m1 ~ m2 and m2 ~ m3`` *if and only if*
-    ``m1 ~ m3``); the converse direction is counted apart (erratum ``A-E150``).
+    ``m1 ~ m3``); that converse fails, the finding ``converse``.
 
     Examples
     --------
-    >>> ev = check_equivalence_relation([3], [1], names=["dcg", "ndcg", "kendall_tau"])
-    >>> ev.status, ev.matched, ev.total
-    ('holds', 3, 3)
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> claim = checked_by(check_equivalence_relation)
+    >>> check_equivalence_relation(claim, ns=[3], ks=[1], names=["dcg", "ndcg", "kendall_tau"]).status
+    'true by definition'
     """
+    ns = list(claim.params["ns"] if ns is None else ns)
+    ks = list(claim.params["ks"] if ks is None else ks)
     names = list(metrics.NAMES if names is None else names)
     equivalent = equivalent or _linear
     rows, converse, classes = [], [], {}
@@ -356,33 +443,50 @@ def check_equivalence_relation(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (
     total = 3 * len(table)
     failures = [f"{p} fails at n = {r['n']}, k = {r['k']}" for _, r in table.iterrows()
                 for p in props if not r[p]]
-    findings = []
+    where = (f"every ordered pair of {len(names)} metrics, exhaustive on "
+             + ", ".join(f"$S_{{{n}}}$" for n in ns) + f", k = {', '.join(map(str, ks))}")
+    common = dict(published="reflexive, symmetric and transitive", reading="transitivity as an implication")
+    if failures:  # a test of Definition 3 that is not exact
+        ev = claim.evidence(
+            comparison="claim", **common, matched=matched, total=total, unit="properties",
+            reproduced=f"{matched} of {total} properties hold over {len(table)} sizes and cut-offs",
+            failures=failures, detail=where + "; a wrong test of Definition 3 can break the relation")
+    else:
+        ev = claim.evidence(
+            comparison="definition", **common,
+            reproduced=(f"reflexive, symmetric and transitive on all {len(table)} sizes and cut-offs "
+                        f"checked ({claims.plural(len(classes), 'class', 'classes')} of equivalent metrics)"),
+            alternatives={"transitivity as printed, an equivalence": not converse},
+            detail=("an exact test of Definition 3 is an equivalence relation by construction: the "
+                    "identity map, the inverse of a non-constant linear map and the composition of two "
+                    "are linear; shown on " + where))
     if converse:
         n, k, (i, j, l), count = converse[0]
-        findings.append(claims.Finding(id="A-E150", evidence=(
+        ev.findings.append(claim.finding("converse", evidence=(
             f"S_{n}, k = {k}: {display(names[i])} ~ {display(names[l])}, yet {display(names[j])} is "
             f"not equivalent to both; {count} such triples at this n and k")))
-    return claims.Evidence(
-        claim="A-D3-equiv", comparison="claim",
-        published="reflexive, symmetric and transitive",
-        reproduced=f"{matched} of {total} properties hold over {len(table)} sizes and cut-offs",
-        matched=matched, total=total, unit="properties", failures=failures or None,
-        reading="transitivity as an implication",
-        alternatives={"transitivity as printed, an equivalence":
-                      matched - len({(n, k) for n, k, _, _ in converse})},
-        detail=(f"every ordered pair of {len(names)} metrics, exhaustive on "
-                + ", ".join(f"$S_{{{n}}}$" for n in ns) + f", k = {', '.join(map(str, ks))}"),
-        findings=findings,
-        tables={"relation": table, "classes": pd.DataFrame(
-            [{"class": c, "where": "; ".join(w)} for c, w in classes.items()])})
+    ev.add_table("equivalence_relation", table,
+                 title="Linear equivalence on the metrics, per size and cut-off")
+    ev.add_table("equivalence_classes", pd.DataFrame(
+        [{"class": c, "where": "; ".join(w)} for c, w in classes.items()], columns=["class", "where"]),
+        collapse=True, title="The classes of linearly equivalent metrics")
+    return ev
+
+
+def one_way_test(a: str, b: str, n: int, k) -> bool:
+    """A wrong test of Definition 3 for the unit tests: the fitted slope must be at least 1 in
+    size, so the relation loses its symmetry."""
+    r = properties.linearly_equivalent(a, b, n, k=k)
+    return bool(r.holds) and abs(r.slope or 1.0) >= 1 - 1e-9
 
 
 # --------------------------------------------------------------------------------------------
-def check_distance_equivalence(n: int = 5, k: int = 2, *, names: Sequence[str] | None = None,
-                               reading: str = "Definition 4",
+def check_distance_equivalence(claim: claims.Claim, *, n: int | None = None, k: int | None = None,
+                               names: Sequence[str] | None = None, reading: str = "Definition 4",
                                transformable: Callable | None = None) -> claims.Evidence:
     """Section 6.6: a metric without the identity of indiscernibles or without symmetry is not
-    a distance, "not even linearly equivalent to a distance" (claim ``A-S6.6-lin``).
+    a distance, "not even linearly equivalent to a distance" (``n`` and ``k`` default the
+    claim's; the metrics that contradict it are the finding ``distance``).
 
     For each metric of ``names`` (default the 33), exhaustively on :math:`S_n`: the identity
     of indiscernibles under ``reading`` (``"Definition 4"``, rows injective, or ``"unique
@@ -395,9 +499,13 @@ def check_distance_equivalence(n: int = 5, k: int = 2, *, names: Sequence[str] |
 
     Examples
     --------
-    >>> check_distance_equivalence(4, 1, names=["kendall_tau", "mape"]).status
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_distance_equivalence(checked_by(check_distance_equivalence), n=4, k=1,
+    ...                            names=["kendall_tau", "mape"]).status
     'false'
     """
+    n = int(claim.params["n"] if n is None else n)
+    k = int(claim.params["k"] if k is None else k)
     if reading not in ("Definition 4", "unique extreme"):
         raise ValueError(f"reading must be 'Definition 4' or 'unique extreme', got {reading!r}")
     names = list(metrics.NAMES if names is None else names)
@@ -432,7 +540,7 @@ def check_distance_equivalence(n: int = 5, k: int = 2, *, names: Sequence[str] |
     if len(bad):
         pure = bad[~bad["a distance itself"]]
         ex = (pure if len(pure) else bad).iloc[0]
-        findings.append(claims.Finding(id="A-E151", evidence="\n".join(
+        findings.append(claim.finding("distance", evidence="\n".join(
             [f"S_{n}, k = {k} (exhaustive), identity of indiscernibles as {reading}: "
              f"{len(bad)} of the {len(live)} metrics without it or without symmetry are "
              f"linearly equivalent to a distance: {', '.join(bad.metric)}",
@@ -443,40 +551,170 @@ def check_distance_equivalence(n: int = 5, k: int = 2, *, names: Sequence[str] |
             readings=[f"identity of indiscernibles as {reading}"]))
     matched = len(table) - len(bad)
     if live.empty:
-        return claims.Evidence(
-            claim="A-S6.6-lin", comparison="claim", published="not linearly equivalent to a distance",
+        ev = claim.evidence(
+            comparison="claim", published="not linearly equivalent to a distance",
             reproduced="every metric has both properties", holds=True,
-            detail=f"exhaustive on $S_{{{n}}}$; no case", tables={"distance": table})
-    return claims.Evidence(
-        claim="A-S6.6-lin", comparison="claim", published="not linearly equivalent to a distance",
-        reproduced=(f"{len(bad)} of the {len(live)} metrics without one of the two properties are "
-                    "linearly equivalent to a distance"),
-        matched=matched, total=len(table), unit="metrics",
-        failures=list(bad.metric) or None,
-        reading=f"identity of indiscernibles as {reading}",
-        alternatives=alternatives,
-        detail=(f"exhaustive on $S_{{{n}}}$, k = {k}: Definitions 4, 5, 11 and 12"),
-        findings=findings, tables={"distance": table})
+            detail=f"exhaustive on $S_{{{n}}}$; no case")
+    else:
+        ev = claim.evidence(
+            comparison="claim", published="not linearly equivalent to a distance",
+            reproduced=(f"{len(bad)} of the {len(live)} metrics without one of the two properties are "
+                        "linearly equivalent to a distance"),
+            matched=matched, total=len(table), unit="metrics",
+            failures=list(bad.metric) or None,
+            reading=f"identity of indiscernibles as {reading}",
+            alternatives=alternatives,
+            detail=(f"exhaustive on $S_{{{n}}}$, k = {k}: Definitions 4, 5, 11 and 12"))
+    ev.findings += findings
+    ev.add_table("distance_equivalence", table, collapse=True,
+                 title="The identity of indiscernibles, symmetry and linear equivalence to a distance")
+    return ev
 
 
-# --------------------------------------------------------------------------------------------
-def check_eq7_consistency(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2, 3), *,
-                          names: Sequence[str] | None = None, reading: str = "as printed",
-                          cases: pd.DataFrame | None = None) -> claims.Evidence:
-    """Section 6.6, after eq. 7: :math:`m_{\\max} - m` reverses the disagreements "but still
-    preserves the consistency definition" (claim ``A-S6.6-eq7-cons``).
+def never_a_distance(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: a distance test that never succeeds."""
+    return {"transformable": lambda name, n, k: False}
 
-    One case per metric, size and cut-off: :math:`m` and :math:`m(\\mathrm{id}, \\mathrm{id}) - m`
-    are consistent under ``reading`` (``"as printed"``: Definition 1 as printed; ``"distinct"``:
-    three different rankings; ``"up to sign"``: after the reversal Figure 1 applies). ``cases``
-    may pass :func:`rankbook.equivalence.proposition_7_1_cases` already computed with the map
-    ``"m0 - m"``.
+
+def check_no_distance(claim: claims.Claim, *, n: int | None = None, k: int | None = None,
+                      names: Sequence[str] | None = None,
+                      distance: Callable | None = None) -> claims.Evidence:
+    """The introduction: in the paper's definitions none of the metrics is a mathematical
+    distance (and DCG has to be modified to obtain one).
+
+    One case per metric of ``names`` (default the 33), exhaustively on :math:`S_n` (``n`` and
+    ``k`` default the claim's): it holds when the metric as it stands is no distance under
+    Definition 11 (``distance(name, n, k)``, default :func:`rankbook.properties.is_distance`
+    with no transform). The sentence holds when every metric is none; the metrics that are
+    distances are the finding ``distances``. Beside it, the reading of Section 6 that a distance
+    must also have the identity of indiscernibles of Definition 4.
 
     Examples
     --------
-    >>> check_eq7_consistency([3], [1], names=["kendall_tau"]).status
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_no_distance(checked_by(check_no_distance), n=4, k=1, names=["mae", "mse"]).status
     'false'
     """
+    n = int(claim.params["n"] if n is None else n)
+    k = int(claim.params["k"] if k is None else k)
+    names = list(metrics.NAMES if names is None else names)
+    rows = []
+    for name in names:
+        kk = k if metrics.REGISTRY[name].needs_k else None
+        if distance is None:
+            r = properties.is_distance(name, n, k=kk, transform="none")
+            is_dist = bool(r.holds)
+            why = "" if r.holds else evidence_text(r.evidence)
+        else:
+            is_dist, why = bool(distance(name, n, kk)), ""
+        ioi = bool(properties.identity_of_indiscernibles(name, n, k=kk).holds)
+        rows.append({"metric": display(name), "a distance as it stands (Definition 11)": is_dist,
+                     "identity of indiscernibles (Definition 4)": ioi, "why not": why})
+    table = pd.DataFrame(rows)
+    dist = table[table["a distance as it stands (Definition 11)"]]
+    both = dist[dist["identity of indiscernibles (Definition 4)"]]
+    ev = claim.evidence(
+        comparison="claim", published="no metric is a distance",
+        reproduced=(f"{len(dist)} of the {len(table)} metrics "
+                    + ("is a distance as it stands" if len(dist) == 1 else "are distances as they stand")
+                    + (f": {', '.join(dist['metric'])}" if len(dist) else "")),
+        matched=len(table) - len(dist), total=len(table), unit="metrics",
+        failures=[f"{m} is a distance on $S_{{{n}}}$" for m in dist["metric"]] or None,
+        reading="a distance as Definition 11 prints it",
+        alternatives={"a distance must also have the identity of indiscernibles of Definition 4":
+                      len(table) - len(both)},
+        detail=f"every metric as it stands, exhaustive on $S_{{{n}}}$, k = {k}: Definitions 4 and 11")
+    if len(dist):
+        ev.findings.append(claim.finding("distances", cells=list(dist["metric"]), evidence=(
+            f"S_{n}, k = {k} (exhaustive), Definition 11 with no transformation: "
+            f"{', '.join(dist['metric'])} vanish only on equal rankings, are symmetric and meet the "
+            f"triangle inequality; none of them has the identity of indiscernibles of Definition 4"
+            if both.empty else f"S_{n}: distances as they stand: {', '.join(dist['metric'])}"),
+            readings=["a distance as Definition 11 prints it"]))
+    ev.add_table("metrics_as_distances", table, collapse=True,
+                 title="Which metrics are a distance as they stand (Definition 11)")
+    return ev
+
+
+def no_distance_at_all(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: a distance test that never succeeds."""
+    return {"distance": lambda name, n, k: False}
+
+
+def check_kendall_distance(claim: claims.Claim, *, n: int | None = None,
+                           metric: str = "kendall_tau") -> claims.Evidence:
+    """Section 6, after Definition 3: against Hassanzadeh and Milenkovic, who accept Kendall's τ
+    as a metric on rankings, the paper says τ does not have its identity of indiscernibles, so
+    it cannot be considered a distance.
+
+    Two statements about ``metric`` (default Kendall's τ), exhaustively on :math:`S_n` (``n``
+    default the claim's): it lacks the identity of indiscernibles of Definition 4, and no linear
+    map makes it a distance (Definitions 11 and 12, the paper's own sense of being a distance up
+    to a linear map, as in Section 6.6). The claim holds when both do; the affine image that is a
+    distance is the finding ``distance``. Beside it, the reading of τ as it stands, which is no
+    distance (it is 1 on equal rankings).
+
+    Examples
+    --------
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_kendall_distance(checked_by(check_kendall_distance), n=4).status
+    'false'
+    """
+    n = int(claim.params["n"] if n is None else n)
+    kk = properties.default_k(n) if metrics.REGISTRY[metric].needs_k else None
+    ioi = properties.identity_of_indiscernibles(metric, n, k=kk)
+    itself = properties.is_distance(metric, n, k=kk, transform="none")
+    image = properties.is_distance(metric, n, k=kk)
+    statements = {"lacks the identity of indiscernibles (Definition 4)": not ioi.holds,
+                  "no linear map makes it a distance (Definitions 11 and 12)": not image.holds}
+    held = sum(statements.values())
+    name = display(metric)
+    ev = claim.evidence(
+        comparison="claim", published=f"{name} lacks the identity of indiscernibles, so no distance",
+        reproduced="; ".join(f"{name} {k}: {'yes' if v else 'no'}" for k, v in statements.items()),
+        matched=held, total=len(statements), unit="statements",
+        failures=([f"{name} has the identity of indiscernibles (Definition 4)"] if ioi.holds else [])
+                 + ([f"a linear map makes {name} a distance: {image.note}"] if image.holds else []) or None,
+        reading="a distance up to a linear map (Definitions 11 and 12)",
+        alternatives={f"{name} as it stands, with no map": held - int(not image.holds) + int(not itself.holds)},
+        detail=(f"exhaustive on $S_{{{n}}}$" + ("" if ioi.evidence is None else
+                f"; two rankings with one value against a third: {evidence_text(ioi.evidence)}")))
+    if image.holds and not ioi.holds:
+        ev.findings.append(claim.finding("distance", evidence=(
+            f"S_{n} (exhaustive): {name} lacks the identity of indiscernibles of Definition 4, yet "
+            f"{image.note} is a distance (Definition 11), so {name} is linearly transformable into "
+            "one (Definition 12); as it stands it is none only because it is 1, not 0, on equal "
+            "rankings"), readings=["a distance up to a linear map (Definitions 11 and 12)"]))
+    return ev
+
+
+def dcg_for_kendall(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: DCG in place of τ (it has the identity of indiscernibles for n up to 6)."""
+    return {"metric": "dcg"}
+
+
+# --------------------------------------------------------------------------------------------
+def check_eq7_consistency(claim: claims.Claim, *, ns: Sequence[int] | None = None,
+                          ks: Sequence[int] | None = None, names: Sequence[str] | None = None,
+                          reading: str = "as printed", cases: pd.DataFrame | None = None) -> claims.Evidence:
+    """Section 6.6, after eq. 7: :math:`m_{\\max} - m` reverses the disagreements "but still
+    preserves the consistency definition".
+
+    One case per metric, size and cut-off (``ns`` and ``ks`` default the claim's): :math:`m`
+    and :math:`m(\\mathrm{id}, \\mathrm{id}) - m` are consistent under ``reading`` (``"as
+    printed"``: Definition 1 as printed; ``"distinct"``: three different rankings; ``"up to
+    sign"``: after the reversal Figure 1 applies). ``cases`` may pass
+    :func:`rankbook.equivalence.proposition_7_1_cases` already computed with the map
+    ``"m0 - m"``. The inconsistent cases are the finding ``decreasing``.
+
+    Examples
+    --------
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_eq7_consistency(checked_by(check_eq7_consistency), ns=[3], ks=[1], names=["kendall_tau"]).status
+    'false'
+    """
+    ns = list(claim.params["ns"] if ns is None else ns)
+    ks = list(claim.params["ks"] if ks is None else ks)
     if reading not in eq.READINGS["consistency"]:
         raise ValueError(f"unknown reading {reading!r}; valid: {list(eq.READINGS['consistency'])}")
     label = str(eq.LinearMap.parse("m0 - m"))
@@ -492,39 +730,21 @@ def check_eq7_consistency(ns: Sequence[int] = (4, 5), ks: Sequence[int] = (1, 2,
             h = cases[(cases["map"] == label) & (cases["statement"] == "consistency")
                       & (cases["reading"] == other)]
             alternatives[name] = int((h["holds"] == True).sum())  # noqa: E712
-    findings = []
-    if len(bad):
-        r = bad.iloc[0]
-        findings.append(claims.Finding(id="A-E152", evidence=(
-            f"{len(bad)} of {len(g)} cases (metric, n, k) are inconsistent with their eq. 7 "
-            f"transform under Definition 1 ({reading}); e.g. {display(r['metric'])} on S_{r['n']}: "
-            f"{pretty(r['evidence'], r['metric'])}"), readings=[f"Definition 1 {reading}"]))
-    return claims.Evidence(
-        claim="A-S6.6-eq7-cons", comparison="claim", published="consistent",
+    ev = claim.evidence(
+        comparison="claim", published="consistent",
         reproduced=f"{len(g) - len(bad)} of {len(g)} cases consistent",
         matched=len(g) - len(bad), total=len(g), unit="cases",
         failures=list(dict.fromkeys(display(m) for m in bad["metric"])) or None,
         reading=f"Definition 1 {reading}",
         alternatives=alternatives,
-        detail=f"eq. 7 applied to every metric, exhaustive on {', '.join(f'$S_{{{n}}}$' for n in ns)}",
-        findings=findings, tables={"eq7": g.assign(metric=[display(m) for m in g["metric"]])})
-
-
-CHECKS = {
-    "A-P7.1": claims.Check(
-        check_prop_7_1, smoke={"ns": [3, 4], "ks": [1], "maps": ["2m + 1", "-m + 0.5", "m0 - m"]},
-        mutants={"the readings the proof argues for (sign(a)·m̃, consistency up to sign)":
-                 {"readings": {"maximal_agreement": "as proved", "consistency": "up to sign"}}}),
-    "A-D3-equiv": claims.Check(
-        check_equivalence_relation, smoke={"ns": [4], "ks": [1]},
-        mutants={"a one-way test (the fitted slope must be at least 1 in size)":
-                 {"equivalent": lambda a, b, n, k: (lambda r: bool(r.holds) and abs(r.slope or 1.0) >= 1 - 1e-9)(
-                     properties.linearly_equivalent(a, b, n, k=k))}}),
-    "A-S6.6-lin": claims.Check(
-        check_distance_equivalence, smoke={"n": 4, "k": 1},
-        mutants={"the proof's notion of identity (a unique best value)": {"reading": "unique extreme"},
-                 "a distance test that never succeeds": {"transformable": lambda name, n, k: False}}),
-    "A-S6.6-eq7-cons": claims.Check(
-        check_eq7_consistency, smoke={"ns": [3], "ks": [1]},
-        mutants={"consistency up to sign": {"reading": "up to sign"}}),
-}
+        detail=f"eq. 7 applied to every metric, exhaustive on {', '.join(f'$S_{{{n}}}$' for n in ns)}")
+    if len(bad):
+        r = bad.iloc[0]
+        ev.findings.append(claim.finding("decreasing", evidence=(
+            f"{len(bad)} of {len(g)} cases (metric, n, k) are inconsistent with their eq. 7 "
+            f"transform under Definition 1 ({reading}); e.g. {display(r['metric'])} on S_{r['n']}: "
+            f"{pretty(r['evidence'], r['metric'])}"), readings=[f"Definition 1 {reading}"]))
+    shown = g.assign(metric=[display(m) for m in g["metric"]])[["metric", "n", "k", "holds", "evidence"]]
+    ev.add_table("eq7_consistency", shown, collapse=True,
+                 title="Each metric against its eq. 7 transform, Definition 1 as printed")
+    return ev

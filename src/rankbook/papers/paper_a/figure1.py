@@ -5,24 +5,30 @@ matrix (:func:`sample`), the heat map (:func:`heat_map`), the groups of Figure 1
 (:func:`group_tables`), the pairs that agree fully (:func:`full_agreement`) or disagree most
 (:func:`disagreement`), the interval of each ratio (:func:`intervals`), the two sampling
 protocols (:func:`protocol_comparison`), the repetition over seeds (:func:`over_seeds`) and one
-check per ledger claim, each returning :class:`rankbook.ledger.claims.Evidence`:
+check per ledger claim, each receiving its claim's entry (thresholds, margins, seeds and the
+paper's setting in ``claim.params``, errata through ``claim.finding(role)``) and returning
+:class:`rankbook.ledger.claims.Evidence`:
 
-* ``A-F1`` (:func:`check_figure1`): the heat map, recomputed (nothing published to compare);
-* ``A-F1-stmts`` (:func:`check_dcg_ndcg`): DCG and nDCG never disagree (true by definition);
-* ``A-F1-groups`` (:func:`check_groups`): metrics similar in theory agree highly, under three
-  readings side by side;
-* ``A-F1-even`` (:func:`check_even`): as many pairs agree highly as disagree highly, decided by
-  an equivalence test (TOST) with a margin fixed in advance;
-* ``A-F1-other`` (:func:`check_other`): other n and k give similar pictures (the page's own
-  setting is not one of the cases).
+* :func:`check_figure1`: the heat map, recomputed (nothing published to compare);
+* :func:`check_dcg_ndcg`: DCG and nDCG never disagree (true by definition);
+* :func:`check_consistent_ratio`: two consistent metrics have the ratio 1 (true by definition);
+* :func:`check_inconsistencies`: inconsistent pairs of metrics are easy to find;
+* :func:`check_groups`: metrics similar in theory agree highly, under three readings side by
+  side;
+* :func:`check_even`: as many pairs agree highly as disagree highly, decided by an equivalence
+  test (TOST) with a margin fixed in advance;
+* :func:`check_other`: other n and k give similar pictures (the page's own setting is not one
+  of the cases).
 
-The section helpers return a :class:`Part`: the figures, tables and Markdown the page shows,
-in order, with reader names (:func:`rankbook.ledger.names.display`) and no ids.
+The section helpers return a :class:`rankbook.ledger.claims.Section` (or add to the evidence):
+the figures, tables and Markdown the page shows, in order, with reader names
+(:func:`rankbook.ledger.names.display`) and no ids.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
@@ -31,24 +37,10 @@ import pandas as pd
 from rankbook.ledger import claims
 from rankbook.ledger.names import display
 from rankbook.papers.paper_a import tables as T
-from rankbook.ledger.limits import within_memory, within_time
+from rankbook.ledger.limits import within_memory
 
 #: The three groups of Figure 1 (right).
 GROUPS = T.FIGURE1_GROUPS
-#: A pair agrees highly at a ratio of at least HIGH and disagrees highly below LOW (thirds of
-#: the range [1/2, 1] after the paper's reversal).
-HIGH, LOW = T.FIGURE1_HIGH, T.FIGURE1_LOW
-#: "As many": the share of highly agreeing pairs among the pairs that agree or disagree highly
-#: lies within EVEN_MARGIN of 1/2 (neither count exceeds the other by more than half), shown by
-#: two one-sided exact binomial tests at EVEN_ALPHA (TOST). Fixed before any result.
-EVEN_MARGIN = 0.1
-EVEN_ALPHA = 0.05
-#: "Similar pictures" (thresholds of :func:`rankbook.papers.paper_a.tables.figure1_similarity`)
-#: and the margins within which a result is marked borderline.
-MIN_RANK_CORR = T.FIGURE1_MIN_RANK_CORR
-MAX_MEAN_ABS_DIFF = T.FIGURE1_MAX_MEAN_ABS_DIFF
-RANK_CORR_MARGIN = 0.01
-MEAN_DIFF_MARGIN = 0.005
 
 _PROTOCOL = {"reference": "rankings compared with the identity",
              "independent": "independent pairs of rankings"}
@@ -57,8 +49,8 @@ _REVERSE = {"auto": "the second metric reversed where most pairs disagree (as th
 _TIES = {"def1": "ties as Definition 1", "def1_ordered": "ties as Definition 1, ordered pairs",
          "lenient": "ties not counted against the pair"}
 
-#: Why A-F1-other (the Figure 1 page) and A-F1-pairs (the sweep page) can disagree on one
-#: setting: both verdicts say it, in the same words.
+#: Why the Figure 1 page's and the sweep page's verdicts on "other lengths give similar
+#: results" can disagree on one setting: both verdicts say it, in the same words.
 WHOLE_VS_PAIRS = (
     "Why this can differ from the other page's verdict on the same setting: the Figure 1 page "
     "judges the picture as a whole (the rank correlation of all ratios and their mean "
@@ -67,22 +59,18 @@ WHOLE_VS_PAIRS = (
 )
 
 
-@dataclass
-class Part:
-    """What one section of the page shows, in order: ``("figure", fig, name, kwargs)``,
-    ``("table", df, name, kwargs)`` and ``("markdown", text, None, {})`` items."""
+def ratio_param(claim: claims.Claim, name: str) -> float:
+    """A ratio threshold of ``claim``'s rule, written in the ledger as a number or a fraction
+    (``high = "5/6"``), as a float.
 
-    items: list = field(default_factory=list)
-    values: dict = field(default_factory=dict)
-
-    def figure(self, fig, name, **kw):
-        self.items.append(("figure", fig, name, kw))
-
-    def table(self, df, name, **kw):
-        self.items.append(("table", df, name, kw))
-
-    def text(self, markdown: str):
-        self.items.append(("markdown", markdown, None, {}))
+    Examples
+    --------
+    >>> c = claims.Claim(id="X-1", source="X", where="w", kind="sentence", claim="c",
+    ...                  params={"high": "5/6", "low": 0.5})
+    >>> round(ratio_param(c, "high"), 4), ratio_param(c, "low")
+    (0.8333, 0.5)
+    """
+    return float(Fraction(str(claim.param(name))))
 
 
 def label(metric: str) -> str:
@@ -200,19 +188,28 @@ def sample(*, n: int = 100, n_pairs: int = 10000, k: int = 30, seed: int = 0,
                               columns=names)
             ar.index.name, ar.columns.name = "m1", "m2"
             ar.attrs["n_pairs"] = len(rankings)
+            values = metrics.evaluate_many(names, refs, rankings, k=k)
         else:
-            ar = agreement.agreement_matrix(names, k=k, pairs=(numbered[0], rankings),
-                                            reverse=reverse, ties=ties)
+            smp = agreement.evaluate_sample(names, k=k, pairs=(numbered[0], rankings))
+            ar = agreement.agreement_matrix_from_values(smp.values, names, reverse=reverse,
+                                                        ties=ties, sample=smp)
+            values = smp.values
         n, n_pairs, protocol = numbered.shape[1], len(rankings), "reference"
         source = Path(str(pairs_csv)).name
     else:
-        ar = agreement.agreement_matrix(names, n=n, n_pairs=n_pairs, k=k, seed=seed,
-                                        protocol=protocol, reverse=reverse, ties=ties)
-        refs, rankings = agreement.sample(n, n_pairs, seed=seed, protocol=protocol)
+        # one draw, one evaluation: the matrix and the page's values share the sample
+        smp = agreement.evaluate_sample(names, n=n, n_pairs=n_pairs, k=k, seed=seed,
+                                        protocol=protocol)
+        ar = agreement.agreement_matrix_from_values(smp.values, names, reverse=reverse,
+                                                    ties=ties, sample=smp)
+        values = smp.values
         source = ""
-    values = metrics.evaluate_many(names, refs, rankings, k=k)
     return Sample(ar=ar, values=values, n=int(n), n_pairs=int(n_pairs), k=int(k), seed=int(seed),
                   protocol=protocol, reverse=reverse, ties=ties, source=source)
+
+
+#: :func:`sample` under another name, for the checks whose keyword ``sample`` passes one.
+_draw = sample
 
 
 def colour_range(values, reverse: str = "auto") -> tuple[float, float]:
@@ -228,7 +225,7 @@ def colour_range(values, reverse: str = "auto") -> tuple[float, float]:
     return (float(min(0.5 if reverse == "auto" else 0.0, np.floor(low * 20) / 20)), 1.0)
 
 
-def heat_map(s: Sample, order: str = "family") -> Part:
+def heat_map(s: Sample, order: str = "family") -> claims.Section:
     """The heat map of Figure 1 (left), recomputed, rows and columns in ``order``
     (``"family"``, ``"figure1"`` or ``"clustered"``), and the matrix as a table."""
     import matplotlib.pyplot as plt
@@ -240,15 +237,15 @@ def heat_map(s: Sample, order: str = "family") -> Part:
 
     names = s.names
     if no_ratio(s.ar):  # the metric values of the sample instead of an empty picture
-        part = Part(values={"low": float("nan")})
-        part.text(no_ratio_text(s.ar, s.n_pairs, "the heat map of agreement ratios") + (
+        part = claims.Section(values={"low": float("nan")})
+        part.say(no_ratio_text(s.ar, s.n_pairs, "the heat map of agreement ratios") + (
             " The values of the metrics on the sample, against the reference, are below."))
         table = pd.DataFrame({label(m): np.asarray(s.values[m], dtype=float) for m in names},
                              index=pd.RangeIndex(1, s.n_pairs + 1, name="ranking")).T
         table.index.name = "metric"
-        part.table(table, "sample_metric_values", index=True, float_format="{:.4f}",
+        part.add_table("sample_metric_values", table, index=True, float_format="{:.4f}",
                    title="The value of each metric on each ranking of the sample")
-        part.table(s.ar, "agreement_matrix", show=False, index=True)
+        part.add_table("agreement_matrix", s.ar, show=False, index=True)
         return part
     family = {m: metrics.REGISTRY[m].family for m in names}
     fam_order = list(metrics.FAMILIES)
@@ -284,32 +281,41 @@ def heat_map(s: Sample, order: str = "family") -> Part:
     words = {"family": "family", "figure1": "Figure 1 (right)", "clustered": "clustered"}[order]
     ax.set_title(f"Agreement ratio, n = {s.n}, {s.n_pairs} rankings, k = {s.k} ({words} order)",
                  fontsize=11)
-    part = Part(values={"low": lo})
-    part.figure(fig, "agreement_heatmap", wide=True, caption=(
+    part = claims.Section(values={"low": lo})
+    part.add_figure("agreement_heatmap", fig, wide=True, caption=(
         f"Paper A, Figure 1 (left), recomputed: agreement ratios of the {len(names)} metrics on "
         f"{s.n_pairs} rankings of length {s.n} with {s.k} relevant items; "
         f"{options_phrase(s.protocol, s.reverse, s.ties)}; rows and columns in {words} order."),
         alt=(f"A {len(names)} by {len(names)} heat map of agreement ratios between ranking "
              f"metrics, coloured from pink (ratio {lo:g}) through white to green (ratio 1)."))
-    part.table(s.ar, "agreement_matrix", show=False, index=True)
+    part.add_table("agreement_matrix", s.ar, show=False, index=True)
     return part
 
 
-def check_figure1(s: Sample | None = None, **sample_args) -> claims.Evidence:
-    """``A-F1``: the heat map of Figure 1 (left), recomputed. The paper prints no numbers, so
-    nothing is compared (not checkable); its statements are the claims that follow.
+def _setting(claim: claims.Claim) -> dict:
+    """The paper's setting of Figure 1 as the claim states it (``n``, ``n_pairs``, ``k``)."""
+    return dict(claim.params.get("setting", {}))
+
+
+def check_figure1(claim: claims.Claim, *, sample: Sample | None = None, **sample_args) -> claims.Evidence:
+    """The heat map of Figure 1 (left), recomputed. The paper prints no numbers, so nothing is
+    compared (not checkable); its statements are the claims that follow. ``sample`` is the
+    page's :class:`Sample`; without it one is drawn with ``sample_args`` over the paper's setting
+    (the claim's ``setting``).
 
     Examples
     --------
-    >>> check_figure1(n=8, n_pairs=30, k=2, names=["recall", "dcg", "ndcg"]).status
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_figure1(checked_by(check_figure1), n=8, n_pairs=30, k=2,
+    ...               names=["recall", "dcg", "ndcg"]).status
     'not checkable'
     """
-    s = s if s is not None else sample(**sample_args)
+    s = sample if sample is not None else _draw(**{**_setting(claim), **sample_args})
     m = s.ar.to_numpy(dtype=float)
     iu = np.triu_indices(len(m), 1)
     full = int(np.sum(m[iu] == 1.0))
-    return claims.Evidence(
-        claim="A-F1", comparison="none", published="a heat map with no printed numbers",
+    return claim.evidence(
+        comparison="none", published="a heat map with no printed numbers",
         reproduced=(f"recomputed in full: all {len(iu[0])} ratios; "
                     f"{claims.plural(full, 'pair')} agree fully"),
         detail=(f"recomputed and drawn, but the figure prints no numbers to compare, so the status "
@@ -317,18 +323,66 @@ def check_figure1(s: Sample | None = None, **sample_args) -> claims.Evidence:
                 f"{options_phrase(s.protocol, s.reverse, s.ties)}"))
 
 
-def group_tables(ar: pd.DataFrame) -> Part:
+def check_consistent_ratio(claim: claims.Claim, *, sample: Sample | None = None,
+                           **sample_args) -> claims.Evidence:
+    """Section 5.1, after Definition 2: the agreement ratio of two consistent metrics is 1.
+
+    True by Definition 2: on every pair of rankings the indicator is 1 when the metrics are
+    consistent. The evidence shows it on the page's ``sample`` (or one drawn with
+    ``sample_args`` over the claim's ``setting``): the pairs of metrics that are increasing
+    linear functions of one another on the sample, hence consistent there, and their ratios. A
+    ratio below 1 among them could only come from a wrong implementation of the ratio; it makes
+    the sentence false with the pairs named.
+
+    Examples
+    --------
+    >>> from rankbook.papers.paper_a.entries import checked_by
+    >>> check_consistent_ratio(checked_by(check_consistent_ratio), n=8, n_pairs=40, k=2,
+    ...                        names=["recall", "precision", "dcg", "ndcg"]).status
+    'true by definition'
+    """
+    s = sample if sample is not None else _draw(**{**_setting(claim), **sample_args})
+    pairs = pair_table(s.ar)
+    rows = []
+    for a, b, ratio in zip(pairs["m1"], pairs["m2"], pairs["ratio"]):
+        x, y = np.asarray(s.values[a], float), np.asarray(s.values[b], float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        if T.equivalence_kind(x, y) == "linear" and np.cov(x[ok], y[ok])[0, 1] > 0:
+            rows.append({"metric": label(a), "other metric": label(b), "ratio": float(ratio)})
+    linked = pd.DataFrame(rows, columns=["metric", "other metric", "ratio"])
+    below = linked[linked["ratio"] != 1.0]
+    common = dict(published="the ratio of two consistent metrics is 1",
+                  reproduced=(f"{claims.plural(len(linked), 'pair')} of metrics are increasing linear "
+                              f"functions of each other on the sample; "
+                              + ("every one has the ratio 1" if below.empty else
+                                 f"{len(below)} of them have a ratio below 1")))
+    if below.empty:
+        ev = claim.evidence(comparison="definition", **common,
+                            detail="Definition 2 counts each pair of rankings the two metrics order "
+                                   "alike, which consistent metrics do on every pair")
+    else:
+        ev = claim.evidence(comparison="claim", holds=False, **common,
+                            failures=[f"{r['metric']} and {r['other metric']}: {r['ratio']:.4f}"
+                                      for _, r in below.iterrows()],
+                            detail="a wrong agreement ratio: consistent metrics must agree on every pair")
+    ev.add_table("consistent_pairs", linked, float_format="{:.4f}", collapse=True,
+                 title="Pairs of metrics that are increasing linear functions of each other on the "
+                       "sample, and their agreement ratio")
+    return ev
+
+
+def group_tables(ar: pd.DataFrame) -> claims.Section:
     """The groups of Figure 1 (right) and the mean ratio within and between them."""
-    part = Part()
+    part = claims.Section()
     if no_ratio(ar):
-        part.text(no_ratio_text(ar, ar.attrs.get("n_pairs", 2), "the mean agreement ratio "
+        part.say(no_ratio_text(ar, ar.attrs.get("n_pairs", 2), "the mean agreement ratio "
                                 "within and between the groups of Figure 1 (right)"))
         return part
     members = pd.DataFrame({"group": list(GROUPS),
                             "metrics": [", ".join(label(m) for m in ms) for ms in GROUPS.values()],
                             "count": [len(ms) for ms in GROUPS.values()]})
-    part.table(members, "figure1_groups", title="Figure 1 (right): the three groups of metrics")
-    part.table(T.figure1_group_means(ar).round(4), "group_mean_agreement", index=True,
+    part.add_table("figure1_groups", members, title="Figure 1 (right): the three groups of metrics")
+    part.add_table("group_mean_agreement", T.figure1_group_means(ar).round(4), index=True,
                title="Mean agreement ratio within (diagonal) and between the groups of "
                      "Figure 1 (right)")
     return part
@@ -348,24 +402,24 @@ def pair_table(ar: pd.DataFrame) -> pd.DataFrame:
                                       else np.zeros(len(iu[0]), dtype=bool))})
 
 
-def full_agreement(s: Sample) -> Part:
+def full_agreement(s: Sample) -> claims.Section:
     """The pairs with ratio exactly 1, how their values relate on the sample (linear or only
     monotone), and the groups of metrics linked by full agreement (``values["classes"]``)."""
     pairs = pair_table(s.ar)
     if no_ratio(s.ar):
-        part = Part()
-        part.text(no_ratio_text(s.ar, s.n_pairs, "the pairs of metrics that agree fully"))
+        part = claims.Section()
+        part.say(no_ratio_text(s.ar, s.n_pairs, "the pairs of metrics that agree fully"))
         part.values.update(pairs=pairs, full=pairs.iloc[:0], classes=[])
         return part
     full = pairs[pairs["ratio"] == 1.0].copy()
     full["relation"] = [T.equivalence_kind(s.values[a], s.values[b])
                         for a, b in zip(full["m1"], full["m2"])]
     full["direction"] = ["decreasing" if r else "increasing" for r in full["reversed"]]
-    part = Part()
+    part = claims.Section()
     shown = full.assign(m1=full["m1"].map(label), m2=full["m2"].map(label))[
         ["m1", "m2", "relation", "direction"]].rename(columns={"m1": "metric",
                                                                "m2": "other metric"})
-    part.table(shown, "full_agreement_pairs", collapse=True,
+    part.add_table("full_agreement_pairs", shown, collapse=True,
                title=f"The {claims.plural(len(full), 'pair')} of metrics with agreement ratio 1")
     parent = {m: m for m in s.names}
 
@@ -380,31 +434,31 @@ def full_agreement(s: Sample) -> Part:
     for m in s.names:
         classes.setdefault(find(m), []).append(m)
     classes = [c for c in classes.values() if len(c) > 1]
-    part.table(pd.DataFrame({
+    groups = pd.DataFrame({
         "metrics": [", ".join(label(m) for m in c) for c in classes],
         "size": [len(c) for c in classes],
         "relations inside": [", ".join(sorted(set(full[full["m1"].isin(c)]["relation"])))
-                             for c in classes]}),
-        "full_agreement_groups",
-        title="Groups of metrics that agree fully with each other on the sample")
+                             for c in classes]})
+    part.add_table("full_agreement_groups", groups,
+                   title="Groups of metrics that agree fully with each other on the sample")
     n_lin = int((full["relation"] == "linear").sum())
     n_mon = int((full["relation"] == "monotone").sum())
-    part.text(f"{claims.plural(len(full), 'pair')} agree fully: {n_lin} linearly related, "
+    part.say(f"{claims.plural(len(full), 'pair')} agree fully: {n_lin} linearly related, "
               f"{n_mon} only monotonically, {len(full) - n_lin - n_mon} neither on the sample "
               "values.")
     part.values.update(pairs=pairs, full=full, classes=classes)
     return part
 
 
-def disagreement(s: Sample, classes: list) -> Part:
+def disagreement(s: Sample, classes: list) -> claims.Section:
     """The lowest ratios (metrics that agree fully shown as one group), and how the ratios are
     distributed, with the interval of each (``values["intervals"]``)."""
     from rankbook import agreement
 
     pairs = pair_table(s.ar)
     if no_ratio(s.ar):
-        part = Part()
-        part.text(no_ratio_text(s.ar, s.n_pairs, "the pairs of metrics that disagree most and "
+        part = claims.Section()
+        part.say(no_ratio_text(s.ar, s.n_pairs, "the pairs of metrics that disagree most and "
                                 "the intervals of the ratios"))
         iv = pd.DataFrame(columns=["m1", "m2", "ratio", "low", "high", "n_effective",
                                    "reversed", "excludes_half"])
@@ -425,12 +479,11 @@ def disagreement(s: Sample, classes: list) -> Part:
     worst = (distinct.groupby(["g1", "g2"], sort=False)
              .agg(ratio=("ratio", "min"), pairs=("ratio", "size"), reversed=("reversed", "any"))
              .reset_index().sort_values(["ratio", "g1", "g2"]).head(12))
-    part = Part()
-    part.table(worst.rename(columns={"g1": "metric (group)", "g2": "other metric (group)",
-                                     "pairs": "metric pairs",
-                                     "reversed": "second metric reversed (any pair)"}),
-               "most_disagreeing_pairs", float_format="{:.4f}",
-               title="The 12 lowest agreement ratios, metrics that agree fully shown as one group")
+    part = claims.Section()
+    part.add_table("most_disagreeing_pairs", worst.rename(columns={
+        "g1": "metric (group)", "g2": "other metric (group)", "pairs": "metric pairs",
+        "reversed": "second metric reversed (any pair)"}), float_format="{:.4f}",
+        title="The 12 lowest agreement ratios, metrics that agree fully shown as one group")
     iv = agreement.agreement_intervals_from_values(s.values, s.names, reverse=s.reverse,
                                                    ties=s.ties)
     r = pairs["ratio"].to_numpy()
@@ -440,19 +493,20 @@ def disagreement(s: Sample, classes: list) -> Part:
     conf = iv.attrs["confidence"]
     edges = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
     bins = [r < 0.5] + [(r >= a) & (r < b) for a, b in zip(edges, edges[1:])] + [r == 1.0]
-    part.table(pd.DataFrame({
+    distribution = pd.DataFrame({
         "ratio in": ["below 0.5"] + [f"[{a:g}, {b:g})" for a, b in zip(edges, edges[1:])]
         + ["exactly 1"],
         "pairs": [int(b.sum()) for b in bins],
-        f"{conf:.0%} interval excludes 1/2": [int((b & excl).sum()) for b in bins]}),
-        "ratio_distribution",
+        f"{conf:.0%} interval excludes 1/2": [int((b & excl).sum()) for b in bins]})
+    part.add_table(
+        "ratio_distribution", distribution,
         title=(f"How the {len(pairs)} agreement ratios of distinct metrics are distributed, "
                f"and how many have a {conf:.0%} interval that excludes 1/2"))
     part.values["intervals"] = iv
     return part
 
 
-def intervals(iv: pd.DataFrame) -> Part:
+def intervals(iv: pd.DataFrame) -> claims.Section:
     """Every ratio with its interval: a figure, a paragraph and a table."""
     import matplotlib.pyplot as plt
 
@@ -460,8 +514,8 @@ def intervals(iv: pd.DataFrame) -> Part:
     iv = (iv.dropna(subset=["ratio"]).assign(width=lambda d: d["high"] - d["low"])
           .sort_values(["ratio", "m1", "m2"], kind="stable").reset_index(drop=True))
     if not len(iv):
-        part = Part()
-        part.text("Not shown: the intervals of the agreement ratios, because no ratio is "
+        part = claims.Section()
+        part.say("Not shown: the intervals of the agreement ratios, because no ratio is "
                   "defined on this sample.")
         return part
     xs = np.arange(len(iv))
@@ -484,8 +538,8 @@ def intervals(iv: pd.DataFrame) -> Part:
     ax2.set_ylim(0, None)
     ax2.grid(alpha=0.3)
     fig.tight_layout()
-    part = Part()
-    part.figure(fig, "agreement_intervals", caption=(
+    part = claims.Section()
+    part.add_figure("agreement_intervals", fig, caption=(
         f"Paper A, Figure 1 (left), with sampling error: the {len(iv)} agreement ratios of the "
         f"heat map sorted, each with its {conf:.0%} interval (left; the dashed line is 1/2), "
         "and the half-width of each interval against the ratio (right)."),
@@ -512,19 +566,19 @@ def intervals(iv: pd.DataFrame) -> Part:
              f"effective number of independent pairs behind them runs from "
              f"{iv['n_effective'].min():,.0f} to {iv['n_effective'].max():,.0f} (a ratio of "
              "exactly 0 or 1 gets the most cautious size, half the sample).")
-    part.text(text)
+    part.say(text)
     shown = iv.assign(m1=iv["m1"].map(label), m2=iv["m2"].map(label),
                       n_effective=iv["n_effective"].round().astype("Int64"))[
         ["m1", "m2", "ratio", "low", "high", "n_effective", "reversed", "excludes_half"]
     ].rename(columns={"m1": "metric", "m2": "other metric", "low": f"{conf:.0%} low",
                       "high": f"{conf:.0%} high", "n_effective": "effective pairs",
                       "reversed": "second metric reversed", "excludes_half": "excludes 1/2"})
-    part.table(shown, "agreement_intervals", collapse=True, float_format="{:.4f}",
+    part.add_table("agreement_intervals", shown, collapse=True, float_format="{:.4f}",
                title=f"Every agreement ratio with its {conf:.0%} interval, lowest ratio first")
     return part
 
 
-def protocol_comparison(s: Sample) -> Part:
+def protocol_comparison(s: Sample) -> claims.Section:
     """The ratios under the other reading of "random pairs" and the largest changes."""
     from rankbook import agreement
 
@@ -537,12 +591,12 @@ def protocol_comparison(s: Sample) -> Part:
     delta = pd.DataFrame({"metric": pairs["m1"].map(label), "other metric": pairs["m2"].map(label),
                           a: pairs["ratio"], b: pair_table(ar2)["ratio"]})
     delta["change"] = (delta[b] - delta[a]).abs()
-    part = Part()
-    part.table(delta.sort_values(["change", "metric", "other metric"],
-                                 ascending=[False, True, True]).head(10),
-               "protocol_comparison", float_format="{:.4f}",
-               title=f"Largest changes of the agreement ratio between rankings {a} and {b}")
-    part.text(f"Median change over all pairs: {delta['change'].median():.4f}; largest: "
+    part = claims.Section()
+    part.add_table("protocol_comparison", delta.sort_values(["change", "metric", "other metric"],
+                                                            ascending=[False, True, True]).head(10),
+                   float_format="{:.4f}",
+                   title=f"Largest changes of the agreement ratio between rankings {a} and {b}")
+    part.say(f"Median change over all pairs: {delta['change'].median():.4f}; largest: "
               f"{delta['change'].max():.4f}.")
     return part
 
@@ -571,7 +625,7 @@ class Runs:
                 f"{self.n} items with $k = {self.k}$, each with the options of the heat map.")
 
 
-def over_seeds(*, seed: int = 0, n_seeds: int = 10, n: int = 100, n_pairs: int = 10000,
+def over_seeds(*, n_seeds: int, seed: int = 0, n: int = 100, n_pairs: int = 10000,
                k: int = 30, protocol: str = "reference", reverse: str = "auto",
                ties: str = "def1", names: Sequence[str] | None = None) -> Runs:
     """Figure 1 on ``n_seeds`` independent samples (seeds ``seed, seed + 1, ...``)."""
@@ -584,23 +638,35 @@ def over_seeds(*, seed: int = 0, n_seeds: int = 10, n: int = 100, n_pairs: int =
                 options=options)
 
 
-def _runs(runs, run_args) -> Runs:
-    return runs if runs is not None else over_seeds(**run_args)
+def _runs(claim: claims.Claim, runs: Runs | None, run_args: dict) -> Runs:
+    """The page's runs, or new ones over the paper's setting and the claim's number of seeds
+    (``run_args`` override both)."""
+    if runs is not None:
+        return runs
+    setting = {k: v for k, v in _setting(claim).items() if k in ("n", "n_pairs", "k")}
+    return over_seeds(**{**setting, "n_seeds": int(claim.param("n_seeds")), **run_args})
 
 
-def check_dcg_ndcg(runs: Runs | None = None, **run_args) -> claims.Evidence:
-    """``A-F1-stmts``: DCG and nDCG never disagree (Appendix C.3, "as Figure 1 showed").
+def _at_setting(claim: claims.Claim, r: Runs) -> bool:
+    """Whether the runs use the paper's n and k (the claim's ``setting``): errata speak of
+    the paper's figure, not of a reader's other setting."""
+    setting = _setting(claim)
+    return (r.n, r.k) == (setting.get("n"), setting.get("k"))
+
+
+def check_dcg_ndcg(claim: claims.Claim, *, runs: Runs | None = None, **run_args) -> claims.Evidence:
+    """Appendix C.3: DCG and nDCG never disagree, "as Figure 1 showed".
 
     nDCG is DCG divided by a constant of n, so the two order every pair of rankings alike: the
     statement is true by definition, and the ratio on each seed only confirms the
-    implementation.
+    implementation (a ratio below 1 would make it false).
     """
-    r = _runs(runs, run_args)
+    r = _runs(claim, runs, run_args)
     ratios = r.per_seed["dcg_ndcg"]
     ok = bool((ratios == 1.0).all())
     table = r.per_seed[["seed", "dcg_ndcg"]].rename(columns={"dcg_ndcg": "DCG–nDCG ratio"})
-    return claims.Evidence(
-        claim="A-F1-stmts", comparison="definition" if ok else "claim",
+    ev = claim.evidence(
+        comparison="definition" if ok else "claim",
         holds=None if ok else False,
         published="no inconsistency between DCG and nDCG",
         reproduced=f"agreement ratio {span(ratios.min(), ratios.max(), '{:.4f}')} on "
@@ -609,19 +675,23 @@ def check_dcg_ndcg(runs: Runs | None = None, **run_args) -> claims.Evidence:
                                   zip(r.per_seed["seed"], ratios) if v != 1.0],
         detail=("nDCG is DCG divided by the DCG of the ideal ranking, a constant for a given "
                 "length, so the two order every pair of rankings alike; the ratio on each seed "
-                "confirms the implementation"),
-        tables={"per_seed": table})
+                "confirms the implementation"))
+    ev.add_table("figure1_statements_per_seed", table, float_format="{:.4f}", collapse=True,
+                 title="The agreement ratio of DCG and nDCG on each seed")
+    return ev
 
 
-def check_inconsistencies(runs: Runs | None = None, *, share: float = 0.5,
+def check_inconsistencies(claim: claims.Claim, *, runs: Runs | None = None,
                           **run_args) -> claims.Evidence:
-    """``A-S5-incons``: examples of inconsistent metrics are often easy to construct.
+    """Section 5: examples of inconsistent metrics are often easy to construct.
 
     Read as: a random sample of the page's size holds an inconsistency (a pair of rankings the
     two metrics order differently, Definition 1 as :mod:`rankbook.agreement` reads it, so a
-    ratio below 1) for more than ``share`` of the pairs of distinct metrics, on every seed.
+    ratio below 1) for more than the claim's ``share`` of the pairs of distinct metrics, on
+    every seed.
     """
-    r = _runs(runs, run_args)
+    share = float(claim.param("share"))
+    r = _runs(claim, runs, run_args)
     rows = []
     for s, ar in r.mats.items():
         m = ar.to_numpy(dtype=float)
@@ -631,8 +701,8 @@ def check_inconsistencies(runs: Runs | None = None, *, share: float = 0.5,
     t["share"] = t["inconsistent"] / t["pairs"]
     ok = t["share"] > share
     n_seeds = len(t)
-    return claims.Evidence(
-        claim="A-S5-incons", comparison="claim", holds=bool(ok.all()),
+    return claim.evidence(
+        comparison="claim", holds=bool(ok.all()),
         published="inconsistencies are often trivial to construct",
         reproduced=(f"{span(t['inconsistent'].min(), t['inconsistent'].max())} of "
                     f"{int(t['pairs'].iloc[0])} pairs of metrics show an inconsistency in a "
@@ -645,7 +715,7 @@ def check_inconsistencies(runs: Runs | None = None, *, share: float = 0.5,
         reading=(f"often: for more than {share:.0%} of the pairs of distinct metrics, a random "
                  "sample holds a pair of rankings they order differently (a ratio below 1)"),
         detail=f"{n_seeds} samples of {r.n_pairs} rankings of length {r.n}, k = {r.k}",
-        tables={"per_seed": t})
+        values={"per_seed": t})
 
 
 def _is_branch(Z: np.ndarray, members: list[int], size: int) -> bool:
@@ -665,8 +735,8 @@ def _is_branch(Z: np.ndarray, members: list[int], size: int) -> bool:
     return False
 
 
-def group_readings(ar: pd.DataFrame, groups: dict | None = None,
-                   high: float = HIGH) -> pd.DataFrame:
+def group_readings(ar: pd.DataFrame, groups: dict | None = None, *,
+                   high: float) -> pd.DataFrame:
     """Per group of Figure 1 (right), on one matrix: the share of its pairs that agree highly,
     whether that share exceeds one half, whether its mean ratio exceeds its mean ratio with
     each other group, and whether it is a branch of the average-linkage tree of 1 - ratio.
@@ -675,7 +745,7 @@ def group_readings(ar: pd.DataFrame, groups: dict | None = None,
     --------
     >>> ar = pd.DataFrame([[1, .9, .5], [.9, 1, .6], [.5, .6, 1]], index=list("abc"),
     ...                   columns=list("abc"))
-    >>> group_readings(ar, {"x": ["a", "b"], "y": ["c"]})[["green_share", "mostly_green",
+    >>> group_readings(ar, {"x": ["a", "b"], "y": ["c"]}, high=5 / 6)[["green_share", "mostly_green",
     ...                                                     "branch"]].to_dict("list")
     {'green_share': [1.0, nan], 'mostly_green': [True, True], 'branch': [True, True]}
     """
@@ -714,18 +784,21 @@ GROUP_READINGS = {
 }
 
 
-def check_groups(runs: Runs | None = None, *, groups: dict | None = None, high: float = HIGH,
+def check_groups(claim: claims.Claim, *, runs: Runs | None = None, groups: dict | None = None,
                  **run_args) -> claims.Evidence:
-    """``A-F1-groups``: metrics similar in theory (one group of Figure 1, right) agree highly.
+    """Section 5.1: metrics similar in theory (one group of Figure 1, right) agree highly.
 
     One sentence, three readings side by side (:data:`GROUP_READINGS`), each counted in groups
-    that pass; the verdict uses the first (the sentence's own words: a high ratio, green). A
-    group passes a reading on a seed; the count is the median over seeds, and seeds that
-    disagree make it borderline.
+    that pass; the verdict uses the first (the sentence's own words: a ratio of at least the
+    claim's ``high``, green). A group passes a reading on a seed; the count is the median over
+    seeds, and seeds that disagree make it borderline. ``groups`` replaces Figure 1's groups
+    (the mutation test). Failing groups at the paper's setting are the finding ``groups``.
     """
-    r = _runs(runs, run_args)
+    high = ratio_param(claim, "high")
+    r = _runs(claim, runs, run_args)
+    own = groups is None
     groups = GROUPS if groups is None else groups
-    rows = [group_readings(ar, groups, high).assign(seed=s) for s, ar in r.mats.items()]
+    rows = [group_readings(ar, groups, high=high).assign(seed=s) for s, ar in r.mats.items()]
     table = pd.concat(rows, ignore_index=True)
     counts = {key: [int(g[key].sum()) for _, g in table.groupby("seed")] for key in GROUP_READINGS}
     total = len(groups)
@@ -741,15 +814,6 @@ def check_groups(runs: Runs | None = None, *, groups: dict | None = None, high: 
     if len(set(per_seed)) > 1:
         borderline = (f"the groups pass on some seeds only: every group passes on "
                       f"{claims.seeds_phrase(seeds_ok, n_seeds)}")
-    findings = []
-    if not holds and r.n == 100 and r.k == 30 and groups is GROUPS and high == HIGH:
-        findings.append(claims.Finding(id="A-E100", evidence="\n".join(
-            [f"{g}: share of its {int(table[table['group'] == g]['pairs'].iloc[0])} pairs that "
-             f"agree highly {span(shares.loc[g, 'min'], shares.loc[g, 'max'], '{:.3f}')} over "
-             f"{claims.plural(n_seeds, 'seed')}" for g in groups]
-            + [f"{GROUP_READINGS[k]}: {claims.median_count(v)} of {total} groups (median over "
-               "seeds)" for k, v in counts.items()]),
-            readings=[GROUP_READINGS["mostly_green"]]))
     summary = (table.groupby("group", sort=False)
                .agg(pairs=("pairs", "first"), low=("green_share", "min"),
                     high=("green_share", "max"), green=("mostly_green", "sum"),
@@ -758,8 +822,8 @@ def check_groups(runs: Runs | None = None, *, groups: dict | None = None, high: 
     summary.columns = ["group", "pairs inside", "share agreeing highly (lowest)",
                        "share agreeing highly (highest)", "seeds where most agree highly",
                        "seeds where its mean exceeds the others", "seeds where it is a branch"]
-    return claims.Evidence(
-        claim="A-F1-groups", comparison="claim", published="similar metrics agree highly",
+    ev = claim.evidence(
+        comparison="claim", published="similar metrics agree highly",
         reproduced=(f"{matched} of {total} groups: most of their pairs agree highly (median over "
                     f"{claims.plural(n_seeds, 'seed')}); share agreeing highly "
                     + "; ".join(f"{g} {span(shares.loc[g, 'min'], shares.loc[g, 'max'], '{:.2f}')}"
@@ -775,8 +839,23 @@ def check_groups(runs: Runs | None = None, *, groups: dict | None = None, high: 
                       for k in ("within_exceeds_between", "branch")},
         detail=(f"the groups of Figure 1 (right) on {n_seeds} samples of {r.n_pairs} rankings "
                 f"of length {r.n}, k = {r.k}; a group passes a reading on a seed, and the count "
-                "is the median over seeds"),
-        findings=findings, tables={"groups": summary})
+                "is the median over seeds"))
+    if not holds and own and _at_setting(claim, r):
+        ev.findings.append(claim.finding("groups", evidence="\n".join(
+            [f"{g}: share of its {int(table[table['group'] == g]['pairs'].iloc[0])} pairs that "
+             f"agree highly {span(shares.loc[g, 'min'], shares.loc[g, 'max'], '{:.3f}')} over "
+             f"{claims.plural(n_seeds, 'seed')}" for g in groups]
+            + [f"{GROUP_READINGS[k]}: {claims.median_count(v)} of {total} groups (median over "
+               "seeds)" for k, v in counts.items()]),
+            readings=[GROUP_READINGS["mostly_green"]]))
+    ev.add_table("figure1_group_readings", summary, float_format="{:.3f}",
+                 title="The groups of Figure 1 (right) under the three readings, over seeds")
+    return ev
+
+
+def set_based_only(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: a wrong reading of the groups (the set-based metrics only)."""
+    return {"groups": {"set based": GROUPS["set based"]}}
 
 
 def _tost(high: int, low: int, margin: float, alpha: float) -> dict:
@@ -806,22 +885,39 @@ def _tost(high: int, low: int, margin: float, alpha: float) -> dict:
             "equivalent": bool(p_eq < alpha), "outside": bool(p_out < alpha)}
 
 
-def check_even(runs: Runs | None = None, *, margin: float = EVEN_MARGIN,
-               alpha: float = EVEN_ALPHA, high: float = HIGH, low: float = LOW,
-               **run_args) -> claims.Evidence:
-    """``A-F1-even``: as many pairs of metrics agree highly as disagree highly.
+def _balance(ar: pd.DataFrame, high: float, low: float) -> dict:
+    """The distinct pairs of metrics (upper triangle) with a ratio of at least ``high``, below
+    ``low`` and in between (undefined ratios left out).
+
+    Examples
+    --------
+    >>> ar = pd.DataFrame([[1, .9, .5], [.9, 1, .7], [.5, .7, 1]])
+    >>> _balance(ar, 5 / 6, 2 / 3)
+    {'high': 1, 'low': 1, 'partial': 1}
+    """
+    m = ar.to_numpy(dtype=float)
+    x = m[np.triu_indices(len(m), 1)]
+    x = x[np.isfinite(x)]
+    n_high, n_low = int((x >= high).sum()), int((x < low).sum())
+    return {"high": n_high, "low": n_low, "partial": int(x.size) - n_high - n_low}
+
+
+def check_even(claim: claims.Claim, *, runs: Runs | None = None, **run_args) -> claims.Evidence:
+    """Section 5.1: as many pairs of metrics agree highly as disagree highly.
 
     A statement of no difference, so it is decided by an equivalence test with the margin
-    fixed in advance (:data:`EVEN_MARGIN`): on each seed, the share of highly agreeing pairs
-    among the pairs that agree or disagree highly must lie within ``margin`` of 1/2 by two
-    one-sided exact binomial tests at ``alpha``. It holds when that is shown on every seed,
-    is false when the share lies significantly outside the margin on any seed, and is not
-    contradicted (not checkable) otherwise.
+    fixed in advance (the claim's ``margin``): on each seed, the share of highly agreeing pairs
+    (ratio at least ``high``) among the pairs that agree or disagree highly (below ``low``) must
+    lie within ``margin`` of 1/2 by two one-sided exact binomial tests at ``alpha``. It holds
+    when that is shown on every seed, is false when the share lies significantly outside the
+    margin on any seed, and is not contradicted (not checkable) otherwise.
     """
-    r = _runs(runs, run_args)
+    margin, alpha = float(claim.param("margin")), float(claim.param("alpha"))
+    high, low = ratio_param(claim, "high"), ratio_param(claim, "low")
+    r = _runs(claim, runs, run_args)
     rows = []
     for s, ar in r.mats.items():
-        b = T.figure1_balance(ar, high=high, low=low)
+        b = _balance(ar, high, low)
         rows.append({"seed": s, "agree highly": b["high"], "partly": b["partial"],
                      "disagree highly": b["low"],
                      **_tost(b["high"], b["low"], margin, alpha)})
@@ -841,38 +937,39 @@ def check_even(runs: Runs | None = None, *, margin: float = EVEN_MARGIN,
         borderline = (f"the seeds disagree: equivalence shown on "
                       f"{claims.seeds_phrase(eq, n_seeds)}, the share outside the margin on "
                       f"{claims.seeds_phrase(out, n_seeds)}")
-    common = dict(claim="A-F1-even", published="counts not significantly different",
+    common = dict(published="counts not significantly different",
                   reproduced=reproduced, reading=reading, borderline=borderline,
-                  tables={"per_seed": t}, seeds_passed=(eq, n_seeds),
-                  values={"margin": margin, "alpha": alpha})
+                  seeds_passed=(eq, n_seeds),
+                  values={"margin": margin, "alpha": alpha, "high": high, "low": low, "per_seed": t})
     if out:
-        return claims.Evidence(
+        return claim.evidence(
             comparison="claim", holds=False, **common,
             failures=[f"seed {x.seed}: share {x.share:.3f}, outside 1/2 ± {margin:g} "
                       f"(p = {x.p_outside:.3g})" for x in t[t["outside"]].itertuples()],
             detail=f"the share lies outside the margin on {claims.seeds_phrase(out, n_seeds)}")
     if eq == n_seeds:
-        return claims.Evidence(
+        return claim.evidence(
             comparison="claim", holds=True, **common,
             detail=(f"equivalence p from {t['p_equivalence'].min():.3g} to "
                     f"{t['p_equivalence'].max():.3g} over {claims.plural(n_seeds, 'seed')}"))
-    return claims.Evidence(
+    return claim.evidence(
         comparison="none", **common,
         detail=("not contradicted: the share is not shown to lie outside the margin, but the "
                 f"equivalence test is inconclusive on {claims.seeds_phrase(n_seeds - eq, n_seeds)}"))
 
 
-def balance_figure(ev: claims.Evidence) -> Part:
-    """The counts behind ``A-F1-even`` on each seed: a table, a line chart and a sentence."""
+def balance_figure(ev: claims.Evidence) -> claims.Section:
+    """The counts behind the check of evenness (:func:`check_even`) on each seed: a table, a
+    line chart and a sentence."""
     import matplotlib.pyplot as plt
 
-    t = ev.tables["per_seed"]
-    part = Part()
+    t = ev.values["per_seed"]
+    part = claims.Section()
     shown = t[["seed", "agree highly", "partly", "disagree highly", "share", "p_equivalence",
                "equivalent", "outside"]].rename(columns={
         "share": "share agreeing highly", "p_equivalence": "equivalence p",
         "equivalent": "within the margin (shown)", "outside": "outside the margin (shown)"})
-    part.table(shown, "figure1_balance_per_seed", float_format="{:.4f}", collapse=True,
+    part.add_table("figure1_balance_per_seed", shown, float_format="{:.4f}", collapse=True,
                title="Pairs of metrics that agree and disagree highly, on each seed")
     fig, ax = plt.subplots(figsize=(7.0, 3.4))
     xs = np.arange(len(t))
@@ -883,16 +980,16 @@ def balance_figure(ev: claims.Evidence) -> Part:
     ax.set_ylim(0, None)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", ncols=3)
-    part.figure(fig, "figure1_balance_per_seed", caption=(
+    part.add_figure("figure1_balance_per_seed", fig, caption=(
         f"Paper A, Figure 1's text checked on {len(t)} samples: the pairs of metrics that agree "
         "highly, partly and disagree highly on each seed."),
         alt=(f"Line chart over {len(t)} seeds of three counts of metric pairs: agree highly "
              f"{span(t['agree highly'].min(), t['agree highly'].max())}, disagree highly "
              f"{span(t['disagree highly'].min(), t['disagree highly'].max())}."))
     m = ev.values["margin"]
-    part.text(
-        f"A pair agrees highly at a ratio of at least {HIGH:.4f} and disagrees highly below "
-        f"{LOW:.4f}. Over the seeds the share of highly agreeing pairs among both is "
+    part.say(
+        f"A pair agrees highly at a ratio of at least {ev.values['high']:.4f} and disagrees highly "
+        f"below {ev.values['low']:.4f}. Over the seeds the share of highly agreeing pairs among both is "
         f"{span(t['share'].min(), t['share'].max(), '{:.3f}')}; the equivalence test asks "
         f"whether it lies between {0.5 - m:g} and {0.5 + m:g} (p from "
         f"{t['p_equivalence'].min():.3g} to {t['p_equivalence'].max():.3g}, shown when below "
@@ -900,20 +997,27 @@ def balance_figure(ev: claims.Evidence) -> Part:
     return part
 
 
-def check_other(runs: Runs | None = None, grid: pd.DataFrame | None = None, *,
-                grid_ns: Sequence[int] = (20, 50, 100, 200),
-                grid_k_shares: Sequence[float] = (0.1, 0.3, 0.5), grid_pairs: int = 1000,
-                min_rank_corr: float = MIN_RANK_CORR,
-                max_mean_abs_diff: float = MAX_MEAN_ABS_DIFF, **run_args) -> claims.Evidence:
-    """``A-F1-other``: other lengths n and numbers k of relevant items give similar pictures.
+def check_other(claim: claims.Claim, *, runs: Runs | None = None, grid: pd.DataFrame | None = None,
+                grid_ns: Sequence[int] | None = None, grid_k_shares: Sequence[float] | None = None,
+                grid_pairs: int | None = None, **run_args) -> claims.Evidence:
+    """Section 5.1: other lengths n and numbers k of relevant items give similar pictures.
 
-    Every setting of the grid other than the page's own (n, k) is a case; it is similar when
+    Every setting of the grid (``grid_ns`` times ``grid_k_shares``, ``grid_pairs`` rankings
+    each; default the claim's) other than the page's own (n, k) is a case; it is similar when
     the rank correlation and the mean absolute difference of its ratios against the page's
-    setting pass the thresholds on a majority of seeds. A case on which seeds disagree, or
-    whose median lies within :data:`RANK_CORR_MARGIN` / :data:`MEAN_DIFF_MARGIN` of a
-    threshold, is borderline. The page's own setting is shown (sampling alone) but not counted.
+    setting pass the claim's thresholds (``min_rank_corr``, ``max_mean_abs_diff``) on a majority
+    of seeds. A case on which seeds disagree, or whose median lies within ``corr_margin`` /
+    ``diff_margin`` of a threshold, is borderline. The page's own setting is shown (sampling
+    alone) but not counted. Settings that fail on the paper's grid are the finding
+    ``dissimilar``.
     """
-    r = _runs(runs, run_args)
+    min_rank_corr = float(claim.param("min_rank_corr"))
+    max_mean_abs_diff = float(claim.param("max_mean_abs_diff"))
+    corr_margin, diff_margin = float(claim.param("corr_margin")), float(claim.param("diff_margin"))
+    grid_ns = list(claim.params["grid_ns"] if grid_ns is None else grid_ns)
+    grid_k_shares = list(claim.params["grid_k_shares"] if grid_k_shares is None else grid_k_shares)
+    grid_pairs = int(claim.params["grid_pairs"] if grid_pairs is None else grid_pairs)
+    r = _runs(claim, runs, run_args)
     if grid is None:
         grid = T.figure1_grid(r.mats, grid_ns, grid_k_shares, n_pairs=grid_pairs,
                               **{k: v for k, v in r.options.items() if k != "names"})
@@ -929,8 +1033,8 @@ def check_other(runs: Runs | None = None, grid: pd.DataFrame | None = None, *,
     points["own"] = (points["n"] == r.n) & (points["k"] == r.k)
     points["similar"] = 2 * points["seeds"] > n_seeds
     points["borderline"] = (((points["seeds"] > 0) & (points["seeds"] < n_seeds))
-                            | ((points["corr"] - min_rank_corr).abs() <= RANK_CORR_MARGIN)
-                            | ((points["diff"] - max_mean_abs_diff).abs() <= MEAN_DIFF_MARGIN))
+                            | ((points["corr"] - min_rank_corr).abs() <= corr_margin)
+                            | ((points["diff"] - max_mean_abs_diff).abs() <= diff_margin))
     cases = points[~points["own"]]
     if cases.empty:
         raise ValueError("the grid holds no setting other than the page's own n and k")
@@ -941,11 +1045,10 @@ def check_other(runs: Runs | None = None, grid: pd.DataFrame | None = None, *,
         f"{claims.seeds_phrase(int(x.seeds), n_seeds)}, median rank "
         f"correlation {x.corr:.4f}, median mean difference {x.diff:.4f}" for x in edge.itertuples())
     findings = []
-    default = (r.n, r.k, tuple(grid_ns), tuple(grid_k_shares)) == (
-        100, 30, (20, 50, 100, 200), (0.1, 0.3, 0.5))
-    if len(bad) and default and (min_rank_corr, max_mean_abs_diff) == (MIN_RANK_CORR,
-                                                                       MAX_MEAN_ABS_DIFF):
-        findings.append(claims.Finding(id="A-E1", evidence="\n".join(
+    paper = (_at_setting(claim, r) and list(grid_ns) == list(claim.params["grid_ns"])
+             and list(grid_k_shares) == list(claim.params["grid_k_shares"]))
+    if len(bad) and paper:
+        findings.append(claim.finding("dissimilar", evidence="\n".join(
             [f"(n, k) = ({x.n}, {x.k}): rank correlation down to {x.low_corr:.4f}, mean absolute "
              f"difference up to {x.high_diff:.4f}, similar on "
              f"{claims.seeds_phrase(int(x.seeds), n_seeds)}" for x in bad.itertuples()]
@@ -958,8 +1061,8 @@ def check_other(runs: Runs | None = None, grid: pd.DataFrame | None = None, *,
     shown = shown[["n", "k", "share", "low_corr", "high_diff", "seeds", "case", "borderline"]]
     shown.columns = ["n", "k", "k as a share of n", "lowest rank correlation",
                      "largest mean difference", "seeds where similar", "verdict", "borderline"]
-    return claims.Evidence(
-        claim="A-F1-other", comparison="claim", published="similar results for other n and k",
+    ev = claim.evidence(
+        comparison="claim", published="similar results for other n and k",
         reproduced=(f"{int(cases['similar'].sum())} of {len(cases)} other settings similar on "
                     f"most of {claims.plural(n_seeds, 'seed')}"),
         matched=int(cases["similar"].sum()), total=len(cases), unit="cases",
@@ -973,15 +1076,20 @@ def check_other(runs: Runs | None = None, grid: pd.DataFrame | None = None, *,
                 + ", ".join(f"{s:.0%}" for s in grid_k_shares)
                 + f" of n, {grid_pairs} rankings per sample, {claims.plural(n_seeds, 'seed')}; "
                 f"the page's own setting is shown but not counted. " + WHOLE_VS_PAIRS),
-        findings=findings, tables={"points": shown, "grid": grid},
-        values={"points": points})
+        findings=findings,
+        values={"points": points, "grid": grid, "min_rank_corr": min_rank_corr,
+                "max_mean_abs_diff": max_mean_abs_diff})
+    ev.add_table("figure1_grid", shown, float_format="{:.4f}",
+                 title=f"Figure 1 at other n and k against n = {r.n}, k = {r.k}, over the seeds")
+    ev.add_table("figure1_grid_per_seed", grid, show=False)
+    return ev
 
 
-def grid_figure(ev: claims.Evidence, n: int, k: int) -> Part:
+def grid_figure(ev: claims.Evidence, n: int, k: int) -> claims.Section:
     """The two similarity measures of every grid setting and seed, against the thresholds."""
     import matplotlib.pyplot as plt
 
-    grid, points = ev.tables["grid"], ev.values["points"]
+    grid, points = ev.values["grid"], ev.values["points"]
     n_seeds = grid["seed"].nunique()
     where = {(a, b): i for i, (a, b) in enumerate(zip(points["n"], points["k"]))}
     xs = np.array([where[a, b] for a, b in zip(grid["n"], grid["k"])], dtype=float)
@@ -989,8 +1097,9 @@ def grid_figure(ev: claims.Evidence, n: int, k: int) -> Part:
     jitter = (seeds - seeds.mean()) / (4.0 * max(1, n_seeds))
     fig, axes = plt.subplots(2, 1, figsize=(7.6, 5.6), sharex=True)
     ok = grid["similar"].to_numpy(dtype=bool)
-    for ax, col, line, name in ((axes[0], "rank_corr", MIN_RANK_CORR, "rank correlation"),
-                                (axes[1], "mean_abs_diff", MAX_MEAN_ABS_DIFF, "mean difference")):
+    for ax, col, line, name in ((axes[0], "rank_corr", ev.values["min_rank_corr"], "rank correlation"),
+                                (axes[1], "mean_abs_diff", ev.values["max_mean_abs_diff"],
+                                 "mean difference")):
         ax.scatter(xs[ok] + jitter[ok], grid[col][ok], s=14, label="similar")
         ax.scatter(xs[~ok] + jitter[~ok], grid[col][~ok], s=14, marker="x", label="not similar")
         ax.axhline(line, color="black", lw=1, ls="--")
@@ -1001,8 +1110,8 @@ def grid_figure(ev: claims.Evidence, n: int, k: int) -> Part:
                        [f"({a}, {b})" + ("\nown" if o else "") for a, b, o in
                         zip(points["n"], points["k"], points["own"])], fontsize=9)
     axes[1].set_xlabel("(n, k)")
-    part = Part()
-    part.figure(fig, "figure1_grid", caption=(
+    part = claims.Section()
+    part.add_figure("figure1_grid", fig, caption=(
         "Paper A, Figure 1 at other lengths and numbers of relevant items, one dot per seed: "
         "the rank correlation (top) and mean absolute difference (bottom) of the agreement "
         f"ratios against $n = {n}$, $k = {k}$ (marked own: sampling alone); dashed lines are "
@@ -1010,31 +1119,6 @@ def grid_figure(ev: claims.Evidence, n: int, k: int) -> Part:
         alt=(f"Two dot plots over {len(points)} settings of n and k, {n_seeds} seeds each; "
              f"{int(points['similar'].sum())} settings within both thresholds on most seeds."))
     return part
-
-
-#: The mutation protocol of the claims of this page (tests/test_claims.py).
-_SMOKE = {"n": 12, "n_pairs": 60, "k": 3, "n_seeds": 2}
-CHECKS = {
-    "A-F1": claims.Check(check_figure1, smoke={"n": 10, "n_pairs": 40, "k": 3}),
-    "A-F1-stmts": claims.Check(check_dcg_ndcg, smoke=_SMOKE),
-    "A-S5-incons": claims.Check(check_inconsistencies, smoke=_SMOKE, mutants={
-        "a reading that asks for an inconsistency in every pair of metrics": {"share": 0.999},
-    }),
-    "A-F1-groups": claims.Check(check_groups, smoke=_SMOKE, mutants={
-        "a wrong reading of agreeing highly (any ratio counts)": {"high": 0.0},
-        "a wrong reading of the groups (the set-based metrics only)":
-            {"groups": {"set based": GROUPS["set based"]}},
-    }),
-    "A-F1-even": claims.Check(check_even, smoke={**_SMOKE, "margin": 0.2}, mutants={
-        "a margin of zero (no split can be shown even)": {"margin": 0.0},
-        "a margin too narrow for the small sample to show equivalence": {"margin": 0.05},
-    }),
-    "A-F1-other": claims.Check(check_other, smoke={**_SMOKE, "grid_ns": [10, 12],
-                                                   "grid_k_shares": [0.1, 0.25, 0.5],
-                                                   "grid_pairs": 40}, mutants={
-        "thresholds that accept any picture": {"min_rank_corr": -1.0, "max_mean_abs_diff": 1.0},
-    }),
-}
 
 
 # ----------------------------------------------------------------------------------------

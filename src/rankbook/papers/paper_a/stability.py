@@ -5,9 +5,15 @@ Section 6.5 repeated over seeds (:func:`stability_runs`), its pass-rate curves
 (:func:`pass_rate_figure`), the verdicts per metric (:func:`by_metric`), the swap properties of
 Definitions 8 and 9 (:func:`swap_properties`), the clustering of the metrics by how they order
 rankings (:func:`clusters`, shown beside Figure 1's groups), and one check per ledger claim:
+the printed stability row (:func:`check_stability`), the metrics that do not use k
+(:func:`check_flat`, true by definition), the printed sensitivity row
+(:func:`check_sensitivity`) and Section 6.4's expectation per family of metrics
+(:func:`check_families`).
 
-* ``A-T2-stab`` (:func:`check_stability`): the printed stability row;
-* ``A-T2-sens`` (:func:`check_sensitivity`): the printed sensitivity row (no metric sensitive).
+Each check receives its claim's ledger entry: the paper's settings and the numbers of its rule
+in ``claim.params``, the printed rows by ``claim.path("printed")`` (and the raw stability row by
+``claim.path("raw")``), its errata by role. The ``perturb`` functions at the end serve the
+mutation test of the ledger (``[claims.test]``).
 """
 
 from __future__ import annotations
@@ -18,10 +24,13 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from rankbook.ledger import claims
+from rankbook.ledger.limits import within_memory, within_time
+from rankbook.ledger.names import display as label
 from rankbook.ledger.names import evidence_text
 from rankbook.papers.paper_a import tables as T
-from rankbook.papers.paper_a.figure1 import GROUPS, Part, label
-from rankbook.papers.paper_a.figure1 import span as _span
+
+#: The groups of Figure 1 (right) of paper A, beside which the clusters are drawn.
+GROUPS = T.FIGURE1_GROUPS
 
 #: The two readings of Definition 9 (which pairs of disjoint equal-width swaps must differ).
 SENSITIVITY_READINGS = {
@@ -37,19 +46,25 @@ ALIGNMENTS = {
 }
 
 
-def published_rows(root=None) -> dict:
-    """The printed symbol rows of Table 2, ``{property: Series(metric -> bool)}``, and the
-    stability row read from the right (``"stability_right"``)."""
+def _span(lo, hi, fmt: str = "{}") -> str:
+    """A range over seeds as the page writes it: one value when every seed gives the same."""
+    a, b = fmt.format(lo), fmt.format(hi)
+    return a if a == b else f"{a} to {b}"
+
+
+def published_rows(printed, raw=None) -> dict:
+    """The printed symbol rows of Table 2 (the file ``printed``), ``{property: Series(metric ->
+    bool)}``, and, from the raw stability row (the file ``raw``), that row read from the right
+    (``"stability_right"``)."""
     from rankbook import metrics
-    from rankbook.ledger.paths import data_path
 
     names = list(metrics.NAMES)
-    table = pd.read_csv(data_path("published", "paper_a", "table2_properties.csv"), comment="#")
+    table = pd.read_csv(printed, comment="#")
     rows = {prop: g.set_index("metric")["published"].astype(bool).reindex(names)
             for prop, g in table.groupby("property")}
-    raw = pd.read_csv(data_path("published", "paper_a", "table2_stability_raw.csv"),
-                      comment="#")["published"].astype(bool).to_numpy()
-    rows["stability_right"] = pd.Series(raw[len(raw) - len(names):], index=names)
+    if raw is not None:
+        symbols = pd.read_csv(raw, comment="#")["published"].astype(bool).to_numpy()
+        rows["stability_right"] = pd.Series(symbols[len(symbols) - len(names):], index=names)
     return rows
 
 
@@ -75,11 +90,12 @@ class StabilityRuns:
                 "the figure draws the first seed.")
 
 
-def stability_runs(*, n: int = 1000, n_pairs: int = 1000, seed: int = 0, n_seeds: int = 11,
-                   threshold: float = 0.975, k_step: int = 10,
-                   names: Sequence[str] | None = None) -> StabilityRuns:
+def stability_runs(*, n: int, n_pairs: int, threshold: float, k_step: int, n_seeds: int,
+                   seed: int = 0, names: Sequence[str] | None = None) -> StabilityRuns:
     """Section 6.5's stability experiment on seeds ``seed .. seed + n_seeds - 1``
-    (:func:`rankbook.papers.paper_a.tables.stability_over_seeds`)."""
+    (:func:`rankbook.papers.paper_a.tables.stability_over_seeds`): ``n_pairs`` pairs of S_n at
+    the cut-offs of :func:`rankbook.papers.paper_a.tables.stability_ks` (``k_step``), a metric
+    stable at a k when a share ``threshold`` of the pairs passes."""
     from rankbook import metrics
 
     names = list(names or metrics.NAMES)
@@ -90,7 +106,21 @@ def stability_runs(*, n: int = 1000, n_pairs: int = 1000, seed: int = 0, n_seeds
                          seeds=seeds, n=int(n), n_pairs=int(n_pairs), threshold=float(threshold))
 
 
-def pass_rate_figure(r: StabilityRuns) -> Part:
+def _runs_of(claim: claims.Claim, r: StabilityRuns | None, run_args: dict) -> StabilityRuns:
+    """``r``, or the experiment at the given settings, the paper's (the ledger entry's) for
+    the others."""
+    if r is not None:
+        return r
+    known = ("n", "n_pairs", "threshold", "k_step", "n_seeds")
+    unknown = set(run_args) - set(known) - {"seed", "names"}
+    if unknown:
+        raise ValueError(f"unknown settings {sorted(unknown)}; valid: {sorted(known)}, seed, names")
+    settings = {key: run_args.get(key) if run_args.get(key) is not None else claim.params[key]
+                for key in known}
+    return stability_runs(**settings, seed=run_args.get("seed", 0), names=run_args.get("names"))
+
+
+def pass_rate_figure(r: StabilityRuns) -> claims.Section:
     """The pass rate against k on the first seed, one panel per distinct curve."""
     from rankbook import plotting
 
@@ -102,10 +132,10 @@ def pass_rate_figure(r: StabilityRuns) -> Part:
                                       xlabel="cut-off k", ylabel="pass rate",
                                       band=("pass_low", "pass_high"))
     flat_text = "; ".join(f"{', '.join(ms)} at {v:g}" for v, ms in flat.items())
-    part = Part()
-    part.table(r.curves, "stability_pass_rates", show=False)
+    part = claims.Section()
+    part.add_table("stability_pass_rates", r.curves, show=False)
     if fig is not None:
-        part.figure(fig, "stability_pass_rate", caption=(
+        part.add_figure("stability_pass_rate", fig, caption=(
             f"Share of {r.n_pairs} random pairs of $S_{{{r.n}}}$ for which moving the cut-off "
             f"from $k$ to $k+1$ changes the metric by less than $1/k$ (pass rate), one panel per "
             "distinct curve; metrics with identical curves share a panel. The shaded band is the "
@@ -123,12 +153,11 @@ def _first_seed_wide(r: StabilityRuns) -> pd.DataFrame:
     return c.pivot(index="metric", columns="k", values="pass_rate").reindex(r.names)
 
 
-def by_metric(r: StabilityRuns, published: pd.Series | None = None) -> Part:
-    """Per metric on the first seed: the printed symbol, the verdict at k about n/4, the range
-    of k where it is stable, and two readings that fix no k."""
+def by_metric(r: StabilityRuns, published: pd.Series) -> claims.Section:
+    """Per metric on the first seed: the printed symbol (``published``, metric -> bool), the
+    verdict at k about n/4, the range of k where it is stable, and two readings that fix no k."""
     from rankbook import properties
 
-    published = published_rows()["stability"] if published is None else published
     wide = _first_seed_wide(r)
     stable = wide >= r.threshold
     k_star = min(r.ks, key=lambda k: abs(k - properties.default_k(r.n)))
@@ -143,23 +172,26 @@ def by_metric(r: StabilityRuns, published: pd.Series | None = None) -> Part:
         "first k where unstable": [str(next((k for k in r.ks if not stable.loc[m, k]), "never"))
                                    for m in names]})
     table["stable pooled"] = table["pooled pass rate"] >= r.threshold
-    part = Part()
-    part.table(table, "stability_by_metric",
-               title=f"Stability with eps_k = 1/k on {r.n_pairs} pairs of S_{r.n}, per metric")
+    part = claims.Section()
+    part.add_table("stability_by_metric", table,
+                   title=f"Stability with eps_k = 1/k on {r.n_pairs} pairs of S_{r.n}, per metric")
     return part
 
 
-def check_stability(r: StabilityRuns | None = None, *, published: pd.Series | dict | None = None,
+def check_stability(claim: claims.Claim, r: StabilityRuns | None = None, *,
+                    published: pd.Series | dict | None = None,
                     published_right: pd.Series | None = None, **run_args) -> claims.Evidence:
-    """``A-T2-stab``: the printed stability row against Section 6.5's experiment.
+    """Table 2's printed stability row against Section 6.5's experiment (``r``, or run here at
+    ``run_args``: ``n``, ``n_pairs``, ``threshold``, ``k_step``, ``n_seeds``, ``seed``, the
+    paper's from the ledger entry where not given).
 
     The verdict reading is the one the text describes (mean change over the pairs first, then
     the share of k where it is below 1/k), with the printed symbols matched to the metrics from
     the left; the count is the median over seeds. The other readings and the other alignment
-    are shown beside it.
-    """
-    r = r if r is not None else stability_runs(**run_args)
-    rows = published_rows()
+    are shown beside it. ``published`` and ``published_right`` override the printed row (the
+    mutation test)."""
+    r = _runs_of(claim, r, run_args)
+    rows = published_rows(claim.path("printed"), claim.path("raw"))
     names = r.names
     left = pd.Series(published if published is not None else rows["stability"]).reindex(names)
     right = (rows["stability_right"] if published_right is None else published_right)
@@ -194,10 +226,11 @@ def check_stability(r: StabilityRuns | None = None, *, published: pd.Series | di
                    for c in counts)
         borderline = (f"the seeds disagree on the status: the median's status on "
                       f"{claims.seeds_phrase(same, len(counts))}")
-    default = published is None and published_right is None and r.n == 1000
+    paper = (published is None and published_right is None and r.n == int(claim.params["n"])
+             and r.threshold == float(claim.params["threshold"]))
     findings = []
-    if matched < total and default:
-        findings.append(claims.Finding(id="A-E33", evidence="\n".join([
+    if matched < total and paper and claim.has_finding("row"):
+        findings.append(claim.finding("row", evidence="\n".join([
             f"the text's reading: {matched} of {total} printed symbols agree (median over "
             f"{claims.plural(len(counts), 'seed')}, {_span(min(counts), max(counts))}); "
             "unexplained: "
@@ -221,8 +254,8 @@ def check_stability(r: StabilityRuns | None = None, *, published: pd.Series | di
                "of the grid" + (", for example " + "; ".join(
                    f"{label(a)} stable but {label(b)} not" for a, b in impossible[:4])
                    if impossible else "") + ".")
-    return claims.Evidence(
-        claim="A-T2-stab", comparison="exact", published=f"{int(left.astype(bool).sum())} ✓ of {total}",
+    return claim.evidence(
+        comparison="exact", published=f"{int(left.astype(bool).sum())} ✓ of {total}",
         reproduced=(f"{matched} of {total} agree under the text's reading (median over "
                     f"{claims.plural(len(counts), 'seed')})"),
         matched=matched, total=total, unit="symbols", per_seed=counts if len(counts) > 1 else None,
@@ -235,40 +268,72 @@ def check_stability(r: StabilityRuns | None = None, *, published: pd.Series | di
         detail=(f"{r.n_pairs} pairs of $S_{{{r.n}}}$ on {claims.plural(len(counts), 'seed')}; no "
                 f"single k does better than {best}, even with k chosen to fit the row"),
         findings=findings,
-        tables={"readings": pd.DataFrame(seed_rows)}, values={"summary": summary})
+        tables={"readings": pd.DataFrame(seed_rows)}, values={"summary": summary, "published": left})
 
 
-def swap_properties(n: int = 10, k: int = 3, *, sensitivity: Callable | None = None,
+def check_flat(claim: claims.Claim, r: StabilityRuns | None = None, **run_args) -> claims.Evidence:
+    """Section 6.5's last sentence: the metrics that do not use k (the error-based ones among
+    them) satisfy Definition 10 in every case. True by definition: such a metric has the same
+    value at k and k + 1, so its change is 0, below every bound. The table shows, for each of
+    them, the smallest pass rate over every cut-off and seed of the experiment ``r`` (or run
+    here at ``run_args``, the paper's settings from the ledger entry where not given)."""
+    from rankbook import metrics
+
+    r = _runs_of(claim, r, run_args)
+    flat = [m for m in r.names if not metrics.REGISTRY[m].needs_k]
+    low = r.curves[r.curves["metric"].isin(flat)].groupby("metric")["pass_rate"].min()
+    table = pd.DataFrame({"metric": [label(m) for m in flat],
+                          "family": [metrics.REGISTRY[m].family for m in flat],
+                          "smallest pass rate (every k and seed)": [float(low[m]) for m in flat]})
+    ev = claim.evidence(
+        comparison="definition", published="Definition 10 holds in every case",
+        reproduced=(f"{len(flat)} metrics do not use k: their change from k to k + 1 is 0; the "
+                    f"smallest pass rate among them is {float(low.min()):g}"),
+        detail=f"{r.n_pairs} pairs of $S_{{{r.n}}}$ on {claims.plural(len(r.seeds), 'seed')}")
+    ev.add_table("stability_flat_metrics", table, float_format="{:g}", title=(
+        "The metrics that do not use k: their smallest pass rate over every cut-off and seed"))
+    return ev
+
+
+def swap_properties(n: int, k: int, *, printed=None, sensitivity: Callable | None = None,
                     names: Sequence[str] | None = None) -> pd.DataFrame:
     """Width-swap dependency and sensitivity of every metric, exhaustively on the
-    transpositions of S_n against the identity (k for the metrics that need it)."""
+    transpositions of S_n against the identity (k for the metrics that need it), beside the
+    printed symbols of Table 2 when ``printed`` (its file) is given."""
     from rankbook import metrics, properties
 
     sensitivity = sensitivity or properties.sensitivity
-    published = published_rows()
+    published = published_rows(printed) if printed is not None else None
     rows = []
     for m in names or metrics.NAMES:
         kk = k if metrics.REGISTRY[m].needs_k else None
         w = properties.width_swap_dependency(m, n, k=kk)
         s = sensitivity(m, n, k=kk)
-        rows.append({"metric": label(m), "family": metrics.REGISTRY[m].family,
-                     "WSD published": bool(published["width_swap_dependency"][m]),
-                     "WSD": bool(w.holds),
-                     "sensitivity published": bool(published["sensitivity"][m]),
-                     "sensitive (some pair)": bool(s.exists),
+        row = {"metric": label(m), "family": metrics.REGISTRY[m].family}
+        if published is not None:
+            row["WSD published"] = bool(published["width_swap_dependency"][m])
+        row["WSD"] = bool(w.holds)
+        if published is not None:
+            row["sensitivity published"] = bool(published["sensitivity"][m])
+        rows.append({**row, "sensitive (some pair)": bool(s.exists),
                      "sensitive (every pair)": bool(s.forall),
                      "example": evidence_text(w.evidence).split("; ")[-1]})
     return pd.DataFrame(rows)
 
 
-def check_sensitivity(swaps: pd.DataFrame | None = None, *, n_sensitivity: int = 10,
-                      k_sensitivity: int = 3, sensitivity: Callable | None = None,
+def check_sensitivity(claim: claims.Claim, swaps: pd.DataFrame | None = None, *,
+                      n_sensitivity: int | None = None, k_sensitivity: int | None = None,
+                      sensitivity: Callable | None = None,
                       names: Sequence[str] | None = None) -> claims.Evidence:
-    """``A-T2-sens``: the printed sensitivity row (no metric is sensitive) against an
-    exhaustive check of Definition 9, under both of its readings; the verdict uses "every
-    pair" (the default of :func:`rankbook.properties.sensitivity`)."""
+    """Table 2's printed sensitivity row (no metric is sensitive) against an exhaustive check
+    of Definition 9 on S_n (``n_sensitivity``, k = ``k_sensitivity``; the ledger entry's
+    ``n`` and ``k`` when not given), under both of its readings; the verdict uses "every pair"
+    (the default of :func:`rankbook.properties.sensitivity`). ``sensitivity`` replaces the
+    library's check (the mutation test)."""
+    n = int(n_sensitivity or claim.params["n"])
+    k = int(k_sensitivity or claim.params["k"])
     if swaps is None:
-        swaps = swap_properties(n_sensitivity, k_sensitivity, sensitivity=sensitivity,
+        swaps = swap_properties(n, k, printed=claim.path("printed"), sensitivity=sensitivity,
                                 names=names)
     total = len(swaps)
     pub = swaps["sensitivity published"]
@@ -278,23 +343,24 @@ def check_sensitivity(swaps: pd.DataFrame | None = None, *, n_sensitivity: int =
     forall = list(swaps.loc[swaps["sensitive (every pair)"], "metric"])
     exists = list(swaps.loc[swaps["sensitive (some pair)"], "metric"])
     findings = []
-    if agree_forall < total and sensitivity is None and names is None and n_sensitivity == 10:
-        findings.append(claims.Finding(id="A-E34", evidence="\n".join([
-            f"every transposition of S_{n_sensitivity} against the identity (k = {k_sensitivity})",
+    paper = sensitivity is None and names is None and n == int(claim.params["n"])
+    if agree_forall < total and paper and claim.has_finding("row"):
+        findings.append(claim.finding("row", evidence="\n".join([
+            f"every transposition of S_{n} against the identity (k = {k})",
             "sensitive when every pair of disjoint equal-width swaps is weighed differently: "
-            + ", ".join(forall),
-            "sensitive when some pair is: " + ", ".join(exists)])))
+            + (", ".join(forall) or "none"),
+            "sensitive when some pair is: " + (", ".join(exists) or "none")])))
     summary = (f"Printed sensitivity symbols reproduced: **{agree_exists} of {total}** when some "
                f"pair of swaps must differ, **{agree_forall} of {total}** when every pair must; "
                f"width-swap dependency: {agree_wsd} of {total}. Sensitive when every pair must "
                f"differ: {', '.join(forall) or 'none'}.")
-    return claims.Evidence(
-        claim="A-T2-sens", comparison="exact", published=f"{int(pub.astype(bool).sum())} ✓ of {total}",
+    return claim.evidence(
+        comparison="exact", published=f"{int(pub.astype(bool).sum())} ✓ of {total}",
         reproduced=f"{len(forall)} ✓ of {total}",
         matched=agree_forall, total=total, unit="symbols",
         reading=SENSITIVITY_READINGS["forall"] + " (the book's default)",
         alternatives={SENSITIVITY_READINGS["exists"]: agree_exists},
-        detail=(f"every transposition of $S_{{{n_sensitivity}}}$ against the identity; sensitive "
+        detail=(f"every transposition of $S_{{{n}}}$ against the identity; sensitive "
                 f"when every pair must differ: {', '.join(forall) or 'none'}"),
         findings=findings, tables={"swaps": swaps}, values={"summary": summary})
 
@@ -310,15 +376,19 @@ FAMILY_EXPECTATIONS = {
 }
 
 
-def check_families(swaps: pd.DataFrame | None = None, *, n_sensitivity: int = 10,
-                   k_sensitivity: int = 3, sensitivity: Callable | None = None,
+def check_families(claim: claims.Claim, swaps: pd.DataFrame | None = None, *,
+                   n_sensitivity: int | None = None, k_sensitivity: int | None = None,
+                   sensitivity: Callable | None = None,
                    names: Sequence[str] | None = None) -> claims.Evidence:
-    """``A-S6.4-fam``: Section 6.4's expectation of which families of metrics are sensitive
-    (:data:`FAMILY_EXPECTATIONS`), against the exhaustive check of Definition 9; one statement
-    per family, under the "every pair" reading (the "some pair" count beside it)."""
+    """Section 6.4's expectation of which families of metrics are sensitive
+    (:data:`FAMILY_EXPECTATIONS`), against the exhaustive check of Definition 9 on S_n (the
+    ledger entry's ``n`` and ``k`` when not given); one statement per family, under the
+    "every pair" reading (the "some pair" count beside it). The error family's failure is the
+    erratum of role ``errors``."""
+    n = int(n_sensitivity or claim.params["n"])
+    k = int(k_sensitivity or claim.params["k"])
     if swaps is None:
-        swaps = swap_properties(n_sensitivity, k_sensitivity, sensitivity=sensitivity,
-                                names=names)
+        swaps = swap_properties(n, k, sensitivity=sensitivity, names=names)
     rows, alt = [], 0
     for fam, (expected, words) in FAMILY_EXPECTATIONS.items():
         g = swaps[swaps["family"] == fam]
@@ -332,52 +402,45 @@ def check_families(swaps: pd.DataFrame | None = None, *, n_sensitivity: int = 10
     total, matched = len(t), int(t["holds"].sum())
     findings = []
     error_off = t[(~t["holds"]) & t["statement"].eq(FAMILY_EXPECTATIONS["error"][1])]
-    if len(error_off) and sensitivity is None and names is None and n_sensitivity == 10:
-        findings.append(claims.Finding(id="A-E101", evidence=(
-            f"every transposition of S_{n_sensitivity} against the identity: sensitive (every "
+    paper = sensitivity is None and names is None and n == int(claim.params["n"])
+    if len(error_off) and paper and claim.has_finding("errors"):
+        findings.append(claim.finding("errors", evidence=(
+            f"every transposition of S_{n} against the identity: sensitive (every "
             f"pair of disjoint equal-width swaps weighed differently): "
             + error_off["metrics against it"].iloc[0])))
-    return claims.Evidence(
-        claim="A-S6.4-fam", comparison="claim", published=f"{total} statements",
+    return claim.evidence(
+        comparison="claim", published=f"{total} statements",
         reproduced=f"{matched} of {total} statements hold on every transposition of "
-                   f"$S_{{{n_sensitivity}}}$",
+                   f"$S_{{{n}}}$",
         matched=matched, total=total, unit="statements",
         failures=[f"{st} (against it: {who})" for st, who in
                   zip(t.loc[~t["holds"], "statement"], t.loc[~t["holds"], "metrics against it"])]
         or None,
         reading=SENSITIVITY_READINGS["forall"],
         alternatives={SENSITIVITY_READINGS["exists"]: alt},
-        detail=f"k = {k_sensitivity} for the metrics that need it",
+        detail=f"k = {k} for the metrics that need it",
         findings=findings, tables={"families": t})
 
 
-def _only_gain_sensitive(metric, n, *, k=None, **_):
-    """A deliberately wrong implementation for the mutation test: only DCG and nDCG are
-    sensitive, as Section 6.4 expects."""
-    from types import SimpleNamespace
-
-    hit = metric in ("dcg", "ndcg")
-    return SimpleNamespace(exists=hit, forall=hit)
-
-
-def clusters(*, n: int = 1000, n_pairs: int = 1000, seeds: Sequence[int] = (0,),
-             names: Sequence[str] | None = None) -> Part:
+def clusters(*, n: int, n_pairs: int, seeds: Sequence[int] = (0,),
+             names: Sequence[str] | None = None, k_share: float = 0.3) -> claims.Section:
     """The metrics clustered by how they order a random sample of rankings, against the groups
     of Figure 1 (right): a dendrogram and three tables, on each seed (shown, not graded: the
-    verdict on Section 5.1's sentence is ``A-F1-groups`` on the Figure 1 page)."""
+    verdict on Section 5.1's sentence is checked on the Figure 1 page). ``k_share`` n items are
+    relevant, Figure 1's share."""
     from rankbook import clustering, metrics, plotting
 
     names = list(names or metrics.NAMES)
-    k = max(1, round(0.3 * n))
+    k = max(1, round(k_share * n))
     runs = [clustering.cluster_metrics(names, n, n_pairs, k=k, seed=int(s),
                                        n_clusters=len(GROUPS)) for s in seeds]
     tree = runs[0]
     labels = {m: label(m) for m in names}
-    part = Part()
+    part = claims.Section()
     fig = plotting.metric_dendrogram(tree.linkage, names, labels=labels, groups=GROUPS,
                                      cut=tree.cut_height(), legend_title="Figure 1 (right)",
                                      xlabel="share of sample pairs ordered differently")
-    part.figure(fig, "metric_clusters", caption=(
+    part.add_figure("metric_clusters", fig, caption=(
         f"The {len(names)} metrics clustered by how they order {n_pairs} random rankings of "
         f"$S_{{{n}}}$ (closest to the identity first, $k = {k}$): average linkage of the Kendall "
         "distance between the orders. Leaf labels are coloured by the group of paper A's "
@@ -390,26 +453,26 @@ def clusters(*, n: int = 1000, n_pairs: int = 1000, seeds: Sequence[int] = (0,),
     table.insert(0, "members", [", ".join(labels[m] for m in tree.labels.index[tree.labels == c])
                                 for c in table.index])
     table.index = pd.Index([f"cluster {c}" for c in table.index], name="cluster")
-    part.table(table, "metric_clusters_vs_figure1", index=True,
-               title=f"The {len(GROUPS)} clusters (rows) against the groups of Figure 1 (right) "
-                     "(columns): number of metrics in each")
+    part.add_table("metric_clusters_vs_figure1", table, index=True,
+                   title=f"The {len(GROUPS)} clusters (rows) against the groups of Figure 1 "
+                         "(right) (columns): number of metrics in each")
     ari_col = f"adjusted Rand index, {len(GROUPS)} clusters"
     per_seed = pd.DataFrame([{
         "seed": x.seed, **{f"{g} is a branch": x.is_branch(ms) for g, ms in GROUPS.items()},
         ari_col: round(clustering.adjusted_rand_index(x.labels, paper), 3)} for x in runs])
-    part.table(per_seed, "metric_clusters_by_seed",
-               title=f"The comparison on {len(runs)} samples of {n_pairs} rankings of S_{n}")
-    part.table(pd.DataFrame([{
+    part.add_table("metric_clusters_by_seed", per_seed,
+                   title=f"The comparison on {len(runs)} samples of {n_pairs} rankings of S_{n}")
+    part.add_table("metric_clusters_by_cut", pd.DataFrame([{
         "clusters": c,
         "adjusted Rand index": round(clustering.adjusted_rand_index(tree.labels_at(c), paper), 3),
         "groups of Figure 1 that are one cluster":
             sum(clustering.recovered_groups(tree.labels_at(c), GROUPS).values())}
-        for c in range(2, 9)]), "metric_clusters_by_cut",
+        for c in range(2, 9)]),
         title=f"The tree of seed {tree.seed} cut into 2 to 8 clusters, against Figure 1 (right)")
     branch = {g: int(per_seed[f"{g} is a branch"].sum()) for g in GROUPS}
     held = [g for g in GROUPS if 2 * branch[g] > len(runs)]
     ari = per_seed[ari_col]
-    part.text(
+    part.say(
         f"{len(held)} of the paper's {len(GROUPS)} groups "
         + (f"({', '.join(held)}) " if held else "")
         + f"{'is a branch' if len(held) == 1 else 'are branches'} of this tree on most of the "
@@ -421,41 +484,41 @@ def clusters(*, n: int = 1000, n_pairs: int = 1000, seeds: Sequence[int] = (0,),
     return part
 
 
-def _never_sensitive(metric, n, *, k=None, **_):
-    """A deliberately wrong implementation for the mutation test: no metric is sensitive."""
+# ----------------------------------------------------------------------------------------
+# Faults of the mutation test (``perturb`` in the ledger's [claims.test])
+# ----------------------------------------------------------------------------------------
+def _fixed_sensitivity(which: Callable[[str], bool]) -> Callable:
+    """A deliberately wrong implementation of :func:`rankbook.properties.sensitivity`: the
+    metrics for which ``which`` is true are sensitive under both readings, the others not."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(exists=False, forall=False)
+    def fake(metric, n, *, k=None, **_):
+        hit = bool(which(metric))
+        return SimpleNamespace(exists=hit, forall=hit)
+
+    return fake
 
 
-def _always_sensitive(metric, n, *, k=None, **_):
-    """A deliberately wrong implementation for the mutation test: every metric is sensitive."""
-    from types import SimpleNamespace
-
-    return SimpleNamespace(exists=True, forall=True)
+def only_gain_sensitive(claim: claims.Claim, **_) -> dict:
+    """Only DCG and nDCG sensitive, as Section 6.4 expects."""
+    return {"sensitivity": _fixed_sensitivity(lambda m: m in ("dcg", "ndcg"))}
 
 
-from rankbook import metrics as _metrics  # noqa: E402  (the measures layer)
-from rankbook.ledger.limits import within_memory, within_time
+def never_sensitive(claim: claims.Claim, **_) -> dict:
+    """No metric sensitive."""
+    return {"sensitivity": _fixed_sensitivity(lambda m: False)}
 
-_STAB_SMOKE = {"n": 60, "n_pairs": 100, "n_seeds": 2, "k_step": 10}
-#: The mutation protocol of the claims of this page (tests/test_claims.py).
-CHECKS = {
-    "A-T2-stab": claims.Check(check_stability, smoke=_STAB_SMOKE, mutants={
-        "a criterion every metric passes, against a row marking every metric stable":
-            {"threshold": 0.0, "published": {m: True for m in _metrics.NAMES}},
-    }),
-    "A-S6.4-fam": claims.Check(check_families, smoke={"n_sensitivity": 6, "k_sensitivity": 2},
-                               mutants={
-        "an implementation where only DCG and nDCG are sensitive":
-            {"sensitivity": _only_gain_sensitive},
-    }),
-    "A-T2-sens": claims.Check(check_sensitivity, smoke={"n_sensitivity": 6, "k_sensitivity": 2},
-                              mutants={
-        "an implementation that finds no metric sensitive": {"sensitivity": _never_sensitive},
-        "an implementation that finds every metric sensitive": {"sensitivity": _always_sensitive},
-    }),
-}
+
+def always_sensitive(claim: claims.Claim, **_) -> dict:
+    """Every metric sensitive."""
+    return {"sensitivity": _fixed_sensitivity(lambda m: True)}
+
+
+def all_stable(claim: claims.Claim, **_) -> dict:
+    """A printed row that marks every metric stable."""
+    from rankbook import metrics
+
+    return {"published": {m: True for m in metrics.NAMES}}
 
 
 # ----------------------------------------------------------------------------------------
@@ -465,11 +528,8 @@ CHECKS = {
 def limits(values: dict, root, timeout: float) -> None:
     """n x n_pairs x the cut-offs x n_seeds (the stability curves and the clustering) fit in
     memory and in a cell's time limit."""
-    from rankbook.papers.paper_a.tables import stability_ks
-
     n, n_pairs, n_seeds = values["n"], values["n_pairs"], values["n_seeds"]
-    ks = len(stability_ks(n, values["k_step"]))
-    timeout = timeout
+    ks = len(T.stability_ks(n, values["k_step"]))
     # measured (tests/extremes.py in process, peak resident memory): about 70 bytes per pair
     # and item for the rankings and the clustering, about 370 per pair and cut-off for the
     # curves of the 33 metrics; time per seed about 1.5 us per pair and item and 6 us per pair

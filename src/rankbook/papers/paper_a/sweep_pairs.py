@@ -2,11 +2,11 @@
 length n of the rankings, with k relevant = retrieved items as a share of n (the paper's
 Figure 1: k = 30 at n = 100), each length one ``rankbook sweep`` point of the Figure 1 notebook.
 
-The page checks one ledger claim, ``A-F1-pairs`` (:func:`check_lengths`): the text on Figure 1
-says that other lengths n give similar results; read pair by pair, every pair of distinct
-metrics keeps its agreement ratio at every swept length, within :data:`BOUND` of its ratio at
-the reference length beyond sampling error. (``A-F1-other``, on the Figure 1 page, reads the
-same sentence picture by picture.)
+The page checks one ledger claim (:func:`check_lengths`, which receives its ledger entry): the
+text on Figure 1 says that other lengths n give similar results; read pair by pair, every pair
+of distinct metrics keeps its agreement ratio at every swept length, within the claim's
+``bound`` of its ratio at the reference length beyond sampling error. (The Figure 1 page reads
+the same sentence picture by picture.)
 """
 
 from __future__ import annotations
@@ -15,17 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rankbook.ledger import claims
-from rankbook.ledger.limits import within_memory, within_time
-
-#: A pair keeps its ratio at a length when the change from the reference length is at most
-#: BOUND beyond sampling error: the mean-difference threshold of ``A-F1-other``, applied to
-#: each pair. Fixed before any result.
-BOUND = 0.05
-#: Level of the sampling allowance: the change must exceed BOUND by more than z standard
-#: errors of the difference of the two ratios (two independent samples).
-CONFIDENCE = 0.95
-#: The paper's setting: the reference length and its k (Figure 1).
-PAPER_N, PAPER_K = 100, 30
+from rankbook.ledger.limits import within_memory
 
 
 def ks_for(ns, k_share: float) -> dict[int, int]:
@@ -70,6 +60,11 @@ class Sweep:
                 + "; ".join(course(r) for _, r in self.wide.iterrows()) + ".")
 
 
+def _combined(report, stem: str) -> Path:
+    """The sweep's combined table ``stem`` (a table the Figure 1 page saves under that name)."""
+    return Path(report.folder) / "combined" / (stem + ".csv")
+
+
 def run(ns, k_share: float, n_pairs: int, pairs, *, folder: Path, run_sweep, jobs: int = 1
         ) -> Sweep:
     """Run the Figure 1 notebook at every length of ``ns`` with k = ``k_share`` of n (one sweep
@@ -97,8 +92,8 @@ def run(ns, k_share: float, n_pairs: int, pairs, *, folder: Path, run_sweep, job
         out.points += len(report.points)
         out.ran += report.ran
         out.reused += report.reused
-        frames.append(pd.read_csv(report.folder / "combined" / "agreement_matrix.csv"))
-        intervals.append(pd.read_csv(report.folder / "combined" / "agreement_intervals.csv"))
+        frames.append(pd.read_csv(_combined(report, "agreement_matrix")))
+        intervals.append(pd.read_csv(_combined(report, "agreement_intervals")))
     matrices = pd.concat(frames, ignore_index=True)
     iv = pd.concat(intervals, ignore_index=True)
     out.intervals = pd.DataFrame({
@@ -194,31 +189,37 @@ def _lengths(t, ref: int, bound: float, z: float):
     return pd.DataFrame(rows), pd.concat(pairs, ignore_index=True)
 
 
-def check_lengths(intervals=None, *, replicates=(), reference: int | None = None,
-                  bound: float = BOUND, confidence: float = CONFIDENCE, ns=(8, 12),
-                  k_share: float = 0.3, n_pairs: int = 60, seed: int = 0,
-                  n_seeds: int = 1) -> claims.Evidence:
-    """``A-F1-pairs``: every pair of distinct metrics keeps a similar agreement ratio at every
-    length n of the rankings, k kept at the same share of n.
+def check_lengths(claim: claims.Claim, *, intervals=None, replicates=(), reference: int | None = None,
+                  ns=None, k_share: float | None = None, n_pairs: int | None = None, seed: int = 0,
+                  n_seeds: int | None = None) -> claims.Evidence:
+    """Section 5.1, read pair by pair: every pair of distinct metrics keeps a similar agreement
+    ratio at every length n of the rankings, k kept at the same share of n.
 
     ``intervals`` is the table of :func:`run` (``Sweep.intervals``) or of
-    :func:`sample_intervals` (computed from ``ns``, ``k_share``, ``n_pairs`` and ``seed`` when
-    not given): ``n``, ``k``, ``pair``, ``ratio``, ``n_effective``. ``replicates`` are more
-    tables of the same lengths on other seeds (:func:`replicates`; when ``intervals`` is
-    computed here, ``n_seeds - 1`` of them are drawn on the seeds after ``seed``). The
-    reference is the largest length (the paper's n = 100 by default). A pair *moves* at a
-    length when its ratio differs from the reference by more than ``bound`` and by more than
-    ``bound`` plus z standard errors of the difference (z of ``confidence``, two-sided; a
-    ratio's standard error is the binomial one with the effective number of pairs). In one
-    sample, a length is similar when no pair moves there. Over the samples, a length is
-    similar unless it fails in more than half of them; it is borderline when the samples
-    disagree, or when its verdict rests on pairs within one standard error of the allowance
-    only (or it passes with one). The claim holds when every other length is similar.
+    :func:`sample_intervals` (computed from ``ns``, ``k_share``, ``n_pairs`` and ``seed``, default
+    the claim's, when not given): ``n``, ``k``, ``pair``, ``ratio``, ``n_effective``.
+    ``replicates`` are more tables of the same lengths on other seeds (:func:`replicates`; when
+    ``intervals`` is computed here, ``n_seeds - 1`` of them are drawn on the seeds after
+    ``seed``). The reference is the largest length (the paper's n by default). A pair *moves* at
+    a length when its ratio differs from the reference by more than the claim's ``bound`` plus
+    z standard errors of the difference (z of the claim's ``confidence``, two-sided; a ratio's
+    standard error is the binomial one with the effective number of pairs). In one sample, a
+    length is similar when no pair moves there. Over the samples, a length is similar unless it
+    fails in more than half of them; it is borderline when the samples disagree, or when its
+    verdict rests on pairs within one standard error of the allowance only (or it passes with
+    one). Each other length is a case: every one similar (holds within tolerance), some
+    (imprecise: the sentence states no number and is right about the picture), none (not
+    reproduced). Failing lengths at the paper's reference are the finding ``pairs``.
     """
-    import pandas as pd
     from scipy import stats
 
+    bound, confidence = float(claim.param("bound")), float(claim.param("confidence"))
+    paper = claim.params["reference"]
     if intervals is None:
+        ns = list(claim.params["ns"] if ns is None else ns)
+        k_share = float(claim.params["k_share"] if k_share is None else k_share)
+        n_pairs = int(claim.params["n_pairs"] if n_pairs is None else n_pairs)
+        n_seeds = int(claim.params["n_seeds"] if n_seeds is None else n_seeds)
         intervals = sample_intervals(ns, k_share, n_pairs, seed)
         if not replicates and n_seeds > 1:
             replicates = globals()["replicates"](
@@ -248,13 +249,13 @@ def check_lengths(intervals=None, *, replicates=(), reference: int | None = None
     cases["borderline"] = cases["borderline"] | ((failing > 0) & (failing < n_samples))
     bad, edge = cases[~cases["similar"]], cases[cases["borderline"]]
     of = f"; it fails in {{}} of {n_samples} samples" if n_samples > 1 else ""
-    failures = [f"({x.n}, {x.k}): {x.moving} of {x.pairs} pairs move, most {x.worst} "
-                f"(by {x.largest:.3f})" + of.format(x.failing) for x in bad.itertuples()]
+    failed = [f"({x.n}, {x.k}): {x.moving} of {x.pairs} pairs move, most {x.worst} "
+              f"(by {x.largest:.3f})" + of.format(x.failing) for x in bad.itertuples()]
     samples_said = (f"{n_samples} samples per length (the first one's pairs shown)"
                     if n_samples > 1 else "one sample per length")
     findings = []
-    if len(bad) and (ref, k_ref, bound, confidence) == (PAPER_N, PAPER_K, BOUND, CONFIDENCE):
-        findings.append(claims.Finding(id="A-E160", evidence="\n".join(
+    if len(bad) and (ref, k_ref) == (int(paper["n"]), int(paper["k"])):
+        findings.append(claim.finding("pairs", evidence="\n".join(
             [f"(n, k) = ({x.n}, {x.k}): {x.moving} of {x.pairs} pairs of metrics move beyond "
              f"{bound:g} and sampling error, mean change {x.mean:.3f}, largest {x.largest:.3f} "
              f"({x.worst})" + of.format(x.failing) for x in bad.itertuples()]
@@ -274,30 +275,26 @@ def check_lengths(intervals=None, *, replicates=(), reference: int | None = None
     edge_why = ("rests on pairs within one standard error of the allowance, or the samples "
                 "disagree" if n_samples > 1 else
                 "rests on pairs within one standard error of the allowance")
-    return claims.Evidence(
-        claim="A-F1-pairs", comparison="claim", published="similar results at other lengths n",
+    ev = claim.evidence(
+        comparison="noise", published="similar results at other lengths n",
         reproduced=(f"{int(cases['similar'].sum())} of {claims.plural(len(cases), 'other length')}"
                     f" with no pair of metrics that moves (against n = {ref}, k = {k_ref})"),
         matched=int(cases["similar"].sum()), total=len(cases),
         unit="lengths" if len(cases) > 1 else "length",
-        failures=failures or None,
         borderline="; ".join(f"({x.n}, {x.k}) {edge_why}" for x in edge.itertuples()),
         reading=(f"similar, pair by pair: every pair's ratio within {bound:g} of its ratio at "
                  f"$n = {ref}$, $k = {k_ref}$, beyond a {confidence:.0%} sampling allowance"),
-        detail=(f"cases written (n, k), k the same share of n; every pair of distinct metrics "
+        detail=(("lengths where pairs move: " + "; ".join(failed) + ". " if failed else "")
+                + f"cases written (n, k), k the same share of n; every pair of distinct metrics "
                 f"({int(cases['pairs'].iloc[0])}), {samples_said}, a length failing when it "
                 "fails in more than half of them. " + _figure1().WHOLE_VS_PAIRS),
-        findings=findings, tables={"lengths": shown, "moved": moved},
-        values={"reference": (ref, k_ref), "z": z, "samples": n_samples})
-
-
-#: The mutation protocol of the claim of this page (tests/test_claims.py).
-_SMOKE = {"ns": (8, 12), "k_share": 0.3, "n_pairs": 60, "seed": 0, "n_seeds": 3}
-CHECKS = {
-    "A-F1-pairs": claims.Check(check_lengths, smoke=_SMOKE, mutants={
-        "a bound that accepts any change (every pair keeps its ratio)": {"bound": 1.0},
-    }),
-}
+        findings=findings, values={"reference": (ref, k_ref), "z": z, "samples": n_samples})
+    ev.add_table("sweep_lengths", shown, float_format="{:.3f}",
+                 title=f"Each length against n = {ref}: the pairs of metrics that move (in the "
+                       "sweep's sample; the last column counts the samples)")
+    ev.add_table("sweep_moved_pairs", moved, float_format="{:.3f}", collapse=True,
+                 title="The pairs that move, largest change first")
+    return ev
 
 
 def _figure1():

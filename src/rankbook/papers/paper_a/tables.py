@@ -37,6 +37,7 @@ __all__ = [
     "type_i_runs",
     "summarize_runs",
     "cell_status",
+    "confusion_change_exact",
     "fit_k",
     "IDENTITIES",
     "identity_violations",
@@ -47,15 +48,9 @@ __all__ = [
     "parse_cycle",
     "indiscernibility_table",
     "equivalence_kind",
-    "FIGURE1_HIGH",
-    "FIGURE1_LOW",
-    "FIGURE1_ALPHA",
-    "FIGURE1_MIN_RANK_CORR",
-    "FIGURE1_MAX_MEAN_ABS_DIFF",
     "FIGURE1_SETTING",
     "figure1_group_means",
     "figure1_statements",
-    "figure1_balance",
     "figure1_similarity",
     "figure1_seeds",
     "figure1_over_seeds",
@@ -89,48 +84,38 @@ FIGURE1_GROUPS = {
                   "informedness", "npv", "for", "balanced_accuracy", "fowlkes_mallows", "mcc"),
 }
 
-#: Default grading tolerances of :func:`cell_status` (the issue's rule).
-ABS_TOL = 0.005
-N_SD = 2.5
-LOOSE_ABS = 0.02
-LOOSE_REL = 0.10
+def cell_status(published, reproduced, sd, *, abs_tol: float, n_sd: float) -> np.ndarray:
+    """Grade published cells: ``match`` or ``no``.
 
-
-def cell_status(published, reproduced, sd, abs_tol: float = ABS_TOL, n_sd: float = N_SD,
-                loose_abs: float = LOOSE_ABS, loose_rel: float = LOOSE_REL) -> np.ndarray:
-    """Grade published cells: ``match``, ``loose`` or ``no``.
-
-    ``match`` when ``|published - reproduced| <= abs_tol + n_sd * sd`` (``abs_tol`` = 0.005 is
-    the rounding of a two-decimal number), ``loose`` when the difference is within
-    ``max(loose_abs, loose_rel * |published|)``, ``no`` otherwise (also when the reproduction is
-    undefined).
+    ``match`` when ``|published - reproduced| <= abs_tol + n_sd * sd``, ``no`` otherwise (also
+    when the reproduction is undefined). Table 2's claim gives both numbers in its ledger entry
+    (``tolerance.abs``, half a unit of the printed last decimal, and ``tolerance.n_sd``).
 
     Examples
     --------
-    >>> cell_status([0.07, 0.07, 0.07], [0.071, 0.085, 0.2], [0.002, 0.002, 0.002]).tolist()
-    ['match', 'loose', 'no']
+    >>> cell_status([0.07, 0.07, 0.07], [0.071, 0.085, np.nan], [0.002, 0.002, 0.002],
+    ...             abs_tol=0.005, n_sd=2.5).tolist()
+    ['match', 'no', 'no']
     """
     p = np.asarray(published, float)
     r = np.asarray(reproduced, float)
     s = np.nan_to_num(np.asarray(sd, float), nan=0.0)
-    diff = np.abs(p - r)
-    match = diff <= abs_tol + n_sd * s
-    loose = diff <= np.maximum(loose_abs, loose_rel * np.abs(p))
-    out = np.where(match, "match", np.where(loose, "loose", "no"))
-    return np.where(np.isfinite(r), out, "no")
+    match = np.abs(p - r) <= abs_tol + n_sd * s
+    return np.where(np.isfinite(r) & match, "match", "no")
 
 
 def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int = 1000,
           n_runs: int = 10, seed: int = 0, names: Sequence[str] = K_DEPENDENT,
-          evaluate: Callable | None = None, seeds: Sequence[int] | None = None) -> pd.DataFrame:
+          evaluate: Callable | None = None, seeds: Sequence[int] | None = None, *,
+          abs_tol: float, n_sd: float) -> pd.DataFrame:
     """How well each k reproduces the published k-dependent cells of size n.
 
     For every k in ``k_grid`` the k-dependent metrics are simulated and graded
     (:func:`cell_status`) against the published swap and slide cells of size n, once per seed
     of ``seeds`` (default: ``[seed]``), each seed a fresh set of ``n_runs`` runs. Returns one
-    row per k: ``n, k, match, loose, no, cells, seeds, score``, with the counts summed over the
+    row per k: ``n, k, match, no, cells, seeds, score``, with the counts summed over the
     seeds and ``score`` the median over cells and seeds of
-    ``|published - reproduced| / (0.005 + 2.5 sd)`` (below 1 means a match). This grading
+    ``|published - reproduced| / (abs_tol + n_sd sd)`` (below 1 means a match). This grading
     counts cells within a tolerance that grows with the spread of each k, so choosing k by it
     rewards noisy k: the Table 2 page chooses k by distance instead
     (:func:`rankbook.papers.paper_a.table2.fit_k_by_distance`). All cut-offs are evaluated at once (:mod:`rankbook.cutoffs`); a
@@ -145,7 +130,7 @@ def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int =
     seeds = [seed] if seeds is None else [int(x) for x in seeds]
     keys = list(zip(pub["metric"], pub["change"]))
     pubv = pub["published"].to_numpy(float)
-    tally = {k: {"match": 0, "loose": 0, "no": 0, "z": []} for k in ks}
+    tally = {k: {"match": 0, "no": 0, "z": []} for k in ks}
     for sd_seed in seeds:
         sigma, nu = _draw(n, n_pairs, n_runs, sd_seed)
         moved = {c: _moved(nu, c, sd_seed) for c in CHANGES}
@@ -161,13 +146,13 @@ def fit_k(published: pd.DataFrame, n: int, k_grid: Iterable[int], n_pairs: int =
             means = [per_k[k][key] for key in keys]
             rep = np.array([np.mean(x) for x in means])
             sd = np.array([np.std(x, ddof=1) if len(x) > 1 else np.nan for x in means])
-            st = cell_status(pubv, rep, sd)
-            tol = ABS_TOL + N_SD * np.nan_to_num(sd)
+            st = cell_status(pubv, rep, sd, abs_tol=abs_tol, n_sd=n_sd)
+            tol = abs_tol + n_sd * np.nan_to_num(sd)
             z = np.abs(pubv - rep) / tol
-            for label in ("match", "loose", "no"):
+            for label in ("match", "no"):
                 tally[k][label] += int((st == label).sum())
             tally[k]["z"].extend(np.where(np.isfinite(z), z, np.inf).tolist())
-    rows = [{"n": n, "k": k, "match": t["match"], "loose": t["loose"], "no": t["no"],
+    rows = [{"n": n, "k": k, "match": t["match"], "no": t["no"],
              "cells": len(pub) * len(seeds), "seeds": len(seeds),
              "score": float(np.median(t["z"])) if t["z"] else float("nan")}
             for k, t in tally.items()]
@@ -211,14 +196,18 @@ def uniform_ndpm_evaluate(names, sigma, nu, k=None):
 
 def robustness_over_seeds(published: pd.DataFrame, names: Sequence[str], ns: Sequence[int],
                           k_of: dict, seeds: Sequence[int], n_pairs: int = 1000,
-                          n_runs: int = 20, k_alternative: dict | None = None) -> pd.DataFrame:
+                          n_runs: int = 20, k_alternative: dict | None = None, *,
+                          abs_tol: float, n_sd: float,
+                          k_others: dict | None = None) -> pd.DataFrame:
     """Type I robustness cells simulated once per seed and graded against the published cells.
 
     For every seed, size and change: ``n_runs`` runs of ``n_pairs`` pairs (:func:`type_i_runs`),
     their mean (``reproduced``), the spread of one run (``sd``) and the grade
-    (:func:`cell_status`). The k-dependent metrics are graded at ``k_of[n]`` and, when given,
-    also at ``k_alternative[n]`` (rows with ``k_reading`` "alternative"); NDPM is also graded
-    under the uniform reading (:func:`uniform_ndpm_evaluate`, ``metric`` "ndpm (uniform)").
+    (:func:`cell_status` with ``abs_tol`` and ``n_sd``). The k-dependent metrics are graded at
+    ``k_of[n]`` and, when given, also at ``k_alternative[n]`` (rows with ``k_reading``
+    "alternative") and at each ``k_others[label][n]`` (rows with ``k_reading`` ``label``; a size
+    the label does not name is not repeated); NDPM is also graded under the uniform reading
+    (:func:`uniform_ndpm_evaluate`, ``metric`` "ndpm (uniform)").
 
     Returns a long table ``metric, change, n, seed, k, k_reading, published, reproduced, sd,
     status`` (published cells only).
@@ -230,6 +219,10 @@ def robustness_over_seeds(published: pd.DataFrame, names: Sequence[str], ns: Seq
     for n in ns:
         ks = [int(k_of[n])] + ([int(k_alternative[n])] if k_alternative else [])
         labels = ["fitted"] + (["alternative"] if k_alternative else [])
+        for label, k_by_n in (k_others or {}).items():
+            if n in k_by_n:
+                ks.append(int(k_by_n[n]))
+                labels.append(label)
         for sd_seed in seeds:
             sigma, nu = _draw(n, n_pairs, n_runs, sd_seed)
             moved = {c: _moved(nu, c, sd_seed) for c in CHANGES}
@@ -250,17 +243,24 @@ def robustness_over_seeds(published: pd.DataFrame, names: Sequence[str], ns: Seq
     pub = published[["metric", "change", "n", "published"]]
     pub_uniform = pub[pub["metric"] == "ndpm"].assign(metric=NDPM_UNIFORM)
     out = out.merge(pd.concat([pub, pub_uniform]), on=["metric", "change", "n"], how="inner")
-    out["status"] = cell_status(out["published"], out["reproduced"], out["sd"])
+    out["status"] = cell_status(out["published"], out["reproduced"], out["sd"], abs_tol=abs_tol,
+                                n_sd=n_sd)
     return out.sort_values(["n", "change", "metric", "k_reading", "seed"]).reset_index(drop=True)
 
 
 def seed_counts(cells: pd.DataFrame, reading: dict) -> pd.Series:
     """Per seed, the number of published cells that match under one reading: ``reading`` picks,
-    per metric, the ``k_reading`` ("fitted" or "alternative") and whether NDPM is read
-    uniformly (``{"k": "fitted", "ndpm": "ndpm"}`` or ``"ndpm (uniform)"``)."""
+    per metric, the ``k_reading`` ("fitted", "alternative" or a label of ``k_others``) and
+    whether NDPM is read uniformly (``{"k": "fitted", "ndpm": "ndpm"}`` or
+    ``"ndpm (uniform)"``). A label of ``k_others`` that leaves a size out takes the fitted k
+    there."""
     k_lab = reading.get("k", "fitted")
     ndpm = reading.get("ndpm", "ndpm")
-    keep = cells[cells["k_reading"].isin(["any", k_lab])]
+    chosen = cells[cells["k_reading"] == k_lab]
+    if k_lab not in ("fitted", "alternative"):  # a label for some sizes only: fitted elsewhere
+        chosen = pd.concat([chosen, cells[(cells["k_reading"] == "fitted")
+                                          & ~cells["n"].isin(set(chosen["n"]))]])
+    keep = pd.concat([cells[cells["k_reading"] == "any"], chosen])
     keep = keep[(keep["metric"] != (NDPM_UNIFORM if ndpm == "ndpm" else "ndpm"))]
     return (keep["status"] == "match").groupby(keep["seed"]).sum().astype(int)
 
@@ -313,17 +313,12 @@ SUM_IDENTITIES = (
 BOUNDS = {"ndpm": 1.0, "kendall_tau": 2.0, "spearman_rho": 2.0, "recall": 1.0, "precision": 1.0,
           "ndcg": 1.0, "mrr": 1.0}
 
-_HALF = 0.005  # half a unit of the last printed decimal
+def identity_violations(published: pd.DataFrame, decimals: int) -> pd.DataFrame:
+    """Places where the published table contradicts itself, allowing for its rounding to
+    ``decimals`` decimals.
 
-
-def _interval(v: float) -> tuple[float, float]:
-    return max(0.0, v - _HALF), v + _HALF
-
-
-def identity_violations(published: pd.DataFrame) -> pd.DataFrame:
-    """Places where the published table contradicts itself, allowing for two-decimal rounding.
-
-    A published value v stands for the interval [v - 0.005, v + 0.005]. For each identity
+    A published value v stands for the interval [v - h, v + h], h half a unit of the last
+    printed decimal (0.005 for two decimals). For each identity
     ``|Δa| = c |Δb|`` of :data:`IDENTITIES` (and the sum of :data:`SUM_IDENTITIES`) the intervals
     of both sides must overlap; for each bound of :data:`BOUNDS` the value must not exceed it.
     For rounded values of NDCG and DCG the ratio DCG/nDCG (= IDCG(n), one constant per n) must have
@@ -334,13 +329,17 @@ def identity_violations(published: pd.DataFrame) -> pd.DataFrame:
     --------
     >>> pub = pd.DataFrame({"metric": ["recall", "fnr"], "change": "swap", "n": 10,
     ...                     "published": [0.07, 0.03]})
-    >>> v = identity_violations(pub)
+    >>> v = identity_violations(pub, 2)
     >>> v["metric"].tolist(), print(v["identity"].iloc[0])
     $\\mathrm{FNR} = 1 - \\mathrm{recall}$
     (['fnr', 'recall'], None)
     """
     pub = published.set_index(["metric", "change", "n"])["published"].astype(float)
     rows = []
+    half = 0.5 * 10.0 ** -int(decimals)
+
+    def _interval(v: float) -> tuple[float, float]:
+        return max(0.0, v - half), v + half
 
     def has(m, c, n):
         return (m, c, n) in pub.index
@@ -398,7 +397,7 @@ def identity_violations(published: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["metric", "change", "n", "identity", "detail"])
 
 
-def copied_cells(published: pd.DataFrame, reproduced: pd.DataFrame, rel_change: float = 0.5
+def copied_cells(published: pd.DataFrame, reproduced: pd.DataFrame, rel_change: float
                  ) -> pd.DataFrame:
     """Published cells that repeat another size's value while the reproduction changes a lot.
 
@@ -498,17 +497,21 @@ def typo_candidates(value: float) -> dict[str, float]:
 
 
 def explain_mismatches(table: pd.DataFrame, published: pd.DataFrame,
-                       readings: Callable[[str, str, int], dict] | None = None) -> pd.Series:
+                       readings: Callable[[str, str, int], dict] | None = None, *,
+                       abs_tol: float, n_sd: float, decimals: int,
+                       rel_change: float) -> pd.Series:
     """A computed reason for every row of ``table`` whose status is ``no`` (empty otherwise).
 
     ``table`` has ``metric, change, n, published, reproduced, sd, status``. In order: identities
-    the published table violates (naming the identity), copied cells, one-keystroke typos that
-    would make the cell reproduce (:func:`typo_candidates`), and otherwise
-    ``no reading found`` followed by the readings tried (``readings(metric, change, n)`` returns a
-    dict as :func:`alternative_readings`).
+    the published table violates (naming the identity; :func:`identity_violations` at the
+    printed ``decimals``), copied cells (:func:`copied_cells` with ``rel_change``),
+    one-keystroke typos that would make the cell reproduce (:func:`typo_candidates`, graded by
+    :func:`cell_status` with ``abs_tol`` and ``n_sd``), and otherwise ``no reading found``
+    followed by the readings tried (``readings(metric, change, n)`` returns a dict as
+    :func:`alternative_readings`).
     """
-    viol = identity_violations(published)
-    copies = copied_cells(published, table)
+    viol = identity_violations(published, decimals)
+    copies = copied_cells(published, table, rel_change)
     reasons = []
     for row in table.itertuples(index=False):
         if row.status != "no":
@@ -525,7 +528,8 @@ def explain_mismatches(table: pd.DataFrame, published: pd.DataFrame,
         fixes = []
         if not copies.loc[key].shape[0]:
             fixes = [f"{edit} gives {v:.2f}" for edit, v in typo_candidates(row.published).items()
-                     if cell_status(v, row.reproduced, row.sd)[()] == "match"]
+                     if cell_status(v, row.reproduced, row.sd, abs_tol=abs_tol,
+                                    n_sd=n_sd)[()] == "match"]
         explained = bool(parts) and not all(p.startswith("the reproduction") for p in parts)
         if fixes and explained:
             parts.append(f"likely typo: {' or '.join(fixes)}, which reproduces "
@@ -656,21 +660,6 @@ def equivalence_kind(x, y, tol: float = 1e-9) -> str:
 # make both measurable. They were fixed, with their thresholds, before any result was computed,
 # and are not tuned to the outcome.
 
-#: After the paper's reversal (compare with :math:`-m_2` where most pairs disagree) a ratio lies
-#: in [1/2, 1], below 1/2 only through ties. The heat map's three colours (green agreeing, white
-#: partial, pink disagreeing) are read as equal thirds of that range: a pair of metrics agrees
-#: highly when its ratio is at least ``FIGURE1_HIGH`` and disagrees highly when its ratio is
-#: below ``FIGURE1_LOW`` (every ratio below 1/2 included).
-FIGURE1_HIGH = 5 / 6
-FIGURE1_LOW = 2 / 3
-#: "Not significantly different": a two-sided exact binomial test of the two counts against
-#: equal proportions (p = 1/2) does not reject at this level.
-FIGURE1_ALPHA = 0.05
-#: "Similar pictures": the ratios of the distinct pairs at another n and k have a Spearman
-#: rank correlation of at least ``FIGURE1_MIN_RANK_CORR`` with those at the paper's setting,
-#: and a mean absolute difference of at most ``FIGURE1_MAX_MEAN_ABS_DIFF``.
-FIGURE1_MIN_RANK_CORR = 0.9
-FIGURE1_MAX_MEAN_ABS_DIFF = 0.05
 #: The paper's setting of Figure 1: rankings of length 100, 30 relevant = retrieved items.
 FIGURE1_SETTING = {"n": 100, "k": 30}
 
@@ -727,51 +716,17 @@ def figure1_statements(ar: pd.DataFrame) -> dict:
     }
 
 
-def figure1_balance(ar, high: float = FIGURE1_HIGH, low: float = FIGURE1_LOW,
-                    alpha: float = FIGURE1_ALPHA) -> dict:
-    """Are as many pairs of metrics highly agreeing as highly disagreeing (Figure 1's text)?
-
-    Counts the distinct pairs (upper triangle of the matrix ``ar``, or given ratios) with a
-    ratio of at least ``high`` and below ``low`` (see :data:`FIGURE1_HIGH`), and tests the two
-    counts against equal proportions with a two-sided exact binomial test
-    (``scipy.stats.binomtest``). The pairs are not independent samples (pairs sharing a
-    metric are correlated), so the test is the plain reading of the paper's "not significantly
-    different", not a sampling statement.
-
-    Returns
-    -------
-    dict
-        ``pairs, high, low, partial, undefined, p_value, holds`` (``holds``: p >= alpha).
-
-    Examples
-    --------
-    >>> r = figure1_balance(np.r_[np.full(30, 0.95), np.full(26, 0.55), np.full(10, 0.75)])
-    >>> r["high"], r["low"], r["partial"], round(r["p_value"], 3), r["holds"]
-    (30, 26, 10, 0.689, True)
-    """
-    from scipy.stats import binomtest
-
-    x = _upper(ar) if isinstance(ar, pd.DataFrame) else np.asarray(ar, dtype=float).ravel()
-    ok = np.isfinite(x)
-    n_high = int((x[ok] >= high).sum())
-    n_low = int((x[ok] < low).sum())
-    total = n_high + n_low
-    p = float(binomtest(n_high, total, 0.5).pvalue) if total else 1.0
-    return {"pairs": int(x.size), "high": n_high, "low": n_low,
-            "partial": int(ok.sum()) - total, "undefined": int((~ok).sum()),
-            "p_value": p, "holds": bool(p >= alpha)}
-
-
-def figure1_similarity(reference: pd.DataFrame, other: pd.DataFrame,
-                       min_rank_corr: float = FIGURE1_MIN_RANK_CORR,
-                       max_mean_abs_diff: float = FIGURE1_MAX_MEAN_ABS_DIFF) -> dict:
+def figure1_similarity(reference: pd.DataFrame, other: pd.DataFrame, *,
+                       min_rank_corr: float | None = None,
+                       max_mean_abs_diff: float | None = None) -> dict:
     """How alike two agreement matrices are: rank correlation and mean absolute difference.
 
     Compares the ratios of the distinct pairs of metrics (upper triangles, same metric order;
     pairs undefined in either are left out) by their Spearman rank correlation
     (``scipy.stats.spearmanr``, ties averaged) and their mean absolute difference. ``similar``
     holds when the correlation is at least ``min_rank_corr`` and the difference at most
-    ``max_mean_abs_diff`` (:data:`FIGURE1_MIN_RANK_CORR`, :data:`FIGURE1_MAX_MEAN_ABS_DIFF`).
+    ``max_mean_abs_diff`` (the thresholds of Figure 1's claim, from the ledger); without them
+    ``similar`` is None.
 
     Examples
     --------
@@ -779,10 +734,12 @@ def figure1_similarity(reference: pd.DataFrame, other: pd.DataFrame,
     >>> def matrix(u):
     ...     m = np.eye(4); m[np.triu_indices(4, 1)] = u
     ...     return pd.DataFrame(np.maximum(m, m.T), index=list("abcd"), columns=list("abcd"))
-    >>> r = figure1_similarity(matrix(up), matrix(up - 0.04))
+    >>> r = figure1_similarity(matrix(up), matrix(up - 0.04), min_rank_corr=0.9,
+    ...                        max_mean_abs_diff=0.05)
     >>> round(r["rank_corr"], 3), round(r["mean_abs_diff"], 3), r["similar"]
     (1.0, 0.04, True)
-    >>> figure1_similarity(matrix(up), matrix(up[::-1]))["similar"]
+    >>> figure1_similarity(matrix(up), matrix(up[::-1]), min_rank_corr=0.9,
+    ...                    max_mean_abs_diff=0.05)["similar"]
     False
     """
     from scipy.stats import spearmanr
@@ -797,7 +754,8 @@ def figure1_similarity(reference: pd.DataFrame, other: pd.DataFrame,
     else:
         rho = float(spearmanr(x, y).statistic)
     mad = float(np.mean(np.abs(x - y))) if x.size else float("nan")
-    similar = bool(np.isfinite(rho) and rho >= min_rank_corr and mad <= max_mean_abs_diff)
+    similar = (None if min_rank_corr is None or max_mean_abs_diff is None else
+               bool(np.isfinite(rho) and rho >= min_rank_corr and mad <= max_mean_abs_diff))
     return {"pairs": int(x.size), "rank_corr": rho, "mean_abs_diff": mad, "similar": similar}
 
 
@@ -823,8 +781,8 @@ def figure1_over_seeds(seeds: Sequence[int], *, n: int = 100, n_pairs: int = 100
 
     ``options`` go to :func:`rankbook.agreement.agreement_matrix` (``protocol``, ``reverse``,
     ``ties``, ``names``). Returns one row per seed (the ratio of DCG and nDCG, the mean ratios
-    within and between the groups of Figure 1, right, the counts of :func:`figure1_balance`
-    and whether each statement holds) and the matrices by seed.
+    within and between the groups of Figure 1, right, and whether each statement holds) and the
+    matrices by seed.
     """
     from rankbook import agreement
 
@@ -834,11 +792,8 @@ def figure1_over_seeds(seeds: Sequence[int], *, n: int = 100, n_pairs: int = 100
         mats[int(s)] = ar
         st = figure1_statements(ar)
         (dcg_ok, dcg), (grp_ok, (within, between)) = st.values()
-        bal = figure1_balance(ar)
         rows.append({"seed": int(s), "dcg_ndcg": dcg, "within": within, "between": between,
-                     "dcg_ndcg_holds": dcg_ok, "groups_holds": grp_ok,
-                     "high": bal["high"], "low": bal["low"], "partial": bal["partial"],
-                     "p_value": bal["p_value"], "balanced": bal["holds"]})
+                     "dcg_ndcg_holds": dcg_ok, "groups_holds": grp_ok})
     return pd.DataFrame(rows), mats
 
 
@@ -873,7 +828,8 @@ def figure1_grid(references: dict, ns: Sequence[int], k_shares: Sequence[float],
     Returns
     -------
     pandas.DataFrame
-        ``seed, n, k, share, rank_corr, mean_abs_diff, similar``.
+        ``seed, n, k, share, rank_corr, mean_abs_diff`` (the claim's thresholds decide which
+        settings are similar, :func:`rankbook.papers.paper_a.figure1.check_other`).
     """
     from rankbook import agreement
     from rankbook import metrics as _metrics
@@ -897,8 +853,7 @@ def figure1_grid(references: dict, ns: Sequence[int], k_shares: Sequence[float],
                                                             ties=ties)
                 sim = figure1_similarity(ref, ar)
                 rows.append({"seed": int(s), "n": int(n), "k": k, "share": float(share),
-                             "rank_corr": sim["rank_corr"], "mean_abs_diff": sim["mean_abs_diff"],
-                             "similar": sim["similar"]})
+                             "rank_corr": sim["rank_corr"], "mean_abs_diff": sim["mean_abs_diff"]})
     return pd.DataFrame(rows)
 
 
@@ -1007,6 +962,71 @@ def expected_abs_change_accuracy_swap(n: int, k) -> np.ndarray:
     return 2.0 / n * q ** 2
 
 
+def confusion_change_exact(metric: str, n: int, ks: Iterable[int], change: str = "swap",
+                           n_pairs: int = 1000) -> pd.DataFrame:
+    """Exact Type I robustness cell of a confusion-matrix metric at every k of ``ks``: the
+    mean absolute change over uniform pairs of rankings, and the spread of a run of
+    ``n_pairs`` pairs, with nothing simulated.
+
+    With relevant = retrieved = k items, a confusion-matrix metric depends on TP alone
+    (FP = FN = k - TP), and TP of a uniform pair is hypergeometric. One change moves TP by at
+    most one. A slide (eq. 6) drops the item at position 1 from the top k and lets in the
+    item at position k + 1; given TP = t, TP rises when the first is not relevant and the
+    second is (probability ``(1 - t/k)(k - t)/(n - k)``) and falls in the opposite case
+    (``(t/k)(1 - (k - t)/(n - k))``). A swap (eq. 5) moves TP only when one of its two
+    positions lies in the top k and the other does not (probability ``2k(n - k)/(n(n - 1))``),
+    and then as a slide does with those two items. The metric's values at every TP come from
+    :mod:`rankbook.metrics`, so undefined values (0/0) are left out as the simulation leaves
+    them out.
+
+    Returns ``metric, change, n, k, reproduced`` (the exact mean) and ``sd`` (the standard
+    deviation of the mean of ``n_pairs`` pairs).
+
+    Examples
+    --------
+    >>> t = confusion_change_exact("accuracy", 10, [3])
+    >>> round(float(t["reproduced"].iloc[0]), 5) == round(float(expected_abs_change_accuracy_swap(10, 3)), 5)
+    True
+    """
+    from scipy.stats import hypergeom
+
+    from rankbook import metrics as _metrics
+
+    if metric not in K_DEPENDENT or _metrics.REGISTRY[metric].family != "confusion":
+        raise ValueError(f"{metric!r} is not a confusion-matrix metric; valid: "
+                         f"{[m for m in K_DEPENDENT if _metrics.REGISTRY[m].family == 'confusion']}")
+    _check_change(change)
+    rows = []
+    for k in ks:
+        k = int(k)
+        if not 1 <= k < n:
+            raise ValueError(f"k must lie in 1..n-1 = 1..{n - 1}, got {k}")
+        ts = np.arange(max(0, 2 * k - n), k + 1)
+        nu = np.tile(permutations.identity(n), (len(ts), 1))
+        for row, t in zip(nu, ts):  # the top k holds items 1..t and k+1..2k-t
+            top = np.r_[np.arange(1, t + 1), np.arange(k + 1, 2 * k - t + 1)]
+            row[:] = np.r_[top, np.setdiff1d(np.arange(1, n + 1), top)]
+        sigma = np.tile(permutations.identity(n), (len(ts), 1))
+        with np.errstate(all="ignore"):
+            value = np.asarray(_metrics.evaluate(metric, sigma, nu, k=k), dtype=float)
+        p_t = hypergeom(n, k, k).pmf(ts)
+        move = 2 * k * (n - k) / (n * (n - 1)) if change == "swap" else 1.0
+        up = move * (1 - ts / k) * (k - ts) / (n - k)
+        down = move * (ts / k) * (1 - (k - ts) / (n - k))
+        nxt, prv = np.r_[value[1:], np.nan], np.r_[np.nan, value[:-1]]
+        d_up, d_down = np.abs(nxt - value), np.abs(prv - value)
+        stay = np.where(np.isfinite(value), 0.0, np.nan)
+        parts = [(1 - up - down, stay), (up, d_up), (down, d_down)]
+        mass = sum(np.sum(p_t * w * np.isfinite(d)) for w, d in parts)
+        mean = sum(np.nansum(p_t * w * np.where(np.isfinite(d), d, 0.0)) for w, d in parts) / mass
+        second = sum(np.nansum(p_t * w * np.where(np.isfinite(d), d, 0.0) ** 2)
+                     for w, d in parts) / mass
+        rows.append({"metric": metric, "change": change, "n": int(n), "k": k,
+                     "reproduced": float(mean),
+                     "sd": float(np.sqrt(max(second - mean ** 2, 0.0) / (n_pairs * mass)))})
+    return pd.DataFrame(rows)
+
+
 def k_scan(metrics_: Sequence[str], n: int, ks: Iterable[int], *, change: str = "swap",
            n_pairs: int = 1000, n_runs: int = 3, seed: int = 0,
            evaluate: Callable | None = None) -> pd.DataFrame:
@@ -1022,7 +1042,7 @@ def k_scan(metrics_: Sequence[str], n: int, ks: Iterable[int], *, change: str = 
     return pd.concat(frames, ignore_index=True)
 
 
-def stability_text_reading(curves: pd.DataFrame, threshold: float = 0.975) -> pd.DataFrame:
+def stability_text_reading(curves: pd.DataFrame, threshold: float) -> pd.DataFrame:
     """Stability as Section 6.5's text describes the experiment, from ``stability_curves``.
 
     The text averages ``|m@k - m@k+1|`` over the trials first and then counts how often the bound
@@ -1058,7 +1078,7 @@ def stability_ks(n: int, k_step: int = 10) -> list[int]:
 
 
 def stability_over_seeds(names: Sequence[str], n: int, seeds: Sequence[int], *,
-                         n_pairs: int = 1000, threshold: float = 0.975, k_step: int = 10,
+                         n_pairs: int = 1000, threshold: float, k_step: int = 10,
                          k_single: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Section 6.5's stability experiment repeated on independent seeds, under every reading.
 

@@ -10,6 +10,8 @@ Code that exists only to reproduce these three sources (ledgers ``data/claims/no
 * :mod:`rankbook.papers.scoring.rankdcg`: the rankDCG poster's tables
   (``notebooks/rankdcg_table.ipynb``).
 
-Each ``check_*`` function returns the :class:`rankbook.ledger.claims.Evidence` of one ledger
-claim; each module's ``CHECKS`` registers how the mutation test perturbs it.
+Each ``check_*`` function receives one ledger claim (its numbers in ``claim.params``, its data
+by role, its errata by role) and returns its :class:`rankbook.ledger.claims.Evidence`; the
+ledger's ``[claims.test]`` says how the mutation test perturbs it, through the functions of the
+check's module that its mutants name.
 """

@@ -1,10 +1,13 @@
 """The rankDCG poster of Katerenchuk and Rosenberg (``notebooks/rankdcg_table.ipynb``).
 
-Checks of the poster's claims (ledger ``data/claims/rankdcg.toml``): the Test Results table
+Checks of the poster's claims (ledger ``data/claims/rankdcg.toml``; each check receives its
+claim's entry: the poster's tables by data role, every number from ``params``, errata by
+role): the Test Results table
 graded against the formulas the poster prints, with the reading that reproduces it side by side
 (:func:`check_test_table`); the worked example of the relative relevance and reverse ranks
 (:func:`check_example`); the abstract's point about lower bounds (:func:`check_lowest_scores`);
-and the Real Data Results table, whose inputs are not distributed (:func:`check_real_data`).
+and the Real Data Results table, whose inputs are not distributed, so that only its values'
+ranges can be checked (:func:`check_real_data`).
 The measures themselves live in :mod:`rankbook.rankdcg`.
 """
 
@@ -15,12 +18,12 @@ import pandas as pd
 
 from rankbook import rankdcg as RD
 from rankbook.ledger import claims
-from rankbook.ledger.claims import Evidence, Finding
-from rankbook.ledger.paths import data_path
+from rankbook.ledger.claims import Evidence
 
 __all__ = ["read_test_table", "printed_table", "check_test_table", "tie_rules_table",
            "other_readings_table", "other_measures_table", "check_example", "check_lowest_scores",
-           "check_real_data", "CHECKS"]
+           "check_real_data", "moved_table", "top_counted", "raw_values", "printed_normalisation",
+           "clipped_ndcg"]
 
 COLUMNS = list(RD.POSTER_COLUMNS)
 
@@ -47,10 +50,10 @@ READINGS = {
 }
 
 
-def read_test_table(path=None):
-    """The poster's Test Results table (``data/published/rankdcg/test_results.csv``), the
+def read_test_table(path):
+    """The poster's Test Results table (the file ``path``, the ledger's data ``table``), the
     reference list (row 1, the perfect hypothesis) and the six hypothesis lists."""
-    published = pd.read_csv(path or data_path("published", "rankdcg", "test_results.csv"), comment="#")
+    published = pd.read_csv(path, comment="#")
     hypotheses = [[int(v) for v in s.split()] for s in published["hypothesis"]]
     return published, hypotheses[0], hypotheses
 
@@ -76,41 +79,41 @@ def _fmt(values) -> str:
     return "[" + ", ".join(f"{v:.4f}" for v in values) + "]"
 
 
-def _matches(values: pd.DataFrame, published: pd.DataFrame, decimals: int, how: str = "cut") -> np.ndarray:
+def _matches(values: pd.DataFrame, published: pd.DataFrame, decimals: int, tolerance: float,
+             how: str = "cut") -> np.ndarray:
     shown = values.map(lambda v: RD.truncate(v, decimals)) if how == "cut" else values.round(decimals)
-    return np.isclose(shown[COLUMNS].to_numpy(float), published[COLUMNS].to_numpy(float), atol=1e-12, rtol=0)
+    return np.isclose(shown[COLUMNS].to_numpy(float), published[COLUMNS].to_numpy(float), atol=tolerance, rtol=0)
 
 
-def check_test_table(published=None, reading: str = "printed", ties: str = "pessimistic",
-                     decimals: int = 3) -> Evidence:
-    """R-TR: the 24 values of the Test Results table, graded under the formulas the poster
-    prints, with the reading that reproduces the table side by side.
+def check_test_table(claim: claims.Claim, *, published=None, reading: str = "printed",
+                     ties: str = "pessimistic", decimals: int | None = None) -> Evidence:
+    """The values of the Test Results table (the claim's data ``table``), graded under the
+    formulas the poster prints, with the reading that reproduces the table side by side.
 
-    ``published`` injects the printed values (a DataFrame shaped like the data file);
-    ``reading`` is ``"printed"`` (the verdict's) or ``"reproducing"``. The errata found on the
-    way are the evidence of the poster's formula slips (printed normalisation, τ_a, AP, nDCG),
-    of the unstated reading of the lists, of the truncation and of the missing tie rule.
-
-    Examples
-    --------
-    >>> check_test_table().status, check_test_table(reading="reproducing").status
-    ('imprecise', 'holds')
-    """
+    Each value is cut to ``decimals`` places (default ``claim.params["decimals"]``) and must
+    equal the printed one within ``claim.params["tolerance"]``. ``published`` injects the
+    printed values (a DataFrame shaped like the data file); ``reading`` is ``"printed"`` (the
+    verdict's) or ``"reproducing"``. The errata found on the way are the evidence of the
+    poster's formula slips (printed normalisation, τ_a, AP, nDCG), of the unstated reading of
+    the lists, of the truncation and of the missing tie rule."""
     if reading not in READINGS:
         raise ValueError(f"unknown reading {reading!r}; valid: {list(READINGS)}")
-    file_table, reference, hypotheses = read_test_table()
+    decimals = claim.params["decimals"] if decimals is None else decimals
+    tolerance = claim.params["tolerance"]
+    file_table, reference, hypotheses = read_test_table(claim.path("table"))
     pub = file_table if published is None else published
     ours = RD.poster_table(reference, hypotheses, ties=ties)
     printed = printed_table(reference, hypotheses, ties)
-    counts = {"printed": _matches(printed, pub, decimals), "reproducing": _matches(ours, pub, decimals)}
-    rounded = _matches(ours, pub, decimals, "round")
+    counts = {"printed": _matches(printed, pub, decimals, tolerance),
+              "reproducing": _matches(ours, pub, decimals, tolerance)}
+    rounded = _matches(ours, pub, decimals, tolerance, "round")
     match = counts[reading]
     total = match.size
     other = "reproducing" if reading == "printed" else "printed"
     alternatives = {READINGS[other]: int(counts[other].sum()),
                     "the reading that reproduces the table, rounded instead of cut": int(rounded.sum())}
-    findings = _test_table_findings(pub, reference, hypotheses, ours, printed, counts, rounded, ties,
-                                    decimals) if reading == "printed" else []
+    findings = _test_table_findings(claim, pub, reference, hypotheses, ours, printed, counts, rounded,
+                                    ties, decimals, tolerance) if reading == "printed" else []
     lists = pub["list"].tolist()
     row_names = [f"list {a}: {h}" for a, h in zip(pub["list"], pub["hypothesis"])]
     side = pd.DataFrame({"list": pub["list"], "hypothesis": pub["hypothesis"]})
@@ -123,8 +126,8 @@ def check_test_table(published=None, reading: str = "printed", ties: str = "pess
                f"the formulas as printed and {int(counts['reproducing'].sum())} from the reading that "
                f"reproduces the table; rounded instead of cut, that reading gives {int(rounded.sum())}.")
     n_printed, n_repro = int(counts["printed"].sum()), int(counts["reproducing"].sum())
-    return Evidence(
-        claim="R-TR", comparison="exact", published=f"{total} values, cut to {decimals} places",
+    return claim.evidence(
+        comparison="exact", published=f"{total} values, cut to {decimals} places",
         reproduced=(f"the printed formulas: {n_printed} of {total} equal; the reading that "
                     f"reproduces the table: {n_repro} of {total}"),
         matched=int(match.sum()), total=total, unit="values", reading=READINGS[reading],
@@ -143,43 +146,44 @@ def check_test_table(published=None, reading: str = "printed", ties: str = "pess
         values={"summary": summary, "lists": lists, "reference": reference, "hypotheses": hypotheses})
 
 
-def _test_table_findings(pub, reference, hypotheses, ours, printed, counts, rounded, ties, decimals):
+def _test_table_findings(claim, pub, reference, hypotheses, ours, printed, counts, rounded, ties,
+                         decimals, tolerance):
     alt = RD.reading_comparison(reference, hypotheses)
     table_vals = {col: pub[col].tolist() for col in COLUMNS}
     findings = []
     j = {col: i for i, col in enumerate(COLUMNS)}
     if not counts["printed"][:, j["rankdcg"]].all():
-        findings.append(Finding(id="R-E1", evidence=(
+        findings.append(claim.finding("normalisation", evidence=(
             f"as printed: {_fmt(printed['rankdcg'])}\ntable: {_fmt(table_vals['rankdcg'])}\n"
             f"corrected: {_fmt(ours['rankdcg'])}")))
     as_order = alt["rankdcg_as_ordering"].map(lambda v: RD.truncate(v, decimals))
-    n_order = int(np.isclose(as_order, pub["rankdcg"]).sum())
+    n_order = int(np.isclose(as_order, pub["rankdcg"], atol=tolerance, rtol=0).sum())
     if n_order < len(pub):
-        findings.append(Finding(id="R-E2", readings=["lists as orderings", "lists as aligned scores"], evidence=(
+        findings.append(claim.finding("aligned_scores", readings=["lists as orderings", "lists as aligned scores"], evidence=(
             f"read as orderings, rankDCG is {_fmt(alt['rankdcg_as_ordering'])} ({n_order} of {len(pub)} lists "
             f"match); read as aligned scores it is {_fmt(ours['rankdcg'])} "
             f"({int(counts['reproducing'][:, j['rankdcg']].sum())} of {len(pub)})")))
     if not counts["printed"][:, j["kendall_tau"]].all():
-        findings.append(Finding(id="R-E3", evidence=(
+        findings.append(claim.finding("tau_b", evidence=(
             f"tau-a: {_fmt(alt['tau_a'])}; tau-b: {_fmt(ours['kendall_tau'])}; table: {_fmt(table_vals['kendall_tau'])}")))
     if not counts["printed"][:, j["avep"]].all():
-        findings.append(Finding(id="R-E4", evidence=(
+        findings.append(claim.finding("avep", evidence=(
             f"positional reading: {_fmt(ours['avep'])}; AP with relevant = above the lowest level, ranked by "
             f"the scores: {_fmt(alt['ap_binary'])}; table: {_fmt(table_vals['avep'])}")))
     if not counts["printed"][:, j["ndcg"]].all():
-        findings.append(Finding(id="R-E5", evidence=(
+        findings.append(claim.finding("ndcg_ratio", evidence=(
             f"DCG(list)/DCG(reference): {_fmt(ours['ndcg'])}; nDCG of the reference ranked by the scores: "
             f"{_fmt(alt['ndcg_aligned'])}; table: {_fmt(table_vals['ndcg'])}")))
     cut_only = counts["reproducing"] & ~rounded
     if cut_only.any():
         cells = [f"{COLUMN_NAMES[COLUMNS[c]]} of list {pub['list'][r]}: {ours[COLUMNS[c]][r]:.5f} printed {pub[COLUMNS[c]][r]}"
                  for r, c in zip(*np.nonzero(cut_only))]
-        findings.append(Finding(id="R-E6", evidence=(
+        findings.append(claim.finding("truncation", evidence=(
             f"{len(cells)} of {cut_only.size} cells differ from the rounded value, e.g. " + "; ".join(cells[:3]))))
     toy_ref, toy_hyp = [2, 1], [5, 5]
     toy = {rule: RD.rankdcg(toy_ref, toy_hyp, ties=rule) for rule in RD.TIES}
     same = all(np.allclose(RD.poster_table(reference, hypotheses, ties=r)["rankdcg"], ours["rankdcg"]) for r in RD.TIES)
-    findings.append(Finding(id="R-E7", evidence=(
+    findings.append(claim.finding("tie_rule", evidence=(
         f"reference {toy_ref}, scores {toy_hyp}: " + ", ".join(f"{k} {v:.2f}" for k, v in toy.items())
         + "; the six test lists give " + ("the same values under every rule" if same else "different values"))))
     return findings
@@ -227,123 +231,108 @@ def relative_relevance(reference):
     return [m - levels.index(v) for v in reference], [levels.index(v) + 1 for v in reference]
 
 
-def check_example(published=None, derive=relative_relevance) -> Evidence:
-    """R-ex: from ``L`` the poster derives ``L'`` and ``D`` (``data/published/rankdcg/example_lists.csv``);
-    ``derive`` injects another derivation.
+def moved_table(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: every printed value of the test table moved by two hundredths."""
+    table = read_test_table(claim.path("table"))[0].copy()
+    table[COLUMNS] = table[COLUMNS] + 0.02
+    return {"published": table}
 
-    Examples
-    --------
-    >>> check_example().status
-    'holds'
-    """
-    pub = published if published is not None else pd.read_csv(
-        data_path("published", "rankdcg", "example_lists.csv"), comment="#")
+
+def check_example(claim: claims.Claim, *, published=None, derive=relative_relevance) -> Evidence:
+    """From ``L`` the poster derives ``L'`` and ``D`` (the claim's data ``lists``; ``published``
+    replaces them); ``derive`` injects another derivation."""
+    pub = published if published is not None else pd.read_csv(claim.path("lists"), comment="#")
     rel, rev = derive(pub["L"].tolist())
     table = pd.DataFrame({"position": pub["position"], "L": pub["L"], "L' (poster)": pub["L_prime"], "L' (ours)": rel,
                           "D (poster)": pub["D"], "D (ours)": rev})
     ok = np.concatenate([np.asarray(rel) == pub["L_prime"].to_numpy(), np.asarray(rev) == pub["D"].to_numpy()])
-    return Evidence(
-        claim="R-ex", comparison="exact", published=f"L' and D, {ok.size} values",
+    ev = claim.evidence(
+        comparison="exact", published=f"L' and D, {ok.size} values",
         reproduced=f"{int(ok.sum())} of {ok.size} equal", matched=int(ok.sum()), total=int(ok.size), unit="values",
-        detail="L' is the rank of each value among the distinct values counted from the bottom, D counted from the top",
-        tables={"lists": table})
+        detail="L' is the rank of each value among the distinct values counted from the bottom, D counted from the top")
+    ev.add_table("rankdcg_example_lists", table, title=f"The poster's L, L' and D, printed and recomputed: {ev.reproduced}")
+    return ev
 
 
-def check_lowest_scores(rankdcg_fn=RD.rankdcg) -> Evidence:
-    """R-abstract: the common measures give the reversed order a score that is not their lower
-    bound (so "the worst" reads differently per measure), while rankDCG scores the perfect
-    order 1 and the reversed order 0.
+def top_counted(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: L' counted from the top instead of the bottom (and D from the bottom)."""
+    return {"derive": lambda ref: tuple(reversed(relative_relevance(ref)))}
 
-    Computed on the poster's lists 1 (perfect) and 6 (the reversed order), with the columns
-    as the table computes them; ``rankdcg_fn`` injects another rankDCG.
 
-    Examples
-    --------
-    >>> check_lowest_scores().status
-    'holds'
-    """
-    _, reference, hypotheses = read_test_table()
+def raw_values(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: the raw values taken as the relative relevance."""
+    return {"derive": lambda ref: (list(ref), relative_relevance(ref)[1])}
+
+
+def check_lowest_scores(claim: claims.Claim, *, rankdcg_fn=RD.rankdcg) -> Evidence:
+    """The common measures give the reversed order a score above their lower bound
+    (``claim.params["lower_bounds"]``), so "the worst" reads differently per measure, while
+    rankDCG scores the perfect order 1 and the reversed order 0 (within
+    ``claim.params["tolerance"]``).
+
+    Computed on the poster's reference (the claim's data ``table``) and its reversed order,
+    with the columns as the table computes them; ``rankdcg_fn`` injects another rankDCG."""
+    bounds, tolerance = claim.params["lower_bounds"], claim.params["tolerance"]
+    _, reference, hypotheses = read_test_table(claim.path("table"))
     worst = sorted(reference)
     tau, avep, ndcg = (RD.POSTER_COLUMNS[c](reference, worst) for c in ("kendall_tau", "avep", "ndcg"))
     best_r, worst_r = rankdcg_fn(reference, reference), rankdcg_fn(reference, worst)
-    cases = {f"rankDCG of the perfect order is 1 ({best_r:.3f})": abs(best_r - 1) < 1e-12,
-             f"rankDCG of the reversed order is 0 ({worst_r:.3f})": abs(worst_r) < 1e-12,
-             f"Kendall τ of the reversed order is above its bound −1 ({tau:.3f})": tau > -1,
-             f"AveP of the reversed order is above its bound 0 ({avep:.3f})": avep > 0,
-             f"nDCG of the reversed order is above its bound 0 ({ndcg:.3f})": ndcg > 0}
-    return Evidence(
-        claim="R-abstract", comparison="claim", published="only rankDCG spans its whole range",
+    cases = {f"rankDCG of the perfect order is 1 ({best_r:.3f})": abs(best_r - 1) <= tolerance,
+             f"rankDCG of the reversed order is 0 ({worst_r:.3f})": abs(worst_r) <= tolerance,
+             f"Kendall τ of the reversed order is above its bound {bounds['kendall_tau']:g} ({tau:.3f})":
+                 tau > bounds["kendall_tau"],
+             f"AveP of the reversed order is above its bound {bounds['avep']:g} ({avep:.3f})": avep > bounds["avep"],
+             f"nDCG of the reversed order is above its bound {bounds['ndcg']:g} ({ndcg:.3f})": ndcg > bounds["ndcg"]}
+    ev = claim.evidence(
+        comparison="claim", published="only rankDCG spans its whole range",
         reproduced=f"reversed order: τ {tau:.3f}, AveP {avep:.3f}, nDCG {ndcg:.3f}, rankDCG {worst_r:.3f}",
         matched=sum(cases.values()), total=len(cases), unit="cases",
         failures=[c for c, ok in cases.items() if not ok] or None,
-        detail="the reference and its reversal, scored as the test table scores its lists",
-        tables={"cases": pd.DataFrame({"case": list(cases), "holds": list(cases.values())})})
+        detail="the reference and its reversal, scored as the test table scores its lists")
+    ev.add_table("rankdcg_lowest_scores", pd.DataFrame({"case": list(cases), "holds": list(cases.values())}),
+                 title="The perfect and the reversed order under each measure")
+    return ev
 
 
-#: The range of each measure of the real-data table under the poster's own formulas.
-RANGES = {"kendall_tau": (-1.0, 1.0), "avep": (0.0, 1.0), "ndcg": (0.0, 1.0), "rankdcg": (0.0, 1.0)}
+def printed_normalisation(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: rankDCG with the printed normalisation (one minus the corrected one)."""
+    return {"rankdcg_fn": lambda r, h: 1 - RD.rankdcg(r, h)}
 
 
-def check_real_data(path=None, *, published: pd.DataFrame | None = None) -> Evidence:
-    """R-RD: the Real Data Results table cannot be rerun (the threads are not distributed); what
-    can be checked is that each printed value lies in the range of the measure it names
-    (:data:`RANGES`: nDCG, DCG over the ideal DCG, never exceeds 1). A value outside makes the
-    table internally inconsistent: false, the values named; all inside: not checkable.
-    ``published`` replaces the printed table (the mutation test).
-
-    Examples
-    --------
-    >>> check_real_data().status
-    'false'
-    """
-    real = published if published is not None else pd.read_csv(
-        path or data_path("published", "rankdcg", "real_data_results.csv"), comment="#")
+def check_real_data(claim: claims.Claim, *, published: pd.DataFrame | None = None) -> Evidence:
+    """Each printed value of the Real Data Results table (the claim's data ``table``) is a value
+    of the measure its column names under the poster's own formulas: it lies in that measure's
+    range (``claim.params["ranges"]``; nDCG, DCG over the ideal DCG, never exceeds 1). The
+    values themselves cannot be rerun (the threads are not distributed). A value outside its
+    range makes the table contradict its own measure whatever the data: false, the values
+    named (finding ``ndcg_above_one`` for nDCG above 1). ``published`` replaces the printed
+    table (the mutation test)."""
+    ranges = claim.params["ranges"]
+    real = published if published is not None else pd.read_csv(claim.path("table"), comment="#")
     cells = [(r, col, float(v)) for col in COLUMNS for r, v in zip(real["row"], real[col]) if not np.isnan(v)]
-    out = [(r, col, v) for r, col, v in cells if not RANGES[col][0] <= v <= RANGES[col][1]]
+    out = [(r, col, v) for r, col, v in cells if not ranges[col][0] <= v <= ranges[col][1]]
     named = [f"{COLUMN_NAMES[col]} of row {r} = {v:g}" for r, col, v in out]
-    above = real[real["ndcg"] > 1]
-    findings = [Finding(id="R-E8", evidence="printed nDCG above 1: " + ", ".join(
-        f"row {r}: {v:g}" for r, v in zip(above["row"], above["ndcg"])))] if len(above) else []
-    common = dict(claim="R-RD", published=f"{len(real)} rows, {len(cells)} printed values",
-                  findings=findings, tables={"real": real.rename(columns=COLUMN_NAMES)},
-                  values={"above": len(above), "rows": len(real)})
-    if not out:
-        return Evidence(comparison="unavailable", **common,
-                        reproduced="not possible: the threads are not published",
-                        detail=f"the threads are not published; all {len(cells)} printed values lie in "
-                               "the range of their measure")
-    return Evidence(
+    above = real[real["ndcg"] > ranges["ndcg"][1]]
+    ev = claim.evidence(
         comparison="claim", matched=len(cells) - len(out), total=len(cells), unit="values",
-        failures=named, **common,
-        reproduced=(f"not recomputable (the threads are not published); {len(out)} of {len(cells)} "
-                    "printed values lie outside the range of their measure"),
-        detail=("printed nDCG above 1 (" + ", ".join(f"row {r}: {v:g}" for r, v in zip(above["row"], above["ndcg"]))
-                + "), which DCG over the ideal DCG cannot reach: the table contradicts its own measure, "
-                "whatever the data" if len(above) else "printed values outside the range of their measure"))
+        failures=named or None, published=f"{len(real)} rows, {len(cells)} printed values",
+        reproduced=(f"{len(cells) - len(out)} of {len(cells)} printed values lie in the range of their "
+                    "measure (the values themselves cannot be rerun: the threads are not published)"),
+        detail=("printed nDCG above its largest value (" + ", ".join(f"row {r}: {v:g}" for r, v in zip(
+            above["row"], above["ndcg"])) + "), which DCG over the ideal DCG cannot reach: the table "
+                "contradicts its own measure, whatever the data") if len(above) else
+               ("printed values outside the range of their measure" if out else
+                "every printed value lies in the range of its measure"),
+        values={"above": len(above), "rows": len(real)})
+    if len(above):
+        ev.findings.append(claim.finding("ndcg_above_one", evidence="printed nDCG above 1: " + ", ".join(
+            f"row {r}: {v:g}" for r, v in zip(above["row"], above["ndcg"]))))
+    ev.add_table("rankdcg_real_data", real.rename(columns=COLUMN_NAMES),
+                 title="RankDCG poster, Real Data Results, as printed")
+    return ev
 
 
-def _moved(delta: float) -> pd.DataFrame:
-    table = read_test_table()[0].copy()
-    table[COLUMNS] = table[COLUMNS] + delta
-    return table
-
-
-def _clipped_ndcg() -> pd.DataFrame:
-    real = pd.read_csv(data_path("published", "rankdcg", "real_data_results.csv"), comment="#")
-    return real.assign(ndcg=real["ndcg"].clip(upper=1.0))
-
-
-CHECKS = {
-    "R-TR": claims.Check(check_test_table, smoke={}, mutants={
-        "every published value moved by 0.02": {"published": _moved(0.02)},
-        "the reading that reproduces the table": {"reading": "reproducing"}}),
-    "R-ex": claims.Check(check_example, smoke={}, mutants={
-        "L' counted from the top instead of the bottom":
-            {"derive": lambda ref: tuple(reversed(relative_relevance(ref)))},
-        "the raw values taken as the relative relevance":
-            {"derive": lambda ref: (list(ref), relative_relevance(ref)[1])}}),
-    "R-abstract": claims.Check(check_lowest_scores, smoke={}, mutants={
-        "rankDCG with the printed normalisation": {"rankdcg_fn": lambda r, h: 1 - RD.rankdcg(r, h)}}),
-    "R-RD": claims.Check(check_real_data, smoke={}, mutants={
-        "nDCG printed within its range": {"published": _clipped_ndcg()}}),
-}
+def clipped_ndcg(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: the printed nDCG values clipped to the measure's range."""
+    real = pd.read_csv(claim.path("table"), comment="#")
+    return {"published": real.assign(ndcg=real["ndcg"].clip(upper=claim.params["ranges"]["ndcg"][1]))}

@@ -3,9 +3,10 @@ every measure of :mod:`rankbook.ir`, and the statements of the ranking-metrics n
 learning-to-rank note, each checked against an independent computation.
 
 The tables are built by :func:`measures_table`, :func:`gain_table`, :func:`ties_table`,
-:func:`conventions_table` and :func:`batch_table`; each ``check_*`` function returns the
-:class:`~rankbook.ledger.claims.Evidence` of one ledger claim (``data/claims/notes.toml`` and
-``blog.toml``), and :data:`CHECKS` says how the mutation test perturbs it.
+:func:`conventions_table` and :func:`batch_table`; each ``check_*`` function receives one claim
+of the ledgers ``data/claims/notes.toml`` and ``blog.toml`` (its numbers in ``claim.params``,
+its errata by role) and returns its :class:`~rankbook.ledger.claims.Evidence`; the ledger holds
+how the mutation test perturbs it (``[claims.test]``, with the perturbing functions here).
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ import pandas as pd
 
 from rankbook import ir
 from rankbook.ledger import claims
-from rankbook.ledger.claims import Evidence, Finding
+from rankbook.ledger.claims import Evidence
 from rankbook.ledger.limits import within_memory, within_time
 
 __all__ = ["measures_table", "gain_table", "gain_figure", "ties_table", "conventions_table",
-           "batch_table", "statements", "statements_table", "check_dcg_gains",
-           "check_precision_recall", "check_log_base", "check_idcg", "check_ndpm",
-           "check_fcp_random", "check_ap_front_loading", "check_kendall_at_k", "CHECKS"]
+           "batch_table", "page_arguments", "statements_table", "check_dcg_gains",
+           "check_order_blind", "check_fewer_relevant", "check_topk_order", "check_cg_order",
+           "check_ap_two_forms", "check_precision_recall", "check_log_base", "check_idcg",
+           "check_ideal_is_best", "check_ndpm", "check_ndpm_location", "check_fcp_perfect",
+           "check_fcp_random", "check_ap_front_loading", "check_kendall_at_k",
+           "ascending_ideal", "pairs_normaliser", "tie_as_reversal", "order_blind_ap"]
 
 #: A graded list that every statement about gains is also checked on, so that a binary toy
 #: query (where the two gains coincide) cannot hide a counterexample.
@@ -181,30 +185,116 @@ def batch_table(relevance, k: int) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------------------------
-# The statements of the notes and of the learning-to-rank note
+# The statements of the notes and of the learning-to-rank note (ledgers notes.toml, blog.toml).
+# Every check takes its claim's ledger entry: numbers from ``claim.params``, errata by role.
 # --------------------------------------------------------------------------------------------
 def _f(x: float, d: int = 4) -> str:
     return "undefined" if x != x else f"{x:.{d}f}"
 
 
-def check_dcg_gains(relevance=(3, 0, 2, 1, 0)) -> Evidence:
-    """N-DCG-gains: the two gains give the same DCG on grades 0 and 1.
+def page_arguments(claim: claims.Claim, **page) -> dict:
+    """The page's parameters that ``claim``'s check takes (the tour calls every check of its
+    page with the same parameters: the toy query, the cut-off and the simulation's size)."""
+    import inspect
+
+    _, function = claims.resolve_check(claim.check)
+    names = inspect.signature(function).parameters
+    return {k: v for k, v in page.items() if k in names}
+
+
+def check_dcg_gains(claim: claims.Claim, *, relevance=WITNESS) -> Evidence:
+    """The two gains give the same DCG on grades 0 and 1.
 
     True by definition: :math:`2^g - 1 = g` for ``g`` in {0, 1}, so no computation could
-    contradict it; the evidence shows the two DCGs of the toy query cut to 0/1 grades.
-
-    Examples
-    --------
-    >>> check_dcg_gains([2, 0, 1]).status
-    'true by definition'
-    """
+    contradict it; the evidence shows the two DCGs of the toy query cut to 0/1 grades."""
     binary = [int(g > 0) for g in relevance]
     lin, exp = ir.dcg(binary), ir.dcg(binary, gain="exponential")
-    return Evidence(
-        claim="N-DCG-gains", comparison="definition", published="the same DCG on grades 0 and 1",
+    return claim.evidence(
+        comparison="definition", published="the same DCG on grades 0 and 1",
         reproduced=f"{lin:.6f} (linear) and {exp:.6f} (exponential) on the toy query cut to 0/1 grades",
-        detail="2^g − 1 equals g for g = 0 and g = 1, so the two gains agree term by term",
+        detail="$2^g - 1$ equals $g$ for $g = 0$ and $g = 1$, so the two gains agree term by term",
         values={"linear": lin, "exponential": exp})
+
+
+def check_order_blind(claim: claims.Claim, *, relevance=WITNESS, k: int = 3) -> Evidence:
+    """Precision and recall at k count the relevant items of a set, the top k: true by
+    definition. The evidence shows P@k and R@k of the toy query's top k as returned and with
+    the top k reversed."""
+    rel = list(relevance)
+    flipped = rel[:k][::-1] + rel[k:]
+    m = sum(g > 0 for g in rel)
+    p, q = ir.precision_at_k(rel, k), ir.precision_at_k(flipped, k)
+    r, s = ir.recall_at_k(rel, k, n_relevant=m), ir.recall_at_k(flipped, k, n_relevant=m)
+    return claim.evidence(
+        comparison="definition", published="P@k and R@k ignore the order inside the top k",
+        reproduced=f"the toy query at k = {k}: P@k {_f(p)} as returned, {_f(q)} with the top k reversed; "
+                   f"R@k {_f(r)} and {_f(s)}",
+        detail="both count the relevant items in the set of the top k")
+
+
+def check_fewer_relevant(claim: claims.Claim, *, relevance=WITNESS, unreturned=()) -> Evidence:
+    """With fewer relevant items than k, even the ideal order has P@k below 1: true by
+    definition (P@k is at most the number of relevant items over k). The evidence shows the
+    ideal order of the toy query's judged grades at k one more than its relevant items."""
+    judged = sorted(judged_of(relevance, unreturned), reverse=True)
+    m = sum(g > 0 for g in judged)
+    k = m + 1
+    ideal = judged + [0] * max(0, k - len(judged))
+    value = ir.precision_at_k(ideal, k)
+    return claim.evidence(
+        comparison="definition", published="P@k below 1 when fewer than k items are relevant",
+        reproduced=f"the ideal order of the toy query ({m} relevant) at k = {k}: P@k {_f(value)}",
+        detail="P@k is at most the number of relevant items over k")
+
+
+def check_topk_order(claim: claims.Claim, *, relevance=WITNESS, k: int = 3) -> Evidence:
+    """Top-k accuracy only asks whether a relevant item is in the top k: blind to the order
+    inside it, by definition. The evidence shows hit@k of the toy query's top k as returned
+    and reversed."""
+    rel = list(relevance)
+    flipped = rel[:k][::-1] + rel[k:]
+    a, b = ir.hit_at_k(rel, k), ir.hit_at_k(flipped, k)
+    return claim.evidence(
+        comparison="definition", published="top-k accuracy is blind to the order inside the top k",
+        reproduced=f"the toy query at k = {k}: {_f(a, 0)} as returned, {_f(b, 0)} with the top k reversed",
+        detail="it asks only whether a relevant item is among the top k")
+
+
+def check_cg_order(claim: claims.Claim, *, relevance=WITNESS, k: int = 3) -> Evidence:
+    """Cumulative gain is a sum over the top p, so reordering the top p leaves it unchanged:
+    true by definition. The evidence shows CG@k of the toy query's top k as returned and with
+    its best item moved to the end of the top k."""
+    rel = list(relevance)
+    top = rel[:k]
+    moved = [g for i, g in enumerate(top) if i != int(np.argmax(top))] + [max(top)] + rel[k:]
+    a, b = ir.cg(rel, k), ir.cg(moved, k)
+    return claim.evidence(
+        comparison="definition", published="CG does not change when the results are reordered",
+        reproduced=f"the toy query at k = {k}: CG@k {_f(a)} as returned, {_f(b)} with the best item "
+                   "moved to the end of the top k",
+        detail="CG sums the grades of the top k, whatever their order")
+
+
+def check_ap_two_forms(claim: claims.Claim, *, relevance=WITNESS, unreturned=(), k: int = 3) -> Evidence:
+    """AP@K written as the mean of P(k) over the relevant ranks and as the sum of P(k) times
+    the change in recall: the change is :math:`1/m` at a relevant rank and 0 elsewhere, so the
+    two sums agree term by term, and the area under the step precision-recall curve through the
+    points (R(k), P(k)) is the second sum. True by definition; the evidence shows both sums and
+    rankbook's AP@K on the toy query."""
+    rel = [int(g > 0) for g in relevance]
+    m = sum(g > 0 for g in judged_of(relevance, unreturned))
+    top = rel[:k]
+    precision = np.cumsum(top) / np.arange(1, len(top) + 1)
+    first = float(np.sum(precision * np.array(top)) / m) if m else float("nan")
+    recall = np.cumsum(top) / m if m else np.full(len(top), np.nan)
+    delta = np.diff(np.concatenate([[0.0], recall]))
+    second = float(np.sum(precision * delta))
+    return claim.evidence(
+        comparison="definition", published="$\\frac{1}{m}\\sum_k P(k) I(k) = \\sum_k P(k) \\Delta R(k)$, "
+                                            "the area under the precision-recall curve",
+        reproduced=f"the toy query at K = {k} ({m} relevant judged): {_f(first)} and {_f(second)}; "
+                   f"rankbook's AP@K {_f(ir.average_precision(list(relevance), n_relevant=m, k=k))}",
+        detail="the recall grows by $1/m$ exactly at the relevant ranks")
 
 
 def _confusion(relevance, k: int, m: int, catalogue: int) -> dict:
@@ -222,104 +312,99 @@ def _rates(c: dict) -> dict:
             "false discovery rate": div(c["fp"], c["fp"] + c["tp"])}
 
 
-def check_precision_recall(relevance=(3, 0, 2, 1, 0), unreturned=(), k: int = 3, catalogue: int = 100,
+def check_precision_recall(claim: claims.Claim, *, relevance=WITNESS, unreturned=(), k: int = 3,
                            identities=None) -> Evidence:
-    """N-PR: "precision = 1 − false positive rate" and "recall = 1 − false negative rate".
+    """"Precision = 1 − false positive rate" and "recall = 1 − false negative rate".
 
-    Each identity is checked on the confusion counts of the toy query's top ``k`` in a
-    catalogue of ``catalogue`` items and on a fixed witness (a relevant then an irrelevant
-    item, top 2 of 10 items), so a toy query without a false positive cannot hide the
-    counterexample. ``identities`` maps each measure to the rate the notes subtract from 1
-    (injectable for the mutation test).
-
-    Examples
-    --------
-    >>> check_precision_recall([1, 0, 1], k=2).status
-    'false'
-    """
+    Each identity is checked, within ``claim.params["tolerance"]``, on the confusion counts of
+    the toy query's top ``k`` in a catalogue of ``claim.params["catalogue"]`` items and on a
+    fixed witness (a relevant then an irrelevant item, the top two of
+    ``claim.params["witness_catalogue"]``), so a toy query without a false positive cannot hide
+    the counterexample. ``identities`` maps each measure to the rate the notes subtract from 1
+    (the mutation test gives the right one). Finding ``fdr``: precision is one minus the false
+    discovery rate."""
+    tolerance = claim.params["tolerance"]
+    catalogue, witness = claim.params["catalogue"], claim.params["witness_catalogue"]
     identities = identities or {"precision": "false positive rate", "recall": "false negative rate"}
     m = sum(g > 0 for g in judged_of(relevance, unreturned))
     cases = {f"the toy query's top {k} in {catalogue} items": _rates(_confusion(relevance, k, m, catalogue)),
-             "a relevant then an irrelevant item in 10": _rates(_confusion([1, 0], 2, 1, 10))}
+             f"a relevant then an irrelevant item in {witness}": _rates(_confusion([1, 0], 2, 1, witness))}
     lines, failures, held, total = [], [], 0, 0
     for measure, rate in identities.items():
         for case, r in cases.items():
             if r[measure] != r[measure] or r[rate] != r[rate]:
                 continue
             total += 1
-            ok = abs(r[measure] - (1 - r[rate])) < 1e-12
+            ok = abs(r[measure] - (1 - r[rate])) <= tolerance
             held += ok
             lines.append(f"{case}: {measure} {_f(r[measure])}, 1 − {rate} {_f(1 - r[rate])}")
             if not ok:
                 failures.append(f"{measure} = 1 − {rate} ({case}: {_f(r[measure])} against {_f(1 - r[rate])})")
     toy = next(iter(cases.values()))
-    findings = []
-    if failures and identities.get("precision") == "false positive rate":
-        findings.append(Finding(id="N-E1", evidence="\n".join(
-            [f"{case}: precision {_f(r['precision'])}, 1 − FPR {_f(1 - r['false positive rate'])}, "
-             f"1 − FDR {_f(1 - r['false discovery rate'])}" for case, r in cases.items()])))
-    return Evidence(
-        claim="N-PR", comparison="claim", published="precision = 1 − FPR; recall = 1 − FNR",
+    ev = claim.evidence(
+        comparison="claim", published="precision = 1 − FPR; recall = 1 − FNR",
         reproduced="; ".join(lines[:2]), matched=held, total=total, unit="cases",
         failures=failures or None, detail="precision is 1 − the false discovery rate "
-        f"({_f(1 - toy['false discovery rate'])} on the toy query)", findings=findings)
+        f"({_f(1 - toy['false discovery rate'])} on the toy query)")
+    if failures and identities.get("precision") == "false positive rate":
+        ev.findings.append(claim.finding("fdr", evidence="\n".join(
+            [f"{case}: precision {_f(r['precision'])}, 1 − FPR {_f(1 - r['false positive rate'])}, "
+             f"1 − FDR {_f(1 - r['false discovery rate'])}" for case, r in cases.items()])))
+    return ev
 
 
-def check_log_base(relevance=(3, 0, 2, 1, 0), k: int = 3, bases=(2, math.e, 10), stated=None,
+#: What the notes state for each part of their sentence on the log base (True: the base
+#: changes the value).
+LOG_BASE_STATED = {"nDCG, linear gain": False, "nDCG, exponential gain": True,
+                   "DCG, linear gain": True, "DCG, exponential gain": True}
+
+
+def check_log_base(claim: claims.Claim, *, relevance=WITNESS, k: int = 3, stated=None,
                    ndcg=ir.ndcg, dcg=ir.dcg) -> Evidence:
-    """N-logbase: the log base cancels in nDCG with the linear gain, changes nDCG with the
-    exponential gain, and changes DCG under both.
+    """The log base cancels in nDCG with the linear gain, changes nDCG with the exponential
+    gain, and changes DCG under both (:data:`LOG_BASE_STATED`).
 
     Each part is computed on the toy query (the fixed graded :data:`WITNESS` when the toy query
-    holds no relevant item) at the ``bases``; ``stated`` maps each part to what the notes state
-    (True: the base changes the value).
-
-    Examples
-    --------
-    >>> check_log_base([2, 0, 1], k=3).status
-    'false'
-    """
-    stated = stated or {"nDCG, linear gain": False, "nDCG, exponential gain": True,
-                        "DCG, linear gain": True, "DCG, exponential gain": True}
+    holds no relevant item) at ``claim.params["bases"]``; a value changes when its spread over
+    the bases exceeds ``claim.params["tolerance"]``. ``stated`` replaces what the notes state
+    (the mutation test). Finding ``base_cancels``: the base cancels for either gain."""
+    bases, tolerance = claim.params["bases"], claim.params["tolerance"]
+    stated = stated or LOG_BASE_STATED
     rel = list(relevance) if any(relevance) else list(WITNESS)
     values = {}
     for part in stated:
         measure, gain = part.split(", ")
         fn = ndcg if measure == "nDCG" else dcg
         values[part] = [fn(rel, k, gain=gain.split()[0], log_base=b) for b in bases]
-    changes = {p: max(v) - min(v) > 1e-12 for p, v in values.items()}
+    changes = {p: max(v) - min(v) > tolerance for p, v in values.items()}
     failures = [f"{p}: the notes say the base {'changes' if stated[p] else 'does not change'} it; "
                 f"it {'does' if changes[p] else 'does not'} ({', '.join(_f(x, 6) for x in values[p])})"
                 for p in stated if changes[p] != stated[p]]
-    findings = []
-    part = "nDCG, exponential gain"
-    if stated.get(part) and not changes.get(part, True):
-        spread = max(values[part]) - min(values[part])
-        findings.append(Finding(id="N-E2", evidence=f"nDCG@{k} of the toy query, exponential gain: " + ", ".join(
-            f"base {b:.3g}: {v:.4g}" for b, v in zip(bases, values[part]))
-            + (f" (they differ by at most {spread:.1g})" if spread else " (identical in every digit)")))
-    return Evidence(
-        claim="N-logbase", comparison="claim", published="base matters for exponential-gain nDCG and for DCG, "
+    ev = claim.evidence(
+        comparison="claim", published="base matters for exponential-gain nDCG and for DCG, "
         "not for linear-gain nDCG",
         reproduced="; ".join(f"{p}: {'changes' if changes[p] else 'unchanged'}" for p in stated),
         matched=len(stated) - len(failures), total=len(stated), unit="cases",
         failures=failures or None, detail=f"bases {', '.join(f'{b:.3g}' for b in bases)}; every discount "
-        "is divided by the same factor ln(b), which cancels in the ratio DCG/IDCG", findings=findings)
+        "is divided by the same factor ln(b), which cancels in the ratio DCG/IDCG")
+    part = "nDCG, exponential gain"
+    if stated.get(part) and not changes.get(part, True):
+        spread = max(values[part]) - min(values[part])
+        ev.findings.append(claim.finding("base_cancels", evidence=f"nDCG@{k} of the toy query, exponential gain: "
+            + ", ".join(f"base {b:.3g}: {v:.4g}" for b, v in zip(bases, values[part]))
+            + (f" (they differ by at most {spread:.1g})" if spread else " (identical in every digit)")))
+    return ev
 
 
-def check_idcg(relevance=(3, 0, 2, 1, 0), unreturned=(), idcg_gain="linear") -> Evidence:
-    """N-IDCG: the notes' IDCG (printed with the linear gain) normalises DCG.
+def check_idcg(claim: claims.Claim, *, relevance=WITNESS, unreturned=(), idcg_gain: str = "linear") -> Evidence:
+    """The notes' IDCG (printed with the linear gain) normalises DCG.
 
     For each gain of DCG, the ideal order of the query's judged grades and of the
     :data:`WITNESS` is scored DCG/IDCG with the IDCG as printed (``idcg_gain="linear"``) or
     with the gain of the DCG (``"same"``, the corrected formula): the normaliser is right for a
-    gain when the ideal order scores exactly 1.
-
-    Examples
-    --------
-    >>> check_idcg([2, 1, 0]).status, check_idcg([2, 1, 0], idcg_gain="same").status
-    ('imprecise', 'holds')
-    """
+    gain when the ideal order scores 1 within ``claim.params["tolerance"]``. Finding
+    ``exponential_ideal``: the exponential gain needs its own ideal."""
+    tolerance = claim.params["tolerance"]
     lists = {"the query's ideal order": sorted(judged_of(relevance, unreturned), reverse=True),
              "the witness's ideal order": sorted(WITNESS, reverse=True)}
     scores, ok = {}, {}
@@ -328,18 +413,64 @@ def check_idcg(relevance=(3, 0, 2, 1, 0), unreturned=(), idcg_gain="linear") -> 
         scores[gain] = {name: (ir.dcg(rel, gain=gain) / ir.dcg(rel, gain=ideal_gain)
                                if ir.dcg(rel, gain=ideal_gain) > 0 else float("nan"))
                         for name, rel in lists.items()}
-        ok[gain] = all(abs(v - 1) < 1e-12 for v in scores[gain].values() if v == v)
-    findings = []
-    if not ok["exponential"] and idcg_gain == "linear":
-        findings.append(Finding(id="N-E3", evidence="\n".join(
-            f"{name}: exponential DCG / linear IDCG = {_f(v)}" for name, v in scores["exponential"].items())))
-    return Evidence(
-        claim="N-IDCG", comparison="exact", published="the ideal order scores 1",
+        ok[gain] = all(abs(v - 1) <= tolerance for v in scores[gain].values() if v == v)
+    ev = claim.evidence(
+        comparison="exact", published="the ideal order scores 1",
         reproduced="; ".join(f"{g} gain: the ideal order scores " + ", ".join(_f(v) for v in scores[g].values())
                              for g in ir.GAINS),
         matched=sum(ok.values()), total=len(ok), unit="gains",
         detail="IDCG as printed (linear gain) against DCG of each gain" if idcg_gain == "linear"
-        else "IDCG with the gain of the DCG", findings=findings)
+        else "IDCG with the gain of the DCG")
+    if not ok["exponential"] and idcg_gain == "linear":
+        ev.findings.append(claim.finding("exponential_ideal", evidence="\n".join(
+            f"{name}: exponential DCG / linear IDCG = {_f(v)}" for name, v in scores["exponential"].items())))
+    return ev
+
+
+def _all_dcgs(grades, gain: str) -> np.ndarray:
+    """DCG@p, p = 1..n, of every order of ``grades`` (one row per distinct order), summed
+    directly with the discount :math:`1/\\log_2(i + 1)`."""
+    orders = np.array(sorted(set(itertools.permutations(grades))), dtype=float)
+    g = orders if gain == "linear" else 2.0 ** orders - 1
+    discount = 1 / np.log2(np.arange(2, orders.shape[1] + 2))
+    return np.cumsum(g * discount, axis=1)
+
+
+def check_ideal_is_best(claim: claims.Claim, *, max_items: int | None = None, ideal=None) -> Evidence:
+    """Sorting the judged items by relevance gives the largest DCG at every cut-off p, so the
+    IDCG is the largest DCG possible.
+
+    For every multiset of grades 0 to ``claim.params["levels"]`` of 1 to ``max_items`` items
+    (default ``claim.params["max_items"]``), every order is scored by a direct sum; the claim
+    holds when no order's DCG@p exceeds rankbook's DCG@p of the ideal order by more than
+    ``claim.params["tolerance"]``, for both gains. ``ideal`` replaces the ideal order (the
+    mutation test)."""
+    max_items = claim.params["max_items"] if max_items is None else max_items
+    levels, tolerance = claim.params["levels"], claim.params["tolerance"]
+    ideal = ideal or (lambda grades: sorted(grades, reverse=True))
+    cases, failures = 0, []
+    for n in range(1, max_items + 1):
+        for grades in itertools.combinations_with_replacement(range(levels + 1), n):
+            for gain in ir.GAINS:
+                best = _all_dcgs(grades, gain).max(axis=0)
+                top = list(ideal(list(grades)))
+                ideal_dcg = np.array([ir.dcg(top, p, gain=gain) for p in range(1, n + 1)])
+                cases += 1
+                worse = np.nonzero(best > ideal_dcg + tolerance)[0]
+                if len(worse):
+                    p = int(worse[0]) + 1
+                    failures.append(f"grades {list(grades)}, {gain} gain: an order reaches DCG@{p} "
+                                    f"{best[p - 1]:.4f} above the ideal's {ideal_dcg[p - 1]:.4f}")
+    return claim.evidence(
+        comparison="claim", published="the ideal order gives the largest DCG through position p",
+        reproduced=f"{cases - len(failures)} of {cases} multisets of grades (both gains): no order beats the ideal",
+        matched=cases - len(failures), total=cases, unit="cases", failures=failures[:10] or None,
+        detail=f"every order of every multiset of grades 0 to {levels} of 1 to {max_items} items, every cut-off")
+
+
+def ascending_ideal(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: the ideal order sorted the wrong way."""
+    return {"ideal": lambda grades: sorted(grades)}
 
 
 def _ndpm_distance(reference, system) -> int:
@@ -355,20 +486,19 @@ def _ndpm_distance(reference, system) -> int:
     return total
 
 
-def check_ndpm(reference=(3, 2, 1, 0), levels: int = 4, normaliser=None, ndpm=ir.ndpm) -> Evidence:
-    """N-NDPM: NDPM, the distance over its largest value, is 0 for a ranking that agrees with
-    the reference and 1 for one that reverses it.
+def check_ndpm(claim: claims.Claim, *, reference=None, levels: int | None = None, normaliser=None,
+               ndpm=ir.ndpm) -> Evidence:
+    """NDPM, the distance over its largest value, is 0 for a ranking that agrees with the
+    reference and 1 for one that reverses it.
 
-    Every score vector on ``levels`` levels is scored; the normaliser is the largest distance
-    found (``normaliser`` injects another) and :func:`rankbook.ir.ndpm` must equal the
-    distance over it for every vector.
-
-    Examples
-    --------
-    >>> check_ndpm((2, 1, 0), levels=3).status
-    'holds'
-    """
-    ref = list(reference)
+    Every score vector on ``levels`` levels is scored against ``reference`` (defaults from
+    ``claim.params``); the normaliser is the largest distance found (``normaliser`` injects
+    another) and :func:`rankbook.ir.ndpm` (``ndpm`` injects another) must equal the distance over
+    it for every vector, within ``claim.params["tolerance"]``. Finding ``argmax``: the notes
+    write the normaliser as an argmax, which is a ranking."""
+    ref = list(claim.params["reference"] if reference is None else reference)
+    levels = claim.params["levels"] if levels is None else levels
+    tolerance = claim.params["tolerance"]
     vectors = list(itertools.product(range(levels), repeat=len(ref)))
     dist = np.array([_ndpm_distance(ref, w) for w in vectors])
     largest = int(dist.max())
@@ -376,32 +506,73 @@ def check_ndpm(reference=(3, 2, 1, 0), levels: int = 4, normaliser=None, ndpm=ir
     ordered = sum(1 for i, j in itertools.combinations(range(len(ref)), 2) if ref[i] != ref[j])
     argmax = [w for w, d in zip(vectors, dist) if d == largest]
     lib = np.array([ndpm(ref, w) for w in vectors])
-    agree = int(np.isclose(lib, dist / norm, atol=1e-12).sum())
+    agree = int((np.abs(lib - dist / norm) <= tolerance).sum())
     reversed_ = [-x for x in ref]
     cases = {"a ranking that agrees scores 0": _ndpm_distance(ref, ref) / norm == 0,
              "the reversed ranking scores 1": _ndpm_distance(ref, reversed_) / norm == 1,
              f"rankbook's NDPM equals the distance over the largest one ({agree} of {len(vectors)})":
                  agree == len(vectors)}
-    findings = [Finding(id="N-E4", evidence=(
-        f"reference {ref}: over all {len(vectors)} score vectors on {levels} levels the largest distance is "
-        f"{largest} = 2 × {ordered} ordered pairs; the argmax is a ranking, not a number: "
-        f"{claims.plural(len(argmax), 'score vector')} {'reaches' if len(argmax) == 1 else 'reach'} it, e.g. {list(argmax[0])}"))] if normaliser is None else []
-    return Evidence(
-        claim="N-NDPM", comparison="claim", published="0 when the rankings agree, 1 for the reversal",
+    ev = claim.evidence(
+        comparison="claim", published="0 when the rankings agree, 1 for the reversal",
         reproduced=f"largest distance {largest} (2 × {ordered} ordered pairs); reversal {_f(_ndpm_distance(ref, reversed_) / norm, 3)}",
         matched=sum(cases.values()), total=len(cases), unit="cases",
         failures=[c for c, ok in cases.items() if not ok] or None,
-        detail=f"all {len(vectors)} score vectors on {levels} levels against the reference {ref}",
-        findings=findings)
+        detail=f"all {len(vectors)} score vectors on {levels} levels against the reference {ref}")
+    if normaliser is None:
+        ev.findings.append(claim.finding("argmax", evidence=(
+            f"reference {ref}: over all {len(vectors)} score vectors on {levels} levels the largest distance is "
+            f"{largest} = 2 × {ordered} ordered pairs; the argmax is a ranking, not a number: "
+            f"{claims.plural(len(argmax), 'score vector')} {'reaches' if len(argmax) == 1 else 'reach'} it, "
+            f"e.g. {list(argmax[0])}")))
+    return ev
 
 
-def _fcp_means(n_users: int, seed: int, reading: str) -> np.ndarray:
+def pairs_normaliser(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: NDPM normalised by the number of ordered pairs instead of the largest distance."""
+    return {"normaliser": lambda ref: sum(1 for i, j in itertools.combinations(range(len(ref)), 2)
+                                          if ref[i] != ref[j])}
+
+
+def tie_as_reversal(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: a wrong NDPM that scores any ranking with a tie as a reversal."""
+    return {"ndpm": lambda a, b: ir.ndpm(a, b) if len(set(b)) == len(b) else 1.0}
+
+
+def check_ndpm_location(claim: claims.Claim, *, reference=None) -> Evidence:
+    """NDPM sums one cost per pair with no weight for where the pair sits, so a swap at the top
+    costs as much as one at the bottom: true by definition. The evidence shows both swaps of
+    the reference (default ``claim.params["reference"]``)."""
+    ref = list(claim.params["reference"] if reference is None else reference)
+    top, bottom = list(ref), list(ref)
+    top[0], top[1] = top[1], top[0]
+    bottom[-1], bottom[-2] = bottom[-2], bottom[-1]
+    a, b = ir.ndpm(ref, top), ir.ndpm(ref, bottom)
+    return claim.evidence(
+        comparison="definition", published="NDPM ignores where a disagreement sits",
+        reproduced=f"reference {ref}: the top two swapped {_f(a)}, the bottom two swapped {_f(b)}",
+        detail="one cost per pair, with no weight for its position")
+
+
+def check_fcp_perfect(claim: claims.Claim, *, relevance=WITNESS) -> Evidence:
+    """A ranking that agrees with the reference on every pair has FCP 1: every pair it orders
+    is concordant, true by definition. The evidence shows the toy query's grades against
+    themselves and against the ideal order's positions."""
+    grades = list(relevance)
+    order = np.argsort(np.argsort(-np.asarray(grades, dtype=float), kind="stable"), kind="stable")
+    a, b = ir.fcp(grades, grades), ir.fcp(grades, -order)
+    return claim.evidence(
+        comparison="definition", published="FCP 1 for perfect agreement",
+        reproduced=f"the toy query's grades against themselves {_f(a)}; against the ideal order {_f(b)}",
+        detail="every pair the reference orders is concordant")
+
+
+def _fcp_means(n_users: int, seed: int, reading: str, items: int, levels: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     if reading == "strict":
-        true, pred = (np.argsort(rng.random((n_users, 6)), axis=1) for _ in range(2))
+        true, pred = (np.argsort(rng.random((n_users, items)), axis=1) for _ in range(2))
         values = [ir.fcp(t, p) for t, p in zip(true, pred)]
     else:
-        true, pred = rng.integers(1, 6, size=(n_users, 6)), rng.integers(1, 6, size=(n_users, 6))
+        true, pred = (rng.integers(1, levels + 1, size=(n_users, items)) for _ in range(2))
         values = [ir.fcp(t, p, ties="discordant" if reading == "ties discordant" else "half")
                   for t, p in zip(true, pred)]
     return np.array([v for v in values if v == v])
@@ -412,30 +583,32 @@ FCP_READINGS = {"strict": "strict random rankings",
                 "ties half": "random ratings 1 to 5, a tie counted half"}
 
 
-def check_fcp_random(n_users: int = 2000, seed: int = 1995, n_seeds: int = 11, published: float = 0.5,
-                     margin: float = 0.05, reading: str = "strict") -> Evidence:
-    """N-FCP: a completely random ranking has FCP 1/2.
+def check_fcp_random(claim: claims.Claim, *, n_users: int | None = None, seed: int | None = None,
+                     n_seeds: int | None = None, reading: str = "strict") -> Evidence:
+    """A completely random ranking has FCP 1/2.
 
-    A "no difference" statement, decided by an equivalence test (two one-sided tests at 5%):
-    on each seed, ``n_users`` simulated users with 6 items each; the statement holds on a
-    seed when the 90% confidence interval of the mean FCP lies within ``margin`` of
-    ``published``, and it holds when it holds on every seed (seeds that disagree mark it
-    borderline).
-
-    Examples
-    --------
-    >>> check_fcp_random(n_users=400, n_seeds=2).status
-    'holds'
-    """
+    A "no difference" statement, decided by an equivalence test (two one-sided tests at level
+    ``alpha``): on each seed, ``n_users`` simulated users with ``items`` items each; the
+    statement holds on a seed when the confidence interval of level :math:`1 - 2\\alpha` of the
+    mean FCP lies within ``margin`` of ``published``, and it holds when it holds on every seed
+    (seeds that disagree mark it borderline). Every number comes from ``claim.params``; the page
+    passes its own ``n_users``, ``seed`` and ``n_seeds``. Finding ``ties``: with tied ratings
+    counted discordant, random ratings score well below 1/2."""
     from scipy import stats
 
+    p = claim.params
+    n_users = p["n_users"] if n_users is None else n_users
+    seed = p["seed"] if seed is None else seed
+    n_seeds = p["n_seeds"] if n_seeds is None else n_seeds
+    published, margin, alpha = p["published"], p["margin"], p["alpha"]
     if reading not in FCP_READINGS:
         raise ValueError(f"unknown reading {reading!r}; valid: {list(FCP_READINGS)}")
+
     def run(r):
         out = []
         for s in range(seed, seed + n_seeds):
-            v = _fcp_means(n_users, s, r)
-            half = stats.t.ppf(0.95, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
+            v = _fcp_means(n_users, s, r, p["items"], p["levels"])
+            half = stats.t.ppf(1 - alpha, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
             out.append((s, float(v.mean()), float(half), abs(v.mean() - published) + half < margin))
         return out
 
@@ -444,14 +617,8 @@ def check_fcp_random(n_users: int = 2000, seed: int = 1995, n_seeds: int = 11, p
     n_pass = sum(ok for *_, ok in mine)
     means = [m for _, m, _, _ in mine]
     first = {r: runs[r][0][1] for r in FCP_READINGS}
-    findings = []
-    if reading == "strict" and abs(first["ties discordant"] - 0.5) >= margin:
-        findings.append(Finding(id="N-E5", evidence="\n".join(
-            [f"{n_users} simulated users, 6 items each (seed {seed})"]
-            + [f"{FCP_READINGS[r]}: mean FCP {first[r]:.3f}" for r in FCP_READINGS]),
-            readings=[FCP_READINGS[r] for r in FCP_READINGS]))
-    return Evidence(
-        claim="N-FCP", comparison="claim", published=f"FCP {published:g} for a random ranking",
+    ev = claim.evidence(
+        comparison="claim", published=f"FCP {published:g} for a random ranking",
         reproduced=f"mean FCP {min(means):.3f} to {max(means):.3f}; the equivalence test passes on "
                    f"{claims.seeds_phrase(n_pass, n_seeds)}",
         matched=n_pass, total=n_seeds, unit="seeds", seeds_passed=(n_pass, n_seeds),
@@ -461,26 +628,29 @@ def check_fcp_random(n_users: int = 2000, seed: int = 1995, n_seeds: int = 11, p
                   for s, m, h, ok in mine if not ok][:5] or None,
         reading=FCP_READINGS[reading],
         alternatives={FCP_READINGS[r]: sum(ok for *_, ok in runs[r]) for r in FCP_READINGS if r != reading},
-        detail=f"equivalence test on each seed: the 90% interval of the mean FCP lies within {margin:g} of "
-               f"{published:g}; {n_users} users of 6 items per seed",
-        findings=findings, values={"runs": runs})
+        detail=f"equivalence test on each seed: the {1 - 2 * alpha:.0%} interval of the mean FCP lies within "
+               f"{margin:g} of {published:g}; {n_users} users of {p['items']} items per seed",
+        values={"runs": runs})
+    if reading == "strict" and abs(first["ties discordant"] - published) >= margin:
+        ev.findings.append(claim.finding("ties", readings=[FCP_READINGS[r] for r in FCP_READINGS],
+                                         evidence="\n".join(
+            [f"{n_users} simulated users, {p['items']} items each (seed {seed})"]
+            + [f"{FCP_READINGS[r]}: mean FCP {first[r]:.3f}" for r in FCP_READINGS])))
+    return ev
 
 
-def check_ap_front_loading(max_len: int = 8, ap=None) -> Evidence:
-    """N-AP-front: AP rewards front-loading: moving a relevant item one rank up, past an
-    irrelevant one, raises AP.
+def check_ap_front_loading(claim: claims.Claim, *, max_len: int | None = None, ap=None) -> Evidence:
+    """AP rewards front-loading: moving a relevant item one rank up, past an irrelevant one,
+    raises AP.
 
-    Every binary list of length 2 to ``max_len`` and every such swap is checked, with ``m``
-    the number of relevant items of the list (``ap`` injects another implementation).
-
-    Examples
-    --------
-    >>> check_ap_front_loading(5).status
-    'holds'
-    """
+    Every binary list of length ``claim.params["min_len"]`` to ``max_len`` (default
+    ``claim.params["max_len"]``) and every such swap is checked, with ``m`` the number of
+    relevant items of the list (``ap`` injects another implementation)."""
+    min_len = claim.params["min_len"]
+    max_len = claim.params["max_len"] if max_len is None else max_len
     ap = ap or (lambda rel: ir.average_precision(rel))
     total, failures = 0, []
-    for n in range(2, max_len + 1):
+    for n in range(min_len, max_len + 1):
         for rel in itertools.product((0, 1), repeat=n):
             base = ap(list(rel))
             for i in range(n - 1):
@@ -490,11 +660,17 @@ def check_ap_front_loading(max_len: int = 8, ap=None) -> Evidence:
                     total += 1
                     if not ap(moved) > base:
                         failures.append(f"{list(rel)} → {moved}")
-    return Evidence(
-        claim="N-AP-front", comparison="claim", published="a relevant item moved up raises AP",
+    return claim.evidence(
+        comparison="claim", published="a relevant item moved up raises AP",
         reproduced=f"{total - len(failures)} of {total} swaps raise AP",
         matched=total - len(failures), total=total, unit="swaps", failures=failures[:10] or None,
-        detail=f"every binary list of length 2 to {max_len}, every relevant item moved one rank up past an irrelevant one")
+        detail=f"every binary list of length {min_len} to {max_len}, every relevant item moved one rank up "
+               "past an irrelevant one")
+
+
+def order_blind_ap(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: a wrong AP, blind to order (1 when any item is relevant)."""
+    return {"ap": lambda rel: 1.0 if any(rel) else 0.0}
 
 
 KT_READINGS = {"items": "n = the number of items ranked",
@@ -517,106 +693,55 @@ def _kt_max(n: int, K: int, reading: str, distance) -> float:
     return best
 
 
-def check_kendall_at_k(n_max: int = 5, reading: str = "items", distance=ir.kendall_tau_distance_at_k) -> Evidence:
-    """L-stmts: the note's normalised Kendall tau distance at K, which divides the discordant
-    pairs among the top-K items by n(n−1)/2 with n unstated, lies in [0, 1] and reaches 1.
+def check_kendall_at_k(claim: claims.Claim, *, n_max: int | None = None, reading: str = "items",
+                       distance=ir.kendall_tau_distance_at_k) -> Evidence:
+    """The note's normalised Kendall tau distance at K, which divides the discordant pairs among
+    the top-K items by n(n−1)/2 with n unstated, lies in [0, 1] and reaches 1.
 
-    For n = 2 to ``n_max`` items and each K < n, every permutation is compared with the
-    identity; a case holds when the largest distance is exactly 1. ``reading`` says what n is
-    (:data:`KT_READINGS`).
-
-    Examples
-    --------
-    >>> check_kendall_at_k(4).status, check_kendall_at_k(4, reading="union").status
-    ('imprecise', 'holds')
-    """
+    For n = ``claim.params["n_min"]`` to ``n_max`` items (default ``claim.params["n_max"]``)
+    and each K < n, every permutation is compared with the identity; a case holds when the
+    largest distance is 1 within ``claim.params["tolerance"]``. ``reading`` says what n is
+    (:data:`KT_READINGS`). Finding ``n_unstated``: the note leaves n unstated."""
     if reading not in KT_READINGS:
         raise ValueError(f"unknown reading {reading!r}; valid: {list(KT_READINGS)}")
+    n_min, tolerance = claim.params["n_min"], claim.params["tolerance"]
+    n_max = claim.params["n_max"] if n_max is None else n_max
+
     def count(r):
-        cases = [(n, K, _kt_max(n, K, r, distance)) for n in range(2, n_max + 1) for K in range(1, n)]
-        return cases, [c for c in cases if c[2] == c[2] and abs(c[2] - 1) < 1e-12]
+        cases = [(n, K, _kt_max(n, K, r, distance)) for n in range(n_min, n_max + 1) for K in range(1, n)]
+        return cases, [c for c in cases if c[2] == c[2] and abs(c[2] - 1) <= tolerance]
+
     cases, good = count(reading)
-    short = [(n, K) for n, K, v in cases if not (v == v and abs(v - 1) < 1e-12)]
-    alternatives = {}
-    for r in KT_READINGS:
-        if r != reading:
-            c, g = count(r)
-            alternatives[KT_READINGS[r]] = len(g)
-    a, b = "abcdefgh", "bacdefhg"
-    val = ir.kendall_tau_distance_at_k(a, b, k=2)
-    union = len(set(a[:2]) | set(b[:2]))
-    disc = val * union * (union - 1) / 2
-    full = ir.kendall_tau_distance_at_k("abcd", "dcba", k=2)
-    findings = [Finding(id="L-E1", readings=list(KT_READINGS.values())[:2], evidence="\n".join([
-        f"{a} vs {b} at K = 2: {disc:g} discordant {'pair' if disc == 1 else 'pairs'}; divided by the pairs of the union "
-        f"({union} items): {val:.4f}; by the pairs of all {len(a)} items: {disc / (len(a) * (len(a) - 1) / 2):.4f}",
-        f"abcd vs dcba at K = 2: the tops cover all 4 items and the distance is {full:.1f} under both",
-        "cases (n, K) where the largest distance stays below 1 with n the number of items: "
-        + claims.cases_phrase(short)]))] if reading == "items" and short else []
-    return Evidence(
-        claim="L-stmts", comparison="exact", published="a distance normalised to [0, 1]",
-        reproduced=f"the largest distance is exactly 1 in {len(good)} of {len(cases)} cases (n items, top K)",
+    short = [(n, K) for n, K, v in cases if not (v == v and abs(v - 1) <= tolerance)]
+    alternatives = {KT_READINGS[r]: len(count(r)[1]) for r in KT_READINGS if r != reading}
+    ev = claim.evidence(
+        comparison="exact", published="a distance normalised to [0, 1]",
+        reproduced=f"the largest distance is 1 in {len(good)} of {len(cases)} cases (n items, top K)",
         matched=len(good), total=len(cases), unit="cases", reading=KT_READINGS[reading],
-        alternatives=alternatives, detail=f"every permutation of n = 2 to {n_max} items against the identity, "
-        "each K < n; it falls short of 1 exactly when the two tops cannot cover every item (2K < n)",
-        findings=findings)
-
-
-def statements(relevance, unreturned, k: int, n_pairs_sim: int, seed: int, n_seeds: int) -> list:
-    """The evidence of every statement checked on the page, in the order of the sources. The
-    nDCG statements need a relevant item among those returned: without one they are left
-    out (the page says so) rather than checked on a value that does not exist."""
-    import numpy as np
-
-    has_relevant = bool(np.any(np.asarray(relevance, dtype=float) > 0))
-    ndcg_checks = [check_log_base(relevance, k), check_idcg(relevance, unreturned)] if has_relevant else []
-    return [
-        check_precision_recall(relevance, unreturned, k),
-        check_ap_front_loading(),
-        check_dcg_gains(relevance),
-        *ndcg_checks,
-        check_ndpm(),
-        check_fcp_random(n_pairs_sim, seed, n_seeds),
-        check_kendall_at_k(),
-    ]
+        alternatives=alternatives, detail=f"every permutation of n = {n_min} to {n_max} items against the "
+        "identity, each K < n; it falls short of 1 exactly when the two tops cannot cover every item (2K < n)")
+    if reading == "items" and short:
+        a, b = "abcdefgh", "bacdefhg"
+        val = ir.kendall_tau_distance_at_k(a, b, k=2)
+        union = len(set(a[:2]) | set(b[:2]))
+        disc = val * union * (union - 1) / 2
+        full = ir.kendall_tau_distance_at_k("abcd", "dcba", k=2)
+        ev.findings.append(claim.finding("n_unstated", readings=list(KT_READINGS.values())[:2], evidence="\n".join([
+            f"{a} vs {b} at K = 2: {disc:g} discordant {'pair' if disc == 1 else 'pairs'}; divided by the pairs of "
+            f"the union ({union} items): {val:.4f}; by the pairs of all {len(a)} items: "
+            f"{disc / (len(a) * (len(a) - 1) / 2):.4f}",
+            f"abcd vs dcba at K = 2: the tops cover all 4 items and the distance is {full:.1f} under both",
+            "cases (n, K) where the largest distance stays below 1 with n the number of items: "
+            + claims.cases_phrase(short)])))
+    return ev
 
 
 def statements_table(evidence: list) -> pd.DataFrame:
     """One row per statement: the source, the claim in the ledger's words, what was computed and
     its status."""
     book = claims.ledger()
-    source = {"N": "the notes", "L": "the learning-to-rank note"}
-    return pd.DataFrame([{"source": source[e.claim[0]], "statement": book.claim(e.claim).claim,
+    return pd.DataFrame([{"source": book.short(book.claim(e.claim).source), "statement": book.claim(e.claim).claim,
                           "computed": e.reproduced, "status": e.status} for e in evidence])
-
-
-CHECKS = {
-    "N-DCG-gains": claims.Check(check_dcg_gains, smoke={}),
-    "N-PR": claims.Check(check_precision_recall, smoke={}, mutants={
-        "the identity the notes should state (1 − false discovery rate)":
-            {"identities": {"precision": "false discovery rate", "recall": "false negative rate"}}}),
-    "N-logbase": claims.Check(check_log_base, smoke={}, mutants={
-        "the statement corrected (the base does not change exponential-gain nDCG)":
-            {"stated": {"nDCG, linear gain": False, "nDCG, exponential gain": False,
-                        "DCG, linear gain": True, "DCG, exponential gain": True}}}),
-    "N-IDCG": claims.Check(check_idcg, smoke={}, mutants={
-        "the IDCG with the gain of the DCG (the corrected formula)": {"idcg_gain": "same"}}),
-    "N-NDPM": claims.Check(check_ndpm, smoke={"reference": (2, 1, 0), "levels": 3}, mutants={
-        "normalised by the number of ordered pairs instead of the largest distance":
-            {"normaliser": lambda ref: sum(1 for i, j in itertools.combinations(range(len(ref)), 2)
-                                           if ref[i] != ref[j])},
-        "a wrong NDPM that counts a tie as a reversal":
-            {"ndpm": lambda a, b: ir.ndpm(a, b) if len(set(b)) == len(b) else 1.0}}),
-    "N-FCP": claims.Check(check_fcp_random, smoke={"n_users": 1000, "n_seeds": 2}, mutants={
-        "the published value moved beyond the margin (0.55)": {"published": 0.55},
-        "the reading with tied ratings counted discordant": {"reading": "ties discordant"}}),
-    "N-AP-front": claims.Check(check_ap_front_loading, smoke={"max_len": 5}, mutants={
-        "a wrong AP (recall at the end of the list, blind to order)":
-            {"ap": lambda rel: 1.0 if any(rel) else 0.0}}),
-    "L-stmts": claims.Check(check_kendall_at_k, smoke={"n_max": 4}, mutants={
-        "the reading that makes it hold (n = the items in the two tops)": {"reading": "union"},
-        "a wrong normaliser (n = K)": {"reading": "k"}}),
-}
 
 
 # ----------------------------------------------------------------------------------------

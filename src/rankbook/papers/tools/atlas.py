@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankbook.ledger.claims import Check, Evidence
+from rankbook.ledger import claims
 from rankbook.conventions import VARIANTS, compare_conventions, evaluate_run, profile
 
 __all__ = ["CATALOGUE_COLUMNS", "read_catalogue", "check_cited", "check_cited_values", "side_by_side",
-           "distinct_values", "profile_correlations", "versions", "CHECKS"]
+           "distinct_values", "profile_correlations", "versions", "moved_catalogue"]
 
 #: Columns of the catalogue file.
 CATALOGUE_COLUMNS = ("example", "source", "url", "qrels", "run", "measure", "query", "convention",
@@ -211,53 +211,47 @@ def profile_correlations(table: pd.DataFrame, conventions, reference: str | None
     return pd.DataFrame(rows, columns=["profile", "reference", "rows", "tau_b", "tau_AP_b"])
 
 
-def _default_catalogue():
-    from rankbook.ledger.paths import data_path
+def check_cited_values(claim: claims.Claim, *, catalogue: pd.DataFrame | None = None,
+                       convention: str | None = None) -> claims.Evidence:
+    """Every number the tools' issue reports print, recomputed under the profile of the tool
+    that printed it, at the printed decimals.
 
-    return read_catalogue(data_path("conventions", "atlas.csv")), data_path("conventions")
-
-
-def check_cited_values(catalogue=None, data_dir=None, convention_of=None):
-    """T-values: every number the tools' issue reports print, recomputed under the profile of the
-    tool that printed it, at the printed decimals.
-
-    ``catalogue`` and ``data_dir`` default to ``data/conventions/``; ``convention_of`` maps a
-    catalogue row to the profile it is recomputed under (injectable for the mutation test:
-    the default is the row's own tool).
+    The catalogue is the claim's data ``catalogue`` (its qrels and run files lie beside it);
+    ``catalogue`` replaces its rows (the mutation test moves the printed values), and
+    ``convention`` recomputes every row under that one profile instead of its own tool's.
 
     Examples
     --------
-    >>> check_cited_values().status
+    >>> from rankbook.ledger import claims
+    >>> c = claims.ledger().for_page("ir_atlas")[0]
+    >>> check_cited_values(c).status
     'holds'
     """
-    if catalogue is None or data_dir is None:
-        default_cat, default_dir = _default_catalogue()
-        catalogue = default_cat if catalogue is None else catalogue
-        data_dir = default_dir if data_dir is None else data_dir
-    if convention_of is not None:
-        catalogue = catalogue.assign(convention=[convention_of(row) for _, row in catalogue.iterrows()])
-    cited = check_cited(catalogue, data_dir)
+    path = claim.path("catalogue")
+    catalogue = read_catalogue(path) if catalogue is None else catalogue
+    if convention is not None:
+        catalogue = catalogue.assign(convention=convention)
+    cited = check_cited(catalogue, path.parent)
     matched, total = int(cited["matched"].sum()), len(cited)
     reports = cited["source"].nunique()
-    return Evidence(
-        claim="T-values", comparison="exact", published=f"{total} values in {reports} reports",
+    ev = claim.evidence(
+        comparison="exact", published=f"{total} values in {reports} reports",
         reproduced=f"{matched} of {total} equal at the printed decimals", matched=matched, total=total,
-        unit="values", detail="each value recomputed under the profile of the tool that printed it",
-        tables={"cited": cited}, values={"reports": reports})
+        unit="values", detail="each value recomputed under the profile of "
+        + ("the tool that printed it" if convention is None else f"`{convention}`"))
+    ev.add_table("atlas_cited", cited.assign(matched=cited["matched"].map({True: "yes", False: "no"})),
+                 title="Numbers printed in the issue threads, recomputed under the tool's profile")
+    return ev
 
 
-def _moved_catalogue():
-    catalogue, _ = _default_catalogue()
+def moved_catalogue(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: every printed value moved by three units of its last printed digit."""
+    catalogue = read_catalogue(claim.path("catalogue"))
+
     def move(row):
         if not row["cited"]:
             return row["cited"]
         d = int(row["decimals"])
         return f"{float(row['cited']) + 3 * 10 ** -d:.{d}f}"
-    return catalogue.assign(cited=[move(r) for _, r in catalogue.iterrows()])
 
-
-CHECKS = {
-    "T-values": Check(check_cited_values, smoke={}, mutants={
-        "every printed value moved by three units of its last digit": {"catalogue": _moved_catalogue()},
-        "every value recomputed under trec_eval's profile": {"convention_of": lambda row: "trec_eval"}}),
-}
+    return {"catalogue": catalogue.assign(cited=[move(r) for _, r in catalogue.iterrows()])}

@@ -15,6 +15,12 @@ rankbook without ties, which agrees with the authors' 10,000 values in every var
 
 The peers are test dependencies of rankbook (installed by ``make venv`` from
 ``requirements.lock``); a missing one is reported as not installed, never silently skipped.
+
+What the page states is graded as claims of the tools ledger (``data/claims/tools.toml``):
+:func:`check_reference` (rankbook against the authors' values), :func:`check_extrapolated` (the
+implementations that say they compute the extrapolated RBO), :func:`check_repro_eval`
+(repro_eval's RBO and its default persistence) and :func:`check_readme` (ranked-overlap's
+printed examples). Tolerances come from the ledger.
 """
 
 from __future__ import annotations
@@ -31,16 +37,16 @@ import pandas as pd
 
 from rankbook import rbo as R
 from rankbook import repro
+from rankbook.ledger import claims
 from rankbook.ties import parse_ranking
 
-__all__ = ["IMPLEMENTATIONS", "EXAMPLES", "TIED_EXAMPLES", "TOLERANCE", "SOURCES", "Implementation",
-           "implementations", "vectors_source", "load_vectors", "written_order", "reference_table",
-           "vector_values", "summary_table", "examples_table", "tied_examples_table",
-           "tie_range_table", "readme_check", "findings", "verdict_box",
+__all__ = ["IMPLEMENTATIONS", "EXTRAPOLATED", "EXAMPLES", "TIED_EXAMPLES", "SOURCES",
+           "Implementation", "implementations", "vectors_source", "load_vectors", "written_order",
+           "reference_table", "vector_values", "summary_table", "examples_table",
+           "tied_examples_table", "tie_range_table", "readme_check", "findings",
+           "check_reference", "check_extrapolated", "check_repro_eval", "check_readme",
+           "moved_reference", "moved_ext", "printed_ext",
            "ext_without_short_list", "ext_of_the_shorter_prefixes", "truncated_normalised"]
-
-#: Two values agree when they differ by at most this much.
-TOLERANCE = 1e-9
 
 #: Names of the scores in table cells (plain text that reads as the formula) and, by
 #: :func:`_md`, as maths in prose.
@@ -244,6 +250,15 @@ IMPLEMENTATIONS = ("rankbook rbo_ext", "rbo: RankingSimilarity.rbo_ext",
                    "rbo: RankingSimilarity.rbo(ext=True)", "ranked-overlap: rbo",
                    "repro_eval: RBO (depth 1000)", "ir_measures: Compat's rbo")
 
+#: The implementations whose documentation says they compute the extrapolated RBO, and the role
+#: of the erratum that names the formula a departure of each comes from.
+EXTRAPOLATED = {"rbo: RankingSimilarity.rbo_ext": "",
+                "rbo: RankingSimilarity.rbo(ext=True)": "cut_to_shorter",
+                "ranked-overlap: rbo": "shorter_list_stops"}
+
+#: repro_eval's implementation and the role of the erratum naming the formula it computes.
+REPRO_EVAL = ("repro_eval: RBO (depth 1000)", "clarke_truncated")
+
 
 # --------------------------------------------------------------------------------------------
 # the reference vectors
@@ -272,31 +287,38 @@ def written_order(text: str) -> list:
 SOURCES = ("shared", "committed")
 
 
-def vectors_source(source: str = "shared"):
-    """``(path, description)`` of the reference vectors: the authors' file in ``../shared``
-    (or the folder ``RANKBOOK_SHARED`` names) for ``"shared"``, falling back to the 20
-    committed vectors, with a description saying so, when it is absent.
+def vectors_source(source: str, committed, shared_file: str):
+    """``(path, description)`` of the reference vectors: for ``"shared"``, the authors' file
+    ``shared_file`` under the shared folder beside the project (or the folder ``RANKBOOK_SHARED``
+    names), falling back to the ``committed`` file, with a description saying so, when it is
+    absent; for ``"committed"``, the committed file (the tools ledger's first 20 vectors).
 
     Examples
     --------
-    >>> path, text = vectors_source("committed")
-    >>> path.name, text.startswith("the first 20")
-    ('rbo_test_vectors.csv', True)
+    >>> from rankbook.ledger import claims
+    >>> first20 = claims.ledger().for_page("rbo_implementations")[0].path("vectors")
+    >>> path, text = vectors_source("committed", first20, "")
+    >>> path == first20, text.startswith("the first 20")
+    (True, True)
     """
     import os
 
-    from rankbook.ledger.paths import data_path, project_root
+    from rankbook.ledger.paths import project_root
 
     if source not in SOURCES:
         raise ValueError(f"source={source!r} is not valid; choose one of {list(SOURCES)}")
-    committed = data_path("published", "corsi_urbano", "rbo_test_vectors.csv")
-    text = ("the first 20 of Corsi and Urbano's reference vectors, committed in "
-            "data/published/corsi_urbano/")
+    committed = Path(committed)
+    n = len(pd.read_csv(committed, comment="#"))
+    try:
+        where = committed.relative_to(project_root())
+    except ValueError:
+        where = committed
+    text = f"the first {n} of Corsi and Urbano's reference vectors, committed in {where.parent}"
     if source == "committed":
         return committed, text
     root = os.environ.get("RANKBOOK_SHARED") or project_root().parent / "shared"
-    shared = Path(root) / "sources" / "corsi-urbano-2024" / "rbo-test.csv"
-    if shared.is_file():
+    shared = Path(root) / shared_file
+    if shared_file and shared.is_file():
         return shared, ("Corsi and Urbano's reference vectors (rbo/test.csv of their repository, "
                         "read from the shared folder beside the project)")
     return committed, (text + f" (the authors' full file was not found at {shared}: it is not "
@@ -361,16 +383,17 @@ def vector_values(vectors: pd.DataFrame, impls=None) -> pd.DataFrame:
     return out
 
 
-def _agree_text(diff, mask):
+def _agree_text(diff, mask, tolerance):
     d = diff[mask]
-    return f"{int((d <= TOLERANCE).sum())} of {int(mask.sum())}" if mask.any() else "none"
+    return f"{int((d <= tolerance).sum())} of {int(mask.sum())}" if mask.any() else "none"
 
 
-def summary_table(values: pd.DataFrame, impls=None) -> pd.DataFrame:
+def summary_table(values: pd.DataFrame, impls=None, *, tolerance: float) -> pd.DataFrame:
     """One row per implementation: its version, what it computes, on how many vectors of equal
     and of unequal length it equals Webber's RBO_ext, the largest difference, the formula that
     explains its values with the largest difference from it, and how many of its values lie in
-    the range a tie order can give (RBO^low to RBO^high)."""
+    the range a tie order can give (RBO^low to RBO^high). Two values agree when they differ by
+    at most ``tolerance``."""
     impls = implementations() if impls is None else impls
     rows = []
     eq = values["equal lengths"].to_numpy()
@@ -382,8 +405,8 @@ def summary_table(values: pd.DataFrame, impls=None) -> pd.DataFrame:
             continue
         v = values[impl.name].to_numpy()
         diff = np.abs(v - values["reference"].to_numpy())
-        row.update({"equal lengths: agree": _agree_text(diff, eq),
-                    "unequal lengths: agree": _agree_text(diff, ~eq),
+        row.update({"equal lengths: agree": _agree_text(diff, eq, tolerance),
+                    "unequal lengths: agree": _agree_text(diff, ~eq, tolerance),
                     "largest difference": float(diff.max()),
                     "explained by": impl.explained_by or "(Webber's RBOₑₓₜ)"})
         if impl.explain is not None:
@@ -401,8 +424,8 @@ def summary_table(values: pd.DataFrame, impls=None) -> pd.DataFrame:
 
 
 #: Tie-free examples of equal and unequal length: ranked-overlap's README example (the value it
-#: prints is in data/published/rbo_implementations/ranked_overlap_readme.csv) and the lists of
-#: dlukes/rbo issue 5 without ties.
+#: prints is the data of the tools ledger's claim on that README) and the lists of dlukes/rbo
+#: issue 5 without ties.
 EXAMPLES = (
     ("ranked-overlap README", [1, 2, 3, 4, 5, 6, 7], [1, 3, 2, 4, 5, 7, 6, 8]),
     ("dlukes/rbo #5, even", ["N", "H", "M", "A"], ["C", "G", "N", "A"]),
@@ -418,9 +441,10 @@ TIED_EXAMPLES = (
 )
 
 
-def examples_table(p: float, impls=None, defaults=(0.8, 0.95)) -> pd.DataFrame:
-    """Each example under every implementation at persistence ``p``, and repro_eval with its
-    own default persistences (``defaults``: 0.8 before October 2025, 0.95 in 0.5.0)."""
+def examples_table(p: float, impls=None, defaults=()) -> pd.DataFrame:
+    """Each example under every implementation at persistence ``p``, and repro_eval with each
+    persistence of ``defaults`` (the one its README example was printed with and its current
+    default, as :func:`check_repro_eval` reports them)."""
     impls = implementations() if impls is None else impls
     rows = []
     for name, S, T in EXAMPLES:
@@ -451,11 +475,11 @@ def tied_examples_table(p: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def readme_check(path) -> tuple[pd.DataFrame, str]:
-    """ranked-overlap's own printed examples (``data/published/rbo_implementations/``) beside
-    the installed package, the formula that explains it, and Webber's RBO_ext."""
-    pub = pd.read_csv(path, comment="#")
-    impl = next(i for i in implementations() if i.dist == "ranked-overlap")
+def readme_check(printed, impls=None) -> tuple[pd.DataFrame, str]:
+    """ranked-overlap's own printed examples (a file, or its table) beside the installed
+    package, the formula that explains it, and Webber's RBO_ext."""
+    pub = printed if isinstance(printed, pd.DataFrame) else pd.read_csv(printed, comment="#")
+    impl = next(i for i in (implementations() if impls is None else impls) if i.dist == "ranked-overlap")
     rows = []
     for _, row in pub.iterrows():
         a, b = [int(v) for v in row["first"].split()], [int(v) for v in row["second"].split()]
@@ -471,10 +495,11 @@ def readme_check(path) -> tuple[pd.DataFrame, str]:
     return table, text
 
 
-def tie_range_table(vectors: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
+def tie_range_table(vectors: pd.DataFrame, values: pd.DataFrame, wide: float) -> pd.DataFrame:
     """How far the order of the ties moves RBO_ext on the vectors: the width of
-    [RBO^low, RBO^high], and where the authors' RBO^a_ext lies (it is the mean over the orders
-    for lists of equal length; for unequal lengths it continues the shorter list otherwise)."""
+    [RBO^low, RBO^high] (how many vectors have a range wider than ``wide``), and where the
+    authors' RBO^a_ext lies (it is the mean over the orders for lists of equal length; for
+    unequal lengths it continues the shorter list otherwise)."""
     width = values["high"] - values["low"]
     a_ext = vectors["a.ext"].to_numpy()
     avg = np.array([R.rbo_avg(a, b, q) for a, b, q in zip(vectors["S_tied"], vectors["T_tied"], vectors["p"])])
@@ -488,7 +513,7 @@ def tie_range_table(vectors: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame
         rows.append({"lists": label, "vectors": int(mask.sum()),
                      "mean width of [RBOˡᵒʷ, RBOʰⁱᵍʰ]": float(w.mean()),
                      "largest width": float(w.max()),
-                     "width above 0.05": int((w > 0.05).sum()),
+                     f"width above {wide:g}": int((w > wide).sum()),
                      "RBOᵃₑₓₜ inside the range": f"{int(inside.sum())} of {int(mask.sum())}",
                      "largest |RBOᵃₑₓₜ − RBOᵃᵛᵍ|": float(np.abs(a_ext[mask] - avg[mask]).max())})
     return pd.DataFrame(rows)
@@ -503,12 +528,13 @@ def _fmt(x: float) -> str:
 
 
 def findings(summary: pd.DataFrame, examples: pd.DataFrame, reference: pd.DataFrame,
-             tie_range: pd.DataFrame | None = None) -> list[str]:
+             tie_range: pd.DataFrame | None = None, *, tolerance: float) -> list[str]:
     """One Markdown sentence per finding, every number taken from the tables: rankbook against
     the authors, each implementation that disagrees with Webber's RBO_ext with its cause, what
     the default persistence of repro_eval does, and where the authors' RBO^a_ext lies in the
     range of the tie orders. Formulas are maths and names code; nothing in them comes from
-    the user."""
+    the user. An implementation equals Webber's RBO_ext when it is within ``tolerance``
+    everywhere."""
     out = []
     agree, total = int(reference["agree"].sum()), int(reference["vectors"].sum())
     out.append(f"rankbook's tie-aware RBO equals the authors' reference on {agree:,} of {total:,} "
@@ -521,7 +547,7 @@ def findings(summary: pd.DataFrame, examples: pd.DataFrame, reference: pd.DataFr
             out.append(f"`{name}`: not installed, so not compared.")
             continue
         eq_text, uneq_text = row["equal lengths: agree"], row["unequal lengths: agree"]
-        if row["largest difference"] <= TOLERANCE:
+        if row["largest difference"] <= tolerance:
             out.append(f"`{name}` ({row['version']}) equals Webber's RBOₑₓₜ on every vector "
                        f"(equal lengths {eq_text}, unequal lengths {uneq_text}).")
             continue
@@ -532,12 +558,14 @@ def findings(summary: pd.DataFrame, examples: pd.DataFrame, reference: pd.DataFr
             f"gives its values to {row['largest difference from it']:.1e}. On ranked-overlap's "
             f"README example it gives {_fmt(readme[name])} where RBOₑₓₜ is "
             f"{_fmt(readme['rankbook rbo_ext'])}.")
-    if "repro_eval, p = 0.8" in examples and "repro_eval, p = 0.95" in examples:
-        shift = (examples["repro_eval, p = 0.95"] - examples["repro_eval, p = 0.8"]).abs()
-        out.append(f"repro_eval's default persistence moved from 0.8 to 0.95: with the defaults, "
-                   f"the same lists score differently by up to {shift.max():.4f} on the examples "
-                   f"(README example: {_fmt(readme['repro_eval, p = 0.8'])} against "
-                   f"{_fmt(readme['repro_eval, p = 0.95'])}).")
+    olds = [c for c in examples if c.startswith("repro_eval, p = ")]
+    if len(olds) == 2:
+        (old, p_old), (new, p_new) = ((c, c.rpartition("= ")[2]) for c in olds)
+        shift = (examples[new] - examples[old]).abs()
+        out.append(f"repro_eval's README example was printed with persistence {p_old}, and its default "
+                   f"is now {p_new}: the same lists score differently by up to {shift.max():.4f} on the "
+                   f"examples (ranked-overlap's README lists: {_fmt(readme[old])} against "
+                   f"{_fmt(readme[new])}).")
     if tie_range is not None:
         for _, row in tie_range.iterrows():
             inside, n = (int(v) for v in row["RBOᵃₑₓₜ inside the range"].split(" of "))
@@ -557,16 +585,200 @@ def findings(summary: pd.DataFrame, examples: pd.DataFrame, reference: pd.DataFr
     return [_md(line) for line in out]
 
 
-def verdict_box(summary: pd.DataFrame, reference: pd.DataFrame) -> str:
-    """The page's verdict box (the page states no ledger claim): rankbook against the authors,
-    and how many implementations give Webber's RBO_ext on every list."""
-    agree, total = int(reference["agree"].sum()), int(reference["vectors"].sum())
-    ok = summary[summary["version"] != "not installed"]
-    exact = ok[ok["largest difference"] <= TOLERANCE]["implementation"].tolist()
-    other = [n for n in ok["implementation"] if n not in exact]
-    code = lambda names: ", ".join(f"`{n}`" for n in names)  # noqa: E731
-    body = (f"rankbook's tie-aware RBO equals Corsi and Urbano's reference on **{agree:,} of "
-            f"{total:,}** values. Of {len(ok)} implementations run, {len(exact)} give Webber's "
-            f"RBOₑₓₜ on every list ({code(exact)}); {len(other)} compute something else "
-            f"({code(other)}), each explained below by the formula it computes.")
-    return f":::{{admonition}} Verdict\n:class: verdict\n\n{_md(body)}\n:::\n"
+# --------------------------------------------------------------------------------------------
+# the claims of the tools ledger that the page checks
+
+
+def _said(name: str) -> str:
+    """An implementation's name as verdict text writes it (code, without a Python ``True`` that
+    the verdict box would show raw)."""
+    base, on, _ = name.partition("(ext=True)")
+    return f"`{base}`" + (", extrapolation on" if on else "")
+
+
+def _vectors(claim: claims.Claim, vectors, n_vectors):
+    return load_vectors(claim.path("vectors"), n_vectors) if vectors is None else vectors
+
+
+def check_reference(claim: claims.Claim, *, vectors: pd.DataFrame | None = None,
+                    n_vectors: int | None = None, described: str = "") -> claims.Evidence:
+    """Corsi and Urbano's reference values against rankbook's tie-aware RBO
+    (:func:`rankbook.rbo.rbo_batch`), every variant and score of every vector, within
+    ``claim.params["tolerance"]``. ``vectors`` are the loaded vectors (default: the claim's
+    committed file, its first ``n_vectors``); ``described`` says where they come from (Markdown: the page escapes it)."""
+    vectors = _vectors(claim, vectors, n_vectors)
+    ref = reference_table(vectors, tol=claim.params["tolerance"])
+    matched, total = int(ref["agree"].sum()), int(ref["vectors"].sum())
+    ev = claim.evidence(
+        comparison="exact", matched=matched, total=total, unit="values",
+        published=f"{total:,} values: {len(ref)} variant and score pairs of {len(vectors):,} vectors",
+        reproduced=(f"{matched:,} of {total:,} equal to rankbook's within {claim.params['tolerance']:g} "
+                    f"(largest difference {ref['largest difference'].max():.1e})"),
+        detail=described or "the vectors given")
+    ev.add_table("rbo_reference", ref, float_format="{:.1e}", title=(
+        f"rankbook against the authors' values: {described or 'the vectors given'}, "
+        f"{len(vectors):,} vectors"))
+    return ev
+
+
+def moved_reference(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: every value of the authors' vectors moved by a millionth."""
+    vectors = _vectors(claim, None, smoke.get("n_vectors"))
+    cols = [f"{v}.{sc}" for v in R.TIES for sc in R.BATCH_SCORES]
+    return {"vectors": vectors.assign(**{c: vectors[c] + 1e-6 for c in cols})}
+
+
+def _values(claim, vectors, values, impls, n_vectors):
+    impls = implementations() if impls is None else impls
+    vectors = _vectors(claim, vectors, n_vectors)
+    values = vector_values(vectors, impls) if values is None else values
+    return vectors, values, impls
+
+
+def _departure(claim, name, values, tolerance, explained_by) -> str:
+    """The evidence of one implementation's departure from RBO_ext, and the formula that gives
+    its values instead; empty when the formula does not give them within ``tolerance``."""
+    v = values[name].to_numpy()
+    diff = np.abs(v - values["reference"].to_numpy())
+    eq = values["equal lengths"].to_numpy()
+    explained = np.abs(v - values[f"{name} | explained"].to_numpy()).max()
+    if explained > tolerance:
+        return ""
+    return (f"{_said(name)} differs from Webber's RBOₑₓₜ on {int((diff[~eq] > tolerance).sum())} of "
+            f"{int((~eq).sum())} vectors of unequal length and {int((diff[eq] > tolerance).sum())} of "
+            f"{int(eq.sum())} of equal length (largest difference {diff.max():.4f}); the formula "
+            f"*{explained_by}* gives its values to {explained:.1e}")
+
+
+def check_extrapolated(claim: claims.Claim, *, vectors: pd.DataFrame | None = None,
+                       values: pd.DataFrame | None = None, impls=None,
+                       n_vectors: int | None = None) -> claims.Evidence:
+    """The implementations of :data:`EXTRAPOLATED` (those whose documentation says they give the
+    extrapolated RBO) against Webber's RBO_ext on every vector, ties read in the written order,
+    within ``claim.params["tolerance"]``; each departure explained by another formula is the
+    finding of its role. ``values`` is :func:`vector_values` of ``vectors`` (computed when not
+    given). The evidence shows the summary of every implementation."""
+    tolerance = claim.params["tolerance"]
+    vectors, values, impls = _values(claim, vectors, values, impls, n_vectors)
+    by_name = {i.name: i for i in impls}
+    ran = [n for n in EXTRAPOLATED if n in values]
+    missing = [n for n in EXTRAPOLATED if n not in values]
+    summary = summary_table(values, impls, tolerance=tolerance)
+    if not ran:
+        ev = claim.evidence(comparison="none", published="the extrapolated RBO",
+                            reproduced="none of the implementations is installed",
+                            detail="; ".join(by_name[n].missing for n in missing))
+        ev.add_table("rbo_implementations", summary, float_format="{:.2e}", title="The implementations")
+        return ev
+    ok = {n: np.abs(values[n] - values["reference"]).to_numpy() <= tolerance for n in ran}
+    matched, total = sum(int(a.sum()) for a in ok.values()), sum(a.size for a in ok.values())
+    ev = claim.evidence(
+        comparison="exact", matched=matched, total=total, unit="values",
+        published="Webber et al.'s RBOₑₓₜ from " + "; ".join(_said(n) for n in ran),
+        reproduced="; ".join(f"{_said(n)}: {int(ok[n].sum()):,} of {ok[n].size:,} vectors" for n in ran),
+        detail=(f"each vector's lists with their ties in the written order; agreement within "
+                f"{tolerance:g}" + (f"; not installed: {'; '.join(_said(n) for n in missing)}" if missing else "")))
+    for name in ran:
+        role = EXTRAPOLATED[name]
+        if role and not ok[name].all():
+            text = _departure(claim, name, values, tolerance, by_name[name].explained_by)
+            if text:
+                ev.findings.append(claim.finding(role, evidence=text))
+    ev.add_table("rbo_implementations", summary, float_format="{:.2e}", title=(
+        f"Six implementations on {len(vectors):,} reference vectors, ties read in the written order"))
+    return ev
+
+
+def moved_ext(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: Webber's RBO_ext, the reference the implementations are compared with, moved by
+    0.01 (the implementations' values unchanged)."""
+    vectors, values, impls = _values(claim, None, None, None, smoke.get("n_vectors"))
+    return {"vectors": vectors, "impls": impls, "values": values.assign(reference=values["reference"] + 0.01)}
+
+
+def check_repro_eval(claim: claims.Claim, *, vectors: pd.DataFrame | None = None,
+                     values: pd.DataFrame | None = None, impls=None,
+                     n_vectors: int | None = None) -> claims.Evidence:
+    """repro_eval's RBO against Webber's RBO_ext on every vector (``claim.params["tolerance"]``):
+    a statement that holds only when every vector agrees, false with the failing vectors named;
+    with the formula that gives its values instead (the finding ``clarke_truncated``); and its
+    default persistence against the one its README example was printed with
+    (``claim.params["readme_p"]``, the finding ``rbo_default``, which the README example's
+    claim owns), on the page's small examples. ``values["defaults"]`` holds the two
+    persistences for :func:`examples_table`."""
+    tolerance = claim.params["tolerance"]
+    vectors, values, impls = _values(claim, vectors, values, impls, n_vectors)
+    name, role = REPRO_EVAL
+    impl = next(i for i in impls if i.name == name)
+    if name not in values:
+        return claim.evidence(comparison="none", published="rank-biased overlap",
+                              reproduced="repro_eval is not installed", detail=impl.missing or "")
+    import repro_eval
+
+    ok = np.abs(values[name] - values["reference"]).to_numpy() <= tolerance
+    bad = np.nonzero(~ok)[0]
+    ev = claim.evidence(  # one statement: its count of vectors would clash with the tables' counts
+        comparison="claim", holds=bool(ok.all()), unit="statements",
+        published="Webber et al.'s RBO (Breuer et al., 2020)",
+        reproduced=(f"{int(ok.sum()):,} of {ok.size:,} vectors equal to Webber's RBOₑₓₜ within "
+                    f"{tolerance:g}; repro_eval {impl.version} computes {impl.computes}"),
+        failures=[f"vector {i}: repro_eval {values[name].iloc[i]:.4f}, Webber's RBOₑₓₜ "
+                  f"{values['reference'].iloc[i]:.4f}" for i in bad[:5]] or None,
+        detail="each vector's lists with their ties in the written order, at its persistence"
+               + (f"; the {int(ok.sum()):,} vectors that agree are disjoint lists, where both give 0"
+                  if ok.any() and (values["reference"][ok] == 0).all() else ""))
+    if not ok.all():
+        text = _departure(claim, name, values, tolerance, impl.explained_by)
+        if text:
+            ev.findings.append(claim.finding(role, evidence=text))
+    former, now = float(claim.params["readme_p"]), float(repro_eval.RBO_P)
+    ev.values["defaults"] = (former, now)
+    if former != now:
+        rows = [(n, _repro_eval(S, T, former), _repro_eval(S, T, now)) for n, S, T in EXAMPLES]
+        shift = max(abs(b - a) for _, a, b in rows)
+        ev.findings.append(claim.finding("rbo_default", evidence=(
+            f"repro_eval {impl.version}'s default persistence is {now:g}; the README example was "
+            f"printed with {former:g}. On the page's small examples the two give values up to "
+            f"{shift:.4f} apart (" + "; ".join(f"{n}: {a:.4f} against {b:.4f}" for n, a, b in rows[:2])
+            + ")")))
+    return ev
+
+
+def check_readme(claim: claims.Claim, *, printed: pd.DataFrame | None = None, impls=None) -> claims.Evidence:
+    """ranked-overlap's printed examples (the claim's data ``printed``) against Webber's RBO_ext
+    of their lists (the verdict's reading) within ``claim.params["tolerance"]``, with the count
+    against the installed package beside it; the departure is the finding
+    ``not_extrapolated``. ``printed`` replaces the printed values (the mutation test)."""
+    tolerance = claim.params["tolerance"]
+    impls = implementations() if impls is None else impls
+    table, text = readme_check(claim.path("printed") if printed is None else printed, impls)
+    ext = np.abs(table["printed"] - table["Webber's RBOₑₓₜ"]).to_numpy() <= tolerance
+    own = np.abs(table["printed"] - table["installed package"]).to_numpy() <= tolerance
+    readings = claim.readings
+    ev = claim.evidence(
+        comparison="exact", matched=int(ext.sum()), total=len(table), unit="values",
+        published=", ".join(f"{v:.10g}" for v in table["printed"]),
+        reproduced=("Webber's RBOₑₓₜ: " + ", ".join(f"{v:.4f}" for v in table["Webber's RBOₑₓₜ"])
+                    + "; the installed package: " + ", ".join(f"{v:.10g}" for v in table["installed package"])),
+        reading=readings[0] if readings else None,
+        alternatives={readings[1]: int(own.sum())} if len(readings) > 1 else None,
+        detail=text)
+    if not ext.all():
+        rows = table[~ext]
+        ext_col, own_col = "Webber's RBOₑₓₜ", "RBOₑₓₜ without the shorter list's extrapolation"
+        ev.findings.append(claim.finding("not_extrapolated", evidence="; ".join(
+            f"{r['source']}, {r['lists']}: printed {r['printed']:.10g}, Webber's RBOₑₓₜ "
+            f"{r[ext_col]:.4f}, RBOₑₓₜ without the shorter list's extrapolation {r[own_col]:.10g}"
+            for _, r in rows.iterrows())))
+    ev.add_table("rbo_ranked_overlap_readme", table, float_format="{:.10f}",
+                 title="ranked-overlap's own printed examples against the installed package")
+    ev.say(text)
+    return ev
+
+
+def printed_ext(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: printed values that are Webber's RBO_ext of their lists."""
+    pub = pd.read_csv(claim.path("printed"), comment="#")
+    ints = lambda t: [int(v) for v in t.split()]  # noqa: E731
+    return {"printed": pub.assign(printed=[R.rbo_ext(ints(a), ints(b), q) for a, b, q
+                                            in zip(pub["first"], pub["second"], pub["p"])])}

@@ -2,12 +2,13 @@
 
 The page builds an original pair of runs (a baseline and an advanced system) on simulated
 topics, then reproductions of it with controlled perturbations, and measures each with
-:func:`rankbook.repro.reproduce`. :func:`check_ktu` checks the ledger claim ``T-KTU`` (that
-repro_eval's KTU is Kendall's tau over the union of the two runs' documents) against
+:func:`rankbook.repro.reproduce`. :func:`check_ktu` checks the tools ledger's claim that
+repro_eval's KTU is Kendall's tau over the union of the two runs' documents, against
 :func:`rankbook.repro.ktu`; :func:`core17_reference` reads the values repro_eval's README
-prints for the TREC Common Core 2017 runs (the runs are not distributed), and
-:func:`core17_against_appendix` sets them beside the per-topic scores of the appendix of Breuer
-et al. 2020, which cover the same runs.
+prints for the TREC Common Core 2017 runs (the runs are not distributed). The README example
+against the per-topic scores of the appendix of Breuer et al. 2020, which cover the same runs, is
+checked by :func:`rankbook.papers.breuer2020.repro_eval_example.check_readme_example`;
+:func:`core17_appendix_sentences` says what that evidence shows.
 """
 
 from __future__ import annotations
@@ -17,12 +18,10 @@ import pandas as pd
 
 from rankbook import repro
 from rankbook.ledger import claims
-from rankbook.ledger.paths import data_path, project_root
-
 from rankbook.ledger.claims import Section
 
 __all__ = ["build_runs", "SCENARIOS", "measure_all", "rbo_depths", "check_ktu", "ktu_cases",
-           "core17_reference", "core17_against_appendix", "plane_figure", "CHECKS"]
+           "core17_reference", "core17_appendix_sentences", "plane_figure", "position_blind"]
 
 #: The reproductions the page builds, in the order shown, with what each changes.
 SCENARIOS = {
@@ -160,15 +159,14 @@ def measure_all(runs: dict, measures, *, convention: str = "trec_eval", rbo_p: f
         rows.append(row)
     table = pd.DataFrame(rows).fillna("–").set_index("reproduction").drop(columns="what changes")
     table = table.T.rename_axis("measure").reset_index()
-    return Section(tables={"all_measures": table, "measures_tidy": pd.DataFrame(tidy)},
-                   values={"results": results,
-                           "show": {"all_measures": dict(title=(
-                               f"Every measure of every reproduction, with its "
-                               f"{confidence:.0%} bootstrap interval over topics "
-                               "(B: baseline, A: advanced run; one column per reproduction)")),
-                                    "measures_tidy": dict(show=False)},
-                           "scenarios": pd.DataFrame(list(SCENARIOS.items()),
-                                                     columns=["reproduction", "what changes"])})
+    out = Section(values={"results": results,
+                          "scenarios": pd.DataFrame(list(SCENARIOS.items()),
+                                                    columns=["reproduction", "what changes"])})
+    out.add_table("all_measures", table, title=(
+        f"Every measure of every reproduction, with its {confidence:.0%} bootstrap interval over "
+        "topics (B: baseline, A: advanced run; one column per reproduction)"))
+    out.add_table("measures_tidy", pd.DataFrame(tidy), show=False)
+    return out
 
 
 #: The reader's names of the order measures in the tidy table (the explorer's lines).
@@ -235,10 +233,10 @@ def rbo_depths(n_docs: int = 20, p: float = 0.95) -> Section:
             ("truncated and normalised, to depth 1000 (repro_eval's default)",
              repro.rbo(docs, docs, p, form="truncated", depth=repro.REPRO_EVAL_DEPTH))]
     t = pd.DataFrame(rows, columns=["form", "RBO of a list with itself"])
-    return Section(tables={"rbo_identical": t}, values={
-        "show": {"rbo_identical": dict(title=f"RBO of a {n_docs}-document list with itself "
-                                             f"(p = {p:g})", float_format="{:.4f}")},
-        "repro_eval_depth": rows[-1][1]})
+    out = Section(values={"repro_eval_depth": rows[-1][1]})
+    out.add_table("rbo_identical", t, title=f"RBO of a {n_docs}-document list with itself (p = {p:g})",
+                  float_format="{:.4f}")
+    return out
 
 
 def ktu_cases(n_docs: int = 20, seed: int = 0) -> dict:
@@ -258,10 +256,12 @@ def ktu_cases(n_docs: int = 20, seed: int = 0) -> dict:
             "last two documents replaced": (docs, replaced)}
 
 
-def check_ktu(n_docs: int = 20, seed: int = 0, *, tool_ktu=None,
-              tolerance: float = 1e-9) -> claims.Evidence:
-    """``T-KTU``: repro_eval's KTU equals Kendall's tau over the union on every case of
-    :func:`ktu_cases` (it is false: repro_eval pairs documents by position)."""
+def check_ktu(claim: claims.Claim, *, n_docs: int = 20, seed: int = 0,
+              tool_ktu=None) -> claims.Evidence:
+    """repro_eval's KTU against Kendall's tau over the union, on every case of
+    :func:`ktu_cases` (``claim.params["tolerance"]``); it is false: repro_eval pairs documents
+    by position. ``tool_ktu`` replaces repro_eval's value (the mutation test)."""
+    tolerance = claim.params["tolerance"]
     if tool_ktu is None:
         def tool_ktu(a, b):
             return repro.ktu(a, b, convention="repro_eval")
@@ -275,8 +275,8 @@ def check_ktu(n_docs: int = 20, seed: int = 0, *, tool_ktu=None,
             fails.append(f"{case}: repro_eval {tool:.4f}, τ over the union {union:.4f}")
     table = pd.DataFrame(rows)
     matched, total = int(table["equal"].sum()), len(table)
-    ev = claims.Evidence(
-        claim="T-KTU", comparison="claim", matched=matched, total=total, unit="cases",
+    ev = claim.evidence(
+        comparison="claim", matched=matched, total=total, unit="cases",
         published="KTU is Kendall's τ over the union of the two runs' documents",
         reproduced=(f"{matched} of {total} cases equal to τ over the union "
                     f"({n_docs} documents per run)"),
@@ -285,19 +285,22 @@ def check_ktu(n_docs: int = 20, seed: int = 0, *, tool_ktu=None,
                 "document of one run is paired with the i-th of the other, not with itself"),
         failures=fails or None)
     if fails:
-        ev.findings.append(claims.Finding(id="T-E200", evidence="\n".join(fails)))
-    ev.tables["ktu_cases"] = table
-    ev.values["show"] = {"ktu_cases": dict(title=(
-        f"KTU of pairs of {n_docs}-document runs: repro_eval's value against Kendall's τ over "
-        "the union"), float_format="{:.4f}")}
+        ev.findings.append(claim.finding("position_pairing", evidence="\n".join(fails)))
+    ev.add_table("ktu_cases", table.assign(equal=table["equal"].map({True: "yes", False: "no"})),
+                 title=(f"KTU of pairs of {n_docs}-document runs: repro_eval's value against "
+                        "Kendall's τ over the union"), float_format="{:.4f}")
     return ev
 
 
-def core17_reference() -> Section:
-    """The values repro_eval's README prints for the Core17 runs, as transcribed in
-    ``data/published/repro_eval/core17_readme.csv``."""
-    t = pd.read_csv(data_path("published", "repro_eval", "core17_readme.csv"), comment="#",
-                    dtype={"value": str})
+def position_blind(claim: claims.Claim, **smoke) -> dict:
+    """Mutant: repro_eval's KTU replaced by τ over the union."""
+    return {"tool_ktu": lambda a, b: repro.ktu(a, b)}
+
+
+def core17_reference(path) -> Section:
+    """The values repro_eval's README prints for the Core17 runs, as transcribed in the file
+    ``path`` (the tools ledger's README example data)."""
+    t = pd.read_csv(path, comment="#", dtype={"value": str})
     shown = t.pivot_table(index=["experiment", "statistic", "measure"], columns="system",
                           values="value", aggfunc="first", sort=False).reset_index()
     shown.columns.name = None
@@ -306,40 +309,59 @@ def core17_reference() -> Section:
     shown["measure"] = shown["measure"].replace({"ARP": "mean over topics"})
     ktu = t[(t.statistic == "KTU")].set_index("system")["value"]
     rbo = t[(t.statistic == "RBO")].set_index("system")["value"]
-    return Section(tables={"core17_readme": shown}, values={
-        "show": {"core17_readme": dict(title=(
-            "repro_eval's own reference: the values its README prints for the Core17 runs "
-            "(not recomputed: the runs are not distributed)"))},
-        "ktu": ktu.to_dict(), "rbo": rbo.to_dict()})
+    out = Section(values={"ktu": ktu.to_dict(), "rbo": rbo.to_dict()})
+    out.add_table("core17_readme", shown, title=(
+        "repro_eval's own reference: the values its README prints for the Core17 runs "
+        "(not recomputed here from the runs, which are not distributed)"))
+    out.say(f"Printed means over topics: KTU {ktu['baseline']} (baseline) and {ktu['advanced']} "
+            f"(advanced), RBO {rbo['baseline']} and {rbo['advanced']}.")
+    return out
 
 
-def core17_against_appendix(order_path, effects_path, constellations_path, root=None, *,
-                            decimals: int) -> Section:
-    """repro_eval's README example beside the appendix data of Breuer et al. 2020
-    (:func:`rankbook.papers.breuer2020.repro_eval_example.readme_against_appendix`): the per-topic
-    scores of the same runs, fetched by SHA-256 (:func:`rankbook.ledger.fetch.files`), the
-    README's per-topic KTU and RBO lines (``order_path``), its RMSE, ER, ΔRI and p-value lines
-    (``effects_path``) and the appendix's run names (``constellations_path``). Without the
-    fetched files the section holds one sentence saying so and the command that fetches them."""
-    from rankbook.ledger import fetch
-
-    from ..breuer2020 import data as bdata
-    from ..breuer2020 import repro_eval_example as rx
-
-    try:
-        folder = fetch.files("breuer2020", root or project_root())
-    except fetch.DataUnavailable as exc:
-        return Section(values={"summary": f"Not checkable: data unavailable. Run "
-                                          f"`{exc.command}` to fetch the appendix files"})
-    scores = bdata.Scores(folder, bdata.read_constellations(constellations_path))
-    t = rx.readme_against_appendix(scores, rx.read_readme_order(order_path),
-                                   rx.read_readme_effects(effects_path), decimals=decimals)
-    shown = t.assign(agrees=t["agrees"].map({True: "yes", False: "no"}))
-    return Section(tables={"core17_appendix": shown}, values={
-        "show": {"core17_appendix": dict(title=(
-            "repro_eval's Core17 example beside the appendix data (run "
-            f"`{t.attrs['run']}`, constellation {t.attrs['constellation']})"))},
-        "summary": rx.readme_summary(t, bdata.files_rbo_p()), "table": t})
+def core17_appendix_sentences(evidence: claims.Evidence, files_rbo_p: float) -> list[str]:
+    """What the README example against the appendix data shows, one Markdown sentence per
+    group of rows, every number read from the evidence's table (``readme``): which values the
+    appendix data gives, under which persistence the printed RBO holds, and what today's
+    repro_eval gives. Data that is not on this machine gives the one sentence saying so."""
+    t = evidence.tables.get("readme")
+    if t is None:
+        return ["Not checkable: the appendix data is not on this machine; the verdict at the top of "
+                "the page says why and names the command that fetches it."]
+    out = []
+    rbo = t[t["statistic"] == "RBO"]
+    tool = t.attrs.get("tool")
+    sentence = (f"The README's RBO lines agree with the appendix files' RBO, computed with "
+                f"persistence $p = {files_rbo_p:g}$, on {int(rbo['agrees'].sum())} of {len(rbo)} "
+                "rows (per-topic values and means)")
+    if tool:
+        sentence += (f"; repro_eval {tool}'s default persistence is ${t.attrs['tool_rbo_p']:g}$, and its "
+                     "command line passes none, so the README's command run today prints other RBO "
+                     "values (RBO needs the runs, which are not distributed, to say which)")
+    out.append(sentence + ".")
+    ktu = t[t["statistic"] == "KTU"]
+    out.append(f"Its KTU lines agree on {int(ktu['agrees'].sum())} of {len(ktu)} rows; where a per-topic "
+               "line differs, the table gives the largest difference.")
+    paired = t[t["statistic"].str.startswith("p-value (paired")]
+    others = t[~t["statistic"].isin(["KTU", "RBO"]) & ~t["statistic"].str.startswith("p-value (paired")]
+    out.append(f"RMSE, ER, ΔRI and the unpaired p-values agree on {int(others['agrees'].sum())} of "
+               f"{len(others)} rows; the paired p-values on {int(paired['agrees'].sum())} of {len(paired)}.")
+    computed = t[~t["repro_eval today"].isin(["needs the runs", "not installed"])]
+    if tool and len(computed):
+        same = int((computed["repro_eval today"] == computed["printed"]).sum())
+        both = computed[computed["statistic"].str.startswith("p-value (paired")]
+        same_paired = int((both["repro_eval today"] == both["printed"]).sum())
+        out.append(f"From the same per-topic scores, taken in the topic order of the README's runs, "
+                   f"repro_eval {tool}'s own functions give {same} of the {len(computed)} values they "
+                   f"can compute without the runs exactly as the README prints them ({same_paired} of "
+                   f"the {len(both)} paired p-values among them): the printed example is what today's "
+                   "repro_eval computes, misaligned topics included." if same == len(computed) else
+                   f"From the same per-topic scores, taken in the topic order of the README's runs, "
+                   f"repro_eval {tool}'s own functions give {same} of the {len(computed)} values they "
+                   f"can compute without the runs as the README prints them ({same_paired} of the "
+                   f"{len(both)} paired p-values).")
+    elif not tool:
+        out.append("repro_eval is not installed, so what it computes today is not shown.")
+    return out
 
 
 def _bars(row):
@@ -373,13 +395,3 @@ def plane_figure(results: dict):
     axes[0][0].legend(fontsize=10, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     return fig
-
-
-def _position_blind(a, b):
-    return repro.ktu(a, b)  # a fault: the union's tau in place of repro_eval's value
-
-
-CHECKS = {
-    "T-KTU": claims.Check(check_ktu, smoke={"n_docs": 8, "seed": 1}, mutants={
-        "repro_eval's KTU replaced by tau over the union": {"tool_ktu": _position_blind}}),
-}

@@ -21,9 +21,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._validation import check_int
+
 
 def n_pairs(n: int) -> int:
     """The number of unordered pairs of positions, :math:`\\binom{n}{2}`.
+
+    Parameters
+    ----------
+    n : int
+        The number of positions, at least 2.
+
+    Returns
+    -------
+    int
 
     Examples
     --------
@@ -35,9 +46,7 @@ def n_pairs(n: int) -> int:
 
 
 def _check_n(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n must be an integer >= 2 (a transposition needs two positions), got {n!r}")
-    return int(n)
+    return check_int(n, "n", low=2, explain="a transposition needs two positions")
 
 
 def lemma_6_3_tau(n: int, width) -> np.ndarray:
@@ -75,6 +84,18 @@ def all_transpositions(n: int) -> np.ndarray:
     """Every transposition of :math:`S_n` in one-line notation, shape ``(C(n,2), n)``, with the
     1-based positions ``(i, j)`` it swaps as a second array of shape ``(C(n,2), 2)``.
 
+    Parameters
+    ----------
+    n : int
+        The number of positions, at least 2.
+
+    Returns
+    -------
+    perms : ndarray of int64, shape (C(n, 2), n)
+        The transpositions in one-line notation.
+    ij : ndarray of int64, shape (C(n, 2), 2)
+        The 1-based positions each one swaps, ``i < j``.
+
     Examples
     --------
     >>> perms, ij = all_transpositions(3)
@@ -98,6 +119,16 @@ def count_inversions_bruteforce(perms: np.ndarray) -> np.ndarray:
     :data:`CHUNK_ELEMENTS` entries are compared with themselves shifted by 1, 2, ..., n - 1
     positions, so memory stays bounded (``O(CHUNK_ELEMENTS)``, never ``O(n^2)``) for any
     ``n``; the counts are exact int64 (at most n(n-1)/2).
+
+    Parameters
+    ----------
+    perms : ndarray of int, shape (m, n)
+        Rows of integers (permutations, or any values).
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+        The inversions of each row.
 
     Examples
     --------
@@ -134,6 +165,18 @@ def kendall_transposition_table(ns, kendall=None) -> pd.DataFrame:
     blocks of at most :data:`CHUNK_ELEMENTS` entries, so memory grows with the size of the
     table (:math:`\\binom{n}{2}` rows), not with :math:`\\binom{n}{2} \\cdot n`.
 
+    Parameters
+    ----------
+    ns : iterable of int
+        The sizes n, each at least 2.
+    kendall : callable, optional
+        ``kendall(sigma, nu)`` of a batch; :func:`rankbook.metrics.kendall_tau` by default.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per transposition, with the columns listed above.
+
     Examples
     --------
     >>> t = kendall_transposition_table([4])
@@ -141,7 +184,7 @@ def kendall_transposition_table(ns, kendall=None) -> pd.DataFrame:
     (6, True, True)
     """
     if kendall is None:
-        from .metrics import kendall_tau as kendall
+        from rankbook.metrics import kendall_tau as kendall
     frames = []
     for n in ns:
         n = _check_n(n)
@@ -178,6 +221,17 @@ def lemma_6_3_proof_check(n: int) -> pd.DataFrame:
 
     Returns one row per width ``d`` (the induction step proves width ``d + 1``) with the printed
     expression, the value it claims, and the correct concordant-minus-discordant count.
+
+    Parameters
+    ----------
+    n : int
+        The size of the rankings, at least 2.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per width ``d``: the printed expression, its value, the value it claims, and the
+        correct count.
 
     Examples
     --------

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from extremes import _largest, _with_bound, check_case
-from rankbook.book import limits, specs
+from rankbook.book import specs
+from rankbook.papers.paper_a import formulas, profile_page, stability
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,15 +90,18 @@ def test_each_check_names_the_parameters_of_the_product():
     root = ROOT
     base = {**specs.find("stability_sensitivity").defaults()}
     with pytest.raises(ValueError, match=r"n = 5000 items x n_pairs = 100000 pairs .*lower n or n_pairs"):
-        limits.stability_sensitivity({**base, "n": 5000, "n_pairs": 100000}, root)
+        stability.limits({**base, "n": 5000, "n_pairs": 100000}, root,
+                         specs.find("stability_sensitivity").timeout)
     base = specs.find("printed_formulas").defaults()
     with pytest.raises(ValueError, match=r"printed NDPM \(n_pairs = 100000 .*n_table\^2 = 1000\^2"):
-        limits.printed_formulas({**base, "n_table": 1000, "n_pairs": 100000}, root)
+        formulas.limits({**base, "n_table": 1000, "n_pairs": 100000}, root,
+                        specs.find("printed_formulas").timeout)
     base = specs.find("metric_profile").defaults()
     # the agreement sample at its maxima alone fits (about 1.6 GB, measured 0.7 GB at 40000)
-    limits.metric_profile({**base, "agreement_n": 1000, "agreement_pairs": 100000}, root)
+    timeout = specs.find("metric_profile").timeout
+    profile_page.limits({**base, "agreement_n": 1000, "agreement_pairs": 100000}, root, timeout)
     with pytest.raises(ValueError, match=r"Type I rows \(n_runs = 100 x n_pairs = 100000"):
-        limits.metric_profile({**base, "ns": [1000], "n_runs": 100, "n_pairs": 100000}, root)
+        profile_page.limits({**base, "ns": [1000], "n_runs": 100, "n_pairs": 100000}, root, timeout)
 
 
 #: Notebooks whose maxima together were run to the end by tests/extremes.py in process

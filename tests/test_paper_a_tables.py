@@ -267,7 +267,7 @@ def test_figure1_over_seeds_and_grid_are_deterministic_and_seeds_differ():
     grid = R.figure1_grid(mats, [12], [0.25], n_pairs=80)
     # the grid point at the reference's own n, k and sample size is the reference itself
     assert (grid["k"] == 3).all() and (grid["rank_corr"] == 1.0).all() and (grid["mean_abs_diff"] == 0).all()
-    assert grid["similar"].all()
+    assert "similar" not in grid  # the claim's thresholds decide, from the ledger
 
 
 def test_figure1_grid_matrices_are_those_of_agreement_matrix(monkeypatch):

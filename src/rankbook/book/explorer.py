@@ -33,6 +33,7 @@ from typing import Any
 
 from .bundle import BUNDLE_NAME, VEGALITE_VERSION, bundle_script, write_bundle  # noqa: F401 - re-exported
 from .csvsafe import restore_cell, write_csv
+from .outputs import reader_markdown
 
 #: Set while the grid of an explorer is computed; every point inherits it.
 POINT_ENV = "RANKBOOK_EXPLORER_POINT"
@@ -505,7 +506,7 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
         f"<p>This explorer needs JavaScript; its values are in the CSV linked below.</p></div>",
         f'<script type="application/json" class="rb-explorer-spec">{payload}</script>',
         "",
-        f"**Explore.** {what}{clamped} Precomputed at build time: the notebook run at every point of "
+        f"**Explore.** {reader_markdown(what)}{clamped} Precomputed at build time: the notebook run at every point of "
         f"the grid {axes} ({n_points} runs: {commands}). "
         f"Every plotted value is a row of {{download}}`{name}.csv <{rel}>`.",
     ]
@@ -560,7 +561,7 @@ def show_rows(df, *, name: str, kind: str, x: str, y: str, color: str | None = N
         "<p>This explorer needs JavaScript; its values are in the CSV linked below.</p></div>",
         f'<script type="application/json" class="rb-explorer-spec">{payload}</script>',
         "",
-        f"**Explore.** {what} Computed by this page's own run; every plotted value is a row of "
+        f"**Explore.** {reader_markdown(what)} Computed by this page's own run; every plotted value is a row of "
         f"{{download}}`{name}.csv <{rel}>`.",
         "::::", ""])), metadata=output_metadata("explorer", name, csv_path))
     return csv_path

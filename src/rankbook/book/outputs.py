@@ -467,6 +467,56 @@ _CODE_WORD = re.compile(r"(?<![\w.$\\`])(?:[A-Za-z]\w*\.)*[a-z][a-z0-9]*(?:_[a-z
                         r"(?:\.[A-Za-z_]\w*)*(?![\w`])")
 
 
+_LOG2 = re.compile(r"\blog2\(")
+_SQRT = re.compile(r"\bsqrt\(")
+_RANKINGS = re.compile(r"\b(?:sigma|nu)\b")
+
+
+def ascii_maths(text: str, rankings: bool = False) -> str:
+    """ASCII maths as plain text reads it: ``log2(`` as ``log₂(``, ``sqrt(`` as ``√(``, and
+    with ``rankings`` the names of rankings and their composition as symbols (``nu o sigma``
+    reads ``ν ∘ σ``, :func:`rankbook.ledger.names.symbols`).
+
+    Examples
+    --------
+    >>> ascii_maths("1/log2(i+1) and sqrt(x); nu o sigma", rankings=True)
+    '1/log₂(i+1) and √(x); ν ∘ σ'
+    """
+    text = _SQRT.sub("√(", _LOG2.sub("log₂(", str(text)))
+    if rankings and _RANKINGS.search(text):
+        from ..ledger.names import symbols
+
+        text = symbols(text)
+    return text
+
+
+def reader_markdown(text: Any) -> Any:
+    """Markdown a notebook composed (a ``markdown=`` column, an explorer's caption) as a reader
+    reads it: ids with a reader's name written as it and ASCII maths as symbols, outside its
+    maths and code; the rest unchanged.
+
+    Examples
+    --------
+    >>> reader_markdown("cells of prevalence_threshold read 0.06; `lr_minus` stays; $x_1$")
+    'cells of PT read 0.06; `lr_minus` stays; $x_1$'
+    """
+    if not isinstance(text, str):
+        return text
+    from ..ledger.names import display
+
+    def plain(part: str) -> str:
+        part = _CODE_WORD.sub(lambda m: display(m.group()) if display(m.group()) != m.group()
+                              else m.group(), part)
+        return ascii_maths(part, rankings=True)
+
+    out, at = [], 0
+    for m in re.finditer(r"\$[^$]*\$|`[^`]*`", text):
+        out += [plain(text[at:m.start()]), m.group()]
+        at = m.end()
+    result = "".join(out + [plain(text[at:])])
+    return MarkdownText(result) if isinstance(text, MarkdownText) else result
+
+
 def reader_text(value: Any, html: bool = False) -> Any:
     """A table cell or header as a reader reads it: a snake_case id that
     :mod:`rankbook.ledger.names` knows becomes its name (``lr_minus`` reads "LR−",
@@ -498,9 +548,10 @@ def reader_text(value: Any, html: bool = False) -> Any:
     found = [f for f in FORMULAS if f in value]
     words = _CODE_WORD.findall(value)
     if not found and not words:
-        return value
+        return ascii_maths(value, rankings=True)
     if html:
-        return _CODE_WORD.sub(lambda m: display(m.group()), formulas(value, markdown=False))
+        return ascii_maths(_CODE_WORD.sub(lambda m: display(m.group()),
+                                          formulas(value, markdown=False)), rankings=True)
     parts = [re.escape(f) for f in sorted(found, key=len, reverse=True)] + [_CODE_WORD.pattern]
     pattern = re.compile("|".join(parts))
     out, at = [], 0
@@ -511,9 +562,9 @@ def reader_text(value: Any, html: bool = False) -> Any:
         else:  # an id with a reader's name reads as it; any other name of code as code
             name = display_markdown(token)
             shown = md_escape(name) if name != token else f"`{token}`"
-        out += [escape_markdown(value[at:m.start()]), shown]
+        out += [escape_markdown(ascii_maths(value[at:m.start()], rankings=True)), shown]
         at = m.end()
-    return MarkdownText("".join(out + [escape_markdown(value[at:])]))
+    return MarkdownText("".join(out + [escape_markdown(ascii_maths(value[at:], rankings=True))]))
 
 
 def table_markdown(df, title: str, index: bool = False, markdown=()) -> str:
@@ -677,7 +728,8 @@ def save_table(
                 shown[col] = shown[col].map(reader_text)
             shown.columns = [c if c in markdown else reader_text(c) for c in shown.columns]
             for col in markdown:
-                shown[col] = shown[col].map(lambda v: MarkdownText("" if v is None else v))
+                shown[col] = shown[col].map(
+                    lambda v: MarkdownText(reader_markdown("" if v is None else v)))
             text = table_markdown(shown, title, index=index, markdown=markdown)
             if more:
                 text += f"\n{more.removesuffix(f'all rows are in {name}.csv.')}"

@@ -50,7 +50,9 @@ def md_escape(value) -> str:
     """:func:`rankbook.book.outputs.md_escape` of the :func:`~rankbook.book.outputs.readable`
     text: no Python spellings (``[4.0, 1.0]``, ``n = 10.0``, ``nan``) reach a page, and a
     subscript written as plain text reads as maths (:func:`subscript_maths`)."""
-    return _md_escape(subscript_maths(readable(value)))
+    from .outputs import ascii_maths
+
+    return _md_escape(subscript_maths(ascii_maths(readable(value))))
 
 
 _GREEK_TEX = dict(zip(

@@ -1079,8 +1079,8 @@ def err(gains: np.ndarray, n: np.ndarray, k: int | None = None,
     k : int or None, default None
         Cut-off: the top ``k`` documents; None: every document.
     max_judgment : int, default GDEVAL_MAX_JUDGMENT
-        The level :math:`g_{\max}` whose gain is the largest: the gain :math:`2^{g_i} - 1` is
-        divided by :math:`2^{g_{\max}}` (gdeval.pl's 4, as in the formula above).
+        The largest relevance level :math:`g_{\max}` (gdeval.pl's 4): the gain
+        :math:`2^{g_i} - 1` is divided by :math:`2^{g_{\max}}`, the :math:`2^4` of the formula.
 
     Returns
     -------

@@ -328,6 +328,28 @@ def read_once(qrels, run, order=None):
     (:func:`rankbook.trec_format.read_table`), so that it can be scored and ranged; paths,
     dicts and DataFrames are returned as they are.
 
+    Parameters
+    ----------
+    qrels : str, path-like, stream, dict or pandas.DataFrame
+        The judgements, as :func:`rankbook.conventions.evaluate_run` takes them.
+    run : str, path-like, stream, dict or pandas.DataFrame
+        The run, likewise.
+    order : {None, "score", "rank"}
+        As in ``evaluate_run``: ``"rank"`` reads a run source by its rank column (the
+        fourth), anything else by its scores.
+
+    Returns
+    -------
+    tuple
+        ``(qrels, run)``: each a :class:`rankbook.trec_format.TrecTable` when it was read
+        here (standard input, a pipe, a stream), else the argument itself (a regular file's
+        path, a dict, a DataFrame).
+
+    Raises
+    ------
+    ValueError
+        What :func:`rankbook.trec_format.read_table` refuses in a source read here.
+
     Examples
     --------
     >>> import io

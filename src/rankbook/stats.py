@@ -1452,18 +1452,36 @@ def paired_t_power(n_topics, delta: float, sd: float, alpha: float = 0.05) -> fl
     return float(out) if out.ndim == 0 else out
 
 
-def _smallest_n(power_of, target: float, start: int, limit: int = 10**7) -> int:
-    """The smallest n >= start with power_of(n) >= target (power grows with n)."""
+#: The most topics a topic set size may ask for: beyond it the difference is too small for its
+#: spread to be detected by any test collection, and the answer is refused rather than printed.
+MAX_TOPICS = 10**7
+
+
+def _too_many(needed) -> ValueError:
+    return ValueError(f"about {needed:,.0f} topics would be needed, more than {MAX_TOPICS:,}: "
+                      "the difference is too small against the spread of the per-topic scores "
+                      "to be detected; ask for a larger difference (delta), or lower power")
+
+
+def _smallest_n(power_of, target: float, start: int, limit: int = MAX_TOPICS) -> int:
+    """The smallest n >= 2 with power_of(n) >= target (power grows with n), searched from
+    ``start`` (an estimate) by doubling and bisection; ValueError beyond ``limit``."""
+    if start > limit:
+        raise _too_many(start)
     lo = max(2, int(start))
     if power_of(lo) >= target:
-        while lo > 2 and power_of(lo - 1) >= target:
-            lo -= 1
-        return lo
+        if lo == 2 or power_of(lo - 1) < target:
+            return lo
+        lo, hi = 1, lo - 1  # power(hi) >= target: bisect below
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if mid < 2 or power_of(mid) < target else (lo, mid)
+        return max(2, hi)
     hi = lo * 2
     while power_of(hi) < target:
         lo, hi = hi, hi * 2
         if hi > limit:
-            raise ValueError(f"more than {limit:,} topics would be needed")
+            raise _too_many(hi)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if power_of(mid) < target else (lo, mid)
@@ -1519,6 +1537,8 @@ def topic_set_size(delta: float, sd: float, alpha: float = 0.05, power: float = 
     power = _check_level(power, "power", 0.8)
     z = _special.ndtri(1 - alpha / 2) + _special.ndtri(power)
     approx = math.ceil((z * sd / delta) ** 2)
+    if approx > MAX_TOPICS:
+        raise _too_many(approx)
     if method == "normal":
         return int(approx)
     return _smallest_n(lambda n: paired_t_power(n, delta, sd, alpha), power, approx)

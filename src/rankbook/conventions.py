@@ -136,7 +136,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import os
 import re
 import warnings
 from collections.abc import Mapping
@@ -1245,14 +1244,6 @@ class _ByteNames:
         return out.reshape(arr.shape)
 
 
-def _sortable_ids(dnames, codes) -> np.ndarray:
-    """The ids of ``codes`` in an array that sorts as the ids do as text: the ranks of the
-    UTF-8 bytes of ids read from files (byte order is code point order), else the text."""
-    if isinstance(dnames, _ByteNames):
-        return trec_format.text_ranks(dnames.raw(codes))
-    return dnames[codes].astype(str)
-
-
 def _as_table(obj, what: str, order=None):
     """A source read once by the one reader (:func:`trec_format.read_table`), a table already
     read, or None for the other spellings (dicts, DataFrames)."""
@@ -1515,7 +1506,7 @@ def _text_keys(dnames, codes) -> np.ndarray:
     ids' order (a shorter id that is a prefix comes first). numpy sorts 8-bit keys by radix
     sort, so :func:`numpy.lexsort` over them takes linear time."""
     if isinstance(dnames, _ByteNames):  # a plain file's ids: bytes already
-        raw = np.ascontiguousarray(dnames.raw[codes].ravel())
+        raw = np.ascontiguousarray(dnames.raw(codes))
         if raw.dtype.itemsize == 0 or not raw.size:
             return np.zeros((raw.size, 1), dtype=np.uint8)
         keys = raw.view(np.uint8).reshape(raw.size, raw.dtype.itemsize)
@@ -1770,10 +1761,6 @@ def _discount(width):
 
 def _cut(mat, k):
     return mat if k is None else mat[:, :k]
-
-
-def _hits(rel, k):
-    return _cut(rel, k).sum(axis=1)
 
 
 def _safe_div(num, den):

@@ -2591,12 +2591,13 @@ def _with_tie_range(qrels, run, measures, convention, order, ties):
         raise ValueError(f"ties={ties!r} is not valid; choose None (the profile's own tie "
                          "rule) or 'range' (also the lowest, highest and expected value over "
                          "the orders of tied documents)")
-    qrels, run = _tr.read_once(qrels, run, order)
-    res = evaluate_run(qrels, run, measures, convention, order)
     conv = profile(convention)
     names = [measures] if isinstance(measures, str) else list(measures)
-    return _tr.tie_range_of(res, qrels, run, [parse_measure(t, conv) for t in names], conv,
-                            order)
+    parsed = [parse_measure(t, conv) for t in names]
+    _tr.check_range(parsed, conv)  # before any input is read
+    qrels, run = _tr.read_once(qrels, run, order)
+    res = evaluate_run(qrels, run, measures, convention, order)
+    return _tr.tie_range_of(res, qrels, run, parsed, conv, order)
 
 
 # --------------------------------------------------------------------------------------------

@@ -160,8 +160,11 @@ def test_gzip_and_pipe_inputs_read_once(tmp_path):
 
 @pytest.mark.parametrize("argv, needle", [
     (["nothere.run"], "no such file"),
-    (["{run}", "-m", "XYZ"], "measure 'XYZ' is not known"),
-    (["{run}", "-m", "RR@10"], "is not offered by the trec_eval profile"),
+    (["{run}", "-m", "XYZ"], "measure 'XYZ' is not supported by rankbook (no profile computes "
+                             "it); name a measure as ir_measures does"),
+    (["{run}", "-m", "RR@10"], "is not supported by the trec_eval profile (RR@k: ir_measures, "
+                               "ranx, torchmetrics); the nearest it offers is 'RR'"),
+    (["{run}", "-m", "RR@10"], "; --convention chooses another tool"),
     (["{run}", "--depths", "10,x"], "--depths"),
     (["{run}", "--convention", "spss"], "--convention 'spss'"),
     (["{bad}"], ":2:"),

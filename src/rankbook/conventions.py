@@ -743,6 +743,13 @@ def _nearest(text: str, conv: Convention | None = None, family: str | None = Non
     return next((n for n in names if n.lower() == close[0]), None) if close else None
 
 
+def _offered(conv: Convention) -> str:
+    """The profile's measure forms as a refusal lists them: a family that needs a level is
+    written with it (``IPrec@level``, ``Rprec_mult@multiple``), as it must be named."""
+    kind = {"level": "@level", "multiple": "@multiple"}
+    return ", ".join(f + kind.get(_CUTOFF.get(f, "none"), "") for f in conv.measures)
+
+
 def _level(text: str, raw: str, what: str, low_open: bool = False) -> float:
     try:
         value = float(raw)
@@ -837,9 +844,10 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
                 "P(rel=2)@5, nDCG(dcg='exp-log2')@10) or as trec_eval does (ndcg_cut_10, P_5, map)")
         near = _nearest(text)
         raise ValueError(
-            f"measure {text!r} is not supported by rankbook (no profile computes it); the "
-            + (f"nearest supported measure is {near!r}" if near else
-               "measures are named as ir_measures (nDCG@10, AP, P@5) or trec_eval (ndcg_cut_10, map, P_5) name them"))
+            f"measure {text!r} is not supported by rankbook (no profile computes it); "
+            + (f"the nearest supported measure is {near!r}" if near else
+               "name a measure as ir_measures does (nDCG@10, AP, P@5) or as trec_eval does "
+               "(ndcg_cut_10, map, P_5)"))
     if trec is not None:
         out = trec
     else:
@@ -851,7 +859,7 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
         raise ValueError(
             f"measure {text!r} is not supported by the {conv.name} profile{where}; "
             + (f"the nearest it offers is {near!r}; " if near else "")
-            + f"it offers {', '.join(conv.measures)}")
+            + f"it offers {_offered(conv)}")
     if out.family in ("nDCG", "DCG") and conv.exp_dcg != "any" and out.rel != 1:
         raise ValueError(
             f"measure {text!r}: the {conv.name} profile computes {out.family} with every positive "

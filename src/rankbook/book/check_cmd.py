@@ -75,11 +75,9 @@ def check_runs(qrels_path, run_paths: Sequence[str], measures: str | None = None
         except _cc.CompareError as exc:
             raise CheckError(str(exc)) from None
         for m in wanted:
-            try:
-                _conv.parse_measure(m, conv)
-            except ValueError as exc:
-                hint = "; --convention chooses another tool" if "is not offered" in str(exc) else ""
-                raise CheckError(f"--measures: {exc}{hint}") from None
+            refusal = _cc.measure_refusal(m, conv)
+            if refusal:
+                raise CheckError(f"--measures: {refusal}")
     if isinstance(depths, str):
         depths = parse_depths(depths)
     if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)

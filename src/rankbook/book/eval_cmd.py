@@ -440,7 +440,11 @@ def records(result: EvalResult, per_query: bool = False, summary: bool = True) -
 
 
 def format_csv(result: EvalResult, per_query: bool = False, summary: bool = True) -> str:
-    return records(result, per_query, summary).to_csv(index=False, lineterminator="\n")
+    """:func:`records` as CSV text; a run tag or query id a spreadsheet would run as a formula
+    is written as text (:mod:`rankbook.book.csvsafe`)."""
+    from .csvsafe import csv_text
+
+    return csv_text(records(result, per_query, summary))
 
 
 def format_json(result: EvalResult, per_query: bool = False, summary: bool = True) -> str:

@@ -88,6 +88,8 @@ def check_runs(qrels_path, run_paths: Sequence[str], measures: str | None = None
     if not run_paths:
         raise CheckError("check needs a qrels file and at least one run file")
     for p, what in [(qrels_path, "qrels"), *((r, "run") for r in run_paths)]:
+        if _tf._is_stdin(p):  # '-': the reader takes standard input, as every command's
+            continue
         try:
             st = os.stat(p)
         except FileNotFoundError:
@@ -115,7 +117,7 @@ def check_runs(qrels_path, run_paths: Sequence[str], measures: str | None = None
         except ValueError as exc:
             raise CheckError(str(exc)) from None
     notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-    report.qrels["name"] = _tf.display_name(qrels_path)
+    report.qrels["name"] = _tf._source_name(qrels_path)
     return report, notes
 
 

@@ -476,8 +476,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
             raise CompareError(f"{opt} must be a number strictly between 0 and 1, got {value!r}")
     run_paths = [p if isinstance(p, str) else os.fsdecode(p) for p in run_paths]
     qrels_path = qrels_path if isinstance(qrels_path, str) else os.fsdecode(qrels_path)
-    shown = [display_name(p) for p in run_paths]
-    qrels_shown = display_name(qrels_path)
+    shown = [_tf._source_name(p) for p in run_paths]  # as the reader names them: <stdin>
+    qrels_shown = _tf._source_name(qrels_path)
     if len(run_paths) < 2:
         raise CompareError(f"compare needs at least two run files, got {len(run_paths)}: "
                            f"{', '.join(shown) or '(none)'}")

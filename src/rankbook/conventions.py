@@ -1514,7 +1514,7 @@ def _text_keys(dnames, codes) -> np.ndarray:
     ids' order (a shorter id that is a prefix comes first). numpy sorts 8-bit keys by radix
     sort, so :func:`numpy.lexsort` over them takes linear time."""
     if isinstance(dnames, _ByteNames):  # a plain file's ids: bytes already
-        raw = np.ascontiguousarray(dnames.raw(codes))
+        raw = np.ascontiguousarray(dnames.raw(codes).ravel())
         if raw.dtype.itemsize == 0 or not raw.size:
             return np.zeros((raw.size, 1), dtype=np.uint8)
         keys = raw.view(np.uint8).reshape(raw.size, raw.dtype.itemsize)

@@ -431,6 +431,18 @@ def check_range(measures, convention) -> None:
     it (``max_documents``, trec_eval's -M: which tied documents the cut keeps depends on their
     order), a measure family not in :data:`SUPPORTED_FAMILIES`.
 
+    Parameters
+    ----------
+    measures : list of rankbook.conventions.Measure
+        The parsed measures.
+    convention : rankbook.conventions.Convention
+        The profile.
+
+    Raises
+    ------
+    ValueError
+        One line naming what is refused and what the range takes instead.
+
     Examples
     --------
     >>> from rankbook.conventions import parse_measure, profile

@@ -158,10 +158,32 @@ def test_gzip_and_pipe_inputs_read_once(tmp_path):
     assert [r["duplicates"] for r in rep["runs"]] == [1, 1]  # found in the gzip and the pipe
 
 
+def test_standard_input_is_a_run_or_the_qrels(tmp_path):
+    """'-' is standard input for check as for every command (it stopped at 'no such file');
+    the report and the reader's refusals name it <stdin>."""
+    qrels, runs = _clean_collection(tmp_path)
+    exe = str(Path(sys.executable).parent / "rankbook")
+    res = subprocess.run([exe, "check", str(qrels), str(runs[0]), "-", "--json"],
+                         input=runs[1].read_text(), capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    rep = json.loads(res.stdout)
+    assert [r["run"] for r in rep["runs"]] == ["bm25", "run2"]
+    assert rep["runs"][0]["judged@10"] == rep["runs"][1]["judged@10"] == 1.0
+    res = subprocess.run([exe, "check", "-", str(runs[0])], input=qrels.read_text(),
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.startswith("qrels <stdin>: 8 topics"), res.stdout
+    res = subprocess.run([exe, "check", str(qrels), "-"], input="1 Q0 a 1 high x\n",
+                         capture_output=True, text=True)
+    assert res.returncode == 2 and res.stderr.startswith("rankbook check: <stdin>:1: "), res.stderr
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["nothere.run"], "no such file"),
-    (["{run}", "-m", "XYZ"], "measure 'XYZ' is not known"),
-    (["{run}", "-m", "RR@10"], "is not offered by the trec_eval profile"),
+    (["{run}", "-m", "XYZ"], "measure 'XYZ' is not supported by rankbook (no profile computes "
+                             "it); name a measure as ir_measures does"),
+    (["{run}", "-m", "RR@10"], "is not supported by the trec_eval profile (RR@k: ir_measures, "
+                               "ranx, torchmetrics); the nearest it offers is 'RR'"),
+    (["{run}", "-m", "RR@10"], "; --convention chooses another tool"),
     (["{run}", "--depths", "10,x"], "--depths"),
     (["{run}", "--convention", "spss"], "--convention 'spss'"),
     (["{bad}"], ":2:"),

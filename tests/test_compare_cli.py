@@ -370,6 +370,17 @@ def test_names_of_compressed_runs_and_of_pipes(capsys, collection, tmp_path):
     assert pd.read_csv(tmp_path / "n.csv")["system"].tolist() == ["bm25", "run2"]
 
 
+def test_standard_input_is_named_as_the_reader_names_it(capsys, collection, monkeypatch):
+    """A run given as '-' is '<stdin>' in compare's own refusals, as in the reader's."""
+    import io
+
+    qrels, runs = collection
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"999 Q0 a 1 1.0 x\n")))
+    status, _, err = _run(capsys, [runs[0], "-", "--qrels", qrels, "--measures", "AP"])
+    assert status == 2 and err.startswith("rankbook compare: <stdin>: none of its 1 queries "
+                                          "('999') is judged in "), err
+
+
 def test_choice_options_take_any_case(capsys, collection):
     qrels, runs = collection
     status, _, err = _run(capsys, [*runs[:2], "--qrels", qrels, "--measures", "AP", "--order", "Score",

@@ -362,6 +362,27 @@ def test_errors_name_the_problem(qrels, run, measures, convention, message):
         evaluate_run(qrels, run, measures, convention)
 
 
+@pytest.mark.parametrize("name", list(C.CONVENTIONS))
+def test_every_form_a_refusal_offers_is_a_name_the_profile_takes(name):
+    """The list a refusal gives ("it offers ...") writes each form as it must be named: with
+    its cut-off (nDCG@k), or its level (IPrec@level, Rprec_mult@multiple), never a bare IPrec
+    that the next call refuses for want of a level."""
+    import re
+
+    def written(form):
+        return re.sub("@k$", "@10", form).replace("@level", "@0.1").replace("@multiple", "@0.2")
+
+    conv = C.profile(name)
+    other = next(f for c in C.CONVENTIONS.values() for f in c.measures
+                 if f not in conv.measures and "@" not in f)
+    with pytest.raises(ValueError, match="; it offers ") as info:
+        C.parse_measure(other, name)
+    offered = str(info.value).split("; it offers ", 1)[1].split(", ")
+    assert len(offered) == len(conv.measures) and "IPrec" not in offered
+    for form in offered:
+        assert C.parse_measure(written(form), name).form in conv.measures, form
+
+
 def re_escape(s):
     import re
 

@@ -259,4 +259,10 @@ def test_signals_at_every_moment_of_compare(tmp_path, moment, files, message):
         assert res.stderr.strip().endswith("wrote out.csv, pairs.csv")
         return
     assert res.returncode == 128 + sig, res.stderr
-    assert res.stderr.strip() == f"rankbook compare: interrupted by {sig.name}; {message}"
+    # once the report prints, its own stderr lines (the pre-flight check's warnings, notes)
+    # come before the interruption's one line, which is the last
+    *report, last = res.stderr.strip().splitlines()
+    assert last == f"rankbook compare: interrupted by {sig.name}; {message}"
+    assert all(line.startswith(("rankbook compare: check: ", "rankbook compare: note: "))
+               for line in report), res.stderr
+    assert not report or moment == "report", res.stderr

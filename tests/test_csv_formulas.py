@@ -106,6 +106,22 @@ def test_reproduce_csv_and_per_topic(tmp_path, monkeypatch, capsys):
     assert "'" + TAG in assert_no_formula(tmp_path / "topics.csv")
 
 
+def test_eval_csv(tmp_path, monkeypatch, capsys):
+    """``rankbook eval --format csv``: the hostile run tag (the runid column) and query id are
+    text, the values numbers, to standard output and to --out alike."""
+    f = write_tagged(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["eval", "-q", "-m", "map", "-m", "P.5", "--format", "csv", "--out", "e.csv",
+                       str(f["qrels"]), str(f["orig_baseline"])])
+    assert status == 0, capsys.readouterr().err
+    got = assert_no_formula(tmp_path / "e.csv")
+    assert "'" + TAG in got and got.count("'" + TAG) > 2  # the tag of every row, the query
+    assert cli.main(["eval", "-m", "map", "--format", "csv", str(f["qrels"]),
+                     str(f["orig_baseline"])]) == 0
+    (tmp_path / "stdout.csv").write_text(capsys.readouterr().out)
+    assert "'" + TAG in assert_no_formula(tmp_path / "stdout.csv")
+
+
 def test_sweep_combined_tables(tmp_path):
     """A swept value and a table cell with a formula's start: the combined table guards both,
     once (a point's CSV, guarded already, is not quoted twice)."""

@@ -319,6 +319,31 @@ def _reproduce_argv(qrels, paths, out, *extra):
     return argv
 
 
+def test_reproduce_names_standard_input_as_the_reader_does(tmp_path, sources):
+    """A refusal of reproduce's own (topics that differ, a topic without judgements) names a
+    run given as '-' '<stdin>', as the reader's refusals do, and the check names it alike."""
+    q = tmp_path / "q"
+    q.write_bytes(b"1 0 a 1\n2 0 a 1\n")
+    orig = tmp_path / "o"
+    orig.write_bytes(b"1 Q0 a 1 1.0 o\n2 Q0 a 1 1.0 o\n")
+    rep = sources.make("r", "stdin", b"1 Q0 a 1 1.0 r\n")
+    with pytest.raises(reproduce_cmd.ReproduceError,
+                       match=r"runs for different topics: <stdin> \(--rep-baseline\) has no line"):
+        reproduce_cmd.reproduce_runs({"orig_baseline": str(orig), "rep_baseline": rep}, str(q),
+                                     measures="AP", resamples=40)
+    orig = sources.make("o", "stdin", b"1 Q0 a 1 1.0 o\n2 Q0 a 1 1.0 o\n3 Q0 a 1 1.0 o\n")
+    rep = tmp_path / "r"
+    rep.write_bytes(b"1 Q0 a 1 1.0 r\n2 Q0 a 1 1.0 r\n3 Q0 a 1 1.0 r\n")
+    with pytest.raises(reproduce_cmd.ReproduceError, match=r"^<stdin>:3: topic '3' has no judg"):
+        reproduce_cmd.reproduce_runs({"orig_baseline": orig, "rep_baseline": str(rep)}, str(q),
+                                     measures="AP", resamples=40)
+    q.write_bytes(b"1 0 a 1\n2 0 a 1\n3 0 a 0\n")
+    orig = sources.make("o", "stdin", b"1 Q0 a 1 1.0 o\n2 Q0 a 1 1.0 o\n3 Q0 a 1 1.0 o\n")
+    res = reproduce_cmd.reproduce_runs({"orig_baseline": orig, "rep_baseline": str(rep)}, str(q),
+                                       measures="AP", resamples=40)
+    assert res.check[0].runs["run"].tolist() == ["<stdin>", str(rep)]
+
+
 def test_reproduce_reads_a_gzipped_run_and_a_pipe(tmp_path, sources, capsys):
     """It crashed on gzip (UnicodeDecodeError 0x8b) and called a pipe empty."""
     qrels, runs = _collection(seed=1)

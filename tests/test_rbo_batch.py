@@ -63,13 +63,14 @@ def test_one_p_for_all_a_subset_of_variants_and_no_pair():
     (["aba"], ["abc"], 0.9, "pair 0: item 'a' occurs more than once in S"),
     (["abc", "abc"], ["abc"], 0.9, "as many rankings, got 2 and 1"),
     (["abc"], ["abc"], [0.9, 0.8], "one per pair"),
-    (["abc", "abc"], ["abc", "abc"], [0.9, 1.5], "pair 1: p=1.5"),
+    (["abc", "abc"], ["abc", "abc"], [0.9, 1.5], "pair 1: p must be a number with 0 < p < 1 "
+                                                 r"\(the persistence\), got 1.5"),
     (["abc"], [[{"a"}, set()]], 0.9, "pair 0: T\\[1\\] is an empty tie group"),
 ])
 def test_bad_input_names_the_pair(S, T, p, match):
     with pytest.raises(ValueError, match=match):
         R.rbo_batch(S, T, p)
-    with pytest.raises(ValueError, match="ties='x'"):
+    with pytest.raises(ValueError, match="ties must be one of 'w', 'a', 'b' .*; got 'x'"):
         R.rbo_batch(["a"], ["a"], 0.9, ties=("a", "x"))
 
 

@@ -504,3 +504,20 @@ def test_too_few_resamples_are_refused_with_the_fewest_that_work():
     per_query = pd.DataFrame({"a": x, "b": x[::-1]})
     with pytest.raises(ValueError, match="n_resamples=1 is too few"):
         S.compare(per_query, n_resamples=1)
+
+
+def test_topic_set_size_refuses_what_no_collection_can_hold():
+    """A difference far smaller than the spread asked for billions of topics, printed as a
+    number (or searched without end); beyond MAX_TOPICS the sizes are refused with the reason,
+    and the search below the estimate finds the smallest size (bisection, not a walk)."""
+    from rankbook import stats
+
+    for call in (lambda: stats.topic_set_size(1e-6, 1), lambda: stats.topic_set_size(1e-4, 1),
+                 lambda: stats.topic_set_size(1e-4, 1, method="normal"),
+                 lambda: stats.topic_set_size_anova(1e-5, 1, 3)):
+        with pytest.raises(ValueError, match="topics would be needed, more than 10,000,000"):
+            call()
+    for delta, sd in ((0.05, 0.2), (0.02, 0.3), (0.3, 0.2)):
+        n = stats.topic_set_size(delta, sd)
+        assert stats.paired_t_power(n, delta, sd, 0.05) >= 0.8
+        assert n == 2 or stats.paired_t_power(n - 1, delta, sd, 0.05) < 0.8

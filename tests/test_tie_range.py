@@ -27,14 +27,19 @@ from hypothesis import strategies as st
 
 from rankbook import conventions as C
 from rankbook.conventions import evaluate_run
+from rankbook.tie_range import SUPPORTED_FAMILIES
 
 PROFILES = list(C.CONVENTIONS)
 
 
 def _measures(conv) -> list[str]:
+    """Every measure of the profile the range computes (the others are refused, see
+    ``test_measures_the_range_does_not_compute_are_refused_before_any_work``)."""
     out = []
     for form in conv.measures:
         fam, cut = form.split("@") if "@" in form else (form, None)
+        if fam not in SUPPORTED_FAMILIES:
+            continue
         ks = (1, 3, 5) if cut else (None,)
         for k in ks:
             suffix = f"@{k}" if k else ""
@@ -174,6 +179,35 @@ def _check(qrels, run, profile):
 def test_range_equals_brute_force_extremes_and_mean(profile, data):
     qrels, run = data.draw(collections(profile))
     _check(qrels, run, profile)
+
+
+@pytest.mark.parametrize("settings_", [{"judged_only": True}, {"relevance_level": 2},
+                                       {"judged_only": True, "relevance_level": 2}])
+@pytest.mark.parametrize("base", ["trec_eval", "trec_eval_9"])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          derandomize=True, phases=[Phase.explicit, Phase.generate])
+@given(data=st.data())
+def test_range_under_trec_evals_options(base, settings_, data):
+    """trec_eval's -J (only judged documents ranked) and -l (the level a relevant document
+    needs), as ``rankbook eval`` sets them: the brute force scores every order under the same
+    options."""
+    qrels, run = data.draw(collections(base))
+    _check(qrels, run, C.profile(base, **settings_))
+
+
+def test_measures_the_range_does_not_compute_are_refused_before_any_work(tmp_path):
+    """trec_eval's other measures (counts, set measures, interpolated precision...) and its
+    -M cut, whose kept documents depend on the order of a tie, are refused in one message
+    that names them and what the range computes; no input is read (a missing file is not
+    the error)."""
+    missing = str(tmp_path / "nothere")
+    with pytest.raises(ValueError, match=r"does not compute IPrec@0\.1, num_ret, set_F; it "
+                                         r"computes the families nDCG, DCG, AP"):
+        evaluate_run(missing, missing, ["AP", "IPrec@0.1", "num_ret", "set_F"], ties="range")
+    with pytest.raises(ValueError, match=r"does not take max_documents=5 \(trec_eval's -M\).*"
+                                         r"use max_documents=None, or a cut-off in the measure"):
+        evaluate_run(missing, missing, ["AP"], convention=C.profile("trec_eval", max_documents=5),
+                     ties="range")
 
 
 def test_gdeval_range_through_document_ids():

@@ -136,7 +136,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import os
 import re
 import warnings
 from collections.abc import Mapping
@@ -744,6 +743,13 @@ def _nearest(text: str, conv: Convention | None = None, family: str | None = Non
     return next((n for n in names if n.lower() == close[0]), None) if close else None
 
 
+def _offered(conv: Convention) -> str:
+    """The profile's measure forms as a refusal lists them: a family that needs a level is
+    written with it (``IPrec@level``, ``Rprec_mult@multiple``), as it must be named."""
+    kind = {"level": "@level", "multiple": "@multiple"}
+    return ", ".join(f + kind.get(_CUTOFF.get(f, "none"), "") for f in conv.measures)
+
+
 def _level(text: str, raw: str, what: str, low_open: bool = False) -> float:
     try:
         value = float(raw)
@@ -838,9 +844,10 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
                 "P(rel=2)@5, nDCG(dcg='exp-log2')@10) or as trec_eval does (ndcg_cut_10, P_5, map)")
         near = _nearest(text)
         raise ValueError(
-            f"measure {text!r} is not supported by rankbook (no profile computes it); the "
-            + (f"nearest supported measure is {near!r}" if near else
-               "measures are named as ir_measures (nDCG@10, AP, P@5) or trec_eval (ndcg_cut_10, map, P_5) name them"))
+            f"measure {text!r} is not supported by rankbook (no profile computes it); "
+            + (f"the nearest supported measure is {near!r}" if near else
+               "name a measure as ir_measures does (nDCG@10, AP, P@5) or as trec_eval does "
+               "(ndcg_cut_10, map, P_5)"))
     if trec is not None:
         out = trec
     else:
@@ -852,7 +859,7 @@ def parse_measure(text: str, convention: str | Convention = "trec_eval") -> Meas
         raise ValueError(
             f"measure {text!r} is not supported by the {conv.name} profile{where}; "
             + (f"the nearest it offers is {near!r}; " if near else "")
-            + f"it offers {', '.join(conv.measures)}")
+            + f"it offers {_offered(conv)}")
     if out.family in ("nDCG", "DCG") and conv.exp_dcg != "any" and out.rel != 1:
         raise ValueError(
             f"measure {text!r}: the {conv.name} profile computes {out.family} with every positive "
@@ -1243,14 +1250,6 @@ class _ByteNames:
             start = int(self.ends[part - 1]) if part else 0
             out[at] = [b.decode("utf-8") for b in self.parts[part][flat[at] - start].tolist()]
         return out.reshape(arr.shape)
-
-
-def _sortable_ids(dnames, codes) -> np.ndarray:
-    """The ids of ``codes`` in an array that sorts as the ids do as text: the ranks of the
-    UTF-8 bytes of ids read from files (byte order is code point order), else the text."""
-    if isinstance(dnames, _ByteNames):
-        return trec_format.text_ranks(dnames.raw(codes))
-    return dnames[codes].astype(str)
 
 
 def _as_table(obj, what: str, order=None):
@@ -1770,10 +1769,6 @@ def _discount(width):
 
 def _cut(mat, k):
     return mat if k is None else mat[:, :k]
-
-
-def _hits(rel, k):
-    return _cut(rel, k).sum(axis=1)
 
 
 def _safe_div(num, den):
@@ -2604,12 +2599,13 @@ def _with_tie_range(qrels, run, measures, convention, order, ties):
         raise ValueError(f"ties={ties!r} is not valid; choose None (the profile's own tie "
                          "rule) or 'range' (also the lowest, highest and expected value over "
                          "the orders of tied documents)")
-    qrels, run = _tr.read_once(qrels, run, order)
-    res = evaluate_run(qrels, run, measures, convention, order)
     conv = profile(convention)
     names = [measures] if isinstance(measures, str) else list(measures)
-    return _tr.tie_range_of(res, qrels, run, [parse_measure(t, conv) for t in names], conv,
-                            order)
+    parsed = [parse_measure(t, conv) for t in names]
+    _tr.check_range(parsed, conv)  # before any input is read
+    qrels, run = _tr.read_once(qrels, run, order)
+    res = evaluate_run(qrels, run, measures, convention, order)
+    return _tr.tie_range_of(res, qrels, run, parsed, conv, order)
 
 
 # --------------------------------------------------------------------------------------------

@@ -266,6 +266,13 @@ def load_cost() -> tuple:
     ``"unavailable"`` without numba (``inf``). Found once per process, from the cache's index
     files (no numba import).
 
+    Returns
+    -------
+    tuple of (float, str)
+        ``(seconds, source)``: :data:`NUMBA_CACHED_LOAD_S` and ``"cache"``,
+        :data:`NUMBA_COMPILE_S` and ``"compile"``, ``0.0`` and ``"loaded"``, or ``inf`` and
+        ``"unavailable"``.
+
     Examples
     --------
     >>> load_cost()[1] in ("cache", "compile", "loaded", "unavailable")

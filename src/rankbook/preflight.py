@@ -307,6 +307,7 @@ def _read_source(obj, what: str, name: str, max_bytes) -> _Side:
         if not regular:  # standard input, a pipe or a stream is read once: keep its text
             data = _all_text(obj, max_bytes)
             source = io.BytesIO(data)
+            source.name = _tf._source_name(obj)  # messages name the input, not '<stream>'
         else:
             source = obj
         try:

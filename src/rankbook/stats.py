@@ -1024,6 +1024,19 @@ def format_p(p: float, digits: int = 4) -> str:
     at ``digits`` decimals (a p-value is never 0; a Monte Carlo one is at least
     1/(resamples + 1)).
 
+    Parameters
+    ----------
+    p : float
+        The p-value.
+    digits : int, default 4
+        Decimals printed.
+
+    Returns
+    -------
+    str
+        ``"p = 0.0123"``; ``"p < 0.0001"`` (one unit of the last decimal) when ``p`` rounds to
+        0; ``"p undefined"`` for nan or an infinite ``p``.
+
     Examples
     --------
     >>> format_p(0.01234), format_p(1e-7), format_p(0.00006)
@@ -1396,6 +1409,29 @@ def paired_t_power(n_topics, delta: float, sd: float, alpha: float = 0.05) -> fl
     returns ``nan`` where scipy's ``nct.cdf`` fails far in its lower tail; the lower tail is
     taken here as the upper tail of :math:`-T'`, which is 0 there).
 
+    Parameters
+    ----------
+    n_topics : int or array_like of int
+        Number of topics :math:`n`, each a whole number >= 2; an array gives one power per
+        entry.
+    delta : float
+        True mean difference :math:`\\delta` between the two systems, > 0.
+    sd : float
+        Standard deviation :math:`\\sigma_d` of the per-topic differences, > 0.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The power, in [0, 1]: a float for a single ``n_topics``, else an array of its shape.
+
+    Raises
+    ------
+    ValueError
+        ``n_topics`` not whole or below 2, ``delta`` or ``sd`` not a positive finite number,
+        ``alpha`` outside (0, 1).
+
     Examples
     --------
     >>> round(paired_t_power(50, 0.05, 0.2), 4)
@@ -1416,18 +1452,36 @@ def paired_t_power(n_topics, delta: float, sd: float, alpha: float = 0.05) -> fl
     return float(out) if out.ndim == 0 else out
 
 
-def _smallest_n(power_of, target: float, start: int, limit: int = 10**7) -> int:
-    """The smallest n >= start with power_of(n) >= target (power grows with n)."""
+#: The most topics a topic set size may ask for: beyond it the difference is too small for its
+#: spread to be detected by any test collection, and the answer is refused rather than printed.
+MAX_TOPICS = 10**7
+
+
+def _too_many(needed) -> ValueError:
+    return ValueError(f"about {needed:,.0f} topics would be needed, more than {MAX_TOPICS:,}: "
+                      "the difference is too small against the spread of the per-topic scores "
+                      "to be detected; ask for a larger difference (delta), or lower power")
+
+
+def _smallest_n(power_of, target: float, start: int, limit: int = MAX_TOPICS) -> int:
+    """The smallest n >= 2 with power_of(n) >= target (power grows with n), searched from
+    ``start`` (an estimate) by doubling and bisection; ValueError beyond ``limit``."""
+    if start > limit:
+        raise _too_many(start)
     lo = max(2, int(start))
     if power_of(lo) >= target:
-        while lo > 2 and power_of(lo - 1) >= target:
-            lo -= 1
-        return lo
+        if lo == 2 or power_of(lo - 1) < target:
+            return lo
+        lo, hi = 1, lo - 1  # power(hi) >= target: bisect below
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if mid < 2 or power_of(mid) < target else (lo, mid)
+        return max(2, hi)
     hi = lo * 2
     while power_of(hi) < target:
         lo, hi = hi, hi * 2
         if hi > limit:
-            raise ValueError(f"more than {limit:,} topics would be needed")
+            raise _too_many(hi)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if power_of(mid) < target else (lo, mid)
@@ -1446,6 +1500,31 @@ def topic_set_size(delta: float, sd: float, alpha: float = 0.05, power: float = 
     which ignores that the variance is estimated and so asks for slightly fewer topics; it is
     what rankkit 0.1.0 prints ("to detect ... you would need N queries").
 
+    Parameters
+    ----------
+    delta : float
+        Smallest mean difference worth detecting, > 0.
+    sd : float
+        Standard deviation :math:`\\sigma_d` of the per-topic differences, > 0 (from a
+        pilot collection, for instance).
+    alpha : float, default 0.05
+        Significance level of the two-sided test, in (0, 1).
+    power : float, default 0.8
+        Required probability :math:`1 - \\beta` of detecting ``delta``, in (0, 1).
+    method : {"t", "normal"}
+        One of :data:`SIZE_METHODS`, as above.
+
+    Returns
+    -------
+    int
+        The number of topics.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``method``, ``delta`` or ``sd`` not a positive finite number, ``alpha`` or
+        ``power`` outside (0, 1).
+
     Examples
     --------
     >>> topic_set_size(0.05, 0.2), topic_set_size(0.05, 0.2, method="normal")
@@ -1458,6 +1537,8 @@ def topic_set_size(delta: float, sd: float, alpha: float = 0.05, power: float = 
     power = _check_level(power, "power", 0.8)
     z = _special.ndtri(1 - alpha / 2) + _special.ndtri(power)
     approx = math.ceil((z * sd / delta) ** 2)
+    if approx > MAX_TOPICS:
+        raise _too_many(approx)
     if method == "normal":
         return int(approx)
     return _smallest_n(lambda n: paired_t_power(n, delta, sd, alpha), power, approx)
@@ -1477,6 +1558,31 @@ def anova_power(n_topics, min_range: float, variance: float, n_systems: int,
     Sakai's ANOVA-based design :cite:`sakai2016topic`; equal to
     ``statsmodels.stats.power.FTestAnovaPower().power(f, m * n, alpha, m)`` with Cohen's
     :math:`f^2 = D^2 / (2 m \\sigma^2)`.
+
+    Parameters
+    ----------
+    n_topics : int or array_like of int
+        Number of topics :math:`n`, each a whole number >= 2; an array gives one power per
+        entry.
+    min_range : float
+        Difference :math:`D` between the best and the worst system's means, > 0.
+    variance : float
+        Error variance :math:`\\sigma^2` of the ANOVA (within systems), > 0.
+    n_systems : int
+        Number of systems :math:`m`, a whole number >= 2.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The power, in [0, 1]: a float for a single ``n_topics``, else an array of its shape.
+
+    Raises
+    ------
+    ValueError
+        ``n_topics`` or ``n_systems`` not whole or below 2, ``min_range`` or ``variance`` not a
+        positive finite number, ``alpha`` outside (0, 1).
 
     Examples
     --------
@@ -1504,6 +1610,30 @@ def topic_set_size_anova(min_range: float, variance: float, n_systems: int,
     """How many topics a one-way ANOVA of ``n_systems`` systems needs to detect a range
     ``min_range`` between the best and the worst system with probability ``power``
     (:func:`anova_power`; Sakai :cite:`sakai2016topic`): the smallest such :math:`n \\ge 2`.
+
+    Parameters
+    ----------
+    min_range : float
+        Difference :math:`D` between the best and the worst system's means worth detecting,
+        > 0.
+    variance : float
+        Error variance :math:`\\sigma^2` of the ANOVA (within systems), > 0.
+    n_systems : int
+        Number of systems :math:`m`, a whole number >= 2.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    power : float, default 0.8
+        Required probability :math:`1 - \\beta` of detecting ``min_range``, in (0, 1).
+
+    Returns
+    -------
+    int
+        The number of topics per system.
+
+    Raises
+    ------
+    ValueError
+        The arguments :func:`anova_power` refuses, or ``power`` outside (0, 1).
 
     Examples
     --------

@@ -57,7 +57,7 @@ from . import trec_format as _tf
 from .ties import (ScoreBlocks, _comb_ratio, expected_ap, expected_gain, expected_hit,
                    expected_rr)
 
-__all__ = ["TieRange", "tie_range_of", "read_once", "SUPPORTED_FAMILIES"]
+__all__ = ["TieRange", "tie_range_of", "check_range", "read_once", "SUPPORTED_FAMILIES"]
 
 #: Measure families :func:`tie_range` computes.
 SUPPORTED_FAMILIES = ("nDCG", "DCG", "AP", "RR", "P", "R", "Rprec", "Success", "Judged", "LRAP")
@@ -328,6 +328,28 @@ def read_once(qrels, run, order=None):
     (:func:`rankbook.trec_format.read_table`), so that it can be scored and ranged; paths,
     dicts and DataFrames are returned as they are.
 
+    Parameters
+    ----------
+    qrels : str, path-like, stream, dict or pandas.DataFrame
+        The judgements, as :func:`rankbook.conventions.evaluate_run` takes them.
+    run : str, path-like, stream, dict or pandas.DataFrame
+        The run, likewise.
+    order : {None, "score", "rank"}
+        As in ``evaluate_run``: ``"rank"`` reads a run source by its rank column (the
+        fourth), anything else by its scores.
+
+    Returns
+    -------
+    tuple
+        ``(qrels, run)``: each a :class:`rankbook.trec_format.TrecTable` when it was read
+        here (standard input, a pipe, a stream), else the argument itself (a regular file's
+        path, a dict, a DataFrame).
+
+    Raises
+    ------
+    ValueError
+        What :func:`rankbook.trec_format.read_table` refuses in a source read here.
+
     Examples
     --------
     >>> import io
@@ -377,8 +399,10 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None) -> Ti
     Raises
     ------
     ValueError
-        A profile that pools the queries into one list (``averaging="pooled"``), a measure
-        family not in :data:`SUPPORTED_FAMILIES`.
+        What :func:`check_range` refuses: a profile that pools the queries into one list
+        (``averaging="pooled"``) or cuts each ranking (``max_documents``), a measure family
+        not in :data:`SUPPORTED_FAMILIES`. A profile with ``judged_only`` (trec_eval's -J) is
+        taken: the unjudged documents leave every order of a tie alike.
 
     Examples
     --------
@@ -396,14 +420,7 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None) -> Ti
     """
     conv = convention
     parsed = list(measures)
-    if conv.averaging == "pooled":
-        raise ValueError(f"ties='range' scores each query's list; the {conv.name} profile with "
-                         "averaging='pooled' pools every query into one list (use "
-                         "averaging='per_query')")
-    unsupported = [p.text for p in parsed if p.family not in SUPPORTED_FAMILIES]
-    if unsupported:
-        raise ValueError(f"ties='range' does not compute {', '.join(unsupported)}; it computes "
-                         f"the families {', '.join(SUPPORTED_FAMILIES)}")
+    check_range(parsed, conv)
     names = [p.text for p in parsed]
     per = evaluation.per_query.copy()
     for col in ("low", "high", "expected"):
@@ -415,6 +432,9 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None) -> Ti
     in_run = set(run_df["query_id"])
     queries = [q for q in pd.unique(per["query_id"]) if q in in_run]
     frame, judged_q = _query_inputs(qrels_df, run_df, queries, conv)
+    if conv.judged_only:  # trec_eval -J: only documents judged 0 or more are ranked; removing
+        # documents from every order of a tie leaves every order of the rest, equally likely
+        frame = frame[frame["judged"].to_numpy() & (frame["label"].to_numpy() >= 0)]
     n_q = len(queries)
     row_of = {q: i for i, q in enumerate(queries)}
     for p in parsed:
@@ -425,6 +445,48 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None) -> Ti
         per.loc[sel, "high"] = hi[rows]
         per.loc[sel, "expected"] = ex[rows]
     return _finish(per, names)
+
+
+def check_range(measures, convention) -> None:
+    """Refuse what :func:`tie_range_of` cannot compute exactly, before any work: a profile
+    that pools the queries (``averaging="pooled"``), one that cuts each ranking after ordering
+    it (``max_documents``, trec_eval's -M: which tied documents the cut keeps depends on their
+    order), a measure family not in :data:`SUPPORTED_FAMILIES`.
+
+    Parameters
+    ----------
+    measures : list of rankbook.conventions.Measure
+        The parsed measures.
+    convention : rankbook.conventions.Convention
+        The profile.
+
+    Raises
+    ------
+    ValueError
+        One line naming what is refused and what the range takes instead.
+
+    Examples
+    --------
+    >>> from rankbook.conventions import parse_measure, profile
+    >>> check_range([parse_measure("AP")], profile("trec_eval", max_documents=10))
+    Traceback (most recent call last):
+    ...
+    ValueError: ties='range' does not take max_documents=10 (trec_eval's -M): which tied documents the cut keeps depends on their order; use max_documents=None, or a cut-off in the measure (AP@10)
+    """
+    conv = convention
+    if conv.averaging == "pooled":
+        raise ValueError(f"ties='range' scores each query's list; the {conv.name} profile with "
+                         "averaging='pooled' pools every query into one list (use "
+                         "averaging='per_query')")
+    if conv.max_documents is not None:
+        raise ValueError(f"ties='range' does not take max_documents={conv.max_documents} "
+                         "(trec_eval's -M): which tied documents the cut keeps depends on "
+                         "their order; use max_documents=None, or a cut-off in the measure "
+                         f"(AP@{conv.max_documents})")
+    unsupported = [p.text for p in measures if p.family not in SUPPORTED_FAMILIES]
+    if unsupported:
+        raise ValueError(f"ties='range' does not compute {', '.join(unsupported)}; it computes "
+                         f"the families {', '.join(SUPPORTED_FAMILIES)}")
 
 
 def _measure_range(p, conv, frame, judged_q, n_q):

@@ -442,6 +442,17 @@ def check_sources(sources, *, max_bytes: int | None = None, what=None) -> None:
     twice (it can be read once). ``what`` names each source's role in messages (``"qrels"``,
     ``"run"``); the default is ``"input"``.
 
+    Parameters
+    ----------
+    sources : sequence of str, bytes, path-like or stream
+        The command's inputs: paths, ``"-"`` for standard input, pipes (``/dev/fd/N``). An
+        open stream or any other object is passed over (its reader checks it).
+    max_bytes : int, optional
+        A regular file larger than this is refused; None: no limit.
+    what : sequence of str, optional
+        The role of each source, in the order of ``sources`` (``"input"`` for every one when
+        not given).
+
     Raises
     ------
     InputTooLarge, ValueError
@@ -898,6 +909,17 @@ def text_ranks(raw: np.ndarray) -> np.ndarray:
     of their text: byte order is code point order, and the zero padding sorts a prefix first.
     One lexsort of big-endian 64-bit words, no string compared.
 
+    Parameters
+    ----------
+    raw : numpy.ndarray
+        (n,) ids as a fixed-width bytes (``S``) array, zero-padded, such as
+        :attr:`TrecTable.dbytes`.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) int64: 0 for the first id in text order, equal ids equal ranks, no gap.
+
     Examples
     --------
     >>> text_ranks(np.array([b"d10", b"d1", b"e", b"d10", b"D"])).tolist()
@@ -930,7 +952,32 @@ def text_ranks(raw: np.ndarray) -> np.ndarray:
 
 def pair_keys(qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
     """64-bit keys of (query code, document) pairs from :meth:`TrecTable.dhash`: equal pairs
-    have equal keys; unequal pairs almost never do (callers confirm a match byte for byte)."""
+    have equal keys; unequal pairs almost never do (callers confirm a match byte for byte).
+
+    Parameters
+    ----------
+    qcodes : numpy.ndarray
+        (n,) integer query codes, such as :attr:`TrecTable.qcodes` (codes of one table: map
+        another table's codes to them before comparing keys).
+    dhash : numpy.ndarray
+        (n,) uint64 hashes of the document ids, from :meth:`TrecTable.dhash`.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) uint64, one key per pair.
+
+    Examples
+    --------
+    >>> import io
+    >>> t = read_table(io.BytesIO(b"1 0 a 1\\n1 0 b 0\\n2 0 a 1\\n"), "qrels")
+    >>> k = pair_keys(t.qcodes, t.dhash())
+    >>> k.dtype, len(set(k.tolist()))
+    (dtype('uint64'), 3)
+    >>> run = read_table(io.BytesIO(b"2 Q0 a 1 3.0 x\\n"), "run")  # query 2: code 0 here, 1 above
+    >>> bool(pair_keys(run.qcodes + 1, run.dhash())[0] == k[2])
+    True
+    """
     with np.errstate(over="ignore"):
         k = (qcodes.astype(np.uint64) + np.uint64(1)) * _MIX
         k ^= dhash
@@ -1248,6 +1295,24 @@ def read_header(source, *, max_lines: int = HEADER_LINES) -> list:
     to its first data line only, as :func:`read_table` keeps them in
     :attr:`TrecTable.header` (from a table already read, take that instead: a pipe can be read
     once).
+
+    Parameters
+    ----------
+    source : str, path-like or stream
+        Anything :func:`open_input` opens; read up to the first data line only.
+    max_lines : int, default HEADER_LINES
+        The most lines kept; the lines after them are read but not kept.
+
+    Returns
+    -------
+    list of str
+        The lines, without their line breaks, blank lines included.
+
+    Raises
+    ------
+    ValueError
+        What :func:`open_input` refuses, or a line that is not UTF-8 text or holds a control
+        character.
 
     Examples
     --------

@@ -77,6 +77,27 @@ class Ranking(NamedTuple):
 def ranking(rows, judged) -> Ranking:
     """A :class:`Ranking` from lists: each query's codes in rank order and its judged levels.
 
+    Parameters
+    ----------
+    rows : sequence of sequences of int
+        Each query's relevance codes in rank order (module notes): a judged level,
+        :data:`NOT_POOLED` or :data:`UNJUDGED`.
+    judged : sequence of sequences of int
+        Each query's judged levels, retrieved or not, negative ones included; one sequence
+        per query, in the order of ``rows``.
+
+    Returns
+    -------
+    Ranking
+        ``rel`` (queries, longest row) as float64, padded with :data:`NOT_POOLED`; ``n`` the
+        length of each row (int64); ``judged`` (queries, most judgements) float64, padded with
+        NaN.
+
+    Raises
+    ------
+    ValueError
+        ``rows`` and ``judged`` hold different numbers of queries.
+
     Examples
     --------
     >>> r = ranking([[1, -1], [0]], [[1, 0], [0, 2]])
@@ -155,6 +176,17 @@ def _powers(p: float, width: int) -> np.ndarray:
 def num_ret(r: Ranking) -> np.ndarray:
     """Documents retrieved (``m_num_ret.c``); summed over queries, not averaged.
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query: its documents retrieved.
+
     Examples
     --------
     >>> num_ret(ranking([[1, 0, -1]], [[1]])).tolist()
@@ -165,6 +197,20 @@ def num_ret(r: Ranking) -> np.ndarray:
 
 def num_rel(r: Ranking, rel: int = 1) -> np.ndarray:
     """Judged relevant documents, retrieved or not: levels at least ``rel`` (``m_num_rel.c``).
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query: its judgements at level ``rel`` or above.
 
     Examples
     --------
@@ -178,6 +224,20 @@ def num_rel(r: Ranking, rel: int = 1) -> np.ndarray:
 def num_rel_ret(r: Ranking, rel: int = 1) -> np.ndarray:
     """Relevant documents retrieved (``m_num_rel_ret.c``).
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query: its relevant documents among those retrieved.
+
     Examples
     --------
     >>> num_rel_ret(ranking([[2, 0, 1]], [[2, 0, 1]])).tolist()
@@ -189,6 +249,21 @@ def num_rel_ret(r: Ranking, rel: int = 1) -> np.ndarray:
 def num_nonrel_judged_ret(r: Ranking, rel: int = 1) -> np.ndarray:
     """Judged non-relevant documents retrieved: level at least 0 and below ``rel``
     (``m_num_nonrel_judged_ret.c``).
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query: its retrieved documents judged non-relevant (level
+        0 or more, below ``rel``).
 
     Examples
     --------
@@ -219,6 +294,21 @@ def bpref(r: Ranking, rel: int = 1) -> np.ndarray:
     with :math:`n_d` the judged non-relevant documents ranked above :math:`d`, :math:`R` the
     relevant and :math:`N` the judged non-relevant documents of the query (a term is 1 when
     :math:`n_d = 0`). Unjudged documents are skipped.
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1]; 0 for a query without relevant
+        documents.
 
     Examples
     --------
@@ -252,6 +342,20 @@ def infap(r: Ranking, rel: int = 1) -> np.ndarray:
 
     (1 at rank 1); their sum over relevant documents, divided by :math:`R`.
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query; 0 for a query without relevant documents.
+
     Examples
     --------
     >>> round(float(infap(ranking([[1, -1, 1]], [[1, 1]]))[0]), 4)
@@ -279,6 +383,26 @@ def infap(r: Ranking, rel: int = 1) -> np.ndarray:
 def recall_cutoffs(x: float, big_r: np.ndarray, rule: str = "plus_0.9") -> np.ndarray:
     """The number of relevant documents a recall level ``x`` stands for, under one of
     :data:`RECALL_CUTOFF_RULES`.
+
+    Parameters
+    ----------
+    x : float
+        Recall level, such as 0.3.
+    big_r : array_like of float
+        The number of relevant documents of each query (:func:`num_rel`), any shape.
+    rule : str, default "plus_0.9"
+        One of :data:`RECALL_CUTOFF_RULES`.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, the shape of ``big_r``: the number of relevant documents ``x`` stands for in
+        each query.
+
+    Raises
+    ------
+    ValueError
+        ``rule`` is not one of :data:`RECALL_CUTOFF_RULES` (the message lists them).
 
     Examples
     --------
@@ -331,6 +455,25 @@ def iprec_at_recall(r: Ranking, level: float, rel: int = 1, rule: str = "plus_0.
     with :math:`k_c` the rank of the :math:`c`-th relevant document and :math:`\mathrm{cut}` one
     of :data:`RECALL_CUTOFF_RULES`; 0 when fewer than :math:`c` are retrieved.
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    level : float
+        Recall level :math:`x`, in [0, 1].
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+    rule : str, default "plus_0.9"
+        How a recall level becomes a number of relevant documents: one of
+        :data:`RECALL_CUTOFF_RULES`.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query.
+
     Examples
     --------
     >>> r = ranking([[0, 1, 0, 1]], [[1, 1, 0]])
@@ -348,6 +491,26 @@ def eleven_point_average(r: Ranking, rel: int = 1, rule: str = "plus_0.9",
                          levels=ELEVEN_LEVELS) -> np.ndarray:
     r"""The mean of :func:`iprec_at_recall` over recall levels 0, 0.1, ..., 1 (``m_11pt_avg.c``).
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+    rule : str, default "plus_0.9"
+        How a recall level becomes a number of relevant documents: one of
+        :data:`RECALL_CUTOFF_RULES`.
+    levels : sequence of float, default ELEVEN_LEVELS
+        The recall levels averaged over (trec_eval's eleven: 0, 0.1, ..., 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query: the mean of the interpolated precisions at
+        ``levels``.
+
     Examples
     --------
     >>> float(eleven_point_average(ranking([[1, 0]], [[1]]))[0])
@@ -364,6 +527,25 @@ def rprec_mult(r: Ranking, mult: float, rel: int = 1, fused: bool = False) -> np
     r"""Precision at a multiple of :math:`R` (``m_Rprec_mult.c``): :math:`P@c` with
     :math:`c = \lfloor m R + 0.9 \rfloor` (0 when :math:`c = 0`); ``fused`` rounds the
     multiply-add once, as a build that fuses it does.
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    mult : float
+        The multiple :math:`m` of :math:`R` (0.2, 1, 2, ...).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+    fused : bool, default False
+        Round :math:`m R + 0.9` once (the ``"plus_0.9_fused"`` rule of
+        :func:`recall_cutoffs`) instead of twice.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1].
 
     Examples
     --------
@@ -389,6 +571,25 @@ def utility(r: Ranking, rel: int = 1, coefficients=(1.0, -1.0, 0.0, 0.0),
     - R)` with the coefficients :math:`(a, b, c, d)` (default 1, -1, 0, 0), :math:`RR` the
     relevant retrieved, :math:`n` the retrieved and :math:`N` the collection size (``-N``).
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+    coefficients : sequence of four floats, default (1.0, -1.0, 0.0, 0.0)
+        :math:`(a, b, c, d)`: the weights of relevant retrieved, non-relevant retrieved,
+        relevant not retrieved and non-relevant not retrieved documents.
+    num_docs : int, default 0
+        :math:`N`, the number of documents in the collection (trec_eval's ``-N``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query: the utility, not normalised.
+
     Examples
     --------
     >>> utility(ranking([[1, 0, 0]], [[1]])).tolist()
@@ -402,6 +603,20 @@ def utility(r: Ranking, rel: int = 1, coefficients=(1.0, -1.0, 0.0, 0.0),
 def set_precision(r: Ranking, rel: int = 1) -> np.ndarray:
     """Relevant retrieved over retrieved (``m_set_P.c``); 0 without retrieved documents.
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1].
+
     Examples
     --------
     >>> set_precision(ranking([[1, 0, -1, 1]], [[1, 1, 0]])).tolist()
@@ -412,6 +627,20 @@ def set_precision(r: Ranking, rel: int = 1) -> np.ndarray:
 
 def set_recall(r: Ranking, rel: int = 1) -> np.ndarray:
     """Relevant retrieved over relevant (``m_set_recall.c``); 0 without relevant documents.
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1].
 
     Examples
     --------
@@ -425,6 +654,20 @@ def set_relative_precision(r: Ranking, rel: int = 1) -> np.ndarray:
     """Relevant retrieved over the most that could be: min(retrieved, relevant)
     (``m_set_rel_P.c``); 0 when that is 0.
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1].
+
     Examples
     --------
     >>> set_relative_precision(ranking([[1, 0, 0]], [[1, 1]])).tolist()
@@ -435,6 +678,21 @@ def set_relative_precision(r: Ranking, rel: int = 1) -> np.ndarray:
 
 def set_map(r: Ranking, rel: int = 1) -> np.ndarray:
     r"""Unranked AP: :math:`RR^2 / (n\,R)`, set precision times set recall (``m_set_map.c``).
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1]; 0 when nothing is retrieved or nothing
+        is relevant.
 
     Examples
     --------
@@ -449,6 +707,23 @@ def set_f(r: Ranking, rel: int = 1, beta: float = 1.0) -> np.ndarray:
     r"""Set F (``m_set_F.c``): :math:`(\beta + 1) P R / (\beta P + R)` of set precision and
     recall; 0 when nothing relevant is retrieved (or nothing is, or nothing is relevant).
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+    beta : float, default 1.0
+        :math:`\beta`, the weight of recall against precision, used as ``m_set_F.c`` uses it
+        (not squared, as in the formula above).
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query (in [0, 1] when ``beta >= 0``).
+
     Examples
     --------
     >>> set_f(ranking([[1, 0]], [[1, 1]])).tolist()
@@ -462,6 +737,22 @@ def set_f(r: Ranking, rel: int = 1, beta: float = 1.0) -> np.ndarray:
 def relative_precision(r: Ranking, k: int, rel: int = 1) -> np.ndarray:
     """Relevant documents in the top ``k`` over min(k, R) (``m_relative_P.c``): precision up to
     R, recall after it; 0 without relevant documents.
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    k : int
+        Cut-off: the top ``k`` documents of each query.
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1].
 
     Examples
     --------
@@ -481,6 +772,21 @@ def bin_g(r: Ranking, rel: int = 1) -> np.ndarray:
     :math:`1 / \log_2(2 + n_d)`, :math:`n_d` the non-relevant documents above :math:`d`
     (unretrieved relevant documents add 0).
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level (trec_eval's ``-l``): a document whose level is at least ``rel`` is
+        relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1]; 0 when no relevant document is
+        retrieved.
+
     Examples
     --------
     >>> round(float(bin_g(ranking([[0, 1]], [[1, 0]]))[0]), 4)
@@ -498,6 +804,17 @@ def g(r: Ranking) -> np.ndarray:
     :math:`S_i` the gain retrieved down to rank :math:`i` and :math:`C_i` the sum of
     :math:`\max(g^*_j, 1)` over the ideal gains :math:`g^*_j` down to it; the total divided by
     the ideal total gain.
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query; 0 for a query without a positive judgement.
 
     Examples
     --------
@@ -531,6 +848,18 @@ def ndcg_rel(r: Ranking) -> np.ndarray:
     each retrieved document with a positive gain, and the final nDCG for each such document
     not retrieved, over the number of positive judgements.
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1]; 0 for a query without a positive
+        judgement.
+
     Examples
     --------
     >>> round(float(ndcg_rel(ranking([[0, 1]], [[1, 1]]))[0]), 4)
@@ -552,6 +881,20 @@ def rndcg(r: Ranking, rel: int = 1) -> np.ndarray:
     to the next level (and to 0), the nDCG there (the run's DCG taken at most at its last
     document), and the final nDCG when documents follow the last relevant rank of the ideal;
     0 without relevant documents.
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    rel : int, default 1
+        Relevance level: a query without a judgement at level ``rel`` or above scores 0 (the
+        gains are the levels, whatever ``rel``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1].
 
     Examples
     --------
@@ -590,6 +933,20 @@ def rbp(r: Ranking, p: float = 0.9) -> np.ndarray:
     ``m_rbp.c`` starts the smallest and largest gain uninitialised; rankbook takes 0 and the
     largest judged level, what a zeroed start gives.
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    p : float, default 0.9
+        Persistence: the probability that a reader who looked at one document looks at the
+        next one.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1].
+
     Examples
     --------
     >>> round(float(rbp(ranking([[1, 0, 1]], [[1, 1]]))[0]), 4)
@@ -605,6 +962,20 @@ def rbp_resid(r: Ranking, p: float = 0.9) -> np.ndarray:
     r"""RBP's residual (``m_rbp_resid.c``): :math:`p^n + (1 - p)\sum_{i\ \mathrm{unjudged}}
     p^{i-1}`, the most RBP could still grow; 0 when every retrieved document is judged (the
     source's rule, although :math:`p^n` remains).
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    p : float, default 0.9
+        Persistence, as in :func:`rbp`.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query; 0 for a query whose retrieved documents are all
+        judged.
 
     Examples
     --------
@@ -623,6 +994,20 @@ def unjudged(r: Ranking, k: int) -> np.ndarray:
     """Unjudged documents (not in the qrels, or judged negative) in the top ``k``, over ``k``
     (``m_unjudged.c``).
 
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    k : int
+        Cut-off, also the denominator (a query that retrieves fewer than ``k`` documents is
+        still divided by ``k``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query, in [0, 1].
+
     Examples
     --------
     >>> unjudged(ranking([[1, -1, -2, 0]], [[1, 0, -1]]), 5).tolist()
@@ -634,6 +1019,20 @@ def unjudged(r: Ranking, k: int) -> np.ndarray:
 def relstring(r: Ranking, length: int = 10) -> list[str]:
     """The codes of the first ``length`` documents as text (``m_relstring.c``): the level when
     it is 0 to 9, ``>`` above 9, ``-`` not in the pool, ``.`` judged negative.
+
+    Parameters
+    ----------
+    r : Ranking
+        Every query's retrieved documents in rank order and its judgements (:func:`ranking`
+        builds one from lists).
+    length : int, default 10
+        The most documents shown per query.
+
+    Returns
+    -------
+    list of str
+        One string per query, one character per retrieved document down to rank ``length``
+        (``<`` for a negative code other than :data:`NOT_POOLED` and :data:`UNJUDGED`).
 
     Examples
     --------
@@ -677,8 +1076,17 @@ def err(gains: np.ndarray, n: np.ndarray, k: int | None = None,
         (queries, width) levels in rank order (negative levels count as 0).
     n : numpy.ndarray
         (queries,) documents retrieved.
-    k : int or None
-        Cut-off; None: every document.
+    k : int or None, default None
+        Cut-off: the top ``k`` documents; None: every document.
+    max_judgment : int, default GDEVAL_MAX_JUDGMENT
+        The largest relevance level :math:`g_{\max}` (gdeval.pl's 4): the gain
+        :math:`2^{g_i} - 1` is divided by :math:`2^{g_{\max}}`, the :math:`2^4` of the formula.
+
+    Returns
+    -------
+    numpy.ndarray
+        (queries,) float64, one value per query; 0 for a query without a positive level in its
+        top ``k``.
 
     Examples
     --------

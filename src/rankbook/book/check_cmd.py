@@ -75,11 +75,9 @@ def check_runs(qrels_path, run_paths: Sequence[str], measures: str | None = None
         except _cc.CompareError as exc:
             raise CheckError(str(exc)) from None
         for m in wanted:
-            try:
-                _conv.parse_measure(m, conv)
-            except ValueError as exc:
-                hint = "; --convention chooses another tool" if "is not offered" in str(exc) else ""
-                raise CheckError(f"--measures: {exc}{hint}") from None
+            refusal = _cc.measure_refusal(m, conv)
+            if refusal:
+                raise CheckError(f"--measures: {refusal}")
     if isinstance(depths, str):
         depths = parse_depths(depths)
     if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
@@ -90,6 +88,8 @@ def check_runs(qrels_path, run_paths: Sequence[str], measures: str | None = None
     if not run_paths:
         raise CheckError("check needs a qrels file and at least one run file")
     for p, what in [(qrels_path, "qrels"), *((r, "run") for r in run_paths)]:
+        if _tf._is_stdin(p):  # '-': the reader takes standard input, as every command's
+            continue
         try:
             st = os.stat(p)
         except FileNotFoundError:
@@ -117,7 +117,7 @@ def check_runs(qrels_path, run_paths: Sequence[str], measures: str | None = None
         except ValueError as exc:
             raise CheckError(str(exc)) from None
     notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-    report.qrels["name"] = _tf.display_name(qrels_path)
+    report.qrels["name"] = _tf._source_name(qrels_path)
     return report, notes
 
 

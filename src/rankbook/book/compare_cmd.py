@@ -132,6 +132,33 @@ def split_measures(text: str) -> list[str]:
     return parts
 
 
+def measure_refusal(text: str, conv) -> str | None:
+    """Why the profile ``conv`` refuses the measure ``text`` (None: it takes it), the one
+    wording of ``rankbook compare``, ``check`` and ``eval``: :func:`rankbook.conventions.
+    parse_measure`'s message, and ``--convention chooses another tool`` when another profile
+    computes the measure.
+
+    Examples
+    --------
+    >>> measure_refusal("RR@10", "ir_measures") is None
+    True
+    >>> measure_refusal("RR@10", "trec_eval").endswith("; --convention chooses another tool")
+    True
+    """
+    try:
+        _conv.parse_measure(text, conv)
+        return None
+    except ValueError as exc:
+        message = str(exc)
+    for other in _conv.CONVENTIONS:
+        try:
+            _conv.parse_measure(text, other)
+        except ValueError:
+            continue
+        return f"{message}; --convention chooses another tool"
+    return message
+
+
 #: Compressed files are named without their compression suffix (``bm25.run.gz`` is bm25).
 _COMPRESSED = (".gz", ".bz2", ".xz")
 
@@ -449,8 +476,8 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
             raise CompareError(f"{opt} must be a number strictly between 0 and 1, got {value!r}")
     run_paths = [p if isinstance(p, str) else os.fsdecode(p) for p in run_paths]
     qrels_path = qrels_path if isinstance(qrels_path, str) else os.fsdecode(qrels_path)
-    shown = [display_name(p) for p in run_paths]
-    qrels_shown = display_name(qrels_path)
+    shown = [_tf._source_name(p) for p in run_paths]  # as the reader names them: <stdin>
+    qrels_shown = _tf._source_name(qrels_path)
     if len(run_paths) < 2:
         raise CompareError(f"compare needs at least two run files, got {len(run_paths)}: "
                            f"{', '.join(shown) or '(none)'}")
@@ -474,11 +501,9 @@ def compare_runs(qrels_path, run_paths: Sequence[str], measures: str | Sequence[
                        "compared on the queries every run has")
     wanted = split_measures(measures) if isinstance(measures, str) else list(measures)
     for m in wanted:  # before reading any file: an unknown measure lists the valid names
-        try:
-            _conv.parse_measure(m, conv)
-        except ValueError as exc:
-            hint = "; --convention chooses another tool" if "is not supported by the" in str(exc) else ""
-            raise CompareError(f"{exc}{hint}") from None
+        refusal = measure_refusal(m, conv)
+        if refusal:
+            raise CompareError(refusal)
     if len(set(wanted)) != len(wanted):
         dup = next(m for m in wanted if wanted.count(m) > 1)
         raise CompareError(f"measure {dup!r} is listed twice in --measures")

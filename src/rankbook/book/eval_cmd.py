@@ -42,7 +42,7 @@ from .. import conventions as _conv
 from .. import trec_format as _tf
 from ..trec_format import display_name
 from .compare_cmd import (DEFAULT_MAX_BYTES, CompareError, _read, check_outputs,  # noqa: F401
-                          run_name, split_measures, unique_names, write_atomic)
+                          measure_refusal, run_name, split_measures, unique_names, write_atomic)
 
 #: Output layouts: trec_eval's three columns, CSV or JSON records.
 FORMATS = ("trec", "csv", "json")
@@ -187,11 +187,9 @@ def expand_measures(args: Sequence[str] | None, convention) -> tuple[list[str], 
     out = list(dict.fromkeys(trec + other))
     for n in out:
         if n not in ("runid", "relstring"):
-            try:
-                _conv.parse_measure(n, conv)
-            except ValueError as exc:
-                hint = "; --convention chooses another tool" if "supported by the" in str(exc) else ""
-                raise EvalError(f"{exc}{hint}") from None
+            refusal = measure_refusal(n, conv)
+            if refusal:
+                raise EvalError(refusal)
     return out, notes
 
 
@@ -442,7 +440,11 @@ def records(result: EvalResult, per_query: bool = False, summary: bool = True) -
 
 
 def format_csv(result: EvalResult, per_query: bool = False, summary: bool = True) -> str:
-    return records(result, per_query, summary).to_csv(index=False, lineterminator="\n")
+    """:func:`records` as CSV text; a run tag or query id a spreadsheet would run as a formula
+    is written as text (:mod:`rankbook.book.csvsafe`)."""
+    from .csvsafe import csv_text
+
+    return csv_text(records(result, per_query, summary))
 
 
 def format_json(result: EvalResult, per_query: bool = False, summary: bool = True) -> str:

@@ -146,6 +146,7 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
         else:
             runs[r] = table
     topics = {r: list(lines[r]) for r in roles}
+    shown = {r: tables[r].name for r in roles}  # as the reader names them ('<stdin>' for '-')
 
     def same(a, b, why):
         ta, tb = set(topics[a]), set(topics[b])
@@ -158,8 +159,8 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
             t = _cc._natural(tb - ta)[0]
             where, other, lacking = b, a, tb - ta
         raise ReproduceError(
-            f"{paths[where]}:{lines[where][t]}: runs for different topics: {paths[other]} "
-            f"({_option(other)}) has no line for {len(lacking)} topic(s) of {paths[where]} "
+            f"{shown[where]}:{lines[where][t]}: runs for different topics: {shown[other]} "
+            f"({_option(other)}) has no line for {len(lacking)} topic(s) of {shown[where]} "
             f"({_topics_phrase(lacking)}); {why}")
 
     for exp in ("orig", "rep"):
@@ -173,12 +174,12 @@ def check_inputs(paths: dict, qrels: str, qrels_rep: str | None, measures, conve
                      "other topics, give their judgements with --qrels-rep: replicability)")
     for r in roles:
         judged = set((q_rep if (q_rep is not None and r.startswith("rep")) else q_orig).qnames)
-        qname = qrels_rep if (q_rep is not None and r.startswith("rep")) else qrels
+        qname = (q_rep if (q_rep is not None and r.startswith("rep")) else q_orig).name
         empty = [t for t in topics[r] if t not in judged]
         if empty:
             t = empty[0]
             raise ReproduceError(
-                f"{paths[r]}:{lines[r][t]}: topic {t!r} has no judgements in {qname} (an empty "
+                f"{shown[r]}:{lines[r][t]}: topic {t!r} has no judgements in {qname} (an empty "
                 f"topic: nothing to score it against; {len(empty)} such topic(s): "
                 f"{_topics_phrase(empty)}); judge it or remove it from the runs")
     return runs, q_orig, q_rep, wanted, tables
@@ -280,13 +281,13 @@ def _reproduce_runs(paths, qrels, qrels_rep, measures, convention, ktu_conventio
         res.metadata = {paths[r]: _repro.read_ir_metadata(tables[r]) for r in runs}
     except ValueError as exc:
         raise ReproduceError(str(exc)) from None
-    res.check = _check(tables, paths, q_orig, q_rep, str(qrels), wanted, convention)
+    res.check = _check(tables, q_orig, q_rep, q_orig.name, wanted, convention)
     res.settings["files"] = dict(paths, qrels=str(qrels), qrels_rep=qrels_rep)
     res.settings["notes"] = [x for x in (note, repro_eval_note(res.settings, res.kind)) if x]
     return res
 
 
-def _check(runs: dict, paths: dict, q_orig, q_rep, qrels_name: str, measures,
+def _check(runs: dict, q_orig, q_rep, qrels_name: str, measures,
            convention: str) -> list:
     """The pre-flight check (:mod:`rankbook.preflight`) of the runs as read (their tables: an
     explicit order is checked by its scores' order too), against the qrels of their topics: one
@@ -299,7 +300,7 @@ def _check(runs: dict, paths: dict, q_orig, q_rep, qrels_name: str, measures,
         check = _pf.Preflight(q, measures, convention=convention,
                               qrels_name=qrels_name if group == "orig" else "--qrels-rep")
         for r in roles:
-            check.add_run(runs[r], _tf.display_name(paths[r]))
+            check.add_run(runs[r], runs[r].name)  # the reader's name ('<stdin>' for '-')
         reports.append(check.report())
     return reports
 

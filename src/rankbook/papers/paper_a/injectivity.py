@@ -334,7 +334,7 @@ def check_prop_6_4(claim: claims.Claim, *, n_distance: int | None = None, n_max:
                      "method": f"f(π₁, π₂) = {zero:.3g} for π₁ = {pair[0].tolist()}, "
                                f"π₂ = {pair[1].tolist()}", "evidence": ""})
         cases.append((n, ok, f"f({pair[0].tolist()}, {pair[1].tolist()}) = {zero:.1g}"))
-    table = pd.DataFrame(rows).drop(columns="evidence")
+    table = pd.DataFrame(rows).drop(columns="evidence", errors="ignore")
     if not cases:  # no size checked (n_max below 3): nothing to compare, said on the page
         ev = claim.evidence(
             comparison="none", published="true for every n",
@@ -389,6 +389,11 @@ def check_signed_difference(claim: claims.Claim, *, n_distance: int | None = Non
     n_distance = int(claim.params["n_distance"] if n_distance is None else n_distance)
     n_from = int(claim.param("n_from"))
     rows = [r for r in _distance_rows(n_from, n_distance, None) if r["function"] == induced]
+    if not rows:  # n_distance below the claim's first size: nothing checked, said on the page
+        return claim.evidence(
+            comparison="none", published="no distance",
+            reproduced=f"no size from {n_from} up was checked with these parameters",
+            detail=f"rerun with n_distance of at least {n_from}")
     bad = [r for r in rows if r["distance"]]
     axioms = {"nonnegative": "takes negative values", "symmetric": "is not symmetric",
               "triangle": "violates the triangle inequality"}

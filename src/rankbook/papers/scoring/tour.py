@@ -370,7 +370,9 @@ def check_log_base(claim: claims.Claim, *, relevance=WITNESS, k: int = 3, stated
     (the mutation test). Finding ``base_cancels``: the base cancels for either gain."""
     bases, tolerance = claim.params["bases"], claim.params["tolerance"]
     stated = stated or LOG_BASE_STATED
-    rel = list(relevance) if any(relevance) else list(WITNESS)
+    own = any(relevance)
+    rel = list(relevance) if own else list(WITNESS)
+    on = "the toy query" if own else f"the fixed ranking {list(WITNESS)} (the toy query holds no relevant item)"
     values = {}
     for part in stated:
         measure, gain = part.split(", ")
@@ -383,14 +385,15 @@ def check_log_base(claim: claims.Claim, *, relevance=WITNESS, k: int = 3, stated
     ev = claim.evidence(
         comparison="claim", published="base matters for exponential-gain nDCG and for DCG, "
         "not for linear-gain nDCG",
-        reproduced="; ".join(f"{p}: {'changes' if changes[p] else 'unchanged'}" for p in stated),
+        reproduced=("" if own else f"on {on}: ")
+        + "; ".join(f"{p}: {'changes' if changes[p] else 'unchanged'}" for p in stated),
         matched=len(stated) - len(failures), total=len(stated), unit="cases",
-        failures=failures or None, detail=f"bases {', '.join(f'{b:.3g}' for b in bases)}; every discount "
-        "is divided by the same factor ln(b), which cancels in the ratio DCG/IDCG")
+        failures=failures or None, detail=f"on {on}, bases {', '.join(f'{b:.3g}' for b in bases)}; "
+        "every discount is divided by the same factor ln(b), which cancels in the ratio DCG/IDCG")
     part = "nDCG, exponential gain"
     if stated.get(part) and not changes.get(part, True):
         spread = max(values[part]) - min(values[part])
-        ev.findings.append(claim.finding("base_cancels", evidence=f"nDCG@{k} of the toy query, exponential gain: "
+        ev.findings.append(claim.finding("base_cancels", evidence=f"nDCG@{k} of {on}, exponential gain: "
             + ", ".join(f"base {b:.3g}: {v:.4g}" for b, v in zip(bases, values[part]))
             + (f" (they differ by at most {spread:.1g})" if spread else " (identical in every digit)")))
     return ev
@@ -416,8 +419,9 @@ def check_idcg(claim: claims.Claim, *, relevance=WITNESS, unreturned=(), idcg_ga
         ok[gain] = all(abs(v - 1) <= tolerance for v in scores[gain].values() if v == v)
     ev = claim.evidence(
         comparison="exact", published="the ideal order scores 1",
-        reproduced="; ".join(f"{g} gain: the ideal order scores " + ", ".join(_f(v) for v in scores[g].values())
-                             for g in ir.GAINS),
+        reproduced="; ".join(f"{g} gain: " + ", ".join(
+            f"{name} scores {_f(v)}" if v == v else f"{name} has no relevant item"
+            for name, v in scores[g].items()) for g in ir.GAINS),
         matched=sum(ok.values()), total=len(ok), unit="gains",
         detail="IDCG as printed (linear gain) against DCG of each gain" if idcg_gain == "linear"
         else "IDCG with the gain of the DCG")

@@ -486,7 +486,12 @@ def show(notebook: str, table: str | list[str] | dict[str, str],
                           height=height, scheme=scheme, domain=domain, overlay=overlay,
                           status=status, panel=panel)
     rel = os.path.relpath(csv_path, notebook_dir()).replace(os.sep, "/")
-    axes = "; ".join(", ".join(f"{display_name(k)} in {{{', '.join(map(str, v))}}}"
+    # the grid as a reader reads it: swept ids by their names ("mad" reads "mean absolute
+    # deviation (Eq. 13)"); the commands below keep the values a reader types
+    def shown(value):
+        return display_name(value) if isinstance(value, str) else str(value)
+
+    axes = "; ".join(", ".join(f"{display_name(k)} in {{{', '.join(map(shown, v))}}}"
                                for k, v in g.items())
                      for g in grids)
     # the sweep as a command a reader can type (the fixed values are its parameters, never ids

@@ -164,7 +164,17 @@ class DataTextIsLiteral(Transform):
                 node["support_smartquotes"] = False
 
 
+def _skip_field_aliases(app, what, name, obj, skip, options):
+    """A NamedTuple's fields are documented by its docstring's Attributes section; autodoc's
+    own entries for them ("Alias for field number 0") would describe each twice."""
+    doc = getattr(obj, "__doc__", None) or ""
+    if what == "class" and isinstance(doc, str) and doc.startswith("Alias for field number"):
+        return True
+    return None
+
+
 def setup(app):
+    app.connect("autodoc-skip-member", _skip_field_aliases)
     app.add_transform(DataTextIsLiteral)
     app.connect("config-inited", _repository_buttons, priority=900)
     app.connect("autodoc-process-docstring", _rst_roles)

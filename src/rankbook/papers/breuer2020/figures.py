@@ -36,7 +36,7 @@ _KINDS = ("replicated", "reproduced")
 
 def figure_1_data(scores: Scores, runs, cutoffs, *, system: str = "advanced",
                   rmse_measure: str = "nDCG") -> pd.DataFrame:
-    """Mean Kendall's τ and RMSE of ``rmse_measure``@k of each run at each cut-off.
+    """Mean Kendall's τ and RMSE of ``rmse_measure`` at cut-off k, of each run at each cut-off.
 
     Returns
     -------

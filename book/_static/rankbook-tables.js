@@ -97,6 +97,10 @@
         box.parentElement.insertBefore(cue, box);
       }
     });
+    // a notebook cell tagged full-width (or a block the theme lays out full width) passes
+    // under the contents list as well: it is watched like the tables made full width here
+    document.querySelectorAll("main .bd-article .tag_full-width, main .bd-article .full-width")
+      .forEach(function (el) { if (full.indexOf(el) < 0) { full.push(el); } });
     watch(full);
   }
 
@@ -167,11 +171,13 @@
     document.querySelectorAll("main pre, main div.math, main mjx-container, main .rb-scroll, " +
                               "main .output, main .pst-scrollable-table-container, " +
                               "main .highlight").forEach(function (el) {
-      el.classList.remove("rb-tiny-overflow");
+      el.classList.remove("rb-tiny-overflow", "rb-tiny-visible");
       var extra = el.scrollWidth - el.clientWidth;
       var style = getComputedStyle(el).overflowX;
       if (extra > 0 && extra <= 4 && (style === "auto" || style === "scroll")) {
-        el.classList.add("rb-tiny-overflow");
+        // a table's box lets its few pixels show in the margin (hidden, a border was cut)
+        el.classList.add(el.classList.contains("pst-scrollable-table-container")
+                         ? "rb-tiny-visible" : "rb-tiny-overflow");
       }
     });
   }

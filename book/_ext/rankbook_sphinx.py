@@ -274,7 +274,28 @@ def _skip_field_aliases(app, what, name, obj, skip, options):
     return None
 
 
+def _viewcode_backlinks(app, env):
+    """sphinx.ext.viewcode links each function of a source page back to its description as
+    ``<page of the last description read>#<module of the first one>.<name>``: for a function
+    that two modules describe (a re-export listed in both ``__all__``), the two halves come from
+    different pages and the link misses. Each back-link is set to the description under the
+    function's own module (the py domain's record of it), or dropped when it has none there."""
+    modules = getattr(env, "_viewcode_modules", None)
+    if not modules:
+        return None
+    objects = env.get_domain("py").objects
+    for modname, entry in list(modules.items()):
+        if not entry:
+            continue
+        code, tags, used, _refname = entry
+        fixed = {name: objects[f"{modname}.{name}"].docname for name in used
+                 if f"{modname}.{name}" in objects}
+        modules[modname] = (code, tags, fixed, modname)
+    return None
+
+
 def setup(app):
+    app.connect("env-updated", _viewcode_backlinks)
     app.connect("autodoc-skip-member", _skip_field_aliases)
     app.connect("build-finished", _site_files)
     app.add_role("build", build_role)

@@ -294,7 +294,17 @@ def _viewcode_backlinks(app, env):
     return None
 
 
+def _fresh_source_pages(app):
+    """viewcode rewrites a module's source page only when the module is newer than the page, so
+    a page written before a description moved would keep back-links to where it was: the pages
+    are written anew by every build (a few seconds)."""
+    import shutil
+
+    shutil.rmtree(Path(app.outdir) / "_modules", ignore_errors=True)
+
+
 def setup(app):
+    app.connect("builder-inited", _fresh_source_pages)
     app.connect("env-updated", _viewcode_backlinks)
     app.connect("autodoc-skip-member", _skip_field_aliases)
     app.connect("build-finished", _site_files)

@@ -565,6 +565,9 @@ def run_track(quick: bool = False) -> dict:
                     "least of three), the qrels read once, imports not timed; rankbook under "
                     "the trec_eval_9 profile (trec_eval 9's code is what pytrec_eval and "
                     "ir_measures run); check: largest difference of the 3 x runs means.")
+    return out
+
+
 # run shapes: the same documents and judgements, scores with many ties, none, or a mix
 
 

@@ -446,6 +446,35 @@ def count_conflicts(text: str, records: list[dict]) -> list[str]:
     return bad
 
 
+def row_count_conflicts(text: str, records: list[dict]) -> list[str]:
+    """:func:`count_conflicts` of a page that lists many artifacts (the landing page, a chapter,
+    the dashboard): each "N of M" is held against the record whose id opens its row (the text
+    from one record id to the next), not against every record of the site with the same total,
+    where two sources' unrelated artifacts of 7 statements or 120 cells would read as one
+    artifact counted two ways. Text before the first id is not checked.
+
+    Examples
+    --------
+    >>> a = {"id": "A-1", "total": 6, "matched": 5, "unit": "metrics"}
+    >>> b = {"id": "B-2", "total": 7, "matched": 7}
+    >>> row_count_conflicts("A-1: 5 of 6 metrics; MAPE has 3 of 7 | B-2: 7 of 7", [a, b])
+    []
+    >>> row_count_conflicts("A-1: 4 of 6 metrics | B-2: 7 of 7", [a, b])
+    ['A-1: 4 of 6 metrics | ']
+    """
+    at = []
+    for rec in records:
+        if rec.get("id"):
+            pattern = re.compile(rf"(?<![\w-]){re.escape(str(rec['id']))}(?![\w-])")
+            at += [(m.start(), rec) for m in pattern.finditer(text)]
+    at.sort(key=lambda x: x[0])
+    bad = []
+    for i, (start, rec) in enumerate(at):
+        end = at[i + 1][0] if i + 1 < len(at) else len(text)
+        bad += count_conflicts(text[start:end], [rec])
+    return bad
+
+
 def _row_link(rec: dict, text: str) -> str:
     """A link to a verdict row (an HTML id inside the verdict table, which MyST cannot see as a
     target, so the link is raw HTML around Markdown text, whose maths is typeset; the browser

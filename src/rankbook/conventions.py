@@ -2604,8 +2604,15 @@ def _with_tie_range(qrels, run, measures, convention, order, ties):
     parsed = [parse_measure(t, conv) for t in names]
     _tr.check_range(parsed, conv)  # before any input is read
     qrels, run = _tr.read_once(qrels, run, order)
+    # a file is read once, for the scores and the range alike; two tables are joined once
+    # more here (by hashes, as evaluate_run does), so the range needs no text of the ids
+    qt, rt = _as_table(qrels, "qrels"), _as_table(run, "run", order)
+    qrels = qrels if qt is None else qt
+    run = run if rt is None else rt
     res = evaluate_run(qrels, run, measures, convention, order)
-    return _tr.tie_range_of(res, qrels, run, parsed, conv, order)
+    joined = _table_inputs(qt, rt) if (qt is not None and rt is not None
+                                       and rt.what == "run" and order != "rank") else None
+    return _tr.tie_range_of(res, qrels, run, parsed, conv, order, joined=joined)
 
 
 # --------------------------------------------------------------------------------------------

@@ -231,6 +231,7 @@ class _Side:
     tag: str | None = None
     other_tag: str | None = None
     duplicates: pd.DataFrame | None = None  # query_id, doc_id, lines (or rows) of each
+    table: _tf.TrecTable | None = None  # the table read from a file, when there is one
 
 
 def _is_path(obj) -> bool:
@@ -253,7 +254,7 @@ def _from_table(t: _tf.TrecTable, name: str) -> _Side:
         values = -values
     return _Side(name, np.asarray(t.qcodes, dtype=np.int64), np.asarray(t.qnames, dtype=object),
                  docs, None if t.dnames is None else np.asarray(t.dnames, dtype=object),
-                 values, t.tag, t.other_tag)
+                 values, t.tag, t.other_tag, table=t)
 
 
 def _all_text(source, max_bytes) -> bytes:
@@ -447,9 +448,15 @@ def _tie_ranges(run: _Side, qrels: _Side, conv, measures) -> dict:
     both = _conv.profile(conv, qrels_only="skip", run_only="skip")
     if both.averaging == "pooled":
         return {}
+    if (qrels.table is not None and run.table is not None and run.table.what == "run"
+            and qrels.table.exponent is None):
+        # the tables as read: the same rows, joined without the text of the ids (a level
+        # written with an exponent, which a table would refuse, is scored as a frame)
+        inputs = qrels.table, run.table
+    else:
+        inputs = _frame(qrels, "relevance"), _frame(run, "score")
     try:
-        agg = _conv.evaluate_run(_frame(qrels, "relevance"), _frame(run, "score"), measures,
-                                 convention=both, ties="range").aggregate
+        agg = _conv.evaluate_run(*inputs, measures, convention=both, ties="range").aggregate
     except ValueError:  # an input the profile refuses: its own finding says so
         return {}
     return {m: (float(agg.loc[m, "low"]), float(agg.loc[m, "high"])) for m in measures

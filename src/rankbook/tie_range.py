@@ -537,17 +537,18 @@ def _measure_range(p, conv, frame, judged_q, n_q, ranked=None):
         key = f[by].to_numpy().astype(float)
         best = _ranked(f, n_q, key, descending=True)
         worst = _ranked(f, n_q, key, descending=False)
-        cached = (best, worst, ScoreBlocks(best.score, best.valid))
+        # groups of one position depend only on the lengths, alike for both orders
+        cached = (best, worst, ScoreBlocks(best.score, best.valid), _strict_blocks(best))
         if ranked is not None:
             ranked[(single, by)] = cached
-    best, worst, blocks = cached
+    best, worst, blocks, strict = cached
     n_rel, ideal = _qrels_side(p, conv, judged_q, n_q, best)
     label_sum = np.where(best.valid, best.lab, 0.0).sum(axis=1)
     if p.family == "AP" and conv.ap_divisor == "relevant_in_cut" and p.k is not None:
         lo, hi, ex = _ap_in_cut_range(p, conv, best, worst, blocks)
     else:
-        hi = _mean_value(p, conv, best, _strict_blocks(best), n_rel, ideal, label_sum)
-        lo = _mean_value(p, conv, worst, _strict_blocks(worst), n_rel, ideal, label_sum)
+        hi = _mean_value(p, conv, best, strict, n_rel, ideal, label_sum)
+        lo = _mean_value(p, conv, worst, strict, n_rel, ideal, label_sum)
         ex = _mean_value(p, conv, best, blocks, n_rel, ideal, label_sum)
     if gdeval:  # gdeval.pl prints 5 decimals; rounding keeps the order of the values
         lo = np.array([float(f"{x:.5f}") for x in lo])

@@ -542,7 +542,14 @@ def _measure_range(p, conv, frame, judged_q, n_q, ranked=None):
         if ranked is not None:
             ranked[(single, by)] = cached
     best, worst, blocks, strict = cached
-    n_rel, ideal = _qrels_side(p, conv, judged_q, n_q, best)
+    # the qrels' side is alike for the measures of one level and gain
+    at = ("qrels", p.rel, p.exp_gain) + (() if conv.judgments != "retrieved" else (single, by))
+    side = None if ranked is None else ranked.get(at)
+    if side is None:
+        side = _qrels_side(p, conv, judged_q, n_q, best)
+        if ranked is not None:
+            ranked[at] = side
+    n_rel, ideal = side
     label_sum = np.where(best.valid, best.lab, 0.0).sum(axis=1)
     if p.family == "AP" and conv.ap_divisor == "relevant_in_cut" and p.k is not None:
         lo, hi, ex = _ap_in_cut_range(p, conv, best, worst, blocks)

@@ -476,7 +476,9 @@ def _tie_ranges(run: _Side, qrels: _Side, conv, measures) -> dict:
     else:
         inputs = _frame(qrels, "relevance"), _frame(run, "score")
     try:
-        agg = _conv.evaluate_run(*inputs, measures, convention=both, ties="range").aggregate
+        # evaluate_run(..., ties="range") without the expected value, which is not shown
+        agg = _conv._with_tie_range(*inputs, measures, both, None, "range",
+                                    expected=False).aggregate
     except ValueError:  # an input the profile refuses: its own finding says so
         return {}
     return {m: (float(agg.loc[m, "low"]), float(agg.loc[m, "high"])) for m in measures

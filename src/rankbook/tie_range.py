@@ -390,7 +390,7 @@ def read_once(qrels, run, order=None):
 
 
 def tie_range_of(evaluation, qrels, run, measures, convention, order=None, *,
-                 joined=None) -> TieRange:
+                 joined=None, expected: bool = True) -> TieRange:
     """The lowest, highest and expected value of each measure over the orders of tied
     documents, beside the value the tool prints: what ``evaluate_run(..., ties="range")``
     returns (it calls this with its own result).
@@ -407,6 +407,9 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None, *,
         files (attributes ``qnames``, ``rq``, ``rv``, ``run_rel``, NaN where a document is
         not judged, ``qq``, ``qv``; rows in the order of the tables): the ranges are then
         computed from its codes, without the text of the ids (the same numbers, faster).
+    expected : bool
+        False: the ``expected`` column is NaN throughout, not computed (for a caller that
+        needs only the extremes, such as the pre-flight check).
     measures : list of rankbook.conventions.Measure
         The parsed measures, in the order of the evaluation.
     convention : rankbook.conventions.Convention
@@ -450,7 +453,7 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None, *,
     names = [p.text for p in parsed]
     per = evaluation.per_query.copy()
     for col in ("low", "high", "expected"):
-        per[col] = per["value"]
+        per[col] = per["value"] if (col != "expected" or expected) else np.nan
     if _is_explicit(run, order) or per.empty:
         return _finish(per, names)
     if joined is not None:
@@ -471,12 +474,13 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None, *,
     row_of = {q: i for i, q in enumerate(queries)}
     ranked = {}  # the rankings (and tie groups) measures of one precision and key share
     for p in parsed:
-        lo, hi, ex = _measure_range(p, conv, frame, judged_q, n_q, ranked)
+        lo, hi, ex = _measure_range(p, conv, frame, judged_q, n_q, ranked, expected)
         sel = (per["measure"] == p.text).to_numpy() & per["query_id"].isin(row_of).to_numpy()
         rows = per.loc[sel, "query_id"].map(row_of).to_numpy(np.int64)
         per.loc[sel, "low"] = lo[rows]
         per.loc[sel, "high"] = hi[rows]
-        per.loc[sel, "expected"] = ex[rows]
+        if expected:
+            per.loc[sel, "expected"] = ex[rows]
     return _finish(per, names)
 
 
@@ -522,7 +526,7 @@ def check_range(measures, convention) -> None:
                          f"the families {', '.join(SUPPORTED_FAMILIES)}")
 
 
-def _measure_range(p, conv, frame, judged_q, n_q, ranked=None):
+def _measure_range(p, conv, frame, judged_q, n_q, ranked=None, expected=True):
     """(low, high, expected) of one measure for every scored query (rows); ``ranked`` (a
     dict) keeps the rankings for the next measure of the same precision and tie key."""
     gdeval = p.exp_gain and conv.exp_dcg == "gdeval"
@@ -538,10 +542,16 @@ def _measure_range(p, conv, frame, judged_q, n_q, ranked=None):
         best = _ranked(f, n_q, key, descending=True)
         worst = _ranked(f, n_q, key, descending=False)
         # groups of one position depend only on the lengths, alike for both orders
-        cached = (best, worst, ScoreBlocks(best.score, best.valid), _strict_blocks(best))
+        cached = (best, worst, None, _strict_blocks(best))
         if ranked is not None:
             ranked[(single, by)] = cached
     best, worst, blocks, strict = cached
+    ap_in_cut = p.family == "AP" and conv.ap_divisor == "relevant_in_cut" and p.k is not None
+    if blocks is None and (expected or ap_in_cut):  # the tie groups, once asked for
+        blocks = ScoreBlocks(best.score, best.valid)
+        cached = (best, worst, blocks, strict)
+        if ranked is not None:
+            ranked[(single, by)] = cached
     # the qrels' side is alike for the measures of one level and gain
     at = ("qrels", p.rel, p.exp_gain) + (() if conv.judgments != "retrieved" else (single, by))
     side = None if ranked is None else ranked.get(at)
@@ -551,12 +561,13 @@ def _measure_range(p, conv, frame, judged_q, n_q, ranked=None):
             ranked[at] = side
     n_rel, ideal = side
     label_sum = np.where(best.valid, best.lab, 0.0).sum(axis=1)
-    if p.family == "AP" and conv.ap_divisor == "relevant_in_cut" and p.k is not None:
+    if ap_in_cut:
         lo, hi, ex = _ap_in_cut_range(p, conv, best, worst, blocks)
     else:
         hi = _mean_value(p, conv, best, strict, n_rel, ideal, label_sum)
         lo = _mean_value(p, conv, worst, strict, n_rel, ideal, label_sum)
-        ex = _mean_value(p, conv, best, blocks, n_rel, ideal, label_sum)
+        ex = (_mean_value(p, conv, best, blocks, n_rel, ideal, label_sum) if expected
+              else np.full(lo.shape, np.nan))
     if gdeval:  # gdeval.pl prints 5 decimals; rounding keeps the order of the values
         lo = np.array([float(f"{x:.5f}") for x in lo])
         hi = np.array([float(f"{x:.5f}") for x in hi])

@@ -473,14 +473,19 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None, *,
     n_q = len(queries)
     row_of = {q: i for i, q in enumerate(queries)}
     ranked = {}  # the rankings (and tie groups) measures of one precision and key share
+    at = per["query_id"].map(row_of).to_numpy(np.float64)  # each row's query; NaN: not ranged
+    measure = per["measure"].to_numpy()
+    cols = {c: per[c].to_numpy(np.float64, copy=True) for c in ("low", "high", "expected")}
     for p in parsed:
         lo, hi, ex = _measure_range(p, conv, frame, judged_q, n_q, ranked, expected)
-        sel = (per["measure"] == p.text).to_numpy() & per["query_id"].isin(row_of).to_numpy()
-        rows = per.loc[sel, "query_id"].map(row_of).to_numpy(np.int64)
-        per.loc[sel, "low"] = lo[rows]
-        per.loc[sel, "high"] = hi[rows]
+        sel = (measure == p.text) & ~np.isnan(at)
+        rows = at[sel].astype(np.int64)
+        cols["low"][sel] = lo[rows]
+        cols["high"][sel] = hi[rows]
         if expected:
-            per.loc[sel, "expected"] = ex[rows]
+            cols["expected"][sel] = ex[rows]
+    for c, v in cols.items():
+        per[c] = v
     return _finish(per, names)
 
 

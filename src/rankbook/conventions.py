@@ -2591,8 +2591,9 @@ def _assemble(data: _Inputs, chosen: _Chosen, judgements: _Judgements, conv: Con
     return RunEvaluation(per, agg)
 
 
-def _with_tie_range(qrels, run, measures, convention, order, ties):
-    """``evaluate_run(..., ties="range")``: the evaluation, then :mod:`rankbook.tie_range`."""
+def _with_tie_range(qrels, run, measures, convention, order, ties, expected=True):
+    """``evaluate_run(..., ties="range")``: the evaluation, then :mod:`rankbook.tie_range`
+    (``expected=False``: the extremes only, the ``expected`` column NaN)."""
     from . import tie_range as _tr
 
     if ties != "range":
@@ -2600,12 +2601,28 @@ def _with_tie_range(qrels, run, measures, convention, order, ties):
                          "rule) or 'range' (also the lowest, highest and expected value over "
                          "the orders of tied documents)")
     conv = profile(convention)
-    names = [measures] if isinstance(measures, str) else list(measures)
-    parsed = [parse_measure(t, conv) for t in names]
-    _tr.check_range(parsed, conv)  # before any input is read
+    _tr.check_range([parse_measure(t, conv) for t in ([measures] if isinstance(measures, str)
+                                                      else list(measures))],
+                    conv)  # before any input is read
     qrels, run = _tr.read_once(qrels, run, order)
-    res = evaluate_run(qrels, run, measures, convention, order)
-    return _tr.tie_range_of(res, qrels, run, parsed, conv, order)
+    # a file is read once, for the scores and the range alike; two tables are joined once
+    # more here (by hashes, as evaluate_run does), so the range needs no text of the ids
+    qt, rt = _as_table(qrels, "qrels"), _as_table(run, "run", order)
+    qrels = qrels if qt is None else qt
+    run = run if rt is None else rt
+    # evaluate_run's steps, keeping its join of two tables for the range
+    names, parsed = _requested(measures, conv)
+    data = _load(qrels, run, order, conv)
+    _check_inputs(data, conv, parsed, qrels)
+    chosen = _select_queries(data, conv)
+    judgements = _judgements(data, chosen, conv, parsed)
+    values = _score(data, chosen, judgements, conv, parsed)
+    res = _assemble(data, chosen, judgements, conv, parsed, names, values)
+    joined = data if (qt is not None and rt is not None and rt.what == "run"
+                      and order != "rank" and data.run_rel is not None
+                      and not data.explicit) else None
+    return _tr.tie_range_of(res, qrels, run, parsed, conv, order, joined=joined,
+                            expected=expected)
 
 
 # --------------------------------------------------------------------------------------------

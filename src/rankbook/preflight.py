@@ -220,17 +220,33 @@ def _natural(ids) -> list:
 @dataclass
 class _Side:
     """One input as columns: topic codes and names, document codes (int64, dense per input)
-    and names, values; the tag(s) of a run file; the documents listed twice."""
+    and names, values; the tag(s) of a run file; the documents listed twice. A side read
+    from a file keeps its table, and numbers its documents only when asked for
+    (:attr:`dcodes`): two tables are joined by their own keys (:func:`_join`)."""
 
     name: str
     qcodes: np.ndarray
     qnames: np.ndarray
-    dcodes: np.ndarray
-    dnames: np.ndarray | None  # None: dcodes are the document ids themselves (integers)
+    doc_codes: np.ndarray | None  # None: the table's, numbered when first asked for
+    doc_names: np.ndarray | None  # None: dcodes are the document ids themselves (integers)
     values: np.ndarray
     tag: str | None = None
     other_tag: str | None = None
     duplicates: pd.DataFrame | None = None  # query_id, doc_id, lines (or rows) of each
+    table: _tf.TrecTable | None = None  # the table read from a file, when there is one
+
+    @property
+    def dcodes(self) -> np.ndarray:
+        if self.doc_codes is None:
+            t = self.table
+            self.doc_codes = np.asarray(t.docs, dtype=np.int64)
+            self.doc_names = None if t.dnames is None else np.asarray(t.dnames, dtype=object)
+        return self.doc_codes
+
+    @property
+    def dnames(self) -> np.ndarray | None:
+        self.dcodes  # noqa: B018 (numbers the documents of a table)
+        return self.doc_names
 
 
 def _is_path(obj) -> bool:
@@ -247,13 +263,11 @@ def _from_frame(df: pd.DataFrame, name: str, duplicates=None, tag=None, other_ta
 
 
 def _from_table(t: _tf.TrecTable, name: str) -> _Side:
-    docs = np.asarray(t.docs, dtype=np.int64)
     values = np.asarray(t.values, dtype=np.float64)
     if getattr(t, "what", "") == "run_rank":  # an explicit order: minus its ranks rank it alike
         values = -values
     return _Side(name, np.asarray(t.qcodes, dtype=np.int64), np.asarray(t.qnames, dtype=object),
-                 docs, None if t.dnames is None else np.asarray(t.dnames, dtype=object),
-                 values, t.tag, t.other_tag)
+                 None, None, values, t.tag, t.other_tag, table=t)
 
 
 def _all_text(source, max_bytes) -> bytes:
@@ -422,7 +436,14 @@ def _doc_codes_for(run: _Side, qrels: _Side) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _join(run: _Side, qrels: _Side):
-    """(judged, label, run topic names in the qrels?) for every row of the run."""
+    """(judged, label) for every row of the run."""
+    if run.table is not None and qrels.table is not None:
+        # two files: evaluate_run's join of tables (hashes of the ids, matches confirmed
+        # byte for byte), the same pairs as the codes below without numbering the documents
+        data = _conv._table_inputs(qrels.table, run.table)
+        if data is not None:
+            judged = ~np.isnan(data.run_rel)
+            return judged, np.where(judged, data.run_rel, 0.0)
     qmap = {str(n): i for i, n in enumerate(run.qnames)}
     qrels_q = np.array([qmap.get(str(n), -1) for n in qrels.qnames], dtype=np.int64)[qrels.qcodes]
     qdoc, rdoc = _doc_codes_for(run, qrels)
@@ -447,9 +468,17 @@ def _tie_ranges(run: _Side, qrels: _Side, conv, measures) -> dict:
     both = _conv.profile(conv, qrels_only="skip", run_only="skip")
     if both.averaging == "pooled":
         return {}
+    if (qrels.table is not None and run.table is not None and run.table.what == "run"
+            and qrels.table.exponent is None):
+        # the tables as read: the same rows, joined without the text of the ids (a level
+        # written with an exponent, which a table would refuse, is scored as a frame)
+        inputs = qrels.table, run.table
+    else:
+        inputs = _frame(qrels, "relevance"), _frame(run, "score")
     try:
-        agg = _conv.evaluate_run(_frame(qrels, "relevance"), _frame(run, "score"), measures,
-                                 convention=both, ties="range").aggregate
+        # evaluate_run(..., ties="range") without the expected value, which is not shown
+        agg = _conv._with_tie_range(*inputs, measures, both, None, "range",
+                                    expected=False).aggregate
     except ValueError:  # an input the profile refuses: its own finding says so
         return {}
     return {m: (float(agg.loc[m, "low"]), float(agg.loc[m, "high"])) for m in measures

@@ -298,6 +298,26 @@ def _query_inputs(qrels_df, run_df, queries, conv):
     return frame, judged_q.assign(q=judged_q["query_id"].map(qidx).to_numpy(np.int64))
 
 
+def _joined_inputs(joined, queries):
+    """:func:`_query_inputs` from a join already made (``evaluate_run``'s of two tables): the
+    same frame and judgements, from the query codes instead of the ids' text."""
+    code = {q: i for i, q in enumerate(np.asarray(joined.qnames, dtype=object).tolist())}
+    row_of = np.full(len(code), -1, dtype=np.int64)
+    row_of[np.fromiter((code[q] for q in queries), np.int64, len(queries))] = \
+        np.arange(len(queries), dtype=np.int64)
+    rq = row_of[np.asarray(joined.rq, dtype=np.int64)]
+    keep = rq >= 0
+    rel = np.asarray(joined.run_rel, dtype=np.float64)[keep]
+    judged = ~np.isnan(rel)
+    frame = pd.DataFrame({"q": rq[keep], "score": np.asarray(joined.rv, np.float64)[keep],
+                          "label": np.where(judged, rel, 0.0), "judged": judged})
+    qq = row_of[np.asarray(joined.qq, dtype=np.int64)]
+    hold = qq >= 0
+    judged_q = pd.DataFrame({"relevance": np.asarray(joined.qv, np.float64)[hold],
+                             "q": qq[hold]})
+    return frame, judged_q
+
+
 def _qrels_side(m, conv, judged_q, n_q, best: _Ranked):
     """Relevant documents per query at the measure's threshold and the ideal gains (rows)."""
     if conv.judgments == "retrieved":
@@ -369,7 +389,8 @@ def read_once(qrels, run, order=None):
     return once(qrels, "qrels"), once(run, "run", order)
 
 
-def tie_range_of(evaluation, qrels, run, measures, convention, order=None) -> TieRange:
+def tie_range_of(evaluation, qrels, run, measures, convention, order=None, *,
+                 joined=None, expected: bool = True) -> TieRange:
     """The lowest, highest and expected value of each measure over the orders of tied
     documents, beside the value the tool prints: what ``evaluate_run(..., ties="range")``
     returns (it calls this with its own result).
@@ -381,6 +402,14 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None) -> Ti
         the queries the profile scores).
     qrels, run, order
         As given to ``evaluate_run`` (a pipe read once: :func:`read_once`).
+    joined : optional
+        The run already joined with the qrels, as ``evaluate_run`` joins two tables read from
+        files (attributes ``qnames``, ``rq``, ``rv``, ``run_rel``, NaN where a document is
+        not judged, ``qq``, ``qv``; rows in the order of the tables): the ranges are then
+        computed from its codes, without the text of the ids (the same numbers, faster).
+    expected : bool
+        False: the ``expected`` column is NaN throughout, not computed (for a caller that
+        needs only the extremes, such as the pre-flight check).
     measures : list of rankbook.conventions.Measure
         The parsed measures, in the order of the evaluation.
     convention : rankbook.conventions.Convention
@@ -424,26 +453,39 @@ def tie_range_of(evaluation, qrels, run, measures, convention, order=None) -> Ti
     names = [p.text for p in parsed]
     per = evaluation.per_query.copy()
     for col in ("low", "high", "expected"):
-        per[col] = per["value"]
+        per[col] = per["value"] if (col != "expected" or expected) else np.nan
     if _is_explicit(run, order) or per.empty:
         return _finish(per, names)
-    qrels_df = _tf.as_qrels(qrels)
-    run_df = _tf.as_run(run)
-    in_run = set(run_df["query_id"])
-    queries = [q for q in pd.unique(per["query_id"]) if q in in_run]
-    frame, judged_q = _query_inputs(qrels_df, run_df, queries, conv)
+    if joined is not None:
+        qnames = np.asarray(joined.qnames, dtype=object)
+        in_run = set(qnames[np.unique(joined.rq)].tolist())
+        queries = [q for q in pd.unique(per["query_id"]) if q in in_run]
+        frame, judged_q = _joined_inputs(joined, queries)
+    else:
+        qrels_df = _tf.as_qrels(qrels)
+        run_df = _tf.as_run(run)
+        in_run = set(pd.unique(run_df["query_id"]).tolist())
+        queries = [q for q in pd.unique(per["query_id"]) if q in in_run]
+        frame, judged_q = _query_inputs(qrels_df, run_df, queries, conv)
     if conv.judged_only:  # trec_eval -J: only documents judged 0 or more are ranked; removing
         # documents from every order of a tie leaves every order of the rest, equally likely
         frame = frame[frame["judged"].to_numpy() & (frame["label"].to_numpy() >= 0)]
     n_q = len(queries)
     row_of = {q: i for i, q in enumerate(queries)}
+    ranked = {}  # the rankings (and tie groups) measures of one precision and key share
+    at = per["query_id"].map(row_of).to_numpy(np.float64)  # each row's query; NaN: not ranged
+    measure = per["measure"].to_numpy()
+    cols = {c: per[c].to_numpy(np.float64, copy=True) for c in ("low", "high", "expected")}
     for p in parsed:
-        lo, hi, ex = _measure_range(p, conv, frame, judged_q, n_q)
-        sel = (per["measure"] == p.text).to_numpy() & per["query_id"].isin(row_of).to_numpy()
-        rows = per.loc[sel, "query_id"].map(row_of).to_numpy(np.int64)
-        per.loc[sel, "low"] = lo[rows]
-        per.loc[sel, "high"] = hi[rows]
-        per.loc[sel, "expected"] = ex[rows]
+        lo, hi, ex = _measure_range(p, conv, frame, judged_q, n_q, ranked, expected)
+        sel = (measure == p.text) & ~np.isnan(at)
+        rows = at[sel].astype(np.int64)
+        cols["low"][sel] = lo[rows]
+        cols["high"][sel] = hi[rows]
+        if expected:
+            cols["expected"][sel] = ex[rows]
+    for c, v in cols.items():
+        per[c] = v
     return _finish(per, names)
 
 
@@ -489,25 +531,48 @@ def check_range(measures, convention) -> None:
                          f"the families {', '.join(SUPPORTED_FAMILIES)}")
 
 
-def _measure_range(p, conv, frame, judged_q, n_q):
-    """(low, high, expected) of one measure for every scored query (rows)."""
+def _measure_range(p, conv, frame, judged_q, n_q, ranked=None, expected=True):
+    """(low, high, expected) of one measure for every scored query (rows); ``ranked`` (a
+    dict) keeps the rankings for the next measure of the same precision and tie key."""
     gdeval = p.exp_gain and conv.exp_dcg == "gdeval"
-    f = frame
-    if conv.score_precision(p.form) == "float32" and not gdeval:
-        with np.errstate(over="ignore"):
-            f = frame.assign(score=frame["score"].to_numpy().astype(np.float32).astype(float))
-    key = f["judged" if p.family == "Judged" else "label"].to_numpy().astype(float)
-    best = _ranked(f, n_q, key, descending=True)
-    worst = _ranked(f, n_q, key, descending=False)
-    blocks = ScoreBlocks(best.score, best.valid)
-    n_rel, ideal = _qrels_side(p, conv, judged_q, n_q, best)
+    single = conv.score_precision(p.form) == "float32" and not gdeval
+    by = "judged" if p.family == "Judged" else "label"
+    cached = None if ranked is None else ranked.get((single, by))
+    if cached is None:
+        f = frame
+        if single:
+            with np.errstate(over="ignore"):
+                f = frame.assign(score=frame["score"].to_numpy().astype(np.float32).astype(float))
+        key = f[by].to_numpy().astype(float)
+        best = _ranked(f, n_q, key, descending=True)
+        worst = _ranked(f, n_q, key, descending=False)
+        # groups of one position depend only on the lengths, alike for both orders
+        cached = (best, worst, None, _strict_blocks(best))
+        if ranked is not None:
+            ranked[(single, by)] = cached
+    best, worst, blocks, strict = cached
+    ap_in_cut = p.family == "AP" and conv.ap_divisor == "relevant_in_cut" and p.k is not None
+    if blocks is None and (expected or ap_in_cut):  # the tie groups, once asked for
+        blocks = ScoreBlocks(best.score, best.valid)
+        cached = (best, worst, blocks, strict)
+        if ranked is not None:
+            ranked[(single, by)] = cached
+    # the qrels' side is alike for the measures of one level and gain
+    at = ("qrels", p.rel, p.exp_gain) + (() if conv.judgments != "retrieved" else (single, by))
+    side = None if ranked is None else ranked.get(at)
+    if side is None:
+        side = _qrels_side(p, conv, judged_q, n_q, best)
+        if ranked is not None:
+            ranked[at] = side
+    n_rel, ideal = side
     label_sum = np.where(best.valid, best.lab, 0.0).sum(axis=1)
-    if p.family == "AP" and conv.ap_divisor == "relevant_in_cut" and p.k is not None:
+    if ap_in_cut:
         lo, hi, ex = _ap_in_cut_range(p, conv, best, worst, blocks)
     else:
-        hi = _mean_value(p, conv, best, _strict_blocks(best), n_rel, ideal, label_sum)
-        lo = _mean_value(p, conv, worst, _strict_blocks(worst), n_rel, ideal, label_sum)
-        ex = _mean_value(p, conv, best, blocks, n_rel, ideal, label_sum)
+        hi = _mean_value(p, conv, best, strict, n_rel, ideal, label_sum)
+        lo = _mean_value(p, conv, worst, strict, n_rel, ideal, label_sum)
+        ex = (_mean_value(p, conv, best, blocks, n_rel, ideal, label_sum) if expected
+              else np.full(lo.shape, np.nan))
     if gdeval:  # gdeval.pl prints 5 decimals; rounding keeps the order of the values
         lo = np.array([float(f"{x:.5f}") for x in lo])
         hi = np.array([float(f"{x:.5f}") for x in hi])

@@ -35,9 +35,10 @@ def test_the_rerun_page_folds_each_notebook_with_its_allowed_values():
     notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
     assert text.count(":::{dropdown}") == len(notebooks)
     assert "| Parameter | Type | Default | Allowed values | Meaning |" in text
-    # a constraint of the Figure 1 notebook, in words, in its row
+    # a constraint of the Figure 1 notebook, in words, in its row (each value as code, as a
+    # reader types it after -p)
     row = next(line for line in text.splitlines() if line.startswith("| `protocol` |"))
-    assert "one of 'reference', 'independent'" in row
+    assert "one of `'reference'`, `'independent'`" in row
     # the placeholders of the consensus notebooks' comments are escaped, not swallowed
     assert "\\<name>" in text and not re.search(r"(?<!\\)<name>", text)
 

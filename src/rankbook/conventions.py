@@ -2205,14 +2205,19 @@ def evaluate_run(qrels, run, measures, convention="trec_eval", order=None,
     """
     if ties is not None:
         return _with_tie_range(qrels, run, measures, convention, order, ties)
-    conv = profile(convention)
+    return _evaluate(qrels, run, measures, profile(convention), order)[0]
+
+
+def _evaluate(qrels, run, measures, conv, order):
+    """evaluate_run's steps under profile ``conv``: the result, the loaded data (its join of
+    two tables, which the tie range reuses) and the parsed measures."""
     names, parsed = _requested(measures, conv)
     data = _load(qrels, run, order, conv)
     _check_inputs(data, conv, parsed, qrels)
     chosen = _select_queries(data, conv)
     judgements = _judgements(data, chosen, conv, parsed)
     values = _score(data, chosen, judgements, conv, parsed)
-    return _assemble(data, chosen, judgements, conv, parsed, names, values)
+    return _assemble(data, chosen, judgements, conv, parsed, names, values), data, parsed
 
 
 def relstrings(qrels, run, convention="trec_eval", order=None, length: int = 10) -> dict:
@@ -2611,13 +2616,7 @@ def _with_tie_range(qrels, run, measures, convention, order, ties, expected=True
     qrels = qrels if qt is None else qt
     run = run if rt is None else rt
     # evaluate_run's steps, keeping its join of two tables for the range
-    names, parsed = _requested(measures, conv)
-    data = _load(qrels, run, order, conv)
-    _check_inputs(data, conv, parsed, qrels)
-    chosen = _select_queries(data, conv)
-    judgements = _judgements(data, chosen, conv, parsed)
-    values = _score(data, chosen, judgements, conv, parsed)
-    res = _assemble(data, chosen, judgements, conv, parsed, names, values)
+    res, data, parsed = _evaluate(qrels, run, measures, conv, order)
     joined = data if (qt is not None and rt is not None and rt.what == "run"
                       and order != "rank" and data.run_rel is not None
                       and not data.explicit) else None

@@ -145,7 +145,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from rankbook._validation import check_choice, check_flag
+from rankbook._validation import check_choice, check_flag, check_no_nul
 from rankbook import trec_format
 from rankbook import trec_measures as _tm
 
@@ -1166,8 +1166,13 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     if not (n1 and n2 and all(map(len, inner))):  # a query without documents: as the general
         return None
     rdocs = np.fromiter(chain(run.values()), dtype=object, count=n2)  # run rows' documents
-    if not (_text(rdocs) and _text(np.fromiter(chain(qrels.values()), dtype=object, count=n1))):
+    qdocs = np.fromiter(chain(qrels.values()), dtype=object, count=n1)
+    if not (_text(rdocs) and _text(qdocs)):
         return None
+    # dicts compare NULs right, but every other spelling of the same run is refused: so is this
+    check_no_nul(qdocs, "the document ids of the qrels")
+    check_no_nul(rdocs, "the document ids of the run")
+    check_no_nul([*qrels, *run], "the query ids")
     qv = _plain_numbers(qrels.values(), n1)
     rv = _plain_numbers(run.values(), n2)
     if qv is None or rv is None:

@@ -62,7 +62,7 @@ from . import rbo as _rbo
 from . import stats as _stats
 from .stats import _sps  # scipy.stats, imported on first use (see rankbook.stats)
 from . import trec_format as _tf
-from ._validation import check_choice, check_int, check_probability
+from ._validation import check_choice, check_int, check_no_nul, check_probability
 
 __all__ = [
     "KTU_CONVENTIONS",
@@ -110,6 +110,7 @@ def _as_list(docs, name) -> list:
                              "holds each document once")
         return docs
     out = list(docs)
+    check_no_nul(out, f"the document ids of {name}")
     if len(set(out)) != len(out):
         seen = set()
         for d in out:

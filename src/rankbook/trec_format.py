@@ -87,6 +87,8 @@ import numpy as np
 import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ._validation import check_no_nul
+
 __all__ = ["read_qrels", "read_run", "read_table", "read_header", "open_input", "check_sources",
            "Input", "as_qrels", "as_run", "QRELS_COLUMNS", "RUN_COLUMNS", "TrecTable",
            "InputNote", "InputTooLarge", "display_name", "id_text", "STDIN"]
@@ -1669,6 +1671,8 @@ def _mapping_columns(obj: Mapping, value_name: str, what: str):
     for i, q in enumerate(names):  # one by one: an id may itself be a sequence
         qnames[i] = q
     n = len(docs)
+    check_no_nul(qnames, f"the query ids of the {what}")
+    check_no_nul(docs, f"the document ids of the {what}")
     return (np.repeat(qnames, counts), np.fromiter(docs, dtype=object, count=n),
             np.fromiter(values, dtype=object, count=n))
 
@@ -1703,7 +1707,10 @@ def _raw_columns(obj, value_name: str, what: str):
             f"{what} must be a dict of dicts, a path to a TREC {what} file or a DataFrame with "
             f"columns query_id, doc_id, {value_name}; got {type(obj).__name__}"
         )
-    return df["query_id"].to_numpy(), df["doc_id"].to_numpy(), df[value_name].to_numpy()
+    q, d = df["query_id"].to_numpy(), df["doc_id"].to_numpy()
+    check_no_nul(q, f"the query ids of the {what}")
+    check_no_nul(d, f"the document ids of the {what}")
+    return q, d, df[value_name].to_numpy()
 
 
 def _is_file(obj) -> bool:

@@ -8,6 +8,7 @@ times n_pairs = 100000 pairs, or the printed NDPM's n_pairs x n_table^2 sign mat
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -135,9 +136,12 @@ def test_every_notebook_with_several_sizes_refuses_or_bounds_their_maxima(spec):
 
 @pytest.mark.slow
 @pytest.mark.notebooks
+@pytest.mark.skipif(os.environ.get("RANKBOOK_EXTREMES") != "all",
+                    reason="every maximum at once: make test-extremes runs it (RANKBOOK_EXTREMES=all)")
 @pytest.mark.parametrize("name", sorted(KNOWN_TO_FINISH))
 def test_the_maxima_known_to_finish_do_finish(name, tmp_path):
-    """Run the notebook's code at every maximum at once, in process (no kernel)."""
+    """Run the notebook's code at every maximum at once, in process (no kernel): the most
+    extreme case of all (up to 100 s), so ``make test-extremes`` runs it, not ``make test``."""
     from extremes import run_inprocess
 
     spec = specs.find(name)

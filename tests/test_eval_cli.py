@@ -130,6 +130,7 @@ def test_trec_eval_options(small, capsys):
     (["-m", "alpha_nDCG@10"], "measure 'alpha_nDCG@10' is not supported by rankbook (no profile "
                               "computes it); the nearest supported measure is 'nDCG@10'"),
     (["-m", "ERR@10"], "not supported by the trec_eval profile (ERR@k: ir_measures)"),
+    (["-m", "ERR@20"], "the nearest it offers is 'nDCG@20'"),  # the asked cutoff, not 10
     (["-m", "utility.2,-1,0,0"], "rankbook takes utility without parameters"),
     (["-m", "P.x"], "'x' is not a whole number"),
     (["--convention", "lucene"], "--convention 'lucene' is not one of"),

@@ -731,16 +731,25 @@ def _nearest(text: str, conv: Convention | None = None, family: str | None = Non
 
     names = _examples(conv)
     families = [family, *_RELATED.get(family, ())] if family is not None else []
+    cut = re.search(r"@(\d+)$", text)
     for fam in families:
         same = [n for n in names if _family_of(n) == fam]
         if same:
             close = difflib.get_close_matches(text, same, n=1, cutoff=0.0)
-            return close[0] if close else same[0]
+            return _with_cutoff(close[0] if close else same[0], cut)
     close = difflib.get_close_matches(text, names, n=1, cutoff=0.5)
     if close:
-        return close[0]
+        return _with_cutoff(close[0], cut)
     close = difflib.get_close_matches(text.lower(), [n.lower() for n in names], n=1, cutoff=0.3)
-    return next((n for n in names if n.lower() == close[0]), None) if close else None
+    return _with_cutoff(next((n for n in names if n.lower() == close[0]), None), cut) if close \
+        else None
+
+
+def _with_cutoff(name: str | None, cut) -> str | None:
+    """``name`` with the cutoff the user asked for: ERR@20 suggests nDCG@20, not nDCG@10."""
+    if name is None or cut is None:
+        return name
+    return re.sub(r"@\d+$", "@" + cut.group(1), name)
 
 
 def _offered(conv: Convention) -> str:
@@ -2055,6 +2064,15 @@ def _query_sort_key(names):
     return np.array(sorted(range(len(names)), key=lambda i: names[i]), dtype=np.int64)
 
 
+def _such_queries(n: int) -> str:
+    """ "the only such query" or "3 such queries", for the messages about unmatched queries.
+
+    >>> _such_queries(1), _such_queries(3)
+    ('the only such query', '3 such queries')
+    """
+    return "the only such query" if n == 1 else f"{n:,} such queries"
+
+
 def _numeric_twins(data, in_qrels, in_run) -> str:
     """' ... the qrels' '401.0' is the run's '401' ...' when ids of the two inputs are the same
     number written differently (ids are compared as text), else ''."""
@@ -2355,12 +2373,12 @@ def _select_queries(data: _Inputs, conv: Convention) -> _Chosen:
         why += _numeric_twins(data, in_qrels, in_run)
         raise ValueError(
             f"query {data.qnames[only_q[0]]!r} is judged in the qrels but absent from the run "
-            f"({only_q.size} such queries); the {conv.name} profile refuses it, {why}"
+            f"({_such_queries(only_q.size)}); the {conv.name} profile refuses it, {why}"
         )
     if conv.run_only == "error" and only_r.size:
         raise ValueError(
             f"query {data.qnames[only_r[0]]!r} is in the run but has no judgements in the qrels "
-            f"({only_r.size} such queries); the {conv.name} profile refuses runs and qrels with "
+            f"({_such_queries(only_r.size)}); the {conv.name} profile refuses runs and qrels with "
             f"different queries, as ranx.evaluate does; profile({conv.name!r}, "
             "make_comparable=True) leaves such a query out, as make_comparable=True does"
         )

@@ -27,11 +27,10 @@ book: $(STAMP)
 	$(BIN)/rankbook build
 
 # The suite on TEST_WORKERS processes (pytest-xdist), a test file to a process, so that each
-# file's shared fixtures are computed once, the longest files first (tests/conftest.py);
-# TEST_WORKERS=0 runs it in this process alone.
+# file's shared fixtures are computed once; TEST_WORKERS=0 runs it in this process alone.
 TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every notebook at every edge of its declared limits, the expensive cases and every maximum at
 # once included (about 27 minutes on 2 cores; make test runs the quick ones).

@@ -570,9 +570,11 @@ def test_ndcg_from_tied_scores_stays_in_unit_interval(pairs, k, ties, gain):
     rel = [p[0] for p in pairs]
     scores = [p[1] for p in pairs]
     v = ir.ndcg(rel, k=k, scores=scores, ties=ties, gain=gain)
-    assert math.isnan(v) or 0.0 <= v <= 1.0
+    # up to rounding: ties="expected" sums a tie group's mean gain times its discounts, the
+    # ideal DCG each gain times its own discount (five tied 4s, exponential: 0.9999999999999997)
+    assert math.isnan(v) or -1e-12 <= v <= 1.0 + 1e-12
     if len(set(rel)) == 1 and rel[0] > 0:  # every order is ideal
-        assert v == 1.0
+        assert v == pytest.approx(1.0, abs=1e-12)
 
 
 def test_judged_queries_without_relevant_items_count_zero_in_the_peers():

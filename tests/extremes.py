@@ -274,8 +274,6 @@ def run_inprocess(spec, params: dict, out: Path, *, kernel_values: bool = False,
     import matplotlib.pyplot as plt
 
     nb = json.loads(spec.path.read_text())
-    cells = [("".join(c["source"]), "parameters" in c["metadata"].get("tags", []))
-             for c in nb["cells"] if c["cell_type"] == "code"]
     shown: list[dict] = []  # with ``page``: the notebook's cells, outputs as displayed
     import IPython.display
 
@@ -298,12 +296,12 @@ def run_inprocess(spec, params: dict, out: Path, *, kernel_values: bool = False,
     started = time.time()
     try:
         with contextlib.redirect_stdout(io.StringIO()), _shared_sweeps():
-            code_cells = iter(cells)
             for i, cell in enumerate(nb["cells"], start=1):
                 if cell["cell_type"] != "code":
                     shown.append({"cell_type": cell["cell_type"], "source": cell["source"]})
                     continue
-                source, is_params = next(code_cells)
+                source = "".join(cell["source"])
+                is_params = "parameters" in cell["metadata"].get("tags", [])
                 outputs: list = []
                 if page is not None:
                     IPython.display.display = _recorder(outputs)

@@ -484,25 +484,23 @@ def check_no_nul(ids, what: str) -> None:
     ...
     ValueError: the document ids must not hold a NUL character ('\\x00'); position 1 holds 'd\\x002' (pandas compares text only up to its first NUL, so it would be taken for another id)
     """
-    arr = ids if isinstance(ids, np.ndarray) else None
-    if arr is not None and arr.dtype.kind in "iufb":
-        return
-    if arr is not None and arr.dtype.kind == "U":  # numpy pads with NULs: its items have none at the end
-        arr = arr.astype(object)
-    seq = ids if arr is None else arr.ravel()
-    found = False
+    if isinstance(ids, np.ndarray):
+        if ids.dtype.kind in "iufb":
+            return
+        # numpy pads str items with NULs, so a "U" array's items have none at their end
+        seq = (ids.astype(object) if ids.dtype.kind == "U" else ids).ravel()
+    else:
+        seq = ids
     for start in range(0, len(seq), _NUL_CHUNK):
-            part = seq[start:start + _NUL_CHUNK]
-            try:
-                text = "".join(part)
-            except TypeError:  # not all text: look at the str items only
-                text = "".join(x for x in part if isinstance(x, str))
-            if "\x00" in text:
-                found = True
-                break
-    if not found:
+        part = seq[start:start + _NUL_CHUNK]
+        try:
+            text = "".join(part)
+        except TypeError:  # not all text: look at the str items only
+            text = "".join(x for x in part if isinstance(x, str))
+        if "\x00" in text:
+            break
+    else:
         return
-    seq = ids if arr is None else arr.ravel()
     pos = next(i for i, x in enumerate(seq) if isinstance(x, str) and "\x00" in x)
     raise ValueError(
         f"{what} must not hold a NUL character ('\\x00'); position {pos} holds {seq[pos]!r} "

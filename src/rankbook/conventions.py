@@ -1178,14 +1178,15 @@ def _dict_inputs(qrels, run) -> _Inputs | None:
     qdocs = np.fromiter(chain(qrels.values()), dtype=object, count=n1)
     if not (_text(rdocs) and _text(qdocs)):
         return None
-    # dicts compare NULs right, but every other spelling of the same run is refused: so is this
-    check_no_nul(qdocs, "the document ids of the qrels")
-    check_no_nul(rdocs, "the document ids of the run")
-    check_no_nul([*qrels, *run], "the query ids")
     qv = _plain_numbers(qrels.values(), n1)
     rv = _plain_numbers(run.values(), n2)
     if qv is None or rv is None:
         return None
+    # dicts compare NULs right, but every other spelling of the same run is refused: so is this
+    # (after the last way back to the general reading, which checks them itself)
+    check_no_nul(qdocs, "the document ids of the qrels")
+    check_no_nul(rdocs, "the document ids of the run")
+    check_no_nul([*qrels, *run], "the query ids")
     names = dict.fromkeys(qrels)
     names.update(dict.fromkeys(run))
     index = dict(zip(names, range(len(names))))

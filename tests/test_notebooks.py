@@ -5,9 +5,9 @@ lists, a user CSV where the notebook takes one), so that a notebook that only wo
 paper's values fails here. `make test` therefore fails when any notebook breaks. Each run's
 records must also follow the status rule and carry a severity and readings.
 
-The smoke set runs through papermill and a kernel, as the build runs a page; the alternate set
-runs each notebook's cells in a plain Python process (no kernel start), with what the page
-would display recorded for the same checks.
+Both sets run each notebook's cells in a plain Python process (no kernel start), with what the
+page would display recorded for the same checks; one notebook's smoke set runs through papermill
+and a kernel, as the build runs every page.
 """
 
 from __future__ import annotations
@@ -45,40 +45,31 @@ def test_notebook_is_stored_clean_and_declares_what_the_pipeline_needs(spec):
     assert titles, f"{spec.name}: the first Markdown cell must start with a '# Title'"
 
 
-@pytest.mark.notebooks
-@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
-def test_notebook_runs_with_smoke_parameters(spec, tmp_path):
-    out = tmp_path / "run"
-    pipeline.execute(spec, dict(spec.smoke), notebook_out=out / f"{spec.name}.ipynb",
-                     outputs_out=out)
-    produced = {p.suffix for p in out.iterdir()}
-    assert ".ipynb" in produced
-    assert ".csv" in produced, f"{spec.name} saved no table"
-    check_records(out, spec.name)
-
-
 @pytest.fixture(scope="module")
-def alternate_runs(tmp_path_factory):
-    """Every notebook's alternate set, run as ``rankbook run NAME -p ...`` runs it but without a
-    kernel (tests/extremes.py --alternate), in two processes that split the notebooks: the smoke
-    test above already runs each notebook through papermill and a kernel, and a kernel's start
-    cost about 2.5 s per notebook (issue 36: make test had grown past 600 s)."""
+def set_runs(tmp_path_factory):
+    """Every notebook's smoke and alternate sets, run as ``rankbook run NAME -p ...`` runs
+    them but without a kernel (tests/extremes.py --sets), in two processes that split the
+    notebooks. What a page would display is recorded for the same checks. A kernel's start
+    cost about 1.5 s per run (issue 36: make test had grown past 600 s); the build executes
+    every notebook through papermill and a kernel, and so does the test after this one, for
+    one notebook."""
     import subprocess
     import sys
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
-    out = tmp_path_factory.mktemp("alternate")
+    out = tmp_path_factory.mktemp("sets")
     here = Path(__file__).resolve().parent
     names = [s.name for s in SPECS]
 
     def run(part):
-        proc = subprocess.run([sys.executable, str(here / "extremes.py"), "--alternate",
+        proc = subprocess.run([sys.executable, str(here / "extremes.py"), "--sets",
                                str(out), *part], cwd=here.parent, capture_output=True,
                               text=True, timeout=3600)
         lines = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("[")]
-        return {x[0]: (x[1], x[3]) for x in lines} or {n: ("error", proc.stderr[-3000:])
-                                                       for n in part}
+        return {(x[0], x[1]): (x[2], x[4]) for x in lines} or {
+            (which, n): ("error", proc.stderr[-3000:]) for n in part
+            for which in ("smoke", "alternate")}
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         parts = pool.map(run, [names[0::2], names[1::2]])
@@ -86,16 +77,38 @@ def alternate_runs(tmp_path_factory):
 
 
 @pytest.mark.notebooks
+@pytest.mark.parametrize("which", ["smoke", "alternate"])
 @pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
-def test_notebook_runs_with_alternate_parameters(spec, alternate_runs):
-    out, outcomes = alternate_runs
-    outcome, message = outcomes.get(spec.name, ("error", "the runner did not reach it"))
-    assert outcome == "ok", f"{spec.name}: {message}"
-    page = json.loads((out / spec.name / f"{spec.name}.ipynb").read_text())
+def test_notebook_runs_with_its_parameter_sets(spec, which, set_runs):
+    out, outcomes = set_runs
+    outcome, message = outcomes.get((which, spec.name), ("error", "the runner did not reach it"))
+    assert outcome == "ok", f"{spec.name} ({which}): {message}"
+    folder = out / which / spec.name
+    assert list(folder.glob("*.csv")), f"{spec.name} ({which}) saved no table"
+    page = json.loads((folder / f"{spec.name}.ipynb").read_text())
     # the recorder kept what the page shows, so check_records reads its counts (a page leads
     # with its verdict: none shown would make that check read nothing)
     assert any(o["data"] for c in page["cells"] for o in c.get("outputs", [])), spec.name
-    check_records(out / spec.name, spec.name)
+    check_records(folder, spec.name)
+
+
+#: The notebook the suite executes through papermill and a kernel, as the build does: a quick
+#: one with a figure, a table and checked claims (the build executes every notebook this way).
+KERNEL_RUN = "kendall_width_swap"
+
+
+@pytest.mark.notebooks
+def test_a_notebook_runs_through_papermill_and_a_kernel(tmp_path):
+    spec = next(s for s in SPECS if s.name == KERNEL_RUN)
+    out = tmp_path / "run"
+    pipeline.execute(spec, dict(spec.smoke), notebook_out=out / f"{spec.name}.ipynb",
+                     outputs_out=out)
+    produced = {p.suffix for p in out.iterdir()}
+    assert {".ipynb", ".csv", ".png"} <= produced, produced
+    executed = json.loads((out / f"{spec.name}.ipynb").read_text())
+    assert any(o.get("output_type") == "display_data" for c in executed["cells"]
+               for o in c.get("outputs", [])), "the kernel displayed nothing"
+    check_records(out, spec.name)
 
 
 def check_records(folder, name):

@@ -224,6 +224,30 @@ def test_a_kernel_that_fails_to_start_is_started_again_but_a_cell_error_is_not(p
     assert len(calls) == 1
 
 
+def test_a_kernel_that_really_dies_while_starting_is_started_again(project, monkeypatch,
+                                                                  tmp_path):
+    """A real kernel that exits before it answers, as one that lost its port to a kernel
+    starting beside it does ("Address already in use"). papermill then writes the notebook
+    with every cell marked completed and none begun, which the retry used to read as a run:
+    a fresh clone's make test failed on it (build --jobs 2, three test workers)."""
+    fake, starts = tmp_path / "fake", tmp_path / "starts"
+    fake.mkdir()
+    (fake / "ipykernel_launcher.py").write_text(
+        "import os, sys\n"
+        f"path = {str(starts)!r}\n"
+        "n = int(open(path).read()) if os.path.exists(path) else 0\n"
+        "open(path, 'w').write(str(n + 1))\n"
+        "if n == 0:\n"
+        "    sys.exit('zmq.error.ZMQError: Address already in use (the test says so)')\n"
+        "from ipykernel import kernelapp\n"
+        "kernelapp.launch_new_instance()\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (str(fake), os.environ.get("PYTHONPATH", "")) if p))
+    folder = pipeline.run_one("tiny", [], project)
+    assert (folder / "tiny.ipynb").is_file()
+    assert starts.read_text() == "2"
+
+
 # ------------------------------------------------------------------ cache
 @pytest.mark.notebooks
 def test_cache_reuses_unchanged_and_reruns_on_any_change(project):

@@ -634,7 +634,11 @@ def _kernel_never_started(exc: BaseException, executed: Path) -> bool:
     did not answer while starting: two kernels starting at the same moment in two processes
     can pick the same free port (papermill issue 511, "Address already in use"), which
     ``build --jobs 2`` meets now and then. A cell's own error, a time limit, or any failure
-    after a cell began is never retried."""
+    after a cell began is never retried.
+
+    papermill marks the cells that never ran "completed" when it gives up, so a cell counts
+    as begun only by what running leaves: a start time, a running or failed status, an
+    execution count or an output."""
     if getattr(exc, "ename", None) or type(exc).__name__ not in _KERNEL_START_ERRORS:
         return False
     try:
@@ -643,8 +647,13 @@ def _kernel_never_started(exc: BaseException, executed: Path) -> bool:
         return True  # papermill had not yet written its first copy
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
-    return all(c.get("metadata", {}).get("papermill", {}).get("status", "pending") == "pending"
-               for c in cells)
+    return not any(_cell_began(c) for c in cells)
+
+
+def _cell_began(cell: dict) -> bool:
+    pm = cell.get("metadata", {}).get("papermill", {})
+    return (bool(pm.get("start_time")) or pm.get("status") in ("running", "failed")
+            or cell.get("execution_count") is not None or bool(cell.get("outputs")))
 
 
 def _printed_exception(executed: Path | None) -> str | None:

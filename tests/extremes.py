@@ -349,12 +349,11 @@ def run_sets(out: Path, names: list[str]) -> int:
     return 0
 
 
-def main(argv: list[str]) -> int:
-    """``python tests/extremes.py NAME [LABEL ...]``: run the cases of one notebook (all, or the
-    labelled ones) in this process, one JSON line per case: label, outcome, seconds, message."""
+def run_cases(name: str, labels: set[str]) -> None:
+    """Run the cases of one notebook (all, or the labelled ones) in this process, one JSON line
+    per case: label, outcome, seconds, message."""
     import tempfile
 
-    name, labels = argv[0], set(argv[1:])
     spec = specs.find(name)
     # make test runs each case as `rankbook run NAME -p ...` does: an explorer whose page is not
     # at the book's defaults leaves its grid out with a note (the grid is the same in every case,
@@ -374,12 +373,38 @@ def main(argv: list[str]) -> int:
         except Exception as exc:  # noqa: BLE001 - reported to the test, which fails
             print(json.dumps([label, "error", 0.0, f"{type(exc).__name__}: {exc}"[:500]]),
                   flush=True)
+
+
+#: The line ``--serve`` prints after the last case of a notebook.
+DONE = "done"
+
+
+def serve() -> int:
+    """``python tests/extremes.py --serve``: read one JSON line ``[NAME, [LABEL, ...]]`` at a
+    time from standard input, run those cases (:func:`run_cases`), then print ``"done"``; until
+    standard input ends. One process serves many notebooks, so each pays Python's and the
+    package's imports once (about 2 s of CPU a process), not once per notebook."""
+    import sys
+
+    for line in iter(sys.stdin.readline, ""):
+        name, labels = json.loads(line)
+        run_cases(name, set(labels))
+        print(json.dumps(DONE), flush=True)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """``python tests/extremes.py NAME [LABEL ...]``: run the cases of one notebook (all, or the
+    labelled ones) in this process, one JSON line per case: label, outcome, seconds, message."""
+    run_cases(argv[0], set(argv[1:]))
     return 0
 
 
 if __name__ == "__main__":
     import sys
 
+    if sys.argv[1:2] == ["--serve"]:
+        raise SystemExit(serve())
     if sys.argv[1:2] == ["--sets"]:
         raise SystemExit(run_sets(Path(sys.argv[2]), sys.argv[3:]))
     raise SystemExit(main(sys.argv[1:]))

@@ -3,8 +3,9 @@ edges of its declared limits, one parameter at a time, the others at the smoke v
 (:mod:`extremes` builds the cases from the notebooks' own declarations).
 
 A case the notebook's combined check refuses passes when the refusal is one clear line: the
-declared space excludes it and says why. Any other case must run to the end, in a fresh Python
-process per notebook (no kernel: a run costs only its computation).
+declared space excludes it and says why. Any other case must run to the end, in one of two
+Python processes that take the notebooks one after another (no kernel: a run costs only its
+computation, and each process pays its imports once).
 
 The cases that take more than about 10 seconds on a loaded 2-core machine are listed in
 :data:`EXPENSIVE` (with the time they took there) and run only with ``RANKBOOK_EXTREMES=all``
@@ -12,7 +13,7 @@ The cases that take more than about 10 seconds on a loaded 2-core machine are li
 values alone cost about 20 s keep their ``minimum`` case there); every other case runs in
 ``make test``.
 
-A notebook's cases run one after another in its process, each as ``rankbook run NAME -p ...``
+A notebook's cases run one after another, each as ``rankbook run NAME -p ...``
 runs it: every cell runs, and an explorer, whose page is then not at the book's defaults, leaves
 its grid out with its note. The grid is the same in every case (the explorer sweeps the notebook
 at its defaults, whatever the case), and the book's build computes it; with
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+import extremes
 from extremes import extreme_cases
 from rankbook.book import specs
 
@@ -104,32 +106,71 @@ def _labels(spec) -> list[str]:
             if every or (spec.name, label) not in EXPENSIVE]
 
 
-def _run(spec) -> tuple[list[str], subprocess.CompletedProcess]:
-    labels = _labels(spec)
-    if not labels:  # extremes.py with no label would run every case
-        return labels, None
-    proc = subprocess.run([sys.executable, str(HERE / "extremes.py"), spec.name, *labels],
-                          cwd=HERE.parent, capture_output=True, text=True, timeout=3600)
-    return labels, proc
+def _serve(queue: list, results: dict) -> None:
+    """One ``extremes.py --serve`` process: take the next notebook from ``queue`` until it is
+    empty, and store its case lines in ``results[name]`` (label, outcome, seconds, message).
+    A process that dies leaves its notebook's error (the end of its standard error) and the
+    next notebook goes to a new process."""
+    import tempfile
+
+    proc = None
+    log = tempfile.TemporaryFile(mode="w+")
+    try:
+        while True:
+            try:
+                name, labels = queue.pop(0)
+            except IndexError:
+                return
+            if proc is None or proc.poll() is not None:
+                log.seek(0)
+                log.truncate()
+                proc = subprocess.Popen([sys.executable, str(HERE / "extremes.py"), "--serve"],
+                                        cwd=HERE.parent, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=log, text=True)
+            proc.stdin.write(json.dumps([name, labels]) + "\n")
+            proc.stdin.flush()
+            lines = []
+            for line in iter(proc.stdout.readline, ""):
+                if line.strip() == json.dumps(extremes.DONE):
+                    break
+                if line.startswith("["):
+                    lines.append(json.loads(line))
+            else:  # the process ended before the notebook's last case
+                proc.wait()
+                log.seek(0)
+                lines.append(["(process)", "error", 0.0, log.read()[-3000:]])
+            results[name] = lines
+    finally:
+        if proc is not None:
+            proc.stdin.close()
+            proc.wait(timeout=60)
+        log.close()
 
 
 @pytest.fixture(scope="module")
 def extreme_runs():
-    """Every notebook's cases, two notebooks at a time (one Python process each)."""
-    from concurrent.futures import ThreadPoolExecutor
+    """Every notebook's cases in two Python processes, each taking the next notebook when it
+    is done with one (the notebooks with the most cases first)."""
+    import threading
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip([s.name for s in SPECS], pool.map(_run, SPECS)))
+    queue = sorted(((s.name, _labels(s)) for s in SPECS if _labels(s)),
+                   key=lambda item: -len(item[1]))
+    results: dict = {}
+    threads = [threading.Thread(target=_serve, args=(queue, results)) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
 def test_every_declared_extreme_runs_or_is_refused_in_one_line(spec, extreme_runs):
-    labels, proc = extreme_runs[spec.name]
+    labels = _labels(spec)
     if not labels:
         pytest.skip(f"every extreme of {spec.name} is expensive: RANKBOOK_EXTREMES=all runs them")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    results = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("[")]
-    assert [r[0] for r in results] == labels, proc.stdout
+    results = extreme_runs.get(spec.name, [["(fixture)", "error", 0.0, "never run"]])
+    assert [r[0] for r in results] == labels, results
     failed = [(label, message) for label, outcome, _, message in results
               if outcome == "error" or (outcome == "refused" and "\n" in message)]
     assert not failed, f"{spec.name}: declared valid, but: {failed}"

@@ -33,13 +33,12 @@ from pathlib import Path
 import pytest
 
 import extremes
-from extremes import extreme_cases
 from rankbook.book import specs
 
 pytestmark = pytest.mark.notebooks
 
 HERE = Path(__file__).resolve().parent
-SPECS = [s for s in specs.discover() if extreme_cases(s)]
+SPECS = [s for s in specs.discover() if extremes.extreme_cases(s)]
 
 #: (notebook, case) -> seconds it took on a loaded 2-core machine (issue 24 measurements); the
 #: entries of 5 to 16 s were measured on a quiet one (2026-11-28, grids left out), where a
@@ -96,13 +95,13 @@ EXPENSIVE = {
 
 def test_the_expensive_cases_exist():
     """A renamed parameter must not silently drop a case from the expensive list."""
-    labels = {(s.name, label) for s in SPECS for label, _ in extreme_cases(s)}
+    labels = {(s.name, label) for s in SPECS for label, _ in extremes.extreme_cases(s)}
     assert not set(EXPENSIVE) - labels, sorted(set(EXPENSIVE) - labels)
 
 
 def _labels(spec) -> list[str]:
     every = os.environ.get("RANKBOOK_EXTREMES") == "all"
-    return [label for label, _ in extreme_cases(spec)
+    return [label for label, _ in extremes.extreme_cases(spec)
             if every or (spec.name, label) not in EXPENSIVE]
 
 

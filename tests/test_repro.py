@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -220,22 +221,17 @@ def _re_scores(qrels, run):
 def _agg(res, system, measure, statistic):
     """The one aggregate row of (system, measure, statistic); the table is indexed once per
     result (a boolean filter per lookup was a quarter of the oracle's time)."""
-    index = _AGG_INDEX.get(id(res))
-    if index is None or index[0] is not res:
+    if _LAST_AGG[0] is not res:
         t = res.aggregate
         keys = list(zip(t.system, t.measure, t.statistic))
-        counts = {}
-        for key in keys:
-            counts[key] = counts.get(key, 0) + 1
-        index = (res, dict(zip(keys, t.itertuples(index=False))), counts)
-        _AGG_INDEX.clear()  # one result at a time: the oracle reads one, then the next
-        _AGG_INDEX[id(res)] = index
+        _LAST_AGG[:] = [res, dict(zip(keys, t.itertuples(index=False))), Counter(keys)]
     key = (system, measure, statistic)
-    assert index[2].get(key) == 1, key
-    return index[1][key]
+    assert _LAST_AGG[2][key] == 1, key
+    return _LAST_AGG[1][key]
 
 
-_AGG_INDEX: dict = {}
+#: The last result read by :func:`_agg`, its rows by key and how many rows each key has.
+_LAST_AGG: list = [None, {}, Counter()]
 
 
 def _close(ours, theirs, what):

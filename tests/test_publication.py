@@ -179,6 +179,42 @@ def test_the_benchmark_figure_legends_stay_under_their_own_panels():
         benchfig.LEGEND_CHARS = saved
 
 
+def test_a_figure_with_constrained_layout_is_saved_as_laid_out(tmp_path, monkeypatch):
+    """save_figure runs a constrained layout once, twice over as the first save did before,
+    then keeps it: the saved figure's axes sit where two runs of the engine put them (not
+    where the figure was created), and the PNG is as wide as the laid-out figure asks
+    (twice the column, plus the padding)."""
+    import matplotlib
+
+    matplotlib.use("agg")
+    import numpy as np
+    from PIL import Image
+
+    from rankbook.book import benchfig, benchmarks_page
+
+    report, doc, _ = benchmarks_page.load(ROOT / "benchmarks" / "results.json")
+    reference = benchfig.scaling_panels(doc, report.CASE_TITLES)
+    created = np.array([ax.get_position().bounds for ax in reference.axes])
+    for _ in range(2):
+        reference.get_layout_engine().execute(reference)
+    laid_out = np.array([ax.get_position().bounds for ax in reference.axes])
+    assert np.abs(laid_out - created).max() > 0.01  # the engine moves them
+
+    monkeypatch.setenv("RANKBOOK_OUTPUT_DIR", str(tmp_path))
+    fig = benchfig.scaling_panels(doc, report.CASE_TITLES)
+    png = outputs.save_figure(fig, "scaling", caption="c", alt="a", show=False)
+    saved = np.array([ax.get_position().bounds for ax in fig.axes])
+    np.testing.assert_allclose(saved, laid_out, atol=1e-9)
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    assert isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine)  # kept, not run again
+    width_px = Image.open(png).size[0]
+    box = fig.get_tightbbox(fig.canvas.get_renderer())
+    dpi = max(100, int(-(-outputs.PNG_OVERSAMPLE * outputs.COLUMN_PX // box.width)) + 1)
+    pad = matplotlib.rcParams["savefig.pad_inches"]
+    assert abs(width_px - (box.width + 2 * pad) * dpi) <= 2
+
+
 @pytest.mark.slow
 def test_rankbook_run_page_writes_one_offline_file(tmp_path, monkeypatch, capsys):
     """`rankbook run NAME --page`: the run folder gets NAME.html, the page with its rerun and

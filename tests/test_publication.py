@@ -180,8 +180,8 @@ def test_the_benchmark_figure_legends_stay_under_their_own_panels():
 
 
 def test_a_figure_with_constrained_layout_is_saved_as_laid_out(tmp_path, monkeypatch):
-    """save_figure runs a constrained layout once, twice over as the first save did before,
-    then keeps it: the saved figure's axes sit where two runs of the engine put them (not
+    """save_figure runs a constrained layout twice, as the first save did before, then keeps
+    it: the saved figure's axes sit where two runs of the engine put them (not
     where the figure was created), and the PNG is as wide as the laid-out figure asks
     (twice the column, plus the padding)."""
     import matplotlib
@@ -210,7 +210,7 @@ def test_a_figure_with_constrained_layout_is_saved_as_laid_out(tmp_path, monkeyp
     assert isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine)  # kept, not run again
     width_px = Image.open(png).size[0]
     box = fig.get_tightbbox(fig.canvas.get_renderer())
-    dpi = max(100, int(-(-outputs.PNG_OVERSAMPLE * outputs.COLUMN_PX // box.width)) + 1)
+    dpi = outputs.png_dpi(box.width)
     pad = matplotlib.rcParams["savefig.pad_inches"]
     assert abs(width_px - (box.width + 2 * pad) * dpi) <= 2
 

@@ -859,7 +859,7 @@ def save_comparison_grid(
     return path
 
 
-def _deterministic_savefig(fig, path: Path, fmt: str, dpi: int, box="tight") -> None:
+def _deterministic_savefig(fig, path: Path, fmt: str, dpi: int, box) -> None:
     import matplotlib
 
     tmp = path.with_name(path.name + ".tmp")
@@ -929,6 +929,18 @@ def _tight_box(fig):
     """The box, in inches, that ``savefig(bbox_inches="tight")`` would measure (before its
     padding)."""
     return fig.get_tightbbox(fig.canvas.get_renderer())
+
+
+def png_dpi(width_in: float) -> int:
+    """The resolution a figure ``width_in`` inches wide is saved at: at least
+    :data:`PNG_OVERSAMPLE` pixels per pixel of the column it is shown in, and at least 100.
+
+    Examples
+    --------
+    >>> png_dpi(10.0), png_dpi(4.0)
+    (155, 385)
+    """
+    return max(100, int(-(-PNG_OVERSAMPLE * COLUMN_PX // width_in)) + 1)
 
 
 def legible_fontsize(width_in: float) -> float:
@@ -1009,7 +1021,7 @@ def save_figure(
     _settle_layout(fig)
     box = _tight_box(fig)
     width = check_figure_text(fig, name, box)
-    dpi = max(100, int(-(-PNG_OVERSAMPLE * COLUMN_PX // width)) + 1)
+    dpi = png_dpi(width)
     padded = box.padded(matplotlib.rcParams["savefig.pad_inches"])
     out = output_dir()
     png = out / f"{name}.png"
